@@ -1,0 +1,193 @@
+// The contract between the backends (src/hw: a live host; src/emu: the emulator) and everything
+// above them (src/progress, src/cli). Types and doc comments only: this file imports nothing.
+//
+// Units: counters named descq* are the kernel's free-running u32 counts (§a.2); sw*/hw* slots are
+// ring positions already masked with descq_cnt − 1; tx* are free-running u16 counts. Register
+// values are bigint (64-bit); times are milliseconds from the backend's injected clock.
+// Section marks (§a.2 …) point into the reference specification, reference/hfi1-sdma.md.
+
+/** Which backend produced a sample. */
+export type BackendKind = 'hw' | 'emu';
+
+/** A data source a backend may read. A live host without root has only some of them. */
+export type SourceName =
+  | 'sdes' // debugfs hfi1_<u>/sdes (§g.2): every header field, the ring (root, debugfs mounted)
+  | 'counters' // debugfs counter_names + counters (§g.4): per-engine interrupt counters
+  | 'hwCounters' // sysfs hw_counters (§h.1): the same counters, world-readable where present
+  | 'interrupts' // /proc/interrupts (§h.3): per-engine vector counts, world-readable
+  | 'bar' // sysfs resource0 (§f.7): per-engine CSRs through a read-only mapping (root)
+  | 'sysfs' // sysfs sdma<N>/vl and cpu_list (§h.2), module parameters (§h.4)
+  | 'model'; // the emulator's own state (emu backend only)
+
+/** Whether a source can be read here, and if not, why and what to do about it. */
+export interface SourceStatus {
+  source: SourceName;
+  readable: boolean;
+  /** The file or directory behind the source, under the sysroot. */
+  path?: string;
+  /** Why it is not readable (absent when readable). */
+  reason?: string;
+  /** What the operator can do to make it readable (absent when readable or when nothing helps). */
+  fix?: string;
+}
+
+/** One hfi1 adapter. */
+export interface UnitInfo {
+  /** Device index: the N of hfi1_N. */
+  unit: number;
+  /** `hfi1_<unit>`. */
+  name: string;
+  /** PCI address, e.g. `0000:05:00.0`; empty when unknown. */
+  pci: string;
+  /** Engines in use (num_sdma; 16 on real parts, §f.5). */
+  engines: number;
+  /** Ring size in descriptors, by the module-parameter rule (§a.1). */
+  descqCnt: number;
+  /** Every source with its readability. */
+  sources: SourceStatus[];
+}
+
+/** Per-engine CSR values (§f.2), as read from the BAR or printed in the sdes header. */
+export interface EngineCsrs {
+  ctrl: bigint; // SEND_DMA_CTRL (sdes C)
+  status: bigint; // SEND_DMA_STATUS (sdes S)
+  errStatus: bigint; // SEND_DMA_ENG_ERR_STATUS (sdes E)
+  hwTail: bigint; // SEND_DMA_TAIL, a ring slot (sdes T(HW))
+  hwHead: bigint; // SEND_DMA_HEAD, a ring slot (sdes H(HW))
+  /** *head_dma: host memory, not a register; null when read from the BAR alone (sdes H(D)). */
+  headDma: bigint | null;
+  memory: bigint; // SEND_DMA_MEMORY (sdes DM)
+  lenGen: bigint; // SEND_DMA_LEN_GEN (sdes GL)
+  reloadCnt: bigint; // SEND_DMA_RELOAD_CNT (sdes R)
+  checkSlid: bigint; // SEND_DMA_CHECK_SLID (sdes SLC)
+  /** SEND_DMA_DESC_FETCHED_CNT (32-bit); null when the source does not show it (sdes). */
+  descFetchedCnt: bigint | null;
+}
+
+/** The software side of an engine (§a.2), as the sdes header (or the emulator) shows it. */
+export interface EngineSoftware {
+  /** descq_tail, free-running u32 (DT). */
+  descqTail: number;
+  /** descq_head, free-running u32 (DH). */
+  descqHead: number;
+  /** descq_tail & mask (T(SW)); read separately from DT on a live host, so it may disagree. */
+  swTail: number;
+  /** descq_head & mask (H(SW)). */
+  swHead: number;
+  /** tx_tail, free-running u16 (TXT). */
+  txTail: number;
+  /** tx_head, free-running u16 (TXH). */
+  txHead: number;
+  /** last_status: interrupt status bits of the last progress pass (LIS). */
+  lastStatus: bigint;
+  /** ahg_bits allocation bitmap (AHGI). */
+  ahgBits: bigint;
+  /** The flush list holds txreqs awaiting ABORTED completion (FLNE). */
+  flushListNonEmpty: boolean;
+  /** descq_full_count: failed placements, never reset (DQF). */
+  descqFullCount: number;
+}
+
+/** Per-engine counters (§g.4), cumulative since driver load. 32-bit on the chip side. */
+export interface EngineCounters {
+  descFetched: bigint; // SDEDscFdCn<N>: descriptors the chip fetched
+  sdmaInt: bigint; // SDMAInt<N>: handler calls with only the INT_REQ bit
+  idleInt: bigint; // SDMAIdInt<N>: handler calls with the idle bit
+  progressInt: bigint; // SDMAPrIntCn<N>: handler calls with the progress bit (no idle bit)
+  errCount: bigint; // SDMAErrCt<N>: engine-error interrupts
+}
+
+/**
+ * Where `seq` came from. The kernel's head-lock sequence is only visible in the emulator; a live
+ * host gives 2 × (interrupt-handler passes) from the counters or /proc/interrupts, which misses
+ * state events and clean-ups (DESIGN.md, "The progress sequence").
+ */
+export type SeqSource = 'head-lock' | 'counters' | 'interrupts' | 'none';
+
+/** One engine at one moment. Fields a source could not provide are null. */
+export interface EngineSample {
+  unit: number;
+  engine: number;
+  /** When the sample was taken, from the backend's clock (ms). */
+  timeMs: number;
+  /** The sources that contributed to this sample. */
+  sources: SourceName[];
+  /** State name as the driver prints it (§d.1), e.g. `s99_Running`; null when unknown. */
+  state: string | null;
+  /** The engine's IRQ CPU (sdes CPU); null when unknown (e.g. the 22-field staging header). */
+  cpu: number | null;
+  csr: EngineCsrs | null;
+  sw: EngineSoftware | null;
+  counters: EngineCounters | null;
+  /** Progress sequence, always even when taken from counters; compare only within one source. */
+  seq: number | null;
+  seqSource: SeqSource;
+  /** The VL the engine serves (sysfs vl, §h.2); null when unmapped or unknown. */
+  vl: number | null;
+  /** User CPU list (sysfs cpu_list, §h.2): `empty` or a list such as `0-3,8`; null if unknown. */
+  cpuList: string | null;
+  /** Registers read all-ones (§g.2, §f.1): the device is gone. */
+  gone: boolean;
+}
+
+/** One descriptor of a ring listing (§g.2, §e.1). */
+export interface RingDescriptor {
+  /** Ring slot (masked). */
+  slot: number;
+  /** Four characters in the order I H F L, `-` where clear. */
+  flags: string;
+  /** PHY_ADDR (48 bits). */
+  addr: bigint;
+  /** GENERATION (0–3). */
+  gen: number;
+  /** BYTE_COUNT. */
+  len: number;
+  /** AHG index and mode, where the source shows them (FIRST descriptors). */
+  ahgIdx?: number;
+  ahgMode?: number;
+  /** The raw qwords, where the source has them (the emulator; the d0/d1 sdes variant). */
+  qw0?: bigint;
+  qw1?: bigint;
+}
+
+/** The descriptors between the software head and tail of one engine. */
+export interface RingDump {
+  unit: number;
+  engine: number;
+  descqCnt: number;
+  /** Software head slot the listing starts at (H(SW)). */
+  head: number;
+  /** Software tail slot the listing stops before (T(SW)). */
+  tail: number;
+  descriptors: RingDescriptor[];
+}
+
+/** A source of milliseconds. Real time by default; virtual time in the emulator and in tests. */
+export interface Clock {
+  nowMs(): number;
+}
+
+/** One hfi1 unit of a backend. */
+export interface Unit {
+  readonly info: UnitInfo;
+  /**
+   * One sample per requested engine (all engines when omitted), read as close together as the
+   * source allows. Rejects with E_NO_ENGINE for an engine the unit does not have, E_PARSE for a
+   * malformed source, E_PERMISSION / E_UNAVAILABLE when no source is readable. A device that
+   * reads all-ones gives samples with `gone: true` rather than an error, so a monitor can say so.
+   */
+  sample(engines?: readonly number[]): Promise<EngineSample[]>;
+  /** The decoded ring of one engine. Rejects with E_UNAVAILABLE when no source shows the ring. */
+  ring(engine: number): Promise<RingDump>;
+}
+
+/** A set of units: a live host, a sysroot, or the emulator. */
+export interface Backend {
+  readonly kind: BackendKind;
+  /** Every unit found. Empty (not an error) when there is none. */
+  units(): Promise<UnitInfo[]>;
+  /** One unit; rejects with E_NO_DEVICE when it does not exist. */
+  unit(unit: number): Promise<Unit>;
+  /** Release mappings and handles. Safe to call twice. */
+  close(): Promise<void>;
+}

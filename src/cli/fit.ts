@@ -1,0 +1,109 @@
+// `fit`: would N descriptors fit in an engine's ring now (§b.1, §b.2, §c.1)?
+import type { Argv } from 'yargs';
+import { Hfi1SdmaError, usageError } from '../errors.js';
+import { MAX_DESC } from '../progress/constants.js';
+import { type FitReport, fitReport, inProcess, slot } from '../progress/ring.js';
+import { parseDescqCnt, parseIntArg } from './args.js';
+import type { CliContext, CommandSpec } from './context.js';
+import { keyValues } from './format.js';
+
+const U32_MAX = 0xffff_ffff;
+
+/** The fit report plus the headroom to a maximal (MAX_DESC) packet. */
+export interface FitJson extends FitReport {
+  maxDescHeadroom: number;
+}
+
+/** Compute `fit` on explicit numbers, refusing counters that no driver could produce. */
+export function fitOnNumbers(descqCnt: number, head: number, tail: number, numDesc: number): FitJson {
+  const r = fitReport(descqCnt, head, tail, numDesc);
+  if (r.inFlight > descqCnt - 1) {
+    throw usageError(
+      `tail − head = ${r.inFlight} (u32) exceeds descq_cnt − 1 = ${descqCnt - 1}: the driver never has more than ${descqCnt - 1} descriptors in flight; check --head and --tail (free-running counts, DH and DT in debugfs sdes)`,
+    );
+  }
+  return { ...r, maxDescHeadroom: r.free - MAX_DESC };
+}
+
+function render(r: FitJson, where: string): string {
+  const ip = inProcess(r.descqCnt, r.head, r.tail);
+  const verdict = r.fits
+    ? `yes: ${r.headroom} descriptors to spare`
+    : r.canEverFit
+      ? `no: ${-r.headroom} short; a sender would sleep on dmawait until the head moves`
+      : `never: ${r.numDesc} exceeds the ring's largest free count ${r.descqCnt - 1} (descq_cnt − 1)`;
+  return keyValues([
+    ['engine', where],
+    ['ring', `${r.descqCnt} descriptors (descq_cnt)`],
+    ['head', `${r.head} (slot ${slot(r.head, r.descqCnt)})`],
+    ['tail', `${r.tail} (slot ${slot(r.tail, r.descqCnt)})`],
+    ['in flight', String(r.inFlight)],
+    ['free', `${r.free} (descq_cnt − in flight − 1)`],
+    ['request', `${r.numDesc} descriptors`],
+    ['fits', verdict],
+    [
+      'max packet',
+      r.maxDescHeadroom >= 0
+        ? `a ${MAX_DESC}-descriptor packet fits (${r.maxDescHeadroom} to spare)`
+        : `a ${MAX_DESC}-descriptor packet does not fit (${-r.maxDescHeadroom} short)`,
+    ],
+    [
+      'schedule',
+      `progress interrupt forced at in-process ≥ ${r.scheduleThreshold}; now ${ip} (${ip >= r.scheduleThreshold ? 'fires' : 'does not fire'})`,
+    ],
+  ]);
+}
+
+export const fitCommand: CommandSpec = {
+  command: 'fit [engine]',
+  describe: 'would N descriptors fit now: free count, headroom, progress-schedule threshold',
+  builder: (y: Argv) =>
+    y
+      .positional('engine', { type: 'string', describe: 'engine number (omit with --descq-cnt/--head/--tail)' })
+      .option('num-desc', { type: 'string', demandOption: true, describe: `descriptors in the request (1-${MAX_DESC})` })
+      .option('head', { type: 'string', describe: 'descq_head, free-running u32 (DH)' })
+      .option('tail', { type: 'string', describe: 'descq_tail, free-running u32 (DT)' })
+      .example('$0 fit --descq-cnt 2048 --head 10000 --tail 12040 --num-desc 9', 'explicit numbers, no backend')
+      .example('$0 fit 3 --num-desc 9', 'engine 3 of the selected backend'),
+  async run(args, ctx: CliContext) {
+    const numDesc = parseIntArg('--num-desc', args.numDesc, 1, MAX_DESC);
+    let report: FitJson;
+    let where: string;
+    if (args.engine === undefined) {
+      if (args.descqCnt === undefined || args.head === undefined || args.tail === undefined) {
+        throw usageError('fit needs an engine, or all of --descq-cnt, --head and --tail');
+      }
+      report = fitOnNumbers(
+        parseDescqCnt(args.descqCnt),
+        parseIntArg('--head', args.head, 0, U32_MAX),
+        parseIntArg('--tail', args.tail, 0, U32_MAX),
+        numDesc,
+      );
+      where = '(explicit numbers)';
+    } else {
+      if (args.head !== undefined || args.tail !== undefined)
+        throw usageError('give either an engine or --head/--tail, not both');
+      const engine = parseIntArg('engine', args.engine, 0, 15);
+      const backend = await ctx.openBackend();
+      try {
+        const unitNo = ctx.global.unit ?? (await backend.units())[0]?.unit;
+        if (unitNo === undefined) throw new Hfi1SdmaError('E_NO_DEVICE', 'no hfi1 unit found');
+        const unit = await backend.unit(unitNo);
+        const [s] = await unit.sample([engine]);
+        if (!s?.sw) {
+          throw new Hfi1SdmaError(
+            'E_UNAVAILABLE',
+            `engine ${engine}: descq_head/descq_tail are not readable here (debugfs sdes is needed); run 'hfi1-sdma doctor'`,
+          );
+        }
+        report = { ...fitReport(unit.info.descqCnt, s.sw.descqHead, s.sw.descqTail, numDesc), maxDescHeadroom: 0 };
+        report.maxDescHeadroom = report.free - MAX_DESC;
+        where = `${unit.info.name} sdma${engine}`;
+      } finally {
+        await backend.close();
+      }
+    }
+    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(report)}\n` : render(report, where));
+    return 0;
+  },
+};

@@ -1,0 +1,147 @@
+// The hfi1-sdma command line: parse with yargs, pick a backend, run a command, map errors to exit
+// codes (DESIGN.md: 0 ok, 64 usage, 65 parse, 66 no unit/engine, 69 unavailable, 77 permission).
+import yargs, { type Argv } from 'yargs';
+import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
+import { parseIntArg } from './args.js';
+import { openBackend } from './backend-select.js';
+import { COMMANDS } from './commands.js';
+import type { CliContext, CommandSpec, GlobalOptions } from './context.js';
+import { colorEnabled, type Io, painter, processIo } from './io.js';
+import { version } from './version.js';
+
+function globalOptions(args: Record<string, unknown>): GlobalOptions {
+  const faults = args.fault;
+  return {
+    backend: (args.backend as GlobalOptions['backend']) ?? 'auto',
+    sysroot: (args.sysroot as string | undefined) ?? undefined,
+    unit: args.unit === undefined ? undefined : parseIntArg('--unit', args.unit, 0, 255),
+    json: args.json === true,
+    color: args.color !== false,
+    seed: args.seed === undefined ? 1 : parseIntArg('--seed', args.seed, 0, 0xffff_ffff),
+    engines: args.engines === undefined ? undefined : parseIntArg('--engines', args.engines, 1, 16),
+    descqCnt: args.descqCnt === undefined ? undefined : Number(args.descqCnt),
+    workload: (args.workload as string | undefined) ?? undefined,
+    atMs: args.atMs === undefined ? undefined : parseIntArg('--at-ms', args.atMs, 0, 86_400_000),
+    fault: Array.isArray(faults) ? faults.map(String) : faults === undefined ? [] : [String(faults)],
+  };
+}
+
+function parser(
+  io: Io,
+  commands: readonly CommandSpec[],
+  onRun: (spec: CommandSpec, args: Record<string, unknown>) => void,
+): Argv {
+  let y = yargs()
+    .scriptName('hfi1-sdma')
+    .usage('$0 [options] <command>\n\nInspect and emulate the send-DMA engines of Omni-Path hfi1 adapters.')
+    .option('backend', {
+      choices: ['auto', 'hw', 'emu'] as const,
+      default: 'auto',
+      describe: 'auto: the live host when an hfi1 unit is found, else the emulator',
+      global: true,
+    })
+    .option('sysroot', {
+      type: 'string',
+      describe: 'read sysfs/debugfs/procfs under DIR (env HFI1_SDMA_SYSROOT)',
+      global: true,
+      default: io.env.HFI1_SDMA_SYSROOT,
+      defaultDescription: '/',
+    })
+    .option('unit', { type: 'string', describe: 'only unit N (hfi1_N)', global: true })
+    .option('json', { type: 'boolean', default: false, describe: 'machine-readable output', global: true })
+    .option('color', {
+      type: 'boolean',
+      default: true,
+      describe: 'colour on a TTY (--no-color, or NO_COLOR, turns it off)',
+      global: true,
+    })
+    .option('seed', { type: 'string', describe: 'emulator: seed for every random choice', global: true, group: 'Emulator:' })
+    .option('engines', { type: 'string', describe: 'emulator: engines per unit (1-16)', global: true, group: 'Emulator:' })
+    .option('descq-cnt', {
+      type: 'string',
+      describe: 'ring size: a power of two from 64 to 32768',
+      global: true,
+      group: 'Emulator:',
+    })
+    .option('workload', { type: 'string', describe: 'emulator: named workload', global: true, group: 'Emulator:' })
+    .option('at-ms', {
+      type: 'string',
+      describe: 'emulator: virtual ms to run before sampling',
+      global: true,
+      group: 'Emulator:',
+    })
+    .option('fault', {
+      type: 'string',
+      array: true,
+      describe: 'emulator: NAME@MS[:ENGINE], repeatable (e.g. stop-fetch@2000:3)',
+      global: true,
+      group: 'Emulator:',
+    })
+    .strict()
+    .demandCommand(1, 'name a command; see --help')
+    .recommendCommands()
+    .version(version())
+    .help()
+    .alias('h', 'help')
+    .wrap(Math.min(110, io.columns ?? 100))
+    .exitProcess(false)
+    .fail((msg, err) => {
+      throw err ?? usageError(`${msg}\nRun 'hfi1-sdma --help' for usage.`);
+    })
+    .completion('completion', 'print a bash/zsh completion script')
+    .epilogue(
+      'Exit codes: 0 ok, 64 usage, 65 malformed input, 66 no such unit/engine, 69 source unavailable or device gone, 77 permission denied; health and progress document their own.',
+    );
+  for (const spec of commands) {
+    y = y.command(
+      spec.command as string,
+      spec.describe,
+      (b: Argv) => (spec.builder ? spec.builder(b) : b),
+      (args: Record<string, unknown>) => onRun(spec, args),
+    );
+  }
+  return y;
+}
+
+/** Run the CLI on `argv` (without node and script); resolves to the exit code. */
+export async function main(
+  argv: readonly string[],
+  io: Io = processIo(),
+  commands: readonly CommandSpec[] = COMMANDS,
+): Promise<number> {
+  let chosen: { spec: CommandSpec; args: Record<string, unknown> } | undefined;
+  try {
+    let output = '';
+    const y = parser(io, commands, (spec, args) => {
+      chosen = { spec, args };
+    });
+    await y.parseAsync([...argv], {}, (_err, _args, out) => {
+      output = out;
+    });
+    if (!chosen) {
+      // --help, --version or completion: yargs produced the text.
+      if (output) io.stdout(output.endsWith('\n') ? output : `${output}\n`);
+      return 0;
+    }
+    const global = globalOptions(chosen.args);
+    const ctx: CliContext = {
+      io,
+      global,
+      paint: painter(colorEnabled(io, global.color)),
+      openBackend: () => openBackend(global, io),
+    };
+    return await chosen.spec.run(chosen.args, ctx);
+  } catch (e) {
+    return reportError(e, io);
+  }
+}
+
+function reportError(e: unknown, io: Io): number {
+  if (isHfi1SdmaError(e)) {
+    io.stderr(`hfi1-sdma: ${e.message}\n`);
+    return e.exitCode;
+  }
+  const err = new Hfi1SdmaError('E_INTERNAL', `internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  io.stderr(`hfi1-sdma: ${err.message}\nThis is a defect in hfi1-sdma; please report it with the command you ran.\n`);
+  return err.exitCode;
+}

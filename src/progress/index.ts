@@ -1,0 +1,9 @@
+// The shared, pure logic of hfi1-sdma: identical against either backend.
+export * from './constants.js';
+export * from './csr.js';
+export * from './descriptor.js';
+export * from './ring.js';
+export * from './select.js';
+export * from './seq.js';
+export * from './state.js';
+export * from './txreq.js';
