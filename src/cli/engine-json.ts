@@ -1,0 +1,94 @@
+// DESIGN.md's EngineJson: the stable JSON shape of one engine sample.
+import type { EngineSample } from '../backend.js';
+import { decodeEngErr, type EngErrBit } from '../progress/csr.js';
+import { freeCount, inFlight } from '../progress/ring.js';
+import { hexJson } from './format.js';
+
+/** One engine as `engines --json` prints it. Unknown values are null. */
+export interface EngineJson {
+  unit: number;
+  engine: number;
+  cpu: number | null;
+  state: string | null;
+  running: boolean | null;
+  seq: number | null;
+  seqSource: string;
+  csr: Record<string, string | null> | null;
+  swTail: number | null;
+  swHead: number | null;
+  descqTail: number | null;
+  descqHead: number | null;
+  txTail: number | null;
+  txHead: number | null;
+  lastStatus: string | null;
+  ahgBits: string | null;
+  flushListNonEmpty: boolean | null;
+  descqFullCount: number | null;
+  inFlight: number | null;
+  free: number | null;
+  errors: EngErrBit[];
+  counters?: { descFetched: number; sdmaInt: number; idleInt: number; progressInt: number; errCount: number };
+  vl: number | null;
+  cpuList: string | null;
+  gone: boolean;
+  sources: string[];
+  timeMs: number;
+}
+
+/** Convert a sample to EngineJson; `descqCnt` is the unit's ring size. */
+export function engineJson(s: EngineSample, descqCnt: number): EngineJson {
+  const c = s.csr;
+  const w = s.sw;
+  const j: EngineJson = {
+    unit: s.unit,
+    engine: s.engine,
+    cpu: s.cpu,
+    state: s.state,
+    running: s.state === null ? null : s.state === 's99_Running',
+    seq: s.seq,
+    seqSource: s.seqSource,
+    csr: c
+      ? {
+          ctrl: hexJson(c.ctrl),
+          status: hexJson(c.status),
+          errStatus: hexJson(c.errStatus),
+          hwTail: hexJson(c.hwTail),
+          hwHead: hexJson(c.hwHead),
+          headDma: hexJson(c.headDma),
+          memory: hexJson(c.memory),
+          lenGen: hexJson(c.lenGen),
+          reloadCnt: hexJson(c.reloadCnt),
+          checkSlid: hexJson(c.checkSlid),
+          descFetchedCnt: hexJson(c.descFetchedCnt),
+        }
+      : null,
+    swTail: w?.swTail ?? null,
+    swHead: w?.swHead ?? null,
+    descqTail: w?.descqTail ?? null,
+    descqHead: w?.descqHead ?? null,
+    txTail: w?.txTail ?? null,
+    txHead: w?.txHead ?? null,
+    lastStatus: hexJson(w?.lastStatus),
+    ahgBits: hexJson(w?.ahgBits),
+    flushListNonEmpty: w?.flushListNonEmpty ?? null,
+    descqFullCount: w?.descqFullCount ?? null,
+    inFlight: w ? inFlight(w.descqHead, w.descqTail) : null,
+    free: w ? freeCount(descqCnt, w.descqHead, w.descqTail) : null,
+    errors: c && !s.gone ? decodeEngErr(c.errStatus) : [],
+    vl: s.vl,
+    cpuList: s.cpuList,
+    gone: s.gone,
+    sources: [...s.sources],
+    timeMs: s.timeMs,
+  };
+  if (s.counters) {
+    j.counters = {
+      descFetched: Number(s.counters.descFetched),
+      sdmaInt: Number(s.counters.sdmaInt),
+      idleInt: Number(s.counters.idleInt),
+      progressInt: Number(s.counters.progressInt),
+      errCount: Number(s.counters.errCount),
+    };
+  }
+  return j;
+}
