@@ -1,0 +1,30 @@
+// Run the CLI in-process with captured streams.
+
+import type { Io } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+
+/** What one run printed and returned. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `hfi1-sdma argv…` in this process; `env` replaces the environment the CLI sees. */
+export async function runCli(argv: string[], env: Record<string, string | undefined> = {}, isTTY = false): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env,
+    isTTY,
+    columns: 100,
+  };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
+}
