@@ -1,4 +1,6 @@
 // The shared, pure logic of hfi1-sdma: identical against either backend.
+
+export * from './classify.js';
 export * from './constants.js';
 export * from './csr.js';
 export * from './descriptor.js';
