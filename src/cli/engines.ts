@@ -1,0 +1,99 @@
+// `engines`: every engine of the selected unit(s) in one table (DESIGN.md), or EngineJson.
+import type { EngineSample, UnitInfo } from '../backend.js';
+import { decodeEngErr } from '../progress/csr.js';
+import { freeCount, inFlight } from '../progress/ring.js';
+import type { CommandSpec } from './context.js';
+import { engineJson } from './engine-json.js';
+import { table } from './format.js';
+import type { Paint } from './io.js';
+import { missingSources, selectedUnits, withBackend } from './units.js';
+
+const dash = '-';
+
+/** A short state label coloured by health. */
+export function stateCell(s: EngineSample, paint: Paint): string {
+  if (s.gone) return paint('red', 'GONE');
+  const st = s.state ?? dash;
+  if (st === 's99_Running') return paint('green', st);
+  if (st === 's20_Idle' || st === dash) return st;
+  return paint('yellow', st);
+}
+
+/** Decoded error bits as a short list, halting ones marked with `!`. */
+export function errorsCell(s: EngineSample, paint: Paint): string {
+  if (!s.csr || s.gone) return dash;
+  const bits = decodeEngErr(s.csr.errStatus);
+  if (bits.length === 0) return dash;
+  return bits.map((b) => (b.halts ? paint('red', `${b.name}!`) : b.name)).join(',');
+}
+
+/** One row of the engines table. */
+export function engineRow(s: EngineSample, info: UnitInfo, paint: Paint): string[] {
+  const w = s.sw;
+  const c = s.csr;
+  const num = (v: number | bigint | null | undefined) => (v === null || v === undefined ? dash : String(v));
+  return [
+    `${info.name}/${s.engine}`,
+    stateCell(s, paint),
+    num(s.cpu),
+    num(s.vl),
+    w ? `${w.swHead}` : dash,
+    c && !s.gone ? num(c.hwHead) : dash,
+    w ? `${w.swTail}` : c && !s.gone ? num(c.hwTail) : dash,
+    w ? String(inFlight(w.descqHead, w.descqTail)) : dash,
+    w ? String(freeCount(info.descqCnt, w.descqHead, w.descqTail)) : dash,
+    w ? String(w.descqFullCount) : dash,
+    s.seq === null ? dash : String(s.seq),
+    errorsCell(s, paint),
+  ];
+}
+
+export const ENGINE_HEADER = [
+  'engine',
+  'state',
+  'cpu',
+  'vl',
+  'H(SW)',
+  'H(HW)',
+  'T(SW)',
+  'inflight',
+  'free',
+  'DQF',
+  'seq',
+  'errors',
+];
+const RIGHT = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+
+export const enginesCommand: CommandSpec = {
+  command: 'engines',
+  describe: 'all engines: state, cpu, vl, heads, tail, in flight, free, DQF, error bits',
+  builder: (y) => y.example('$0 engines', 'the table').example('$0 --backend emu engines --json', 'EngineJson of the emulator'),
+  async run(_args, ctx) {
+    return withBackend(ctx, async (backend) => {
+      const units = await selectedUnits(backend, ctx.global.unit);
+      const out: { unit: number; name: string; descqCnt: number; engines: ReturnType<typeof engineJson>[] }[] = [];
+      let text = '';
+      for (const unit of units) {
+        const samples = await unit.sample();
+        const info = unit.info;
+        out.push({
+          unit: info.unit,
+          name: info.name,
+          descqCnt: info.descqCnt,
+          engines: samples.map((s) => engineJson(s, info.descqCnt)),
+        });
+        const srcs = [...new Set(samples.flatMap((s) => s.sources))].join(', ') || 'none';
+        text += `${info.name}${info.pci ? ` (${info.pci})` : ''}  descq_cnt ${info.descqCnt}  engines ${info.engines}  backend ${backend.kind}  sources ${srcs}\n`;
+        text += table(
+          ENGINE_HEADER,
+          samples.map((s) => engineRow(s, info, ctx.paint)),
+          RIGHT,
+        );
+        const missing = missingSources(info);
+        if (missing && backend.kind === 'hw') ctx.io.stderr(`hfi1-sdma: ${missing}\n`);
+      }
+      ctx.io.stdout(ctx.global.json ? `${JSON.stringify({ backend: backend.kind, units: out })}\n` : text);
+      return 0;
+    });
+  },
+};

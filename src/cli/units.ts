@@ -1,0 +1,62 @@
+// Opening the selected backend and walking its units, for the commands that read engines.
+import type { Backend, EngineSample, Unit, UnitInfo } from '../backend.js';
+import { Hfi1SdmaError } from '../errors.js';
+import { parseIntArg } from './args.js';
+import type { CliContext } from './context.js';
+
+/** The units selected by --unit (all when absent); E_NO_DEVICE when none match. */
+export async function selectedUnits(backend: Backend, unit: number | undefined): Promise<Unit[]> {
+  const infos = await backend.units();
+  if (infos.length === 0) {
+    throw new Hfi1SdmaError(
+      'E_NO_DEVICE',
+      `no hfi1 unit found (${backend.kind} backend); run 'hfi1-sdma doctor', or try --backend emu`,
+    );
+  }
+  const chosen = unit === undefined ? infos : infos.filter((u) => u.unit === unit);
+  if (chosen.length === 0) {
+    const have = infos.map((u) => u.name).join(', ');
+    throw new Hfi1SdmaError('E_NO_DEVICE', `no unit hfi1_${unit}: this host has ${have}`);
+  }
+  return Promise.all(chosen.map((u) => backend.unit(u.unit)));
+}
+
+/** Open the backend, run `fn`, and close the backend whatever happens. */
+export async function withBackend<T>(ctx: CliContext, fn: (backend: Backend) => Promise<T>): Promise<T> {
+  const backend = await ctx.openBackend();
+  try {
+    return await fn(backend);
+  } finally {
+    await backend.close();
+  }
+}
+
+/** Parse an engine argument and check it against the unit: E_NO_ENGINE when out of range. */
+export function engineArg(raw: unknown, info: UnitInfo): number {
+  const e = parseIntArg('engine', raw, 0, 255);
+  if (e >= info.engines) {
+    throw new Hfi1SdmaError('E_NO_ENGINE', `${info.name} has engines 0-${info.engines - 1}; there is no engine ${e}`);
+  }
+  return e;
+}
+
+/** The one unit a single-engine command works on: --unit, else the first. */
+export async function singleUnit(backend: Backend, unit: number | undefined): Promise<Unit> {
+  const [u] = await selectedUnits(backend, unit);
+  if (!u) throw new Hfi1SdmaError('E_NO_DEVICE', 'no hfi1 unit found');
+  return u;
+}
+
+/** Sample one engine. */
+export async function sampleOne(unit: Unit, engine: number): Promise<EngineSample> {
+  const [s] = await unit.sample([engine]);
+  if (!s) throw new Hfi1SdmaError('E_NO_ENGINE', `${unit.info.name}: no sample for engine ${engine}`);
+  return s;
+}
+
+/** One line naming sources that are not readable and why (for the reduced view). */
+export function missingSources(info: UnitInfo): string | null {
+  const missing = info.sources.filter((s) => !s.readable);
+  if (missing.length === 0) return null;
+  return `${info.name}: not readable: ${missing.map((s) => `${s.source} (${s.reason ?? 'unknown'})`).join('; ')}. Run 'hfi1-sdma doctor' for fixes.`;
+}
