@@ -3,7 +3,19 @@ import type { CommandSpec } from './context.js';
 import { decodeCommand } from './decode.js';
 import { enginesCommand } from './engines.js';
 import { fitCommand } from './fit.js';
+import { healthCommand } from './health.js';
+import { progressCommand } from './progress.js';
 import { ringCommand } from './ring.js';
 import { showCommand } from './show.js';
+import { watchCommand } from './watch.js';
 
-export const COMMANDS: readonly CommandSpec[] = [enginesCommand, showCommand, ringCommand, fitCommand, decodeCommand];
+export const COMMANDS: readonly CommandSpec[] = [
+  enginesCommand,
+  showCommand,
+  ringCommand,
+  watchCommand,
+  progressCommand,
+  fitCommand,
+  decodeCommand,
+  healthCommand,
+];

@@ -10,6 +10,10 @@ export interface Io {
   isTTY: boolean;
   /** Terminal width in columns, when known. */
   columns?: number;
+  /** Wait `ms` of wall time (watch, progress and health pacing); tests pass a no-op. */
+  sleep: (ms: number) => Promise<void>;
+  /** Standard input as text, for commands reading `-` (log). */
+  readStdin: () => Promise<string>;
 }
 
 /** The real process streams. */
@@ -20,6 +24,12 @@ export function processIo(): Io {
     env: process.env,
     isTTY: process.stdout.isTTY === true,
     columns: process.stdout.columns,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
   };
 }
 

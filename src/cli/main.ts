@@ -1,6 +1,7 @@
 // The hfi1-sdma command line: parse with yargs, pick a backend, run a command, map errors to exit
 // codes (DESIGN.md: 0 ok, 64 usage, 65 parse, 66 no unit/engine, 69 unavailable, 77 permission).
 import yargs, { type Argv } from 'yargs';
+import type { Backend } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
 import { parseIntArg } from './args.js';
 import { openBackend } from './backend-select.js';
@@ -103,12 +104,17 @@ function parser(
   return y;
 }
 
+/** What main() may be handed instead of the real thing. */
+export interface MainDeps {
+  commands?: readonly CommandSpec[];
+  /** Replaces backend selection (tests hand in a scripted backend). */
+  openBackend?: (global: GlobalOptions, io: Io) => Promise<Backend>;
+}
+
 /** Run the CLI on `argv` (without node and script); resolves to the exit code. */
-export async function main(
-  argv: readonly string[],
-  io: Io = processIo(),
-  commands: readonly CommandSpec[] = COMMANDS,
-): Promise<number> {
+export async function main(argv: readonly string[], io: Io = processIo(), deps: MainDeps = {}): Promise<number> {
+  const commands = deps.commands ?? COMMANDS;
+  const open = deps.openBackend ?? openBackend;
   let chosen: { spec: CommandSpec; args: Record<string, unknown> } | undefined;
   try {
     let output = '';
@@ -128,7 +134,7 @@ export async function main(
       io,
       global,
       paint: painter(colorEnabled(io, global.color)),
-      openBackend: () => openBackend(global, io),
+      openBackend: () => open(global, io),
     };
     return await chosen.spec.run(chosen.args, ctx);
   } catch (e) {

@@ -1,5 +1,6 @@
 // Run the CLI in-process with captured streams.
 
+import type { Backend } from '../../src/backend.js';
 import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 
@@ -11,7 +12,13 @@ export interface CliRun {
 }
 
 /** Run `hfi1-sdma argv…` in this process; `env` replaces the environment the CLI sees. */
-export async function runCli(argv: string[], env: Record<string, string | undefined> = {}, isTTY = false): Promise<CliRun> {
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+  isTTY = false,
+  stdin = '',
+  backend?: Backend,
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const io: Io = {
@@ -24,7 +31,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     env,
     isTTY,
     columns: 100,
+    sleep: async () => {},
+    readStdin: async () => stdin,
   };
-  const code = await main(argv, io);
+  const code = await main(argv, io, backend ? { openBackend: async () => backend } : {});
   return { code, stdout, stderr };
 }

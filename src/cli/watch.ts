@@ -1,0 +1,136 @@
+// `watch`: sample every interval and classify each engine. On a TTY a screen redrawn in place;
+// otherwise (or with --json) one NDJSON line per engine per sample. Memory stays bounded: only
+// the previous sample of each engine is kept.
+import type { Argv } from 'yargs';
+import type { EngineSample, Unit } from '../backend.js';
+import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, type EngineTrack, newTrack } from '../progress/classify.js';
+import { freeCount, inFlight } from '../progress/ring.js';
+import { parseIntArg } from './args.js';
+import type { CliContext, CommandSpec } from './context.js';
+import { engineJson } from './engine-json.js';
+import { table } from './format.js';
+import type { Paint } from './io.js';
+import { pace } from './pace.js';
+import { selectedUnits, withBackend } from './units.js';
+
+/** One NDJSON line of `watch --json` (DESIGN.md): EngineJson plus the verdict fields. */
+export function watchLine(s: EngineSample, descqCnt: number, c: Classification, t: number) {
+  return {
+    t,
+    ...engineJson(s, descqCnt),
+    verdict: c.verdict,
+    reason: c.reason,
+    descPerSec: c.descPerSec === null ? null : Math.round(c.descPerSec),
+    txPerSec: c.txPerSec === null ? null : Math.round(c.txPerSec),
+    stallCount: c.stallCount,
+    stallMaxMs: c.stallMaxMs,
+    stuckSinceMs: c.stuckSinceMs,
+    orphanedWork: c.orphanedWork,
+  };
+}
+
+/** A bar of `width` cells showing fill in [0, 1]. */
+export function bar(fill: number, width: number): string {
+  const n = Math.max(0, Math.min(width, Math.round(fill * width)));
+  return `${'#'.repeat(n)}${'.'.repeat(width - n)}`;
+}
+
+function rate(v: number | null): string {
+  if (v === null) return '-';
+  if (v >= 1e6) return `${(v / 1e6).toFixed(2)}M`;
+  if (v >= 1e3) return `${(v / 1e3).toFixed(1)}k`;
+  return String(Math.round(v));
+}
+
+/** Colour a verdict for the screen. */
+export function verdictCell(c: Classification, paint: Paint): string {
+  const text = c.reason === 'moving' || c.reason === 'empty' ? c.verdict : `${c.verdict} (${c.reason})`;
+  switch (c.verdict) {
+    case 'stalled':
+    case 'halted':
+    case 'gone':
+      return paint(['bold', 'red'], text.toUpperCase());
+    case 'backpressure':
+      return paint('yellow', text);
+    case 'progressing':
+      return paint('green', text);
+    default:
+      return text;
+  }
+}
+
+/** The screen for one round of samples. */
+export function renderScreen(rows: { unit: Unit; s: EngineSample; c: Classification }[], header: string, paint: Paint): string {
+  const body = rows.map(({ unit, s, c }) => {
+    const w = s.sw;
+    const cnt = unit.info.descqCnt;
+    const inflight = w ? inFlight(w.descqHead, w.descqTail) : null;
+    return [
+      `${unit.info.name}/${s.engine}`,
+      s.state ?? '-',
+      w ? String(w.swHead) : '-',
+      s.csr && !s.gone ? String(s.csr.hwHead) : '-',
+      w ? String(w.swTail) : '-',
+      inflight === null ? '-' : String(inflight),
+      inflight === null ? '' : bar(inflight / (cnt - 1), 16),
+      w ? String(freeCount(cnt, w.descqHead, w.descqTail)) : '-',
+      rate(c.descPerSec),
+      rate(c.txPerSec),
+      String(c.stallCount),
+      verdictCell(c, paint),
+    ];
+  });
+  return `${header}\n${table(['engine', 'state', 'H(SW)', 'H(HW)', 'T(SW)', 'inflight', 'ring', 'free', 'desc/s', 'tx/s', 'stalls', 'verdict'], body, new Set([2, 3, 4, 5, 7, 8, 9, 10]))}`;
+}
+
+export const watchCommand: CommandSpec = {
+  command: 'watch',
+  describe: 'live view: heads, in-flight bar, rates and a verdict per engine (NDJSON with --json)',
+  builder: (y: Argv) =>
+    y
+      .option('interval-ms', { type: 'string', default: '1000', describe: 'time between samples' })
+      .option('count', { type: 'string', describe: 'stop after this many samples (default: until interrupted)' })
+      .option('stall-ms', { type: 'string', default: '1000', describe: 'no head movement this long while in flight is a stall' })
+      .example('$0 watch', 'a screen redrawn every second')
+      .example('$0 watch --json --count 10 | jq .verdict', 'NDJSON for scripts'),
+  async run(args, ctx: CliContext) {
+    const intervalMs = parseIntArg('--interval-ms', args.intervalMs, 10, 3_600_000);
+    const count =
+      args.count === undefined ? Number.POSITIVE_INFINITY : parseIntArg('--count', args.count, 1, Number.MAX_SAFE_INTEGER);
+    const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 86_400_000);
+    const screen = ctx.io.isTTY && !ctx.global.json;
+    return withBackend(ctx, async (backend) => {
+      const units = await selectedUnits(backend, ctx.global.unit);
+      const tracks = new Map<string, EngineTrack>();
+      let t0: number | null = null;
+      for (let i = 0; i < count; i++) {
+        if (i > 0) await pace(backend, ctx.io, intervalMs);
+        const rows: { unit: Unit; s: EngineSample; c: Classification }[] = [];
+        for (const unit of units) {
+          const opts = { ...DEFAULT_CLASSIFY_OPTIONS, stallMs, descqCnt: unit.info.descqCnt };
+          for (const s of await unit.sample()) {
+            const key = `${s.unit}/${s.engine}`;
+            let track = tracks.get(key);
+            if (!track) {
+              track = newTrack();
+              tracks.set(key, track);
+            }
+            rows.push({ unit, s, c: classify(track, s, opts) });
+          }
+        }
+        const first = rows[0];
+        if (t0 === null && first) t0 = first.s.timeMs;
+        if (screen) {
+          const header = `hfi1-sdma watch  backend ${backend.kind}  sample ${i + 1}  every ${intervalMs} ms  stall ≥ ${stallMs} ms  (Ctrl-C to stop)`;
+          ctx.io.stdout(`\x1b[H\x1b[2J${renderScreen(rows, header, ctx.paint)}`);
+        } else {
+          let out = '';
+          for (const { unit, s, c } of rows)
+            out += `${JSON.stringify(watchLine(s, unit.info.descqCnt, c, s.timeMs - (t0 ?? s.timeMs)))}\n`;
+          ctx.io.stdout(out);
+        }
+      }
+      return 0;
+    });
+  },
+};
