@@ -1,19 +1,121 @@
-// The live-host backend. (Discovery, parsers and the BAR window arrive with the hw backend.)
-import type { Backend, UnitInfo } from '../backend.js';
+// The live-host backend: hfi1 units found under a sysroot (`/` on a live host), read through
+// debugfs, sysfs, procfs and a read-only BAR window. Nothing is opened until a function is called.
+import type { Backend, Clock, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
+import { TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
+import type { RegisterWindow } from './bar.js';
+import { discoverUnits, type FoundUnit } from './discover.js';
+import { type HwFs, realFs } from './fsio.js';
+import { parseSdes } from './parse/sdes.js';
+import { descqCntFromLenGen, openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
+import { probeSources, readable } from './sources.js';
+import { HwUnit } from './unit.js';
+
+export { openBarWindow, type RegisterWindow } from './bar.js';
+export { discoverUnits, findHfiPciDevices } from './discover.js';
+export { HwUnit } from './unit.js';
 
 /** Options of the live-host backend. */
 export interface HwOptions {
   /** Prefix under which sys/, proc/ and sys/kernel/debug are read; `/` on a live host. */
   sysroot: string;
+  /** Clock for sample times (real time by default). */
+  clock?: Clock;
+  /** File access (the real file system by default). */
+  fs?: HwFs;
+}
+
+/** Real time in milliseconds. */
+export const realClock: Clock = { nowMs: () => Date.now() };
+
+/** What the unit's ring size checks against: the §a.1 rule and, when the BAR is readable, LEN_GEN. */
+export interface DescqCntCheck {
+  fromParam: number;
+  fromLenGen: number | null;
+  agree: boolean | null;
+}
+
+/** The engine count: sdma<N> directories (§h.2), else sdes records, else SEND_DMA_ENGINES (§f.3), else 16. */
+async function engineCount(fs: HwFs, u: FoundUnit, sources: UnitInfo['sources'], win: RegisterWindow | null): Promise<number> {
+  if (u.engineDirs > 0) return u.engineDirs;
+  if (readable(sources, 'sdes')) {
+    const dump = parseSdes(await fs.readFile(u.paths.sdes), { file: u.paths.sdes, descqCnt: u.descqCnt });
+    if (dump.records.length > 0) return dump.records.length;
+  }
+  if (win) {
+    const n = readEngineCount(win, u.paths.resource0);
+    if (n >= 1 && n <= TXE_NUM_SDMA_ENGINES) return n;
+  }
+  return TXE_NUM_SDMA_ENGINES;
+}
+
+/** Cross-check the §a.1 ring size against engine 0's SEND_DMA_LEN_GEN (§f.2). */
+export function checkDescqCnt(u: FoundUnit, win: RegisterWindow | null): DescqCntCheck {
+  if (!win) return { fromParam: u.descqCnt, fromLenGen: null, agree: null };
+  const fromLenGen = descqCntFromLenGen(readEngineCsrs(win, 0).lenGen);
+  return { fromParam: u.descqCnt, fromLenGen, agree: fromLenGen === null ? null : fromLenGen === u.descqCnt };
+}
+
+/** Discover and probe every unit. */
+async function openUnits(sysroot: string, clock: Clock, fs: HwFs): Promise<{ unit: HwUnit; check: DescqCntCheck }[]> {
+  const out: { unit: HwUnit; check: DescqCntCheck }[] = [];
+  for (const u of await discoverUnits(sysroot, fs)) {
+    const sources = await probeSources(fs, u);
+    let win: RegisterWindow | null = null;
+    try {
+      if (readable(sources, 'bar')) win = openSdmaWindow(u.paths.resource0);
+      const engines = await engineCount(fs, u, sources, win).catch(() => u.engineDirs || TXE_NUM_SDMA_ENGINES);
+      let check: DescqCntCheck = { fromParam: u.descqCnt, fromLenGen: null, agree: null };
+      try {
+        check = checkDescqCnt(u, win);
+      } catch {
+        // a device that reads all-ones has nothing to compare
+      }
+      out.push({ unit: new HwUnit(u, engines, sources, clock, fs), check });
+    } finally {
+      win?.close();
+    }
+  }
+  return out;
 }
 
 /** hfi1 units under the sysroot; empty when there are none. */
-export async function findUnits(_sysroot: string): Promise<UnitInfo[]> {
-  return [];
+export async function findUnits(sysroot: string): Promise<UnitInfo[]> {
+  return (await openUnits(sysroot, realClock, realFs)).map((u) => u.unit.info);
 }
 
-/** Open the live-host backend. */
-export async function openHwBackend(_opts: HwOptions): Promise<Backend> {
-  throw new Hfi1SdmaError('E_UNAVAILABLE', 'the live-host backend is not available in this build; use --backend emu');
+/** The units with the ring-size cross-check, for `doctor`. */
+export async function inspectUnits(sysroot: string, fs: HwFs = realFs): Promise<{ info: UnitInfo; descqCnt: DescqCntCheck }[]> {
+  const units = await openUnits(sysroot, realClock, fs);
+  return units.map((u) => ({ info: u.unit.info, descqCnt: u.check }));
+}
+
+/** Open the live-host backend. Units are found once, at open. */
+export async function openHwBackend(opts: HwOptions): Promise<Backend> {
+  const clock = opts.clock ?? realClock;
+  const fs = opts.fs ?? realFs;
+  const units = (await openUnits(opts.sysroot, clock, fs)).map((u) => u.unit);
+  let closed = false;
+  return {
+    kind: 'hw',
+    async units() {
+      return units.map((u) => u.info);
+    },
+    async unit(n: number) {
+      const u = units.find((x) => x.info.unit === n);
+      if (!u) {
+        const have = units.map((x) => x.info.name).join(', ') || 'none';
+        throw new Hfi1SdmaError(
+          'E_NO_DEVICE',
+          `no unit hfi1_${n} under ${opts.sysroot} (units: ${have}); run 'hfi1-sdma doctor'`,
+        );
+      }
+      if (closed) throw new Hfi1SdmaError('E_INTERNAL', 'the backend is closed');
+      return u;
+    },
+    async close() {
+      closed = true;
+      for (const u of units) u.close();
+    },
+  };
 }

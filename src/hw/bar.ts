@@ -1,0 +1,126 @@
+// A read-only window on BAR0 through sysfs resource0 (§f.7): opened O_RDONLY, mapped PROT_READ
+// MAP_SHARED, read with aligned 8-byte loads at offsets inside the allowed ranges. There is no
+// write path. The typed-array view is dropped before munmap so nothing can touch a dead mapping.
+import { statSync } from 'node:fs';
+import { Hfi1SdmaError } from '../errors.js';
+import { type Libc, libc, MAP_FAILED_ADDRESS, MAP_SHARED, O_RDONLY_CLOEXEC, PROT_READ } from './ffi.js';
+
+/** A 64-bit register window. Offsets are BAR0 offsets (§f.1). */
+export interface RegisterWindow {
+  /** The 64-bit value at a BAR0 offset: 8-byte aligned, inside an allowed range. */
+  read64(offset: number): bigint;
+  /** Release the mapping; later reads throw. Safe to call twice. */
+  close(): void;
+  readonly closed: boolean;
+}
+
+/** What to map: [start, start + length) of BAR0 (page aligned), and the ranges reads may touch. */
+export interface WindowSpec {
+  start: number;
+  length: number;
+  /** Half-open [from, to) BAR0 ranges that may be read; all of the mapping when omitted. */
+  allowed?: readonly (readonly [number, number])[];
+}
+
+const EPERM = 1;
+const ENOENT = 2;
+const EACCES = 13;
+const EINVAL = 22;
+
+/** The error for an errno from open(2) or mmap(2) of resource0, with the fix (§f.7). */
+export function barError(path: string, call: 'open' | 'mmap', errno: number): Hfi1SdmaError {
+  if (errno === EACCES) {
+    return new Hfi1SdmaError(
+      'E_PERMISSION',
+      `${path}: permission denied: resource0 is readable by root only (mode 0600, §f.7): run as root`,
+    );
+  }
+  if (errno === EPERM) {
+    return new Hfi1SdmaError(
+      'E_PERMISSION',
+      `${path}: the kernel refused to ${call} the BAR (EPERM): kernel lockdown forbids PCI BAR access from user space (LOCKDOWN_PCI_ACCESS, §f.7); see /sys/kernel/security/lockdown. Boot without lockdown (e.g. Secure Boot off or lockdown=none), or read debugfs sdes instead`,
+    );
+  }
+  if (errno === EINVAL && call === 'mmap') {
+    return new Hfi1SdmaError(
+      'E_UNAVAILABLE',
+      `${path}: the kernel refused to map the BAR (EINVAL): hfi1 claims its regions and this kernel has CONFIG_IO_STRICT_DEVMEM=y (§f.7); boot with iomem=relaxed, or read debugfs sdes instead`,
+    );
+  }
+  if (errno === ENOENT) {
+    return new Hfi1SdmaError('E_UNAVAILABLE', `${path}: no such file: the PCI device is gone or the tree has no BAR image`);
+  }
+  return new Hfi1SdmaError('E_UNAVAILABLE', `${path}: ${call} failed with errno ${errno}`);
+}
+
+class MappedWindow implements RegisterWindow {
+  private view: BigUint64Array | null;
+  private mapping: unknown;
+
+  constructor(
+    private readonly c: Libc,
+    mapping: unknown,
+    private readonly start: number,
+    private readonly length: number,
+    private readonly allowed: readonly (readonly [number, number])[],
+  ) {
+    this.mapping = mapping;
+    this.view = new BigUint64Array(c.view(mapping, length));
+  }
+
+  get closed(): boolean {
+    return this.view === null;
+  }
+
+  read64(offset: number): bigint {
+    const view = this.view;
+    if (view === null) throw new Hfi1SdmaError('E_INTERNAL', 'read of a closed BAR window');
+    const rel = offset - this.start;
+    if (!(rel >= 0 && rel < this.length) || (rel & 7) !== 0 || !this.permits(offset)) {
+      throw new RangeError(`BAR0 offset 0x${offset.toString(16)} is misaligned or outside the registers this program reads`);
+    }
+    return view[rel >>> 3] as bigint;
+  }
+
+  private permits(offset: number): boolean {
+    const a = this.allowed;
+    for (let i = 0; i < a.length; i++) {
+      const r = a[i] as readonly [number, number];
+      if (offset >= r[0] && offset < r[1]) return true;
+    }
+    return false;
+  }
+
+  close(): void {
+    if (this.view === null) return;
+    this.view = null; // drop the view first: nothing may read a mapping being released
+    this.c.munmap(this.mapping, this.length);
+    this.mapping = null;
+  }
+}
+
+/** Map part of resource0 read-only. Fails with E_PERMISSION / E_UNAVAILABLE saying why (§f.7). */
+export function openBarWindow(path: string, spec: WindowSpec, c: Libc = libc()): RegisterWindow {
+  if (spec.start % 4096 !== 0 || spec.length <= 0 || spec.length % 8 !== 0) {
+    throw new RangeError('a BAR window starts on a page and spans whole registers');
+  }
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw barError(path, 'open', code === 'EACCES' ? EACCES : ENOENT);
+  }
+  if (size < spec.start + spec.length) {
+    throw new Hfi1SdmaError(
+      'E_UNAVAILABLE',
+      `${path}: ${size} bytes, too small for registers up to 0x${(spec.start + spec.length).toString(16)}: hfi1's BAR0 is 64 MiB (§f.1)`,
+    );
+  }
+  const o = c.open(path, O_RDONLY_CLOEXEC);
+  if (o.fd < 0) throw barError(path, 'open', o.errno);
+  const m = c.mmap(spec.length, PROT_READ, MAP_SHARED, o.fd, spec.start);
+  c.close(o.fd); // the mapping outlives the descriptor
+  if (m.address === MAP_FAILED_ADDRESS || m.address === 0n) throw barError(path, 'mmap', m.errno);
+  return new MappedWindow(c, m.ptr, spec.start, spec.length, spec.allowed ?? [[spec.start, spec.start + spec.length]]);
+}

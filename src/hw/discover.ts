@@ -1,0 +1,85 @@
+// Discovery: hfi1 units under sys/class/infiniband, their PCI device, engine count and ring size.
+import { basename, join } from 'node:path';
+import {
+  PCI_DEVICE_HFI1_DISCRETE,
+  PCI_DEVICE_HFI1_INTEGRATED,
+  PCI_VENDOR_INTEL,
+  SDMA_DESCQ_CNT_DEFAULT,
+} from '../progress/constants.js';
+import { descqCntFromParam } from '../progress/ring.js';
+import { type HwFs, readdirOrNull, readTextOrNull, realFs } from './fsio.js';
+import { parseUintParam } from './parse/sysfs.js';
+import { infinibandDir, pciDevicesDir, type UnitPaths, unitPaths } from './paths.js';
+
+/** A unit as discovery finds it, before any source is probed. */
+export interface FoundUnit {
+  unit: number;
+  name: string;
+  pci: string;
+  /** sdma<N> directories found (§h.2); 0 when the kernel has none (before v4.8). */
+  engineDirs: number;
+  /** Ring size by the §a.1 rule from sdma_descq_cnt (2048 when the parameter is not there). */
+  descqCnt: number;
+  /** The raw parameter, when readable. */
+  descqCntParam: number | null;
+  paths: UnitPaths;
+}
+
+const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
+const UNIT = /^hfi1_([0-9]{1,3})$/;
+
+/** True for the Omni-Path HFI PCI IDs (§f.5). */
+export function isHfi1PciId(vendor: number, device: number): boolean {
+  return vendor === PCI_VENDOR_INTEL && (device === PCI_DEVICE_HFI1_DISCRETE || device === PCI_DEVICE_HFI1_INTEGRATED);
+}
+
+async function pciId(fs: HwFs, dir: string): Promise<{ vendor: number; device: number } | null> {
+  const v = await readTextOrNull(fs, join(dir, 'vendor')).catch(() => null);
+  const d = await readTextOrNull(fs, join(dir, 'device')).catch(() => null);
+  if (v === null || d === null) return null;
+  const vendor = Number.parseInt(v.trim(), 16);
+  const device = Number.parseInt(d.trim(), 16);
+  return Number.isNaN(vendor) || Number.isNaN(device) ? null : { vendor, device };
+}
+
+/** The ring size the driver uses, from the module parameter (§a.1, §h.4). */
+export async function readDescqCnt(fs: HwFs, params: string): Promise<{ descqCnt: number; param: number | null }> {
+  const file = join(params, 'sdma_descq_cnt');
+  const text = await readTextOrNull(fs, file).catch(() => null);
+  if (text === null) return { descqCnt: SDMA_DESCQ_CNT_DEFAULT, param: null };
+  const param = parseUintParam(text, file);
+  return { descqCnt: descqCntFromParam(param), param };
+}
+
+/** Every hfi1 unit under the sysroot, by unit number. */
+export async function discoverUnits(sysroot: string, fs: HwFs = realFs): Promise<FoundUnit[]> {
+  const names = (await readdirOrNull(fs, infinibandDir(sysroot))) ?? [];
+  const out: FoundUnit[] = [];
+  for (const name of names) {
+    const m = UNIT.exec(name);
+    if (!m) continue;
+    const classDir = join(infinibandDir(sysroot), name);
+    let pci = '';
+    const link = await fs.readlink(join(classDir, 'device')).catch(() => null);
+    if (link !== null && BDF.test(basename(link))) pci = basename(link);
+    const paths = unitPaths(sysroot, name, pci);
+    const id = await pciId(fs, paths.pciDir);
+    if (id !== null && !isHfi1PciId(id.vendor, id.device)) continue; // an RDMA device of another driver
+    const entries = (await readdirOrNull(fs, classDir)) ?? [];
+    let engineDirs = 0;
+    while (entries.includes(`sdma${engineDirs}`)) engineDirs++;
+    const { descqCnt, param } = await readDescqCnt(fs, paths.params);
+    out.push({ unit: Number(m[1]), name, pci, engineDirs, descqCnt, descqCntParam: param, paths });
+  }
+  return out.sort((a, b) => a.unit - b.unit);
+}
+
+/** Omni-Path HFIs on the PCI bus (§f.5), bound or not: for `doctor` to say "driver not bound". */
+export async function findHfiPciDevices(sysroot: string, fs: HwFs = realFs): Promise<string[]> {
+  const out: string[] = [];
+  for (const bdf of (await readdirOrNull(fs, pciDevicesDir(sysroot))) ?? []) {
+    const id = await pciId(fs, join(pciDevicesDir(sysroot), bdf));
+    if (id && isHfi1PciId(id.vendor, id.device)) out.push(bdf);
+  }
+  return out.sort();
+}

@@ -1,0 +1,42 @@
+// File-system access of the live-host backend, passed in so tests can substitute it, and the
+// translation of a failed read into a reason and a fix.
+import { readdir, readFile, readlink } from 'node:fs/promises';
+
+/** The reads src/hw performs. Nothing here writes. */
+export interface HwFs {
+  readFile(path: string): Promise<Uint8Array>;
+  readdir(path: string): Promise<string[]>;
+  readlink(path: string): Promise<string>;
+}
+
+/** The real file system. */
+export const realFs: HwFs = {
+  readFile: (p) => readFile(p),
+  readdir: (p) => readdir(p),
+  readlink: (p) => readlink(p),
+};
+
+/** The errno code of a failed file operation ('ENOENT', 'EACCES', …), or '' for anything else. */
+export function errnoCode(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+/** Read a text file, or null when it does not exist. */
+export async function readTextOrNull(fs: HwFs, path: string): Promise<string | null> {
+  try {
+    return Buffer.from(await fs.readFile(path)).toString('utf8');
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return null;
+    throw e;
+  }
+}
+
+/** The entries of a directory, or null when it cannot be listed. */
+export async function readdirOrNull(fs: HwFs, path: string): Promise<string[] | null> {
+  try {
+    return await fs.readdir(path);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,66 @@
+// Small sysfs files: sdma<N>/vl and cpu_list (§h.2) and the module parameters (§h.4).
+import { ParseError } from '../../errors.js';
+
+function oneLine(text: string, file: string, what: string): string {
+  if (!text.endsWith('\n') || text.indexOf('\n') !== text.length - 1) {
+    throw new ParseError({ file, line: 1, column: 1, text: text.split('\n')[0] ?? '' }, `expected ${what} on one line`);
+  }
+  return text.slice(0, -1);
+}
+
+/** sdma<N>/vl (§h.2): `%d\n`, the VL the engine serves (0–7 in use; any int accepted). */
+export function parseVl(text: string, file = 'vl'): number {
+  const s = oneLine(text, file, 'a VL number');
+  if (!/^-?(0|[1-9][0-9]{0,9})$/.test(s)) {
+    throw new ParseError({ file, line: 1, column: 1, text: s }, 'expected the VL as a decimal (%d) (§h.2)');
+  }
+  return Number(s);
+}
+
+/** A parsed cpu_list: the text as printed and the CPUs it names. */
+export interface CpuList {
+  text: string;
+  cpus: number[];
+}
+
+const MAX_CPU = 1 << 16;
+
+/** sdma<N>/cpu_list (§h.2): `empty\n`, or a list of CPUs and ranges such as `0-3,8\n`. */
+export function parseCpuList(text: string, file = 'cpu_list'): CpuList {
+  const s = oneLine(text, file, "'empty' or a CPU list");
+  if (s === 'empty') return { text: s, cpus: [] };
+  const cpus: number[] = [];
+  let col = 1;
+  for (const part of s.split(',')) {
+    const m = /^(0|[1-9][0-9]{0,5})(?:-(0|[1-9][0-9]{0,5}))?$/.exec(part);
+    const lo = m ? Number(m[1]) : -1;
+    const hi = m?.[2] === undefined ? lo : Number(m[2]);
+    if (!m || hi < lo || hi >= MAX_CPU) {
+      throw new ParseError(
+        { file, line: 1, column: col, text: s },
+        "expected 'empty' or CPU numbers and ranges such as 0-3,8 (§h.2)",
+      );
+    }
+    for (let c = lo; c <= hi; c++) cpus.push(c);
+    col += part.length + 1;
+  }
+  return { text: s, cpus };
+}
+
+/** A decimal module parameter (§h.4), e.g. sdma_descq_cnt: `%u\n`. */
+export function parseUintParam(text: string, file: string): number {
+  const s = oneLine(text, file, 'an unsigned decimal');
+  if (!/^(0|[1-9][0-9]{0,9})$/.test(s) || Number(s) > 0xffff_ffff) {
+    throw new ParseError({ file, line: 1, column: 1, text: s }, 'expected an unsigned decimal module parameter (§h.4)');
+  }
+  return Number(s);
+}
+
+/** cap_mask (§h.4): `0x%lx\n`. */
+export function parseCapMask(text: string, file = 'cap_mask'): bigint {
+  const s = oneLine(text, file, 'a hex mask');
+  if (!/^0x[0-9a-f]{1,16}$/i.test(s)) {
+    throw new ParseError({ file, line: 1, column: 1, text: s }, 'expected cap_mask as 0x and hex digits (§h.4)');
+  }
+  return BigInt(s);
+}

@@ -1,0 +1,161 @@
+// Which sources of a unit are readable here, and for each that is not, why and what to do.
+// Shared by UnitInfo.sources and `doctor`. Probing only reads (and maps resource0 read-only).
+import { join } from 'node:path';
+import type { SourceName, SourceStatus } from '../backend.js';
+import { isHfi1SdmaError } from '../errors.js';
+import type { FoundUnit } from './discover.js';
+import { errnoCode, type HwFs, readdirOrNull, readTextOrNull } from './fsio.js';
+import { hwCounterName } from './parse/counters.js';
+import { parseInterrupts } from './parse/interrupts.js';
+import { engineDir } from './paths.js';
+import { openSdmaWindow } from './regs.js';
+
+const ROOT_FIX = 'run as root (e.g. sudo hfi1-sdma …)';
+const MOUNT_FIX = 'mount debugfs: mount -t debugfs none /sys/kernel/debug';
+
+/** The kernel lockdown mode from sys/kernel/security/lockdown (`[none]`, `[integrity]`, …), or null. */
+export async function lockdownMode(fs: HwFs, path: string): Promise<string | null> {
+  const text = await readTextOrNull(fs, path).catch(() => null);
+  const m = text === null ? null : /\[([a-z]+)\]/.exec(text);
+  return m ? (m[1] as string) : null;
+}
+
+async function debugfsStatus(fs: HwFs, u: FoundUnit, source: SourceName, file: string): Promise<SourceStatus> {
+  try {
+    await fs.readFile(file);
+    return { source, readable: true, path: file };
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'EACCES' || code === 'EPERM') {
+      return { source, readable: false, path: file, reason: 'debugfs is readable by root only (mode 0700, §g.1)', fix: ROOT_FIX };
+    }
+    const root = await readdirOrNull(fs, u.paths.debugRoot);
+    if (root === null || root.length === 0) {
+      return { source, readable: false, path: file, reason: `debugfs is not mounted at ${u.paths.debugRoot}`, fix: MOUNT_FIX };
+    }
+    const hfi1 = await readdirOrNull(fs, join(u.paths.debugRoot, 'hfi1'));
+    if (hfi1 === null) {
+      return {
+        source,
+        readable: false,
+        path: file,
+        reason: 'debugfs is mounted but has no hfi1 directory (§g.1)',
+        fix: 'load the hfi1 driver (modprobe hfi1); a kernel without CONFIG_DEBUG_FS has no sdes',
+      };
+    }
+    return { source, readable: false, path: file, reason: `${code || 'cannot read'}: ${String((e as Error).message)}` };
+  }
+}
+
+async function hwCountersStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
+  const dir = u.paths.hwCounters;
+  const names = await readdirOrNull(fs, dir);
+  if (names === null) {
+    return { source: 'hwCounters', readable: false, path: dir, reason: 'no hw_counters directory for this unit (§h.1)' };
+  }
+  if (!names.some((n) => hwCounterName(n) === 'SDMAInt0')) {
+    return {
+      source: 'hwCounters',
+      readable: false,
+      path: dir,
+      reason: 'hw_counters lists no per-engine SDMA counters (SDMAInt0 …) on this kernel (§h.1)',
+    };
+  }
+  try {
+    const first = names.find((n) => hwCounterName(n) === 'SDMAInt0') as string;
+    await fs.readFile(join(dir, first));
+    return { source: 'hwCounters', readable: true, path: dir };
+  } catch (e) {
+    return {
+      source: 'hwCounters',
+      readable: false,
+      path: dir,
+      reason: `cannot read: ${errnoCode(e) || String(e)}`,
+      fix: ROOT_FIX,
+    };
+  }
+}
+
+async function interruptsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
+  const file = u.paths.interrupts;
+  let text: string | null;
+  try {
+    text = await readTextOrNull(fs, file);
+  } catch (e) {
+    return { source: 'interrupts', readable: false, path: file, reason: `cannot read: ${errnoCode(e) || String(e)}` };
+  }
+  if (text === null)
+    return {
+      source: 'interrupts',
+      readable: false,
+      path: file,
+      reason: 'no /proc/interrupts (procfs not mounted?)',
+      fix: 'mount -t proc proc /proc',
+    };
+  let vectors: Map<string, number>;
+  try {
+    vectors = parseInterrupts(text, file);
+  } catch (e) {
+    return { source: 'interrupts', readable: false, path: file, reason: (e as Error).message };
+  }
+  if (![...vectors.keys()].some((k) => k.startsWith(`${u.unit}/`))) {
+    return {
+      source: 'interrupts',
+      readable: false,
+      path: file,
+      reason: `no '${u.name} sdma<N>' vectors: the engines have no MSI-X vectors of their own (§h.3)`,
+    };
+  }
+  return { source: 'interrupts', readable: true, path: file };
+}
+
+async function barStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
+  const file = u.paths.resource0;
+  try {
+    openSdmaWindow(file).close();
+    return { source: 'bar', readable: true, path: file };
+  } catch (e) {
+    if (!isHfi1SdmaError(e)) throw e;
+    let fix: string | undefined;
+    let reason = e.message.startsWith(`${file}: `) ? e.message.slice(file.length + 2) : e.message;
+    if (/root only/.test(reason)) fix = ROOT_FIX;
+    else if (/lockdown/.test(reason)) {
+      const mode = await lockdownMode(fs, u.paths.lockdown);
+      if (mode) reason += ` (lockdown mode: ${mode})`;
+      fix = 'boot without kernel lockdown (Secure Boot off, or lockdown=none), or use debugfs sdes';
+    } else if (/IO_STRICT_DEVMEM/.test(reason)) fix = 'boot with iomem=relaxed on the kernel command line, or use debugfs sdes';
+    return fix === undefined
+      ? { source: 'bar', readable: false, path: file, reason }
+      : { source: 'bar', readable: false, path: file, reason, fix };
+  }
+}
+
+async function sysfsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
+  const dir = engineDir(u.paths, 0);
+  if (u.engineDirs === 0) {
+    return { source: 'sysfs', readable: false, path: dir, reason: 'no sdma<N> directories (kernels before v4.8, §h.2)' };
+  }
+  try {
+    await fs.readFile(join(dir, 'cpu_list'));
+    return { source: 'sysfs', readable: true, path: dir };
+  } catch (e) {
+    return { source: 'sysfs', readable: false, path: dir, reason: `cannot read cpu_list: ${errnoCode(e) || String(e)}` };
+  }
+}
+
+/** The readability of every source of a unit, in DESIGN.md's order. */
+export async function probeSources(fs: HwFs, u: FoundUnit): Promise<SourceStatus[]> {
+  return [
+    await debugfsStatus(fs, u, 'sdes', u.paths.sdes),
+    await debugfsStatus(fs, u, 'counters', u.paths.counters),
+    await hwCountersStatus(fs, u),
+    await interruptsStatus(fs, u),
+    await barStatus(fs, u),
+    await sysfsStatus(fs, u),
+  ];
+}
+
+/** True when the named source is readable. */
+export function readable(sources: readonly SourceStatus[], name: SourceName): boolean {
+  return sources.some((s) => s.source === name && s.readable);
+}
