@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'E_PARSE' // malformed input: debugfs text, counters, a kernel log, a snapshot
   | 'E_NO_DEVICE' // no such unit
   | 'E_NO_ENGINE' // no such engine on the unit
+  | 'E_NO_INPUT' // an input file named on the command line does not exist
   | 'E_UNAVAILABLE' // a source exists in principle but cannot be read here (not mounted, not bound)
   | 'E_DEVICE_GONE' // registers read all-ones: the device fell off the bus or was reset
   | 'E_PERMISSION' // the source needs privileges this process does not have
@@ -19,6 +20,7 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   E_PARSE: 65,
   E_NO_DEVICE: 66,
   E_NO_ENGINE: 66,
+  E_NO_INPUT: 66,
   E_UNAVAILABLE: 69,
   E_DEVICE_GONE: 69,
   E_PERMISSION: 77,

@@ -4,6 +4,7 @@ import { decodeCommand } from './decode.js';
 import { enginesCommand } from './engines.js';
 import { fitCommand } from './fit.js';
 import { healthCommand } from './health.js';
+import { logCommand } from './log.js';
 import { progressCommand } from './progress.js';
 import { ringCommand } from './ring.js';
 import { showCommand } from './show.js';
@@ -17,5 +18,6 @@ export const COMMANDS: readonly CommandSpec[] = [
   progressCommand,
   fitCommand,
   decodeCommand,
+  logCommand,
   healthCommand,
 ];

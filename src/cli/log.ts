@@ -1,0 +1,105 @@
+// `log [FILE|-]`: decode the hfi1 SDMA lines of a kernel log (§g.5).
+import type { Argv } from 'yargs';
+import { Hfi1SdmaError } from '../errors.js';
+import { type KernelLog, type LogEvent, parseKernelLog } from '../kmsg/parse.js';
+import { flagString } from '../progress/descriptor.js';
+import type { CommandSpec } from './context.js';
+import { readInputFile } from './files.js';
+import { table } from './format.js';
+import type { Paint } from './io.js';
+
+/** DESIGN.md's `log --json` shape. */
+export function logJson(log: KernelLog) {
+  return {
+    units: log.units.map((u) => ({
+      name: u.name,
+      pci: u.pci,
+      engines: u.engines,
+      descqCnt: u.descqCnt,
+      engineCpu: u.engineCpu,
+      chipEngines: u.chipEngines,
+      memSize: u.memSize,
+    })),
+    events: log.events,
+  };
+}
+
+function eventLine(e: LogEvent, paint: Paint): string {
+  const at = `line ${e.line}: ${e.unit}${e.engine === undefined ? '' : ` sdma${e.engine}`}`;
+  switch (e.kind) {
+    case 'engine-error': {
+      const bits = (e.errors ?? []).map((b) => (b.halts ? paint('red', `${b.name}(${b.bit})`) : `${b.name}(${b.bit})`)).join(' ');
+      return `${at}: engine error ${e.value} in ${e.state}: ${bits || '(no bits)'}${e.halts ? paint('red', ' -> halts the engine (e60)') : ' (does not halt)'}`;
+    }
+    case 'ring-dump':
+      return `${at}: ring dump: head slot ${e.head}, tail slot ${e.tail}, free ${e.freecnt}, flush list ${e.flushListNonEmpty ? 'non-empty' : 'empty'}`;
+    case 'descriptor': {
+      const d = e.decoded;
+      const raw = e.qw0 ? `  qw0 ${e.qw0} qw1 ${e.qw1}` : '';
+      const check = d && e.flags && flagString(d) !== e.flags ? paint('yellow', ` (raw flags ${flagString(d)} differ)`) : '';
+      const ahg = e.ahgMode === undefined ? '' : `  ahg idx ${e.ahgIdx} mode ${e.ahgMode} len ${e.ahgLen}`;
+      return `    desc[${e.slot ?? '?'}] ${e.flags ?? '????'} addr ${e.addr ?? '?'} gen ${e.gen ?? '?'} len ${e.len ?? '?'}${ahg}${raw}${check}`;
+    }
+    case 'halt-timeout':
+      return `${at}: timed out (10 ms) waiting for the engine to halt; the driver went on anyway`;
+    case 'check-scheduled':
+      return `${at}: A-step progress check scheduled (pre-production silicon workaround)`;
+    case 'progress-check':
+      return `${at}: A-step progress check ran`;
+    case 'bad-head':
+      return `${at}: bad head from ${e.source}: hw ${e.hwHead}, sw head ${e.swHead}, sw tail ${e.swTail}, ring ${e.cnt}`;
+    case 'dmawait-not-empty':
+      return `${at}: unloaded with senders still waiting for descriptors (dmawait not empty)`;
+    case 'spurious-interrupt':
+      return `${at}: interrupt with no status bits set`;
+    case 'invalid-interrupt':
+      return `${at}: invalid SDMA interrupt source ${e.value}`;
+    default:
+      return `${at}: ${paint('dim', `(not decoded) ${e.text ?? ''}`)}`;
+  }
+}
+
+/** The text report of a parsed log. */
+export function renderLog(log: KernelLog, paint: Paint): string {
+  let out = '';
+  if (log.units.length) {
+    out += table(
+      ['unit', 'pci', 'engines', 'descq_cnt', 'engine -> irq cpu'],
+      log.units.map((u) => [
+        u.name,
+        u.pci,
+        u.engines === null ? '-' : String(u.engines),
+        u.descqCnt === null ? '-' : String(u.descqCnt),
+        u.engineCpu.length ? u.engineCpu.map((c, i) => `${i}:${c ?? '?'}`).join(' ') : '-',
+      ]),
+    );
+    out += '\n';
+  }
+  const errors = log.events.filter((e) => e.kind === 'engine-error').length;
+  out += `${log.events.length} SDMA events (${errors} engine errors) in ${log.linesRead} lines\n`;
+  for (const e of log.events) out += `${eventLine(e, paint)}\n`;
+  return out;
+}
+
+export const logCommand: CommandSpec = {
+  command: 'log [file]',
+  describe: 'decode the hfi1 SDMA lines of a kernel log (dmesg/journalctl text; - for stdin)',
+  builder: (y: Argv) =>
+    y
+      .positional('file', { type: 'string', default: '-', describe: 'log file, or - for standard input' })
+      .example('dmesg | $0 log', 'decode this host’s log')
+      .example('$0 log node17-dmesg.txt --json', 'a log pasted from a failed node'),
+  async run(args, ctx) {
+    const file = String(args.file ?? '-');
+    const text = file === '-' ? await ctx.io.readStdin() : await readInputFile(file);
+    const log = parseKernelLog(text);
+    if (log.hfi1Lines === 0) {
+      throw new Hfi1SdmaError(
+        'E_PARSE',
+        `${file === '-' ? 'standard input' : file}: no hfi1 lines among ${log.linesRead} lines; expected dmesg or journalctl -k text with lines like "hfi1 0000:05:00.0: hfi1_0: SDMA ..."`,
+      );
+    }
+    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(logJson(log))}\n` : renderLog(log, ctx.paint));
+    return 0;
+  },
+};

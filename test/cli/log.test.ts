@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseKernelLog } from '../../src/kmsg/parse.js';
+import { runCli } from '../support/cli.js';
+
+const FIXTURE = new URL('../fixtures/kmsg/engine-error.dmesg', import.meta.url).pathname;
+const text = readFileSync(FIXTURE, 'utf8');
+
+describe('kernel log parser (§g.5)', () => {
+  const log = parseKernelLog(text);
+
+  it('collects unit facts: engines, ring size, engine → IRQ CPU', () => {
+    expect(log.units).toEqual([
+      {
+        name: 'hfi1_0',
+        pci: '0000:05:00.0',
+        engines: 16,
+        descqCnt: 2048,
+        engineCpu: [2, 3, 4],
+        chipEngines: 16,
+        memSize: 401408,
+      },
+    ]);
+  });
+
+  it('decodes the engine error with named bits and whether it halts', () => {
+    const e = log.events.find((x) => x.kind === 'engine-error');
+    expect(e).toMatchObject({
+      line: 9,
+      engine: 2,
+      value: '0x42',
+      state: 's99_Running',
+      halts: true,
+      errors: [
+        { bit: 1, name: 'SDmaGenMismatchErr', halts: true },
+        { bit: 6, name: 'SDmaHaltErr', halts: true },
+      ],
+    });
+  });
+
+  it('attaches raw qwords and AHG lines to the descriptor before them, under the dump’s engine', () => {
+    const ds = log.events.filter((x) => x.kind === 'descriptor');
+    expect(ds).toHaveLength(2);
+    expect(ds[0]).toMatchObject({
+      engine: 2,
+      slot: 2042,
+      flags: '--F-',
+      len: 64,
+      gen: 1,
+      qw0: '0x8040000123456000',
+      ahgIdx: 0,
+      ahgMode: 0,
+      ahgLen: 0,
+    });
+    expect(ds[0]?.decoded).toMatchObject({ first: true, last: false, len: 64, gen: 1, addr: 0x123456000 });
+    expect(ds[1]?.decoded).toMatchObject({ last: true, headToHost: true, len: 8192 });
+  });
+
+  it('keeps other SDMA messages and marks an unknown one as unrecognised', () => {
+    expect(log.events.map((e) => e.kind)).toEqual([
+      'engine-error',
+      'ring-dump',
+      'descriptor',
+      'descriptor',
+      'halt-timeout',
+      'bad-head',
+      'spurious-interrupt',
+      'unrecognised',
+    ]);
+    expect(log.events.at(-1)).toMatchObject({ line: 19, text: 'SDMA frobnicated strangely' });
+  });
+
+  it('reads journalctl prefixes and CRLF line ends too', () => {
+    const j = parseKernelLog(
+      'Nov 29 10:00:00 node17 kernel: hfi1 0000:81:00.0: hfi1_1: SDMA (7) engine error: 0x80000 state s99_Running\r\n',
+    );
+    expect(j.events[0]).toMatchObject({
+      unit: 'hfi1_1',
+      engine: 7,
+      halts: false,
+      errors: [{ bit: 19, name: 'SDmaDescTableCorErr', halts: false }],
+    });
+  });
+});
+
+describe('log command', () => {
+  it('prints the decoded report', async () => {
+    const r = await runCli(['log', FIXTURE]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/hfi1_0\s+0000:05:00\.0\s+16\s+2048\s+0:2 1:3 2:4/);
+    expect(r.stdout).toMatch(
+      /line 9: hfi1_0 sdma2: engine error 0x42 in s99_Running: SDmaGenMismatchErr\(1\) SDmaHaltErr\(6\) -> halts/,
+    );
+  });
+
+  it('reads standard input with - and prints DESIGN.md JSON', async () => {
+    const r = await runCli(['log', '-', '--json'], {}, false, text);
+    const j = JSON.parse(r.stdout);
+    expect(j.units[0]).toMatchObject({ name: 'hfi1_0', engines: 16, descqCnt: 2048, engineCpu: [2, 3, 4] });
+    expect(j.events[0]).toMatchObject({ line: 9, unit: 'hfi1_0', kind: 'engine-error', engine: 2 });
+  });
+
+  it('exits 66 for a missing file and 65 for a log without hfi1 lines', async () => {
+    const missing = await runCli(['log', '/nonexistent/dmesg.txt']);
+    expect(missing.code).toBe(66);
+    expect(missing.stderr).toMatch(/no such file/);
+    const none = await runCli(['log', '-'], {}, false, 'just\nsome\nlines\n');
+    expect(none.code).toBe(65);
+    expect(none.stderr).toMatch(/no hfi1 lines among 3 lines/);
+  });
+});
