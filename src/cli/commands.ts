@@ -1,6 +1,7 @@
 // Every subcommand, in the order --help lists them.
 import type { CommandSpec } from './context.js';
 import { decodeCommand } from './decode.js';
+import { doctorCommand } from './doctor.js';
 import { enginesCommand } from './engines.js';
 import { fitCommand } from './fit.js';
 import { healthCommand } from './health.js';
@@ -20,4 +21,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   decodeCommand,
   logCommand,
   healthCommand,
+  doctorCommand,
 ];

@@ -1,0 +1,98 @@
+// `doctor`: which hfi1 sources are readable here and, for each that is not, why and the fix.
+import type { SourceStatus, UnitInfo } from '../backend.js';
+import { type HostFacts, hostFacts } from '../hw/host.js';
+import { type DescqCntCheck, findHfiPciDevices, inspectUnits } from '../hw/index.js';
+import { sysrootOf } from './backend-select.js';
+import type { CliContext, CommandSpec } from './context.js';
+
+/** `doctor --json`. */
+export interface DoctorJson {
+  sysroot: string;
+  host: HostFacts;
+  /** Omni-Path HFIs on the PCI bus without an hfi1 unit (driver not bound). */
+  unboundPci: string[];
+  units: (UnitInfo & { descqCntCheck: DescqCntCheck })[];
+  /** Advice when nothing is found. */
+  advice: string[];
+}
+
+const LABEL: Record<string, string> = {
+  sdes: 'debugfs sdes',
+  counters: 'debugfs counters',
+  hwCounters: 'sysfs hw_counters',
+  interrupts: '/proc/interrupts',
+  bar: 'BAR (resource0)',
+  sysfs: 'sysfs sdma<N>',
+};
+
+/** Gather everything doctor reports. */
+export async function doctorReport(sysroot: string): Promise<DoctorJson> {
+  const units = await inspectUnits(sysroot);
+  const bound = new Set(units.map((u) => u.info.pci));
+  const unboundPci = (await findHfiPciDevices(sysroot)).filter((bdf) => !bound.has(bdf));
+  const advice: string[] = [];
+  if (units.length === 0) {
+    const where = sysroot === '/' ? '/sys/class/infiniband' : `${sysroot}/sys/class/infiniband`;
+    advice.push(`no hfi1 unit found under ${where}`);
+    if (unboundPci.length > 0) {
+      advice.push(
+        `an Omni-Path HFI is on the PCI bus (${unboundPci.join(', ')}) but the hfi1 driver is not bound: load it with 'modprobe hfi1' and check dmesg`,
+      );
+    }
+    advice.push("the emulator needs no hardware: try 'hfi1-sdma --backend emu engines'");
+  }
+  return {
+    sysroot,
+    host: await hostFacts(sysroot),
+    unboundPci,
+    units: units.map((u) => ({ ...u.info, descqCntCheck: u.descqCnt })),
+    advice,
+  };
+}
+
+function yesNo(v: boolean | null, yes: string, no: string): string {
+  return v === null ? 'unknown' : v ? yes : no;
+}
+
+function sourceLines(s: SourceStatus, ok: (t: string) => string, bad: (t: string) => string): string[] {
+  const name = (LABEL[s.source] ?? s.source).padEnd(18);
+  if (s.readable) return [`  ${name} ${ok('readable')}      ${s.path ?? ''}`];
+  const lines = [`  ${name} ${bad('not readable')}  ${s.reason ?? ''}`];
+  if (s.path) lines.push(`  ${''.padEnd(18)}   path: ${s.path}`);
+  if (s.fix) lines.push(`  ${''.padEnd(18)}   fix:  ${s.fix}`);
+  return lines;
+}
+
+function render(r: DoctorJson, ctx: CliContext): string {
+  const ok = (t: string) => ctx.paint('green', t);
+  const bad = (t: string) => ctx.paint('yellow', t);
+  const out: string[] = [];
+  out.push(`sysroot           ${r.sysroot}`);
+  out.push(`running as root   ${yesNo(r.host.root, 'yes', 'no (debugfs and resource0 need root)')}`);
+  out.push(`debugfs mounted   ${yesNo(r.host.debugfsMounted, 'yes', 'no (mount -t debugfs none /sys/kernel/debug)')}`);
+  out.push(`kernel lockdown   ${r.host.lockdown ?? 'unknown'}`);
+  out.push(`iomem=relaxed     ${yesNo(r.host.iomemRelaxed, 'yes', 'no')}`);
+  for (const u of r.units) {
+    const c = u.descqCntCheck;
+    const check = c.agree === null ? '' : c.agree ? '; LEN_GEN agrees' : `; LEN_GEN says ${c.fromLenGen}`;
+    out.push('');
+    out.push(`${u.name} (${u.pci || 'PCI address unknown'}): ${u.engines} engines, ring ${u.descqCnt} descriptors${check}`);
+    for (const s of u.sources) out.push(...sourceLines(s, ok, bad));
+    const missing = u.sources.filter((s) => !s.readable).map((s) => LABEL[s.source] ?? s.source);
+    if (!u.sources.some((s) => s.source === 'sdes' && s.readable)) {
+      out.push('  without debugfs sdes: no state, software head/tail or ring; samples show what the other sources give');
+    } else if (missing.length === 0) out.push('  every source is readable');
+  }
+  if (r.advice.length > 0) out.push('', ...r.advice);
+  return `${out.join('\n')}\n`;
+}
+
+export const doctorCommand: CommandSpec = {
+  command: 'doctor',
+  describe: 'which sources are readable here, and for each that is not, why and what to do',
+  async run(_args, ctx: CliContext) {
+    const r = await doctorReport(sysrootOf(ctx.global));
+    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(r, null, 2)}\n` : render(r, ctx));
+    return 0;
+  },
+};
