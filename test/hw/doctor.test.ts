@@ -13,7 +13,10 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 async function runDoctor(sysroot: string, json: boolean): Promise<{ code: number; out: string }> {
   let out = '';
-  const io = { stdout: (t: string) => void (out += t), stderr: () => {}, env: {}, isTTY: false } as unknown as Io;
+  const stdout = (t: string) => {
+    out += t;
+  };
+  const io = { stdout, stderr: () => {}, env: {}, isTTY: false } as unknown as Io;
   const global = { backend: 'auto', sysroot, json, color: false, fault: [] } as unknown as GlobalOptions;
   const ctx = { io, global, paint: (_s: unknown, t: string) => t, openBackend: async () => Promise.reject(new Error('unused')) };
   const code = await doctorCommand.run({}, ctx as unknown as CliContext);
