@@ -2,6 +2,7 @@
 import type { Backend } from '../backend.js';
 import { createEmuBackend } from '../emu/index.js';
 import { findUnits, openHwBackend } from '../hw/index.js';
+import { isSnapshotPath, openSnapshot } from '../snapshot/capture.js';
 import type { GlobalOptions } from './context.js';
 import type { Io } from './io.js';
 
@@ -17,10 +18,31 @@ export function sysrootOf(global: GlobalOptions): string {
 export async function openBackend(global: GlobalOptions, io: Io): Promise<Backend> {
   if (global.backend === 'emu') return createEmuBackend(global);
   const sysroot = sysrootOf(global);
+  if (isSnapshotPath(sysroot)) return snapshotBackend(sysroot);
   if (global.backend === 'hw') return openHwBackend({ sysroot });
   const units = await findUnits(sysroot);
   if (units.length > 0) return openHwBackend({ sysroot });
   const where = sysroot === '/' ? '/sys/class/infiniband' : `${sysroot}/sys/class/infiniband`;
   io.stderr(`hfi1-sdma: no hfi1 unit under ${where}: using the emulator (--backend emu; --backend hw to insist on hardware)\n`);
   return createEmuBackend(global);
+}
+
+/** The live-host backend over an unpacked snapshot; closing it removes the unpacked tree. */
+async function snapshotBackend(file: string): Promise<Backend> {
+  const snap = await openSnapshot(file);
+  try {
+    const inner = await openHwBackend({ sysroot: snap.sysroot });
+    return {
+      kind: inner.kind,
+      units: () => inner.units(),
+      unit: (n) => inner.unit(n),
+      close: async () => {
+        await inner.close();
+        await snap.close();
+      },
+    };
+  } catch (e) {
+    await snap.close();
+    throw e;
+  }
 }

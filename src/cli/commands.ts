@@ -9,6 +9,7 @@ import { logCommand } from './log.js';
 import { progressCommand } from './progress.js';
 import { ringCommand } from './ring.js';
 import { showCommand } from './show.js';
+import { snapshotCommand } from './snapshot.js';
 import { watchCommand } from './watch.js';
 
 export const COMMANDS: readonly CommandSpec[] = [
@@ -22,4 +23,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   logCommand,
   healthCommand,
   doctorCommand,
+  snapshotCommand,
 ];

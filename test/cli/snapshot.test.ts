@@ -1,0 +1,81 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SEND_DMA_CTRL, SEND_DMA_HEAD, SEND_DMA_LEN_GEN } from '../../src/progress/constants.js';
+import { writeBarImage } from '../hw/bar-image.js';
+import { writeTree } from '../hw/sysroot.js';
+import { runCli } from '../support/cli.js';
+
+const dirs: string[] = [];
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'snap-test-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function stripTimes(j: { units: { engines: { timeMs: number; sources: string[] }[] }[] }) {
+  for (const u of j.units) for (const e of u.engines) e.timeMs = 0;
+  return j;
+}
+
+describe('snapshot', () => {
+  it('captures a sysroot and reads back the same engines through --sysroot FILE.tar.gz', async () => {
+    const root = tmp();
+    writeTree(root, {
+      engines: 2,
+      bar: (p) =>
+        writeBarImage(
+          p,
+          new Map([
+            [SEND_DMA_CTRL, 0x9n],
+            [SEND_DMA_LEN_GEN, 0x40800n],
+            [SEND_DMA_HEAD + 0x100, 0x2an],
+          ]),
+        ),
+    });
+    const out = join(tmp(), 'node17.tar.gz');
+    const r = await runCli(['--sysroot', root, 'snapshot', '-o', out, '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const m = JSON.parse(r.stdout);
+    expect(m).toMatchObject({ format: 'hfi1-sdma-snapshot/1', units: [{ name: 'hfi1_0', pci: '0000:05:00.0' }] });
+    expect(m.barBlocks).toEqual([
+      {
+        file: 'sys/bus/pci/devices/0000:05:00.0/resource0.sdma-csr',
+        resource0: 'sys/bus/pci/devices/0000:05:00.0/resource0',
+        offset: 0x1a00000,
+        length: 4096,
+      },
+    ]);
+    expect(m.sources.filter((s: { captured: boolean }) => s.captured).map((s: { path: string }) => s.path)).toEqual(
+      expect.arrayContaining(['sys/kernel/debug/hfi1/hfi1_0/sdes', 'proc/interrupts', 'sys/class/infiniband/hfi1_0/sdma1/vl']),
+    );
+    const live = await runCli(['--sysroot', root, '--backend', 'hw', 'engines', '--json']);
+    const back = await runCli(['--sysroot', out, '--backend', 'hw', 'engines', '--json']);
+    expect(back.code).toBe(0);
+    expect(stripTimes(JSON.parse(back.stdout))).toEqual(stripTimes(JSON.parse(live.stdout)));
+    const show = await runCli(['--sysroot', out, 'show', '1', '--json']);
+    expect(JSON.parse(show.stdout).sources).toContain('bar');
+  });
+
+  it('leaves no file behind when there is nothing to capture, and refuses a bad -o', async () => {
+    const outDir = tmp();
+    const r = await runCli(['--sysroot', tmp(), 'snapshot', '-o', join(outDir, 'x.tar.gz')]);
+    expect(r.code).toBe(66);
+    expect(r.stderr).toMatch(/no hfi1 unit/);
+    expect(readdirSync(outDir)).toEqual([]);
+    expect((await runCli(['snapshot', '-o', 'x.zip'])).code).toBe(64);
+  });
+
+  it('refuses a file that is not a snapshot with exit 65', async () => {
+    const f = join(tmp(), 'bogus.tar.gz');
+    writeFileSync(f, 'not a tarball');
+    const r = await runCli(['--sysroot', f, 'engines']);
+    expect(r.code).toBe(65);
+    expect(r.stderr).toMatch(/bogus\.tar\.gz/);
+  });
+});
