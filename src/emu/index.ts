@@ -1,6 +1,13 @@
-// The emulated backend. (The engine and chip model arrive with the emulator.)
-import type { Backend } from '../backend.js';
+// The emulated backend: one unit (hfi1_0) run for --at-ms of virtual time before it is sampled.
+import type { Backend, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
+import { parseFault } from './faults.js';
+import { EmuUnit } from './unit.js';
+
+export { FAULTS, type FaultSpec, parseFault } from './faults.js';
+export type { LogKindName, LogRecord } from './log.js';
+export { type EmuTotals, EmuUnit, type EmuUnitOptions } from './unit.js';
+export { DEFAULT_WORKLOAD, WORKLOADS } from './workload.js';
 
 /** Emulator options as the CLI passes them (DESIGN.md, "Emulator options"). */
 export interface EmuCliOptions {
@@ -12,7 +19,45 @@ export interface EmuCliOptions {
   fault: string[];
 }
 
-/** Create the emulated backend. */
-export function createEmuBackend(_opts: EmuCliOptions): Backend {
-  throw new Hfi1SdmaError('E_UNAVAILABLE', 'the emulator is not available in this build');
+/** Virtual time run before sampling when --at-ms is not given. */
+export const DEFAULT_AT_MS = 1000;
+
+/** Build (but do not run) the unit the CLI options describe; option errors are usage errors. */
+export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
+  const engines = opts.engines ?? 16;
+  const faults = opts.fault.map((f) => parseFault(f, engines));
+  return new EmuUnit({
+    seed: opts.seed,
+    engines,
+    descqCnt: opts.descqCnt,
+    workload: opts.workload,
+    faults,
+  });
+}
+
+/** Create the emulated backend: unit 0, run to `atMs` (default 1000 ms) on first use. */
+export function createEmuBackend(opts: EmuCliOptions): Backend {
+  const unit = emuUnitFromOptions(opts);
+  const atMs = opts.atMs ?? DEFAULT_AT_MS;
+  let ran = false;
+  const ready = (): EmuUnit => {
+    if (!ran) {
+      unit.runUntilMs(atMs);
+      ran = true;
+    }
+    return unit;
+  };
+  return {
+    kind: 'emu',
+    async units(): Promise<UnitInfo[]> {
+      return [ready().info];
+    },
+    async unit(n: number) {
+      if (n !== unit.info.unit) {
+        throw new Hfi1SdmaError('E_NO_DEVICE', `the emulator has one unit, hfi1_${unit.info.unit}; there is no hfi1_${n}`);
+      }
+      return ready();
+    },
+    async close() {},
+  };
 }

@@ -1,0 +1,318 @@
+// The chip side of one engine: the per-engine CSRs of §f.2 holding what the driver programs
+// (§f.6), descriptor fetch at a configured rate with the generation check (§e.2), HEAD and the
+// head write-back (§e.3), and the three interrupt sources of §a.4. Completions are applied in
+// steps of at most `maxBatch` descriptors, ending early at an INT_REQ descriptor or when the
+// DESC_CNT progress threshold is reached, so HEAD moves as the chip finishes each step.
+import {
+  ASIC_CCLOCK_PS,
+  SDMA_ENG_ERR_HALT_BIT,
+  SEND_DMA_LEN_GEN_GENERATION_SHIFT,
+  SEND_DMA_LEN_GEN_LENGTH_SHIFT,
+} from '../progress/constants.js';
+import { Ev, type Host } from './host.js';
+import { LogKind } from './log.js';
+
+/** Local interrupt bits; the engine turns them into the §a.4 masks. */
+export const INT_SDMA = 1;
+export const INT_PROGRESS = 2;
+export const INT_IDLE = 4;
+
+const CTRL_ENABLE = 0x1; // §f.2 SEND_DMA_CTRL bits
+const CTRL_HALT = 0x2;
+const CTRL_CLEANUP = 0x4;
+const CTRL_INT_ENABLE = 0x8;
+const HALT_CLASS = 0x7fdff; // §f.4
+const GEN_MISMATCH_BIT = 1; // §f.4 SDmaGenMismatchErr
+
+/** One engine's registers and fetch engine. */
+export class Chip {
+  ctrl = 0;
+  halted = false;
+  cleanedUp = false;
+  errStatus = 0;
+  hwTail = 0;
+  hwHead = 0;
+  headDma = 0;
+  lenGen = 0;
+  reloadCnt = 0;
+  descCnt = 0;
+  descFetched = 0;
+  checkSlid = 0;
+  memory = 0;
+  readonly baseAddr: number;
+  readonly headAddr: number;
+  /** Descriptors consumed since LEN_GEN was loaded: the chip's generation counter (§e.2). */
+  genCount = 0;
+  genCheck = false;
+  private editRemaining = 0;
+  private progressCount = 0;
+  // Scheduling state.
+  private active = false;
+  private epoch = 0;
+  private idleEpoch = 0;
+  private idleArmed = false;
+  private pending = 0;
+  private irqScheduled = false;
+  private errIrqScheduled = false;
+  // The step in progress, applied by done().
+  private bEnd = 0;
+  private bCount = 0;
+  private bGen = 0;
+  private bProgress = 0;
+  private bEdit = 0;
+  private bHeadDma = -1;
+  private bBits = 0;
+  // Faults and controls.
+  stopFetch = false;
+  lostInterrupt = false;
+  headWritebackStall = false;
+  slow = 1;
+  frozen = false;
+  paused = false;
+  interruptsLost = 0;
+
+  constructor(
+    private readonly host: Host,
+    readonly idx: number,
+    private readonly descq: Uint32Array,
+  ) {
+    this.baseAddr = 0x1_0000_0000 + idx * 0x10_0000;
+    this.headAddr = 0x2_0000_0000 + idx * 64; // one cache line per engine (§a.2 head_dma)
+  }
+
+  /** The chip fetches descriptors: enabled, not halted, not stopped, frozen, paused or gone. */
+  canFetch(): boolean {
+    return (this.ctrl & CTRL_ENABLE) !== 0 && !this.halted && !this.stopFetch && !this.paused && !this.frozen && !this.host.gone;
+  }
+
+  /** Start fetching if there is reason to. */
+  kick(): void {
+    if (!this.active && this.canFetch()) {
+      this.active = true;
+      this.host.sched.at(this.host.sched.nowNs, Ev.chipRun, this.idx, this.epoch);
+    }
+  }
+
+  /** True when the chip has nothing in progress: ring consumed, no step or interrupt pending. */
+  quiescent(): boolean {
+    return !this.active && this.hwHead === this.hwTail && !this.irqScheduled;
+  }
+
+  /** Driver init (§f.6): RELOAD_CNT from sdma_idle_cnt, MEMORY credits, DESC_CNT 0. */
+  init(descqCnt: number, idleCntNs: number, engines: number, memSize: number): void {
+    this.reloadCnt = idleCntNs > 0 ? Math.max(1, Math.floor((idleCntNs * 1000) / ASIC_CCLOCK_PS)) : 0;
+    const credits = Math.floor(memSize / (engines * 64));
+    this.memory = credits * 0x10000 + credits * this.idx;
+    this.descCnt = 0;
+    this.writeLenGen(descqCnt);
+  }
+
+  /** SEND_DMA_LEN_GEN written twice (§e.2): length, then generation 4 (check on, counter 0). */
+  writeLenGen(descqCnt: number): void {
+    this.lenGen = ((descqCnt / 64) << SEND_DMA_LEN_GEN_LENGTH_SHIFT) | (4 << SEND_DMA_LEN_GEN_GENERATION_SHIFT);
+    this.genCount = 0;
+    this.genCheck = true;
+    this.editRemaining = 0;
+  }
+
+  /** SEND_DMA_TAIL written by software (§b.6). */
+  writeTail(slot: number): void {
+    this.hwTail = slot;
+    if (this.idleArmed) {
+      this.idleArmed = false;
+      this.idleEpoch++;
+    }
+    this.kick();
+  }
+
+  /** SEND_DMA_CTRL written on a state change (§d.1); the clean-up bit is a pulse. */
+  writeCtrl(v: number): void {
+    this.ctrl = v & ~CTRL_CLEANUP;
+    const s = this.host.sched;
+    if (v & CTRL_HALT && !this.halted) {
+      this.stop();
+      s.after(this.host.cfg.chip.haltLatencyNs, Ev.chipHaltDone, this.idx);
+    }
+    if (v & CTRL_CLEANUP) s.after(this.host.cfg.chip.cleanUpLatencyNs, Ev.chipCleanUpDone, this.idx);
+    if (v & CTRL_ENABLE) {
+      this.cleanedUp = false;
+      this.kick();
+    } else this.stop();
+  }
+
+  /** Abandon the step in progress. */
+  stop(): void {
+    if (this.active) {
+      this.active = false;
+      this.epoch++;
+    }
+  }
+
+  /** The chip has halted after CTRL.HALT and reports it with SDmaHaltErr (§d.4 load). */
+  haltDone(): void {
+    this.halted = true;
+    this.raiseError(1 << SDMA_ENG_ERR_HALT_BIT);
+  }
+
+  /** The clean-up pulse has finished (§f.2 ENG_CLEANED_UP): HEAD back to 0, halt cleared. */
+  cleanUpDone(): void {
+    this.stop();
+    this.hwHead = 0;
+    this.halted = false;
+    this.cleanedUp = true;
+    this.editRemaining = 0;
+    this.progressCount = 0;
+    this.idleArmed = false;
+    this.idleEpoch++;
+  }
+
+  /** Set SEND_DMA_ENG_ERR_STATUS bits; a halt-class bit stops the engine (§f.4). */
+  raiseError(bits: number): void {
+    this.errStatus = (this.errStatus | bits) >>> 0;
+    if (bits & HALT_CLASS) {
+      this.halted = true;
+      this.stop();
+      this.host.log.write(this.host.sched.nowNs, LogKind.chipHalt, this.idx, 31 - Math.clz32(bits & HALT_CLASS), 0, 0);
+    }
+    if (!this.errIrqScheduled && !this.host.gone) {
+      this.errIrqScheduled = true;
+      this.host.sched.after(this.host.cfg.chip.irqLatencyNs, Ev.engineErrorInterrupt, this.idx);
+    }
+  }
+
+  /** The engine-error handler reads and clears the error status (write-1-to-clear). */
+  takeErrors(): number {
+    this.errIrqScheduled = false;
+    const s = this.errStatus;
+    this.errStatus = 0;
+    return s;
+  }
+
+  /** Raise interrupt sources; `forced` is a CCE_INT_FORCE write (§b.2), not a chip event. */
+  raise(bits: number, forced = false): void {
+    if (!forced && (this.ctrl & CTRL_INT_ENABLE) === 0) return;
+    if (this.host.gone) return;
+    if (this.lostInterrupt) {
+      this.interruptsLost++;
+      this.host.log.write(this.host.sched.nowNs, LogKind.interruptLost, this.idx, bits, 0, 0);
+      return;
+    }
+    this.pending |= bits;
+    if (!this.irqScheduled) {
+      this.irqScheduled = true;
+      this.host.sched.after(this.host.cfg.chip.irqLatencyNs, Ev.interrupt, this.idx);
+    }
+  }
+
+  /** CCE_INT_STATUS for this engine, cleared as sdma_interrupt clears it (§b.10). */
+  takeStatus(): number {
+    this.irqScheduled = false;
+    const s = this.pending;
+    this.pending = 0;
+    return s;
+  }
+
+  /** An idle timer expired (scheduler event). */
+  idleTimer(epoch: number): void {
+    if (epoch !== this.idleEpoch || !this.idleArmed) return;
+    this.idleArmed = false;
+    if (this.hwHead === this.hwTail && (this.ctrl & CTRL_ENABLE) !== 0 && !this.halted) this.raise(INT_IDLE);
+  }
+
+  /** Fetch and complete descriptors from HEAD (scheduler event chipRun). */
+  run(epoch: number): void {
+    if (epoch !== this.epoch) return;
+    if (!this.canFetch()) {
+      this.active = false;
+      return;
+    }
+    const sched = this.host.sched;
+    if (this.hwHead === this.hwTail) {
+      this.active = false;
+      if (!this.idleArmed && this.reloadCnt > 0) {
+        this.idleArmed = true;
+        sched.after((this.reloadCnt * ASIC_CCLOCK_PS) / 1000, Ev.idleTimer, this.idx, this.idleEpoch);
+      }
+      return;
+    }
+    const cfg = this.host.cfg;
+    const mask = cfg.descqCnt - 1;
+    const shift = 31 - Math.clz32(cfg.descqCnt);
+    const nsPerDesc = (1e9 / cfg.chip.descPerSec) * this.slow;
+    const nsPerByte = (1e9 / cfg.chip.bytesPerSec) * this.slow;
+    const d = this.descq;
+    let t = sched.nowNs;
+    let slot = this.hwHead;
+    let gen = this.genCount;
+    let prog = this.progressCount;
+    let edit = this.editRemaining;
+    let headDma = -1;
+    let bits = 0;
+    let k = 0;
+    const limit = cfg.chip.maxBatch;
+    while (slot !== this.hwTail && k < limit) {
+      const w = slot << 2;
+      const hi = d[w + 1] as number;
+      const q1 = d[w + 2] as number;
+      if (edit > 0) edit--;
+      else {
+        if (this.genCheck && ((q1 >>> 2) & 3) !== ((gen >>> shift) & 3)) break;
+        if (hi & 0x8000_0000) {
+          const mode = (q1 >>> 13) & 7;
+          if (mode >= 3) edit = mode - 2; // AHG edit descriptors carry no generation (§c.5)
+        }
+      }
+      const len = (hi >>> 16) & 0x3fff;
+      const cost = len * nsPerByte;
+      t += Math.max(cost, nsPerDesc);
+      gen = (gen + 1) >>> 0;
+      k++;
+      slot = (slot + 1) & mask;
+      if (q1 & 1) headDma = slot;
+      if (q1 & 2) {
+        bits |= INT_SDMA;
+        break;
+      }
+      if (this.descCnt > 0 && ++prog >= this.descCnt) {
+        prog = 0;
+        bits |= INT_PROGRESS;
+        break;
+      }
+    }
+    if (k === 0) {
+      // The descriptor at HEAD carries the wrong generation: halt (§e.2). A mismatch later in
+      // the step ends the step and is found here at the start of the next one.
+      this.active = false;
+      this.host.stats.genMismatches++;
+      this.raiseError(1 << GEN_MISMATCH_BIT);
+      return;
+    }
+    this.bEnd = slot;
+    this.bCount = k;
+    this.bGen = gen;
+    this.bProgress = prog;
+    this.bEdit = edit;
+    this.bHeadDma = headDma;
+    this.bBits = bits;
+    sched.at(t, Ev.chipDone, this.idx, this.epoch);
+  }
+
+  /** The step has completed: HEAD, head write-back, interrupts, then the next step. */
+  done(epoch: number): void {
+    if (epoch !== this.epoch) return;
+    this.hwHead = this.bEnd;
+    this.descFetched = (this.descFetched + this.bCount) >>> 0;
+    this.genCount = this.bGen;
+    this.progressCount = this.bProgress;
+    this.editRemaining = this.bEdit;
+    if (this.bHeadDma >= 0 && !this.headWritebackStall) this.headDma = this.bHeadDma;
+    if (this.bBits) this.raise(this.bBits);
+    this.run(epoch);
+  }
+
+  /** DESC_CNT written by the interrupt handler (§b.10 step 3); restarts the progress count. */
+  writeDescCnt(n: number): void {
+    this.descCnt = n & 0xffff;
+    this.progressCount = 0;
+  }
+}

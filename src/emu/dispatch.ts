@@ -1,0 +1,178 @@
+// Dispatching scheduler events to the parts of a unit, applying faults (§d.4 life cycles), and the
+// periodic check for lost wake-ups.
+
+import type { Engine } from './engine.js';
+import { FAULT_NAMES, type FaultSpec } from './faults.js';
+import { Ev } from './host.js';
+import { harvestNeed } from './iowait.js';
+import { LogKind } from './log.js';
+import { engineInterrupt, flushWorker, swCleanUp } from './retire.js';
+import { engineError, haltWait, hwCleanPoll, kernelLog, processEvent } from './statemachine.js';
+import type { EmuUnit } from './unit.js';
+
+const FREEZE_TO_FROZEN_NS = 50_000; // e80/e85 → sdma_freeze (e81)
+const FROZEN_TO_UNFREEZE_NS = 1_000_000; // e81 → sdma_unfreeze (e82)
+const CHECK_INTERVAL_NS = 1_000_000;
+
+/** Run the event the scheduler is dispatching. */
+export function dispatch(u: EmuUnit): void {
+  const s = u.host.sched;
+  const a = s.a;
+  switch (s.kind) {
+    case Ev.chipRun:
+      u.chips[a]?.run(s.b);
+      break;
+    case Ev.chipDone:
+      u.chips[a]?.done(s.b);
+      break;
+    case Ev.interrupt: {
+      const e = u.engines[a] as Engine;
+      const bits = e.chip.takeStatus();
+      if (u.host.gone) break;
+      u.vectorCounts[a] = (u.vectorCounts[a] ?? 0) + 1;
+      if (bits === 0) kernelLog(e, `SDMA engine ${a} interrupt, but no status bits set`);
+      else engineInterrupt(e, bits);
+      break;
+    }
+    case Ev.idleTimer:
+      u.chips[a]?.idleTimer(s.b);
+      break;
+    case Ev.engineErrorInterrupt: {
+      const e = u.engines[a] as Engine;
+      const status = e.chip.takeErrors();
+      for (let bit = 0; bit < 24; bit++) if (status & (1 << bit)) u.errBitCounts[bit] = (u.errBitCounts[bit] ?? 0) + 1;
+      engineError(e, status);
+      break;
+    }
+    case Ev.haltWait:
+      haltWait(u.engines[a] as Engine);
+      break;
+    case Ev.hwCleanPoll:
+      hwCleanPoll(u.engines[a] as Engine);
+      break;
+    case Ev.swCleanUp: {
+      const e = u.engines[a] as Engine;
+      swCleanUp(e);
+      processEvent(e, 'e40_SwCleaned');
+      break;
+    }
+    case Ev.flushWorker:
+      flushWorker(u.engines[a] as Engine);
+      break;
+    case Ev.chipHaltDone:
+      u.chips[a]?.haltDone();
+      break;
+    case Ev.chipCleanUpDone:
+      u.chips[a]?.cleanUpDone();
+      break;
+    case Ev.senderRun:
+      u.senders[a]?.run();
+      break;
+    case Ev.senderTimeout:
+      u.senders[a]?.timeout(s.b);
+      break;
+    case Ev.fault:
+      applyFault(u, u.faults[a] as FaultSpec);
+      break;
+    case Ev.freezeStep:
+      freezeStep(u, u.engines[a] as Engine, s.b);
+      break;
+    case Ev.portActive:
+      if (a < 0) for (const e of u.engines) processEvent(e, 'e10_GoHwStart');
+      else {
+        for (const e of u.engines) processEvent(e, 'e30_GoRunning');
+        for (const snd of u.senders) snd.start(s.nowNs + u.host.rng.int(0, 10_000));
+      }
+      break;
+    case Ev.check:
+      checkLostWakeups(u);
+      s.after(CHECK_INTERVAL_NS, Ev.check, 0);
+      break;
+  }
+}
+
+function targets(u: EmuUnit, f: FaultSpec): Engine[] {
+  return f.engine === null ? u.engines : [u.engines[f.engine] as Engine];
+}
+
+/** Apply a fault when its time comes. */
+export function applyFault(u: EmuUnit, f: FaultSpec): void {
+  const s = u.host.sched;
+  for (const e of targets(u, f)) {
+    u.host.log.write(s.nowNs, LogKind.fault, e.idx, FAULT_NAMES.indexOf(f.name), f.param, 0);
+    const c = e.chip;
+    switch (f.name) {
+      case 'stop-fetch':
+        c.stopFetch = true;
+        break;
+      case 'lost-interrupt':
+        c.lostInterrupt = true;
+        break;
+      case 'head-writeback-stall':
+        c.headWritebackStall = true;
+        break;
+      case 'engine-error':
+        c.raiseError(1 << f.param);
+        break;
+      case 'slow':
+        c.slow = f.param;
+        c.kick();
+        break;
+      case 'freeze':
+      case 'link-down':
+        c.frozen = true;
+        c.stop();
+        processEvent(e, f.name === 'freeze' ? 'e80_HwFreeze' : 'e85_LinkDown');
+        s.after(FREEZE_TO_FROZEN_NS, Ev.freezeStep, e.idx, 1);
+        break;
+      case 'link-up':
+        processEvent(e, 'e30_GoRunning');
+        break;
+      case 'device-gone':
+        u.host.gone = true;
+        c.stop();
+        break;
+    }
+  }
+}
+
+/** SPC freeze handling (§d.4): sdma_freeze (e81), then the chip unfreezes (e82). */
+function freezeStep(u: EmuUnit, e: Engine, step: number): void {
+  if (step === 1) {
+    processEvent(e, 'e81_HwFrozen');
+    u.host.sched.after(FROZEN_TO_UNFREEZE_NS, Ev.freezeStep, e.idx, 2);
+    return;
+  }
+  const c = e.chip;
+  c.frozen = false;
+  c.stop();
+  c.hwHead = 0;
+  c.halted = false;
+  processEvent(e, 'e82_HwUnfreeze');
+}
+
+/**
+ * A lost wake-up: the engine runs, the chip has nothing left to do (so no interrupt will come),
+ * software has retired everything, and a waiter that would fit is still on dmawait.
+ */
+export function checkLostWakeups(u: EmuUnit): number {
+  let lost = 0;
+  for (const e of u.engines) {
+    if (!e.running() || !e.chip.quiescent() || e.descqHead !== e.descqTail || u.host.gone) continue;
+    const free = e.freecnt();
+    for (const w of e.dmawait) {
+      if (!w.hasWakeup) continue;
+      if (harvestNeed(w) <= free && !w.lostReported) {
+        w.lostReported = true;
+        lost++;
+        u.host.stats.lostWakeups++;
+        u.host.stats.violate(
+          `engine ${e.idx}: iowait ${w.id} asleep on dmawait with ${free} free and the engine idle (lost wake-up)`,
+        );
+        u.host.log.write(u.host.sched.nowNs, LogKind.violation, e.idx, w.id, free, 0);
+      }
+      break;
+    }
+  }
+  return lost;
+}

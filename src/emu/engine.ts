@@ -1,0 +1,218 @@
+// The software side of one engine (struct sdma_engine, §a.2) and submission: sdma_send_txreq
+// (§b.6), sdma_send_txlist (§b.7), sdma_check_progress (§b.5) and submit_tx (§c.5).
+import { SDMA_TAIL_UPDATE_THRESH } from '../progress/constants.js';
+import { generationFromTail, withGeneration } from '../progress/descriptor.js';
+import { freeCount, sdmaShift } from '../progress/ring.js';
+import { sampleSeq } from '../progress/seq.js';
+import type { StateName } from '../progress/state.js';
+import type { Chip } from './chip.js';
+import { Ev, type Host } from './host.js';
+import { deferPacketQueue, type IoWait, iowaitSleep, SleepKind } from './iowait.js';
+import { LogKind } from './log.js';
+import { EAGAIN, EBUSY, ECOMM, EINVAL, type EmuTx, TxPhase } from './tx.js';
+
+/** One engine's software state. Counters follow the kernel's C types (§a.2). */
+export class Engine {
+  readonly descqCnt: number;
+  readonly mask: number;
+  readonly shift: number;
+  descqHead = 0; // u32 free-running
+  descqTail = 0; // u32 free-running
+  txHead = 0; // u16 free-running
+  txTail = 0; // u16 free-running
+  descAvail: number; // u16 cache, stale-low (§a.2)
+  descqFullCount = 0;
+  /** head_lock sequence: +1 entering and +1 leaving every write section (§b.4). */
+  headSeq = 0;
+  /** waitlock sequence (§a.3). */
+  waitSeq = 0;
+  /** last_status as a number (masks of §a.4 fit in 48 bits). */
+  lastStatus = 0;
+  sdmaIntCnt = 0;
+  progressIntCnt = 0;
+  idleIntCnt = 0;
+  errCnt = 0;
+  readonly ahgBits = 0xfffffffe00000000n; // §a.2 initial value
+  state: StateName = 's00_HwDown';
+  previousState: StateName = 's00_HwDown';
+  go = false;
+  /** p_senddmactrl shadow (§d.1). */
+  pSendDmaCtrl = 0;
+  /** The ring: 4 u32 per descriptor, as the chip reads it from host memory. */
+  readonly descq: Uint32Array;
+  readonly txRing: (EmuTx | null)[];
+  readonly dmawait: IoWait[] = [];
+  /** Scratch list of sdma_desc_avail's harvest (§b.11). */
+  readonly harvest: IoWait[] = [];
+  readonly flushlist: EmuTx[] = [];
+  /** Set while a flush-worker run is queued. */
+  flushQueued = false;
+  haltWaitStartNs = 0;
+  chip!: Chip;
+
+  constructor(
+    readonly host: Host,
+    readonly idx: number,
+    readonly cpu: number,
+  ) {
+    this.descqCnt = host.cfg.descqCnt;
+    this.mask = this.descqCnt - 1;
+    this.shift = sdmaShift(this.descqCnt);
+    this.descAvail = this.descqCnt - 1;
+    this.descq = new Uint32Array(this.descqCnt * 4);
+    this.txRing = new Array<EmuTx | null>(this.descqCnt).fill(null);
+  }
+
+  /** The head-lock sequence, as sdma_progress reads it (ProgressState.seq). */
+  get seq(): number {
+    return this.headSeq;
+  }
+
+  /** __sdma_running (§b.1). */
+  running(): boolean {
+    return this.state === 's99_Running';
+  }
+
+  /** sdma_descq_freecnt (§b.1). */
+  freecnt(): number {
+    return freeCount(this.descqCnt, this.descqHead, this.descqTail);
+  }
+
+  /** Enter / leave a head_lock write section. */
+  lockHead(): void {
+    this.headSeq = (this.headSeq + 1) >>> 0;
+  }
+
+  /** submit_tx (§c.5): copy the descriptors with their generation, record the txreq. */
+  submitTx(tx: EmuTx): void {
+    const d = this.descq;
+    const src = tx.words;
+    const mode = (((src[2] as number) >>> 13) & 7) >>> 0;
+    const edits = mode === 3 ? 1 : mode === 4 ? 2 : 0;
+    for (let k = 0; k < tx.numDesc; k++) {
+      const w = (this.descqTail & this.mask) << 2;
+      const s = k << 2;
+      d[w] = src[s] as number;
+      d[w + 1] = src[s + 1] as number;
+      const q1 = src[s + 2] as number;
+      d[w + 2] = k >= 1 && k <= edits ? q1 : withGeneration(q1, generationFromTail(this.descqTail, this.shift));
+      d[w + 3] = src[s + 3] as number;
+      this.descqTail = (this.descqTail + 1) >>> 0;
+    }
+    tx.nextDescqIdx = this.descqTail & this.mask;
+    this.txRing[this.txTail & this.mask] = tx;
+    this.txTail = (this.txTail + 1) & 0xffff;
+    this.descAvail = (this.descAvail - tx.numDesc) & 0xffff;
+    tx.phase = TxPhase.ring;
+    tx.serial = ++this.host.stats.serial;
+    this.host.stats.txSubmitted++;
+  }
+
+  /** Hand a txreq to the flush list while the engine is not running (§b.6 noconn). */
+  private toFlushList(tx: EmuTx, wait: IoWait | null): void {
+    if (wait) {
+      wait.txCount++;
+      wait.count += tx.numDesc;
+    }
+    tx.nextDescqIdx = 0;
+    tx.phase = TxPhase.flush;
+    tx.serial = ++this.host.stats.serial;
+    this.host.stats.txSubmitted++;
+    this.flushlist.push(tx);
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      this.host.sched.after(3000, Ev.flushWorker, this.idx);
+    }
+  }
+
+  /** sdma_check_progress (§b.5), called with tail_lock held. */
+  checkProgress(wait: IoWait | null, tx: EmuTx, pktsSent: boolean): number {
+    this.descAvail = this.freecnt();
+    if (tx.numDesc <= this.descAvail) return EAGAIN;
+    if (wait === null || wait.sleepKind === SleepKind.none) return EBUSY;
+    const seq = sampleSeq(this.headSeq);
+    this.host.afterSeqSample?.(this.idx);
+    const ret =
+      wait.sleepKind === SleepKind.qp
+        ? iowaitSleep(this, wait, tx, seq, pktsSent)
+        : deferPacketQueue(this, wait, tx, seq, pktsSent);
+    if (ret === EAGAIN) this.descAvail = this.freecnt();
+    return ret;
+  }
+
+  /** sdma_send_txreq (§b.6): 0, -EINVAL, -ECOMM (tx will complete ABORTED), -EBUSY, or 0 (QP dropped). */
+  sendTxreq(wait: IoWait | null, tx: EmuTx, pktsSent: boolean): number {
+    if (tx.tlen !== 0) return EINVAL;
+    tx.wait = wait;
+    for (;;) {
+      if (!this.running()) {
+        if (wait) wait.sdmaBusy++;
+        this.toFlushList(tx, wait);
+        return ECOMM;
+      }
+      if (tx.numDesc <= this.descAvail) {
+        this.submitTx(tx);
+        if (wait) wait.sdmaBusy++;
+        this.chip.writeTail(this.descqTail & this.mask);
+        return 0;
+      }
+      const ret = this.checkProgress(wait, tx, pktsSent);
+      if (ret === EAGAIN) continue;
+      this.descqFullCount = (this.descqFullCount + 1) >>> 0;
+      this.host.log.write(this.host.sched.nowNs, LogKind.descqFull, this.idx, ret, tx.numDesc, 0);
+      return ret;
+    }
+  }
+
+  /**
+   * sdma_send_txlist (§b.7): submits from the front of `list`, removing what it placed or flushed;
+   * what is left stays at the front. `count.value` gets submitted + flushed.
+   */
+  sendTxlist(wait: IoWait | null, list: EmuTx[], count: { value: number }): number {
+    let submitCount = 0;
+    let flushCount = 0;
+    let ret = 0;
+    let i = 0;
+    walk: for (;;) {
+      while (i < list.length) {
+        const tx = list[i] as EmuTx;
+        if (!this.running()) {
+          for (; i < list.length; i++) {
+            const t = list[i] as EmuTx;
+            t.wait = wait;
+            this.toFlushList(t, wait);
+            flushCount++;
+          }
+          ret = ECOMM;
+          break walk;
+        }
+        if (tx.numDesc > this.descAvail) {
+          const r = this.checkProgress(wait, tx, submitCount > 0);
+          if (r === EAGAIN) continue walk;
+          this.descqFullCount = (this.descqFullCount + 1) >>> 0;
+          this.host.log.write(this.host.sched.nowNs, LogKind.descqFull, this.idx, r, tx.numDesc, 0);
+          ret = r;
+          break walk;
+        }
+        if (tx.tlen !== 0) {
+          ret = EINVAL;
+          break walk;
+        }
+        tx.wait = wait;
+        this.submitTx(tx);
+        i++;
+        submitCount++;
+        if ((submitCount & SDMA_TAIL_UPDATE_THRESH) === 0) this.chip.writeTail(this.descqTail & this.mask);
+      }
+      break;
+    }
+    list.splice(0, i);
+    if (wait) {
+      wait.sdmaBusy += submitCount + flushCount;
+      if (submitCount > 0) wait.starvedCnt = 0;
+    }
+    if ((submitCount & SDMA_TAIL_UPDATE_THRESH) !== 0) this.chip.writeTail(this.descqTail & this.mask);
+    count.value = (submitCount + flushCount) & 0xffff;
+    return ret;
+  }
+}

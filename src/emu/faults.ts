@@ -1,0 +1,72 @@
+// Faults scheduled by time and engine: `NAME@MS[:ENGINE]` (DESIGN.md), all engines when ENGINE
+// is left out. Parsing is pure; the unit applies a fault when its time comes.
+import { usageError } from '../errors.js';
+import { ENG_ERR_BITS } from '../progress/constants.js';
+import { engErrBitByName } from '../progress/csr.js';
+
+/** Fault names, with what each does to the model. */
+export const FAULTS = {
+  'stop-fetch': 'the chip stops fetching descriptors (HEAD freezes, software keeps submitting)',
+  'lost-interrupt': "from then on the engine's interrupts are lost: HEAD advances, no handler runs",
+  'head-writeback-stall': 'the chip stops writing HEAD to head_dma (H(D) freezes; HEAD CSR still moves)',
+  'engine-error':
+    'engine-error:<bit> sets a SEND_DMA_ENG_ERR_STATUS bit (0-23 or its name); halt-class bits run the error life cycle',
+  'link-down': 'physical link down: SPC freeze with the link-down flag, e85 → s80 → s82 → s20_Idle until link-up',
+  'link-up': 'the port becomes ACTIVE again: e30 → s99_Running',
+  freeze: 'an SPC freeze (hardware error): e80 → s80 → e81 → s82 → e82 → s99_Running',
+  slow: 'slow:<factor> divides the chip rate by factor (1 restores it)',
+  'device-gone': 'the device falls off the bus: every register reads all-ones, no more interrupts',
+} as const;
+
+export type FaultName = keyof typeof FAULTS;
+
+/** Fault kinds in log order (LogKind.fault's `a`). */
+export const FAULT_NAMES = Object.keys(FAULTS) as FaultName[];
+
+/** One scheduled fault. */
+export interface FaultSpec {
+  name: FaultName;
+  /** engine-error: the bit; slow: the factor; 0 otherwise. */
+  param: number;
+  atMs: number;
+  /** One engine, or null for all. */
+  engine: number | null;
+  /** The text it was parsed from. */
+  text: string;
+}
+
+function bad(text: string, why: string): never {
+  const list = FAULT_NAMES.map((n) => (n === 'engine-error' ? 'engine-error:<bit>' : n === 'slow' ? 'slow:<factor>' : n)).join(
+    ', ',
+  );
+  throw usageError(`--fault ${JSON.stringify(text)}: ${why}. Use NAME@MS[:ENGINE] with NAME one of ${list}`);
+}
+
+/** Parse `NAME@MS[:ENGINE]`; a bad spec is a usage error listing the valid names. */
+export function parseFault(text: string, engines: number): FaultSpec {
+  const m = /^([a-z-]+)(?::([A-Za-z0-9_.]+))?@(\d+(?:\.\d+)?)(?::(\d+))?$/.exec(text.trim());
+  if (!m) bad(text, 'not of the form NAME@MS[:ENGINE]');
+  const name = m[1] as string;
+  if (!(name in FAULTS)) bad(text, `unknown fault ${JSON.stringify(name)}`);
+  const arg = m[2];
+  let param = 0;
+  if (name === 'engine-error') {
+    if (arg === undefined) bad(text, 'engine-error needs a bit: engine-error:<bit>@MS (bit 0-23 or a name such as GenMismatch)');
+    const bit = /^\d+$/.test(arg) ? Number(arg) : (engErrBitByName(arg)?.bit ?? -1);
+    if (bit < 0 || bit > 23) {
+      bad(
+        text,
+        `no SEND_DMA_ENG_ERR_STATUS bit ${JSON.stringify(arg)} (0-23 or one of ${ENG_ERR_BITS.map((b) => b.name).join(', ')})`,
+      );
+    }
+    param = bit;
+  } else if (name === 'slow') {
+    const f = Number(arg);
+    if (arg === undefined || !(f > 0) || f > 1e6) bad(text, 'slow needs a factor greater than 0: slow:<factor>@MS');
+    param = f;
+  } else if (arg !== undefined) bad(text, `${name} takes no argument`);
+  const atMs = Number(m[3]);
+  const engine = m[4] === undefined ? null : Number(m[4]);
+  if (engine !== null && engine >= engines) bad(text, `engine ${engine} does not exist (the unit has engines 0-${engines - 1})`);
+  return { name: name as FaultName, param, atMs, engine, text };
+}

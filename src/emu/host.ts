@@ -1,0 +1,102 @@
+// What the parts of the emulated unit share: the clock and scheduler, the event log, the seeded
+// generator, the configuration, the totals, and the scheduler's event kinds.
+import type { EventLog } from './log.js';
+import type { Sfc32 } from './prng.js';
+import type { Scheduler } from './scheduler.js';
+
+/** Scheduler event kinds; `a` is the engine (or sender, or fault) index unless noted. */
+export const Ev = {
+  chipRun: 1, // b = chip epoch
+  chipDone: 2, // b = chip epoch
+  interrupt: 3,
+  idleTimer: 4, // b = idle epoch
+  engineErrorInterrupt: 5,
+  haltWait: 6,
+  hwCleanPoll: 7,
+  swCleanUp: 8,
+  flushWorker: 9,
+  chipHaltDone: 10, // b = chip epoch
+  chipCleanUpDone: 11,
+  senderRun: 12, // a = sender
+  senderTimeout: 13, // a = sender, b = token
+  fault: 14, // a = fault index
+  freezeStep: 15, // b = step
+  portActive: 16,
+  check: 17,
+} as const;
+
+/** Timing and behaviour of the chip model. Times in ns, rates per engine. */
+export interface ChipConfig {
+  /** Descriptors per second one engine can fetch and complete. */
+  descPerSec: number;
+  /** Bytes per second one engine can move (its share of the link). */
+  bytesPerSec: number;
+  /** From a raised interrupt source to the handler running. */
+  irqLatencyNs: number;
+  /** From CTRL.HALT (or a halting error) to STATUS.ENG_HALTED. */
+  haltLatencyNs: number;
+  /** From the CTRL clean-up pulse to STATUS.ENG_CLEANED_UP. */
+  cleanUpLatencyNs: number;
+  /** Most descriptors the chip completes in one step before HEAD is updated. */
+  maxBatch: number;
+}
+
+/** Configuration of one emulated unit. */
+export interface EmuConfig {
+  engines: number;
+  /** The sdma_descq_cnt module parameter as given (§a.1); the ring size is derived from it. */
+  descqCntParam: number;
+  descqCnt: number;
+  /** sdma_idle_cnt in ns (§a.1); 0 means no idle timeout (LAST descriptors get INT_REQ, §c.3). */
+  idleCntNs: number;
+  /** desct_intr (§a.1). */
+  desctIntr: number;
+  /** num_vls (§a.1), capped at the engine count (§f.5). */
+  numVls: number;
+  /** cap_mask bits (§h.4): USE_SDMA_HEAD is bit 6, SDMA_HEAD_CHECK bit 17. */
+  capMask: number;
+  /** Virtual time at which the port becomes ACTIVE (e30 to every engine, §d.4). */
+  portActiveNs: number;
+  /** Emulated online CPUs (engine i's IRQ is affined to CPU i mod cpus). */
+  cpus: number;
+  chip: ChipConfig;
+}
+
+/** Running totals of a unit (DESIGN.md, `emu run --json`). */
+export class EmuStats {
+  txSubmitted = 0;
+  txCompleted = 0;
+  txAborted = 0;
+  /** Descriptors retired by software with status OK. */
+  descriptors = 0;
+  /** Submissions that were not placed: the independent count behind descq_full_count. */
+  failedPlacements = 0;
+  /** Txreqs a QP sleep callback dropped because the QP could not send (§b.8). */
+  dropped = 0;
+  lostWakeups = 0;
+  genMismatches = 0;
+  violations: string[] = [];
+  serial = 0;
+
+  /** Record an invariant violation (kept to the first 100). */
+  violate(text: string): void {
+    if (this.violations.length < 100) this.violations.push(text);
+  }
+}
+
+/** Everything an engine, a chip or a sender reaches through its unit. */
+export interface Host {
+  readonly sched: Scheduler;
+  readonly log: EventLog;
+  readonly rng: Sfc32;
+  readonly cfg: EmuConfig;
+  readonly stats: EmuStats;
+  /** The device reads all-ones (fault `device-gone`). */
+  gone: boolean;
+  /** Test hook: runs between the sequence sample and the sleep callback (§b.9 step 4–5). */
+  afterSeqSample: ((engine: number) => void) | null;
+  /** `hfi1 <bdf>: hfi1_<u>: `, the prefix of the unit's kernel log lines (§g.5). */
+  readonly logPrefix: string;
+  /** Kernel log lines (dmesg text of §g.5), bounded. */
+  kernelLog: string[];
+}

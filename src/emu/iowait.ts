@@ -1,0 +1,143 @@
+// struct iowait and the sleep callbacks of §b.8 that call sdma_progress, with the queue
+// discipline of iowait_queue and the harvest key of sdma_desc_avail (§b.11).
+import { SDMA_TXREQ_F_VIP } from '../progress/constants.js';
+import { sdmaProgressOutcome } from '../progress/seq.js';
+import type { Engine } from './engine.js';
+import { LogKind } from './log.js';
+import { EAGAIN, EBUSY, type EmuTx } from './tx.js';
+
+/** Which sleep callback an iowait uses (§b.8). */
+export const SleepKind = {
+  /** verbs QP: iowait_sleep (qp.c). */
+  qp: 0,
+  /** PSM packet queue: defer_packet_queue (user_sdma.c), the post-2019 order. */
+  psm: 1,
+  /** No sleep callback: sdma_check_progress returns -EBUSY (§b.5 step 3). */
+  none: 2,
+} as const;
+
+/** The owner of an iowait: what its wakeup does, and whether a QP may still send. */
+export interface WaitClient {
+  /** Wake action (§b.11): reschedule the sender. `flushed` is true when sdma_flush woke it. */
+  wakeup(w: IoWait, flushed: boolean): void;
+  /** The QP may still send (iowait_sleep checks this under s_lock). */
+  canSend(): boolean;
+}
+
+/** One waiter on an engine's dmawait list. */
+export class IoWait {
+  priority = 0;
+  starvedCnt = 0;
+  /** The engine whose dmawait holds this iowait, or null. */
+  queuedOn: Engine | null = null;
+  /** The IB work list: txreqs parked by iowait_sleep (§b.8), first one sizes the harvest (§b.11). */
+  readonly txHead: EmuTx[] = [];
+  /** Outstanding txreqs (§b.6, §c.7). */
+  sdmaBusy = 0;
+  txCount = 0;
+  count = 0;
+  /** QP ACK-pending flags (0–2): init_priority adds one per flag (§b.11). */
+  ackPending = 0;
+  /** n_dmawait: times this QP went to sleep on dmawait. */
+  nDmawait = 0;
+  /** PSM packet-queue state: true while DEFERRED. */
+  deferred = false;
+  /** Already counted as a lost wake-up by the unit's check. */
+  lostReported = false;
+
+  constructor(
+    readonly id: number,
+    readonly sleepKind: number,
+    readonly client: WaitClient | null,
+  ) {}
+
+  /** The iowait has a wakeup callback (sdma_desc_avail skips those without, §b.11). */
+  get hasWakeup(): boolean {
+    return this.client !== null;
+  }
+}
+
+/** iowait_queue (§b.11): starvation count, then head of the list for priority or no packets sent. */
+export function iowaitQueue(pktsSent: boolean, w: IoWait, e: Engine): void {
+  w.starvedCnt = pktsSent ? 0 : (w.starvedCnt + 1) & 0xff;
+  if (w.priority > 0 || !pktsSent) e.dmawait.unshift(w);
+  else e.dmawait.push(w);
+  w.queuedOn = e;
+}
+
+/** Priority as the sleep callbacks compute it: the QP's init_priority (+1 per ACK-pending flag). */
+function computePriority(w: IoWait): void {
+  w.priority = w.sleepKind === SleepKind.qp ? w.ackPending : 0;
+}
+
+/**
+ * The harvest need of §b.11: re-prioritise, then the first txreq's num_desc on the work list
+ * (a VIP txreq adds 1 to the priority). The TID work list is not modelled (always empty).
+ */
+export function harvestNeed(w: IoWait): number {
+  w.priority = 0;
+  computePriority(w);
+  const first = w.txHead[0];
+  if (!first) return 0;
+  if (first.flags & SDMA_TXREQ_F_VIP) w.priority += 1;
+  return first.numDesc;
+}
+
+function takeWaitlock(e: Engine): void {
+  e.waitSeq = (e.waitSeq + 1) >>> 0;
+}
+
+/** sdma_progress with its desc_avail side effect (§b.3). */
+function progress(e: Engine, seq: number, tx: EmuTx): boolean {
+  const r = sdmaProgressOutcome(e, seq, tx.numDesc);
+  if (r.descAvail !== null) e.descAvail = r.descAvail;
+  return r.result === 1;
+}
+
+/** iowait_sleep (§b.8, qp.c): -EAGAIN, -EBUSY, or 0 when the QP cannot send (tx dropped). */
+export function iowaitSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSent: boolean): number {
+  if (w.client && !w.client.canSend()) return 0;
+  w.txHead.push(tx);
+  takeWaitlock(e);
+  if (progress(e, seq, tx)) {
+    takeWaitlock(e);
+    w.txHead.pop();
+    return EAGAIN;
+  }
+  if (w.queuedOn === null) {
+    w.nDmawait++;
+    computePriority(w);
+    iowaitQueue(pktsSent, w, e);
+    e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);
+  }
+  takeWaitlock(e);
+  return EBUSY;
+}
+
+/** defer_packet_queue (§b.8, user_sdma.c), progress checked inside the wait lock. */
+export function deferPacketQueue(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSent: boolean): number {
+  takeWaitlock(e);
+  if (progress(e, seq, tx)) {
+    takeWaitlock(e);
+    return EAGAIN;
+  }
+  w.deferred = true;
+  if (w.queuedOn === null) {
+    computePriority(w);
+    iowaitQueue(pktsSent, w, e);
+    e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);
+  }
+  takeWaitlock(e);
+  return EBUSY;
+}
+
+/** Remove an iowait from its dmawait list (the PSM writer's timed-out wait, §j.4). */
+export function iowaitUnlink(w: IoWait): void {
+  const e = w.queuedOn;
+  if (!e) return;
+  takeWaitlock(e);
+  const i = e.dmawait.indexOf(w);
+  if (i >= 0) e.dmawait.splice(i, 1);
+  w.queuedOn = null;
+  takeWaitlock(e);
+}

@@ -1,0 +1,211 @@
+// Retirement on the head side: sdma_engine_interrupt and sdma_make_progress (§b.10), waking
+// waiters with sdma_desc_avail (§b.11), completion (§c.7), sdma_flush and the software clean-up
+// (§b.12). Every function here runs inside a head_lock write section of its caller.
+import { SDMA_TXREQ_S_ABORTED, SDMA_TXREQ_S_OK, SDMA_WAIT_BATCH_SIZE } from '../progress/constants.js';
+import { INT_IDLE, INT_PROGRESS, INT_SDMA } from './chip.js';
+import type { Engine } from './engine.js';
+import { harvestNeed, type IoWait } from './iowait.js';
+import { LogKind } from './log.js';
+import { type EmuTx, TxPhase } from './tx.js';
+
+const CAP_USE_SDMA_HEAD = 1 << 6; // §h.4
+const CAP_SDMA_HEAD_CHECK = 1 << 17;
+
+/** The §a.4 status mask of local interrupt bits for engine `i` (a number: up to 2^47). */
+export function statusMask(i: number, bits: number): number {
+  let m = 0;
+  if (bits & INT_SDMA) m += 2 ** i;
+  if (bits & INT_PROGRESS) m += 2 ** (16 + i);
+  if (bits & INT_IDLE) m += 2 ** (32 + i);
+  return m;
+}
+
+/** complete_tx (§c.7): exactly once per txreq; the owner's callback, then sdma_busy − 1. */
+export function completeTx(e: Engine, tx: EmuTx, status: number): void {
+  const stats = e.host.stats;
+  if (tx.phase !== TxPhase.ring && tx.phase !== TxPhase.flush) {
+    stats.violate(`engine ${e.idx}: txreq ${tx.serial} completed twice (status ${status})`);
+    return;
+  }
+  tx.phase = TxPhase.done;
+  tx.status = status;
+  if (status === SDMA_TXREQ_S_OK) {
+    stats.txCompleted++;
+    stats.descriptors += tx.numDesc;
+  } else {
+    stats.txAborted++;
+    e.host.log.write(e.host.sched.nowNs, LogKind.aborted, e.idx, tx.serial >>> 0, tx.nextDescqIdx === 0 ? 1 : 0, 0);
+  }
+  const w = tx.wait;
+  tx.wait = null;
+  if (w) w.sdmaBusy--;
+  tx.owner?.complete(tx, status);
+}
+
+/** sdma_gethead (§b.10): head_dma with USE_SDMA_HEAD while running, else the HEAD CSR. */
+function gethead(e: Engine): number {
+  const cfg = e.host.cfg;
+  const useDma = (cfg.capMask & CAP_USE_SDMA_HEAD) !== 0 && e.running() && cfg.idleCntNs !== 0;
+  let hw = useDma ? e.chip.headDma & 0xffff : readHeadCsr(e);
+  const swhead = e.descqHead & e.mask;
+  const swtail = e.descqTail & e.mask;
+  const sane = (h: number) =>
+    (swhead <= swtail && h >= swhead && h <= swtail) ||
+    (swhead > swtail && h < e.descqCnt && (h >= swhead || h <= swtail)) ||
+    h === swhead;
+  if ((cfg.capMask & CAP_SDMA_HEAD_CHECK) !== 0 && !sane(hw)) {
+    hw = useDma ? readHeadCsr(e) : swhead;
+    if (!sane(hw)) hw = swhead;
+  }
+  // A head outside the ring (a device reading all-ones) can never be reached: treat as no progress.
+  return hw < e.descqCnt ? hw : swhead;
+}
+
+function readHeadCsr(e: Engine): number {
+  return e.host.gone ? 0xffff : e.chip.hwHead & 0xffff;
+}
+
+/** sdma_make_progress (§b.10) with the idle-status HEAD re-read; returns txreqs completed. */
+export function makeProgress(e: Engine, status: number, idle: boolean): number {
+  let hwhead = gethead(e);
+  let idleCheckDone = false;
+  let progress = 0;
+  let completed = 0;
+  const mask = e.mask;
+  for (;;) {
+    let txp = e.txRing[e.txHead & mask] ?? null;
+    let swhead = e.descqHead & mask;
+    while (swhead !== hwhead) {
+      e.descqHead = (e.descqHead + 1) >>> 0;
+      swhead = e.descqHead & mask;
+      if (txp !== null && txp.nextDescqIdx === swhead) {
+        e.txRing[e.txHead & mask] = null;
+        e.txHead = (e.txHead + 1) & 0xffff;
+        completeTx(e, txp, SDMA_TXREQ_S_OK);
+        completed++;
+        txp = e.txRing[e.txHead & mask] ?? null;
+      }
+      progress++;
+    }
+    if (idle && !idleCheckDone && (e.descqTail & mask) !== hwhead) {
+      hwhead = readHeadCsr(e);
+      if (hwhead >= e.descqCnt) hwhead = swhead;
+      idleCheckDone = true;
+      continue;
+    }
+    break;
+  }
+  e.lastStatus = status;
+  if (progress > 0) descAvail(e, e.freecnt());
+  return completed;
+}
+
+/** sdma_engine_interrupt (§b.10) for local status bits. */
+export function engineInterrupt(e: Engine, bits: number): void {
+  e.lockHead();
+  const cfg = e.host.cfg;
+  if (cfg.idleCntNs !== 0) e.chip.writeDescCnt(cfg.desctIntr);
+  if (bits & INT_IDLE) e.idleIntCnt++;
+  else if (bits & INT_PROGRESS) e.progressIntCnt++;
+  else if (bits & INT_SDMA) e.sdmaIntCnt++;
+  const done = makeProgress(e, statusMask(e.idx, bits), (bits & INT_IDLE) !== 0);
+  e.host.log.write(e.host.sched.nowNs, LogKind.interrupt, e.idx, bits, e.descqHead, done);
+  e.lockHead();
+}
+
+/** sdma_desc_avail (§b.11): harvest up to 20 waiters that fit, head-of-line, top priority woken first. */
+export function descAvail(e: Engine, avail: number): void {
+  const list = e.dmawait;
+  const harvest = e.harvest;
+  if (list.length === 0) return; // the seqlock probe saw an empty list
+  e.waitSeq = (e.waitSeq + 1) >>> 0;
+  let n = 0;
+  let top = 0;
+  let keep = 0;
+  let i = 0;
+  for (; i < list.length; i++) {
+    const w = list[i] as IoWait;
+    if (!w.hasWakeup) {
+      list[keep++] = w;
+      continue;
+    }
+    if (n === SDMA_WAIT_BATCH_SIZE) break;
+    const need = harvestNeed(w);
+    if (need > avail) break;
+    avail -= need;
+    if (n > 0) {
+      const t = harvest[top] as IoWait;
+      if ((((w.priority << 4) + w.starvedCnt) & 0xff) > (((t.priority << 4) + t.starvedCnt) & 0xff)) top = n;
+    }
+    w.queuedOn = null;
+    harvest[n++] = w;
+  }
+  for (; i < list.length; i++) list[keep++] = list[i] as IoWait;
+  list.length = keep;
+  e.waitSeq = (e.waitSeq + 1) >>> 0;
+  if (n === 0) return;
+  const first = harvest[top] as IoWait;
+  wake(e, first, false);
+  for (let k = 0; k < n; k++) if (k !== top) wake(e, harvest[k] as IoWait, false);
+  harvest.length = 0;
+}
+
+function wake(e: Engine, w: IoWait, flushed: boolean): void {
+  e.host.log.write(e.host.sched.nowNs, LogKind.wakeup, e.idx, w.id, flushed ? 1 : 0, 0);
+  w.deferred = false;
+  w.client?.wakeup(w, flushed);
+}
+
+/** sdma_flush (§b.12): ring and flush list complete ABORTED, then every waiter is woken. */
+export function flush(e: Engine): void {
+  const mask = e.mask;
+  let progress = 0;
+  let txp = e.txRing[e.txHead & mask] ?? null;
+  while (e.descqHead !== e.descqTail) {
+    e.descqHead = (e.descqHead + 1) >>> 0;
+    const swhead = e.descqHead & mask;
+    if (txp !== null && txp.nextDescqIdx === swhead) {
+      e.txRing[e.txHead & mask] = null;
+      e.txHead = (e.txHead + 1) & 0xffff;
+      completeTx(e, txp, SDMA_TXREQ_S_ABORTED);
+      txp = e.txRing[e.txHead & mask] ?? null;
+    }
+    progress++;
+  }
+  if (progress > 0) descAvail(e, e.freecnt());
+  const fl = e.flushlist.splice(0);
+  for (const tx of fl) completeTx(e, tx, SDMA_TXREQ_S_ABORTED);
+  if (e.dmawait.length > 0) {
+    e.waitSeq = (e.waitSeq + 1) >>> 0;
+    const woken = e.dmawait.filter((w) => w.hasWakeup);
+    const left = e.dmawait.filter((w) => !w.hasWakeup);
+    e.dmawait.length = 0;
+    e.dmawait.push(...left);
+    for (const w of woken) w.queuedOn = null;
+    e.waitSeq = (e.waitSeq + 1) >>> 0;
+    for (const w of woken) wake(e, w, true);
+  }
+}
+
+/** The flush worker (§b.6 noconn): flush when the engine is not running. */
+export function flushWorker(e: Engine): void {
+  e.flushQueued = false;
+  e.lockHead();
+  if (!e.running()) flush(e);
+  e.lockHead();
+}
+
+/** Software clean-up (§b.12, §d.4): progress with status 0, flush, reset the ring counters. */
+export function swCleanUp(e: Engine): void {
+  e.lockHead();
+  const head = e.descqHead;
+  const tail = e.descqTail;
+  makeProgress(e, 0, false);
+  flush(e);
+  e.descqHead = 0;
+  e.descqTail = 0;
+  e.descAvail = e.descqCnt - 1;
+  e.chip.headDma = 0;
+  e.host.log.write(e.host.sched.nowNs, LogKind.swCleanUp, e.idx, head, tail, 0);
+  e.lockHead();
+}

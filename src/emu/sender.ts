@@ -1,0 +1,192 @@
+// Workload senders: a verbs QP submitting one txreq at a time with sdma_send_txreq and the
+// iowait_sleep callback, or a PSM packet queue submitting batches of up to 8 with
+// sdma_send_txlist and defer_packet_queue, whose writer waits at most 1000 ms (§b.6–§b.8, §j.4).
+import { progressScheduleFires } from '../progress/ring.js';
+import { buildTx, isTxFailure, type TxReq } from '../progress/txreq.js';
+import { INT_PROGRESS } from './chip.js';
+import type { Engine } from './engine.js';
+import { Ev, type Host } from './host.js';
+import { IoWait, iowaitUnlink, SleepKind, type WaitClient } from './iowait.js';
+import { LogKind } from './log.js';
+import type { Sfc32 } from './prng.js';
+import { EBUSY, ECOMM, EmuTx, type TxOwner, TxPhase } from './tx.js';
+import type { SenderSpec } from './workload.js';
+
+const PSM_BATCH = 8; // §j.4: up to 8 packets per pass
+const PSM_WAIT_NS = 1_000_000_000; // §j.4 SDMA_IOWAIT_TIMEOUT
+const WAKE_LATENCY_NS = 2_000; // wakeup → the send engine runs again
+const COMPLETION_LATENCY_NS = 1_000;
+const ECOMM_BACKOFF_NS = 50_000;
+const RUN_BUDGET = 64; // packets per run before yielding to other events
+
+/** One sender bound to one engine. */
+export class Sender implements WaitClient, TxOwner {
+  readonly wait: IoWait;
+  outstanding = 0;
+  asleep = false;
+  /** The QP may send (iowait_sleep drops the txreq when it may not, §b.8). */
+  sendable = true;
+  aborted = 0;
+  private runScheduled = false;
+  private nextSendNs = 0;
+  private readonly gapPerByteNs: number;
+  private readonly free: EmuTx[] = [];
+  private readonly batch: EmuTx[] = [];
+  private readonly count = { value: 0 };
+  private token = 0;
+  private readonly templates = new Map<number, TxReq>();
+
+  constructor(
+    private readonly host: Host,
+    readonly id: number,
+    readonly spec: SenderSpec,
+    readonly engine: Engine,
+    private readonly rng: Sfc32,
+  ) {
+    this.wait = new IoWait(id, spec.kind === 'qp' ? SleepKind.qp : SleepKind.psm, this);
+    const bytesPerSec = host.cfg.chip.bytesPerSec;
+    this.gapPerByteNs = spec.load > 0 && Number.isFinite(spec.load) ? 1e9 / bytesPerSec / spec.load : 0;
+  }
+
+  /** Begin sending at `atNs`. */
+  start(atNs: number): void {
+    if (this.spec.load <= 0) return;
+    this.nextSendNs = atNs;
+    this.schedule(atNs - this.host.sched.nowNs);
+  }
+
+  private schedule(delayNs: number): void {
+    if (this.runScheduled) return;
+    this.runScheduled = true;
+    this.host.sched.after(delayNs, Ev.senderRun, this.id);
+  }
+
+  /** A txreq built with src/progress/txreq.ts for a payload of `bytes` (cached per size). */
+  private template(bytes: number): TxReq {
+    let t = this.templates.get(bytes);
+    if (!t) {
+      const fragments: { kind: 'single' | 'page'; len: number }[] = [{ kind: 'single', len: this.spec.header }];
+      for (let left = bytes; left > 0; left -= this.spec.frag)
+        fragments.push({ kind: 'page', len: Math.min(left, this.spec.frag) });
+      const built = buildTx({
+        tlen: this.spec.header + bytes,
+        fragments,
+        options: { idleTimeout: this.host.cfg.idleCntNs !== 0 },
+      });
+      if (isTxFailure(built)) throw new Error(`workload packet of ${bytes} bytes: ${built.message}`);
+      t = built;
+      this.templates.set(bytes, t);
+    }
+    return t;
+  }
+
+  private newTx(): EmuTx {
+    const s = this.spec;
+    const steps = Math.floor((s.sizeHi - s.sizeLo) / s.step);
+    const bytes = steps > 0 ? s.sizeLo + s.step * this.rng.int(0, steps) : s.sizeLo;
+    const tx = (this.free.pop() ?? new EmuTx(this)).load(this.template(bytes));
+    if (this.gapPerByteNs > 0) {
+      const gap = tx.packetLen * this.gapPerByteNs;
+      this.nextSendNs = Math.max(this.nextSendNs, this.host.sched.nowNs - gap) + gap * (0.5 + this.rng.unit());
+    }
+    return tx;
+  }
+
+  /** The send engine: submit until the window is full, the ring is short, or the budget is spent. */
+  run(): void {
+    this.runScheduled = false;
+    if (this.asleep) return;
+    const now = this.host.sched.nowNs;
+    let sent = 0;
+    let pktsSent = false;
+    while (this.outstanding < this.spec.window) {
+      if (sent >= RUN_BUDGET) {
+        this.schedule(0);
+        return;
+      }
+      if (this.nextSendNs > now) {
+        this.schedule(this.nextSendNs - now);
+        return;
+      }
+      if (this.spec.kind === 'qp') {
+        const tx = this.wait.txHead.shift() ?? this.newTx();
+        const ret = this.engine.sendTxreq(this.wait, tx, pktsSent);
+        if (ret === 0 && tx.phase === TxPhase.ring) {
+          this.outstanding++;
+          sent++;
+          pktsSent = true;
+        } else if (ret === 0) {
+          this.host.stats.dropped++;
+          this.host.stats.failedPlacements++;
+          this.free.push(tx);
+        } else if (ret === ECOMM) {
+          this.outstanding++;
+          this.schedule(ECOMM_BACKOFF_NS);
+          return;
+        } else {
+          if (ret === EBUSY) this.host.stats.failedPlacements++;
+          this.asleep = this.wait.queuedOn !== null;
+          if (!this.asleep) this.schedule(WAKE_LATENCY_NS);
+          return;
+        }
+      } else {
+        while (this.batch.length < PSM_BATCH && this.outstanding + this.batch.length < this.spec.window) {
+          this.batch.push(this.newTx());
+        }
+        const ret = this.engine.sendTxlist(this.wait, this.batch, this.count);
+        this.outstanding += this.count.value;
+        sent += this.count.value;
+        if (ret === ECOMM) {
+          this.schedule(ECOMM_BACKOFF_NS);
+          return;
+        }
+        if (ret === EBUSY) {
+          this.host.stats.failedPlacements++;
+          this.asleep = this.wait.queuedOn !== null;
+          if (this.asleep) this.host.sched.after(PSM_WAIT_NS, Ev.senderTimeout, this.id, ++this.token);
+          else this.schedule(WAKE_LATENCY_NS);
+          return;
+        }
+        if (ret !== 0) return;
+      }
+    }
+    // Window full: the RC receive path of a QP sees an ACK for a request whose completion is
+    // pending and asks for a progress interrupt (§b.2).
+    if (this.spec.kind === 'qp') this.progressSchedule();
+  }
+
+  /** sdma_engine_progress_schedule (§b.2): force a progress interrupt when in-process ≥ cnt/8. */
+  progressSchedule(): void {
+    const e = this.engine;
+    if (!progressScheduleFires(e.descqCnt, e.descqHead, e.descqTail)) return;
+    this.host.log.write(this.host.sched.nowNs, LogKind.progressForced, e.idx, this.id, 0, 0);
+    e.chip.raise(INT_PROGRESS, true);
+  }
+
+  /** The PSM writer's timed wait ran out (§j.4): leave dmawait and carry on. */
+  timeout(token: number): void {
+    if (token !== this.token || !this.asleep) return;
+    iowaitUnlink(this.wait);
+    this.wait.deferred = false;
+    this.asleep = false;
+    this.host.log.write(this.host.sched.nowNs, LogKind.waitTimeout, this.engine.idx, this.id, 0, 0);
+    this.schedule(0);
+  }
+
+  complete(tx: EmuTx, status: number): void {
+    this.outstanding--;
+    if (status !== 0) this.aborted++;
+    this.free.push(tx);
+    if (!this.asleep) this.schedule(COMPLETION_LATENCY_NS);
+  }
+
+  wakeup(_w: IoWait, _flushed: boolean): void {
+    this.asleep = false;
+    this.token++;
+    this.schedule(WAKE_LATENCY_NS);
+  }
+
+  canSend(): boolean {
+    return this.sendable;
+  }
+}

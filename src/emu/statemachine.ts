@@ -1,0 +1,122 @@
+// Driving the state machine of §d: events through step() of src/progress/state.ts, the CTRL
+// write on entry (§d.1), the workers the transitions schedule (halt-wait, hw clean-up, sw
+// clean-up), hw start-up (§f.6) and the engine-error interrupt (§d.4, §f.4).
+import { ENG_ERR_BITS, SDMA_ENG_ERR_HALT_MASK } from '../progress/constants.js';
+import { isLoggedError } from '../progress/csr.js';
+import { hex } from '../progress/descriptor.js';
+import { ctrlOnEntry, EVENT_NAMES, type EventName, STATE_NAMES, step } from '../progress/state.js';
+import type { Engine } from './engine.js';
+import { Ev } from './host.js';
+import { LogKind } from './log.js';
+import { descAvail, flush, makeProgress } from './retire.js';
+
+const HALT_WAIT_LIMIT_NS = 10_000_000; // §d.2: halt-wait gives up after 10 ms
+const HW_CLEAN_POLL_NS = 10_000; // §d.2: 10 µs steps
+const SW_CLEAN_DELAY_NS = 3_000;
+
+/** Index of a state or event name, for the event log. */
+export function stateIndex(name: string): number {
+  return (STATE_NAMES as readonly string[]).indexOf(name);
+}
+
+/** hw start-up (§f.6): LEN_GEN again, TAIL 0, *head_dma 0, clear ENG_ERR bit 18. */
+export function hwStartUp(e: Engine): void {
+  const c = e.chip;
+  c.writeLenGen(e.descqCnt);
+  c.hwTail = 0;
+  c.hwHead = 0;
+  c.headDma = 0;
+  c.errStatus &= ~(1 << 18);
+}
+
+/**
+ * sdma_process_event (§d.3): one event under tail_lock + head_lock. `locked` when the caller is
+ * already inside a head_lock write section (the engine-error handler).
+ */
+export function processEvent(e: Engine, event: EventName, locked = false): void {
+  if (!locked) e.lockHead();
+  const r = step(e.state, event, e.go);
+  const s = e.host.sched;
+  e.host.log.write(
+    s.nowNs,
+    LogKind.event,
+    e.idx,
+    EVENT_NAMES.indexOf(event),
+    stateIndex(r.from),
+    r.listed ? stateIndex(r.to) : -1,
+  );
+  if (r.listed) {
+    for (const a of r.actions) {
+      if (a === 'hw-start-up') hwStartUp(e);
+      else if (a === 'schedule-halt-wait') {
+        e.haltWaitStartNs = s.nowNs;
+        s.after(e.host.rng.int(80_000, 120_000), Ev.haltWait, e.idx);
+      } else if (a === 'start-hw-clean-up') s.after(HW_CLEAN_POLL_NS, Ev.hwCleanPoll, e.idx);
+      else if (a === 'schedule-sw-clean-up') s.after(SW_CLEAN_DELAY_NS, Ev.swCleanUp, e.idx);
+    }
+    e.go = r.go;
+    if (r.to !== r.from) {
+      if (r.actions.includes('flush-before-running')) flush(e);
+      e.previousState = e.state;
+      e.state = r.to;
+      const ctrl = ctrlOnEntry(r.to);
+      e.pSendDmaCtrl = Number(ctrl.shadow);
+      e.chip.writeCtrl(Number(ctrl.written));
+    }
+    if (r.actions.includes('progress-after')) makeProgress(e, 0, false);
+  }
+  if (e.state === 's99_Running') descAvail(e, e.freecnt());
+  if (!locked) e.lockHead();
+}
+
+/** The halt-wait worker (§d.2): poll STATUS.ENG_HALTED, e15 when halted or after 10 ms. */
+export function haltWait(e: Engine): void {
+  const s = e.host.sched;
+  if (e.chip.halted || e.host.gone) {
+    processEvent(e, 'e15_HwHaltDone');
+    return;
+  }
+  if (s.nowNs - e.haltWaitStartNs >= HALT_WAIT_LIMIT_NS) {
+    e.host.log.write(s.nowNs, LogKind.haltWaitTimeout, e.idx, 0, 0, 0);
+    kernelLog(e, `SDMA engine ${e.idx} - timeout waiting for engine to halt`);
+    processEvent(e, 'e15_HwHaltDone');
+    return;
+  }
+  s.after(e.host.rng.int(80_000, 120_000), Ev.haltWait, e.idx);
+}
+
+/** The hw clean-up tasklet (§d.2): busy-poll STATUS.ENG_CLEANED_UP, then e25. */
+export function hwCleanPoll(e: Engine): void {
+  if (e.chip.cleanedUp || e.host.gone) processEvent(e, 'e25_HwCleanUpDone');
+  else e.host.sched.after(HW_CLEAN_POLL_NS, Ev.hwCleanPoll, e.idx);
+}
+
+/** The engine-error interrupt (§d.4): count, e60 for a halt-class bit, log unless only SDmaHaltErr. */
+export function engineError(e: Engine, status: number): void {
+  if (status === 0) return;
+  e.lockHead();
+  e.errCnt++;
+  const halts = (BigInt(status) & SDMA_ENG_ERR_HALT_MASK) !== 0n;
+  e.host.log.write(e.host.sched.nowNs, LogKind.engineError, e.idx, status, halts ? 1 : 0, 0);
+  if (halts) processEvent(e, 'e60_HwHalted', true);
+  if (isLoggedError(BigInt(status))) {
+    kernelLog(e, `SDMA (${e.idx}) engine error: ${hex(status)} state ${e.state}`);
+    kernelLog(
+      e,
+      `SDMA (${e.idx}) descq_head: ${e.descqHead & e.mask} descq_tail: ${e.descqTail & e.mask} freecnt: ${e.freecnt()} FLE ${e.flushlist.length > 0 ? 1 : 0}`,
+    );
+  }
+  e.lockHead();
+}
+
+/** Per-bit error counters summed over engines (§g.4) are kept by the unit; this names a bit. */
+export function errorBitName(bit: number): string {
+  return ENG_ERR_BITS[bit]?.name ?? `bit${bit}`;
+}
+
+/** Append a kernel log line (§g.5 text), keeping the last 1000. */
+export function kernelLog(e: Engine, text: string): void {
+  const log = e.host.kernelLog;
+  log.push(`${e.host.logPrefix}${text}`);
+  if (log.length > 1000) log.splice(0, log.length - 1000);
+}

@@ -1,0 +1,71 @@
+// The emulator's sdma_txreq (§c.1): the counting fields the engine reads, the descriptor words
+// built by src/progress/txreq.ts, and where the request is in its life. Requests are pooled and
+// reused by their owners, so the submission path allocates nothing.
+import type { TxReq } from '../progress/txreq.js';
+import type { IoWait } from './iowait.js';
+
+/** Kernel return codes (negative errno values) used by the submission path (§b.5–§b.8). */
+export const EINVAL = -22;
+export const EBUSY = -16;
+export const EAGAIN = -11;
+export const ECOMM = -70;
+
+/** Where a txreq is. */
+export const TxPhase = {
+  /** Owned by its sender, not handed to an engine (or handed back after a failed placement). */
+  idle: 0,
+  /** Its descriptors are in the ring (tx_ring holds it). */
+  ring: 1,
+  /** On the engine's flush list, to be completed ABORTED (§b.6 noconn). */
+  flush: 2,
+  /** Completed; the owner may reuse it. */
+  done: 3,
+} as const;
+
+/** Called once per completed txreq with SDMA_TXREQ_S_OK (0) or SDMA_TXREQ_S_ABORTED (2) (§c.7). */
+export interface TxOwner {
+  complete(tx: EmuTx, status: number): void;
+}
+
+/** One request. `words` holds 4 u32 per descriptor: qw0 low, qw0 high, qw1 low, qw1 high. */
+export class EmuTx {
+  /** Submission serial number, unique per unit (0 before the first submission). */
+  serial = 0;
+  numDesc = 0;
+  /** Bytes not yet described; sdma_send_txreq refuses a request with tlen ≠ 0 (§b.6). */
+  tlen = 0;
+  packetLen = 0;
+  flags = 0;
+  /** Ring slot after the request's last descriptor (§c.5). */
+  nextDescqIdx = 0;
+  phase: number = TxPhase.idle;
+  /** Completion status once done (§c.1), −1 before. */
+  status = -1;
+  /** The iowait of the submitter, or null (§b.6). */
+  wait: IoWait | null = null;
+  words: Uint32Array;
+
+  constructor(
+    readonly owner: TxOwner | null,
+    capacity = 6,
+  ) {
+    this.words = new Uint32Array(capacity * 4);
+  }
+
+  /** Take the descriptors and lengths of a request built with src/progress/txreq.ts. */
+  load(req: TxReq): this {
+    const n = req.numDesc * 4;
+    if (this.words.length < n) this.words = new Uint32Array(n);
+    const src = req.words;
+    const dst = this.words;
+    for (let i = 0; i < n; i++) dst[i] = src[i] as number;
+    this.numDesc = req.numDesc;
+    this.tlen = req.tlen;
+    this.packetLen = req.packetLen;
+    this.flags = req.flags;
+    this.phase = TxPhase.idle;
+    this.status = -1;
+    this.wait = null;
+    return this;
+  }
+}

@@ -1,0 +1,254 @@
+// EmuUnit: one emulated hfi1 unit — engines, chips, senders and faults on one virtual clock —
+// implementing the contract's Unit and adding the emulator's controls.
+import type { EngineSample, RingDump, Unit, UnitInfo } from '../backend.js';
+import { Hfi1SdmaError } from '../errors.js';
+import { SEND_DMA_MEM_SIZE_OBSERVED, TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
+import { descqCntFromParam } from '../progress/ring.js';
+import { buildVlMap, selectEngineVl, type VlMap } from '../progress/select.js';
+import type { TxReq } from '../progress/txreq.js';
+import { Chip } from './chip.js';
+import { dispatch } from './dispatch.js';
+import { Engine } from './engine.js';
+import { type FaultSpec, parseFault } from './faults.js';
+import { type ChipConfig, EmuStats, Ev, type Host } from './host.js';
+import type { IoWait } from './iowait.js';
+import { EventLog, type LogKindName, type LogRecord } from './log.js';
+import { Sfc32 } from './prng.js';
+import { ringDump, sampleEngine } from './sample.js';
+import { Scheduler } from './scheduler.js';
+import { Sender } from './sender.js';
+import { EBUSY, ECOMM, EINVAL, EmuTx, type TxOwner, TxPhase } from './tx.js';
+import { DEFAULT_WORKLOAD, parseWorkload, type Workload } from './workload.js';
+
+/** How to build a unit. Everything has a default; the seed fixes every random choice. */
+export interface EmuUnitOptions {
+  seed?: number;
+  engines?: number;
+  /** The sdma_descq_cnt module parameter (§a.1 rule applied). */
+  descqCnt?: number;
+  workload?: string;
+  faults?: readonly (string | FaultSpec)[];
+  unit?: number;
+  pci?: string;
+  idleCntNs?: number;
+  desctIntr?: number;
+  capMask?: number;
+  numVls?: number;
+  portActiveMs?: number;
+  chip?: Partial<ChipConfig>;
+  /** Event-log records kept in memory (all are hashed). */
+  retainLog?: number;
+}
+
+/** Totals of a run (DESIGN.md `emu run --json`). */
+export interface EmuTotals {
+  virtualMs: number;
+  descriptors: number;
+  txSubmitted: number;
+  txCompleted: number;
+  txAborted: number;
+  txInFlight: number;
+  waitersAsleep: number;
+  lostWakeups: number;
+}
+
+/** The emulated unit. */
+export class EmuUnit implements Unit {
+  readonly info: UnitInfo;
+  readonly host: Host;
+  readonly engines: Engine[] = [];
+  readonly chips: Chip[] = [];
+  readonly senders: Sender[] = [];
+  readonly faults: FaultSpec[] = [];
+  readonly vlMap: VlMap;
+  readonly workload: Workload;
+  readonly seed: number;
+  /** Per-bit engine-error counts summed over engines (§g.4). */
+  readonly errBitCounts = new Array<number>(24).fill(0);
+  /** Per-engine interrupt vector counts (§h.3): handler calls. */
+  readonly vectorCounts: number[];
+  private readonly direct: TxOwner;
+
+  constructor(opts: EmuUnitOptions = {}) {
+    const engines = opts.engines ?? TXE_NUM_SDMA_ENGINES;
+    if (!Number.isInteger(engines) || engines < 1 || engines > TXE_NUM_SDMA_ENGINES) {
+      throw new Hfi1SdmaError('E_USAGE', `engines must be 1-${TXE_NUM_SDMA_ENGINES}, got ${engines}`);
+    }
+    const param = opts.descqCnt ?? 2048;
+    const descqCnt = descqCntFromParam(param);
+    const numVls = Math.min(opts.numVls ?? 8, engines);
+    this.vlMap = buildVlMap(engines, numVls);
+    this.seed = (opts.seed ?? 1) >>> 0;
+    const rng = new Sfc32(this.seed);
+    const unit = opts.unit ?? 0;
+    const pci = opts.pci ?? '0000:05:00.0';
+    const wl = parseWorkload(opts.workload ?? DEFAULT_WORKLOAD, engines, this.vlMap, numVls);
+    this.workload = wl;
+    const chip: ChipConfig = {
+      descPerSec: wl.descPerSec,
+      bytesPerSec: (wl.gbps * 1e9) / 8 / engines,
+      irqLatencyNs: 1500,
+      haltLatencyNs: 1000,
+      cleanUpLatencyNs: 5000,
+      maxBatch: 64,
+      ...opts.chip,
+    };
+    this.host = {
+      sched: new Scheduler(),
+      log: new EventLog(opts.retainLog),
+      rng,
+      cfg: {
+        engines,
+        descqCntParam: param,
+        descqCnt,
+        idleCntNs: opts.idleCntNs ?? 250,
+        desctIntr: opts.desctIntr || 64,
+        numVls,
+        capMask: opts.capMask ?? 0x2,
+        portActiveNs: (opts.portActiveMs ?? 1) * 1e6,
+        cpus: Math.max(16, engines),
+        chip,
+      },
+      stats: new EmuStats(),
+      gone: false,
+      afterSeqSample: null,
+      kernelLog: [],
+      logPrefix: `hfi1 ${pci}: hfi1_${unit}: `,
+    };
+    this.vectorCounts = new Array<number>(engines).fill(0);
+    for (let i = 0; i < engines; i++) {
+      const e = new Engine(this.host, i, i % this.host.cfg.cpus);
+      const c = new Chip(this.host, i, e.descq);
+      e.chip = c;
+      c.init(descqCnt, this.host.cfg.idleCntNs, engines, SEND_DMA_MEM_SIZE_OBSERVED);
+      this.engines.push(e);
+      this.chips.push(c);
+    }
+    wl.senders.forEach((spec, id) => {
+      const e = this.engines[selectEngineVl(this.vlMap, spec.selector, spec.vl, numVls)] as Engine;
+      this.senders.push(new Sender(this.host, id, spec, e, rng.fork()));
+    });
+    this.direct = { complete: () => {} };
+    this.info = {
+      unit,
+      name: `hfi1_${unit}`,
+      pci,
+      engines,
+      descqCnt,
+      sources: [{ source: 'model', readable: true }],
+    };
+    // Driver load (§d.4): e10 to every engine at time 0, the port ACTIVE later.
+    this.host.sched.at(0, Ev.portActive, -1);
+    this.host.sched.at(this.host.cfg.portActiveNs, Ev.portActive, 1);
+    this.host.sched.at(1e6, Ev.check, 0);
+    for (const f of opts.faults ?? []) this.injectFault(f);
+  }
+
+  /** Virtual time now, in ms. */
+  get nowMs(): number {
+    return this.host.sched.nowNs / 1e6;
+  }
+
+  /** Run the model until virtual time `ms`. */
+  runUntilMs(ms: number): void {
+    const target = ms * 1e6;
+    if (target > this.host.sched.nowNs) this.host.sched.runUntil(target, () => dispatch(this));
+  }
+
+  /** Advance virtual time by `ms`. */
+  advance(ms: number): void {
+    this.runUntilMs(this.nowMs + ms);
+  }
+
+  /** Schedule a fault (`NAME@MS[:ENGINE]` or parsed); a time in the past applies now. */
+  injectFault(f: string | FaultSpec): FaultSpec {
+    const spec = typeof f === 'string' ? parseFault(f, this.engines.length) : f;
+    this.faults.push(spec);
+    this.host.sched.at(spec.atMs * 1e6, Ev.fault, this.faults.length - 1);
+    return spec;
+  }
+
+  /** Stop every chip from fetching (software keeps running). */
+  pause(): void {
+    for (const c of this.chips) {
+      c.paused = true;
+      c.stop();
+    }
+  }
+
+  /** Let the chips fetch again. */
+  resume(): void {
+    for (const c of this.chips) {
+      c.paused = false;
+      c.kick();
+    }
+  }
+
+  /** Submit one request with sdma_send_txreq (§b.6); returns the kernel's return code. */
+  submit(engine: number, req: TxReq | EmuTx, opts: { wait?: IoWait | null; pktsSent?: boolean } = {}): number {
+    const e = this.engineAt(engine);
+    const tx = req instanceof EmuTx ? req : new EmuTx(this.direct).load(req);
+    const ret = e.sendTxreq(opts.wait ?? null, tx, opts.pktsSent ?? false);
+    if (ret !== ECOMM && ret !== EINVAL && tx.phase === TxPhase.idle) this.host.stats.failedPlacements++;
+    return ret;
+  }
+
+  /** Submit a list with sdma_send_txlist (§b.7); unsubmitted requests stay in `list`. */
+  submitList(engine: number, list: EmuTx[], wait: IoWait | null = null): { ret: number; count: number } {
+    const count = { value: 0 };
+    const ret = this.engineAt(engine).sendTxlist(wait, list, count);
+    if (ret === EBUSY) this.host.stats.failedPlacements++;
+    return { ret, count: count.value };
+  }
+
+  /** The event log's records (optionally of some kinds). */
+  events(kinds?: readonly LogKindName[]): LogRecord[] {
+    return this.host.log.records(kinds);
+  }
+
+  /** sha256 of the event log so far. */
+  logHash(): string {
+    return this.host.log.digest();
+  }
+
+  /** Running totals. */
+  totals(): EmuTotals {
+    const s = this.host.stats;
+    let inFlight = 0;
+    let asleep = 0;
+    for (const e of this.engines) {
+      inFlight += ((e.txTail - e.txHead) & 0xffff) + e.flushlist.length;
+      asleep += e.dmawait.length;
+    }
+    return {
+      virtualMs: this.nowMs,
+      descriptors: s.descriptors,
+      txSubmitted: s.txSubmitted,
+      txCompleted: s.txCompleted,
+      txAborted: s.txAborted,
+      txInFlight: inFlight,
+      waitersAsleep: asleep,
+      lostWakeups: s.lostWakeups,
+    };
+  }
+
+  engineAt(engine: number): Engine {
+    const e = this.engines[engine];
+    if (!e) {
+      throw new Hfi1SdmaError(
+        'E_NO_ENGINE',
+        `hfi1_${this.info.unit} has no engine ${engine}: engines are 0-${this.engines.length - 1}`,
+      );
+    }
+    return e;
+  }
+
+  async sample(engines?: readonly number[]): Promise<EngineSample[]> {
+    const which = engines ?? this.engines.map((_, i) => i);
+    return which.map((i) => sampleEngine(this, this.engineAt(i)));
+  }
+
+  async ring(engine: number): Promise<RingDump> {
+    return ringDump(this, this.engineAt(engine));
+  }
+}

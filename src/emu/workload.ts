@@ -1,0 +1,138 @@
+// Named, parameterised workloads: which senders (QP or PSM) run on which engines, how large
+// their packets are, how many descriptors a packet takes, and how much load they offer.
+// `NAME[:key=value,…]`, e.g. `mixed:load=0.8`, `line-rate:gbps=50`, `qp:size=64-2048,window=128`.
+import { usageError } from '../errors.js';
+import { selectEngineVl, type VlMap } from '../progress/select.js';
+
+/** One sender of a workload. */
+export interface SenderSpec {
+  kind: 'qp' | 'psm';
+  /** QP number (QPs) or a selector (PSM), used with `vl` to pick the engine as §c.6 does. */
+  selector: number;
+  vl: number;
+  /** Packet payload sizes in bytes, chosen uniformly from [lo, hi] in steps of `step`. */
+  sizeLo: number;
+  sizeHi: number;
+  step: number;
+  /** Header bytes: one kvaddr descriptor before the payload. */
+  header: number;
+  /** Largest payload fragment (one page descriptor each). */
+  frag: number;
+  /** Most packets outstanding (submitted, not completed). */
+  window: number;
+  /** Offered load as a fraction of the engine's byte rate; Infinity for a greedy sender. */
+  load: number;
+}
+
+/** A workload: its senders and the chip's rates. */
+export interface Workload {
+  name: string;
+  senders: SenderSpec[];
+  /** Link rate of the unit in Gb/s, shared equally by the engines. */
+  gbps: number;
+  /** Descriptors per second one engine can complete (fetch limit). */
+  descPerSec: number;
+}
+
+interface Params {
+  load: number;
+  qps: number;
+  psms: number;
+  window: number;
+  sizeLo: number;
+  sizeHi: number;
+  frag: number;
+  gbps: number;
+}
+
+const BASE: Record<string, { describe: string; p: Params }> = {
+  mixed: {
+    describe: 'per engine one QP and one PSM sender, 256 B–10 KiB packets, about 70% of the link (default)',
+    p: { load: 0.7, qps: 1, psms: 1, window: 512, sizeLo: 256, sizeHi: 10240, frag: 4096, gbps: 100 },
+  },
+  'line-rate': {
+    describe: 'per engine two greedy QPs, 8 KiB packets as header + payload (2 descriptors), 100 Gb/s',
+    p: { load: Number.POSITIVE_INFINITY, qps: 2, psms: 0, window: 1024, sizeLo: 8128, sizeHi: 8128, frag: 16384, gbps: 100 },
+  },
+  qp: {
+    describe: 'per engine two QPs, 64 B–4 KiB packets, half the link',
+    p: { load: 0.5, qps: 2, psms: 0, window: 256, sizeLo: 64, sizeHi: 4096, frag: 4096, gbps: 100 },
+  },
+  psm: {
+    describe: 'per engine two PSM queues submitting batches of 8, 4–10 KiB packets, over-subscribed',
+    p: { load: 1.5, qps: 0, psms: 2, window: 512, sizeLo: 4096, sizeHi: 10240, frag: 4096, gbps: 100 },
+  },
+  small: {
+    describe: 'per engine one greedy QP of 1–64 byte packets (a pad descriptor for odd lengths)',
+    p: { load: Number.POSITIVE_INFINITY, qps: 1, psms: 0, window: 256, sizeLo: 1, sizeHi: 64, frag: 4096, gbps: 100 },
+  },
+  idle: {
+    describe: 'no senders: every engine running with an empty ring',
+    p: { load: 0, qps: 0, psms: 0, window: 1, sizeLo: 64, sizeHi: 64, frag: 4096, gbps: 100 },
+  },
+};
+
+/** The workload names and what each does. */
+export const WORKLOADS: readonly { name: string; describe: string }[] = Object.entries(BASE).map(([name, w]) => ({
+  name,
+  describe: w.describe,
+}));
+
+/** The default workload of `--backend emu`. */
+export const DEFAULT_WORKLOAD = 'mixed';
+
+const KEYS = ['load', 'qps', 'psms', 'window', 'size', 'frag', 'gbps'] as const;
+
+function bad(spec: string, why: string): never {
+  const names = WORKLOADS.map((w) => w.name).join(', ');
+  throw usageError(
+    `--workload ${JSON.stringify(spec)}: ${why}. Use NAME[:key=value,…] with NAME one of ${names} and keys ${KEYS.join(', ')} (size=LO-HI bytes, load=fraction or "max")`,
+  );
+}
+
+function num(spec: string, key: string, v: string, lo: number, hi: number): number {
+  const n = v === 'max' && key === 'load' ? Number.POSITIVE_INFINITY : Number(v);
+  if (Number.isNaN(n) || n < lo || n > hi) bad(spec, `${key} must be from ${lo} to ${hi}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** Parse a workload spec and lay its senders out over `engines` engines with the VL map. */
+export function parseWorkload(spec: string, engines: number, map: VlMap, numVls: number): Workload {
+  const [name = '', rest] = spec.split(':', 2) as [string, string | undefined];
+  const base = BASE[name];
+  if (!base) bad(spec, `unknown workload ${JSON.stringify(name)}`);
+  const p: Params = { ...base.p };
+  for (const kv of rest ? rest.split(',') : []) {
+    const [k = '', v = ''] = kv.split('=', 2);
+    if (k === 'size') {
+      const m = /^(\d+)(?:-(\d+))?$/.exec(v);
+      if (!m) bad(spec, `size must be BYTES or LO-HI, got ${JSON.stringify(v)}`);
+      p.sizeLo = num(spec, 'size', m[1] ?? '', 1, 16000);
+      p.sizeHi = m[2] ? num(spec, 'size', m[2], p.sizeLo, 16000) : p.sizeLo;
+    } else if (k === 'load') p.load = num(spec, k, v, 0, 100);
+    else if (k === 'qps' || k === 'psms') p[k] = num(spec, k, v, 0, 64);
+    else if (k === 'window') p.window = num(spec, k, v, 1, 65536);
+    else if (k === 'frag') p.frag = num(spec, k, v, 64, 16383);
+    else if (k === 'gbps') p.gbps = num(spec, k, v, 0.001, 10000);
+    else bad(spec, `unknown key ${JSON.stringify(k)}`);
+  }
+  const senders: SenderSpec[] = [];
+  // The load is the engine's: shared by its senders.
+  const load = p.qps + p.psms > 0 ? p.load / (p.qps + p.psms) : 0;
+  const common = { sizeLo: p.sizeLo, sizeHi: p.sizeHi, step: 4, header: 64, frag: p.frag, window: p.window, load };
+  // One sender of each kind per engine and per count: selector and VL chosen so that §c.6's
+  // selection lands on that engine (VL v owns its engines in ascending order).
+  for (let e = 0; e < engines; e++) {
+    const vl = map.engineToVl[e] ?? 0;
+    const elem = map.map[vl & map.mask];
+    const slot = elem ? elem.engines.indexOf(e) : 0;
+    for (let q = 0; q < p.qps; q++)
+      senders.push({ kind: 'qp', selector: slot + q * 16 * (elem ? elem.mask + 1 : 1), vl, ...common });
+    for (let q = 0; q < p.psms; q++)
+      senders.push({ kind: 'psm', selector: slot + q * 16 * (elem ? elem.mask + 1 : 1), vl, ...common });
+  }
+  for (const s of senders) {
+    if (selectEngineVl(map, s.selector, s.vl, numVls) < 0) bad(spec, 'no engine for a sender');
+  }
+  return { name, senders, gbps: p.gbps, descPerSec: 20_000_000 };
+}
