@@ -3,6 +3,7 @@ import type { CommandSpec } from './context.js';
 import { decodeCommand } from './decode.js';
 import { doctorCommand } from './doctor.js';
 import { enginesCommand } from './engines.js';
+import { exportCommand } from './export.js';
 import { fitCommand } from './fit.js';
 import { healthCommand } from './health.js';
 import { logCommand } from './log.js';
@@ -24,4 +25,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   healthCommand,
   doctorCommand,
   snapshotCommand,
+  exportCommand,
 ];
