@@ -1,5 +1,6 @@
 // Every benchmark suite `npm run bench` runs, in order.
 import { coreSuite } from './core.js';
 import type { BenchSuite } from './harness.js';
+import { barBenchSuite, parseBenchSuite } from './hw.js';
 
-export const SUITES: readonly BenchSuite[] = [coreSuite];
+export const SUITES: readonly BenchSuite[] = [coreSuite, parseBenchSuite, barBenchSuite];

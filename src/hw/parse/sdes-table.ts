@@ -31,8 +31,8 @@ export class DescriptorTable {
   addrLo: Uint32Array;
   gen: Uint8Array;
   len: Uint16Array;
-  /** HEADER_INDEX | HEADER_MODE << 5, or −1 when no AHG line followed. */
-  ahg: Int16Array;
+  /** 1 + (HEADER_INDEX | HEADER_MODE << 5), or 0 when no AHG line followed. */
+  ahg: Uint16Array;
   /** qw0 lo, qw0 hi, qw1 lo, qw1 hi per row (the d0/d1 variant); null until the first such line. */
   qwords: Uint32Array | null = null;
   /** 1 where the row carries raw qwords. */
@@ -45,7 +45,12 @@ export class DescriptorTable {
     this.addrLo = new Uint32Array(capacity);
     this.gen = new Uint8Array(capacity);
     this.len = new Uint16Array(capacity);
-    this.ahg = new Int16Array(capacity).fill(-1);
+    this.ahg = new Uint16Array(capacity);
+  }
+
+  /** Make room for `more` rows beyond the current length. */
+  reserve(more: number): void {
+    while (this.length + more > this.slot.length) this.grow();
   }
 
   /** Append a row; returns its index. */
@@ -64,7 +69,7 @@ export class DescriptorTable {
 
   /** Record the AHG index and mode of row i. */
   setAhg(i: number, idx: number, mode: number): void {
-    this.ahg[i] = idx | (mode << 5);
+    this.ahg[i] = 1 + (idx | (mode << 5));
   }
 
   /** Record the raw qwords of row i as 32-bit halves. */
@@ -92,7 +97,7 @@ export class DescriptorTable {
       gen: this.gen[i] ?? 0,
       len: this.len[i] ?? 0,
     };
-    const a = this.ahg[i] ?? -1;
+    const a = (this.ahg[i] ?? 0) - 1;
     if (a >= 0) {
       d.ahgIdx = a & 0x1f;
       d.ahgMode = a >> 5;
@@ -108,7 +113,7 @@ export class DescriptorTable {
 
   private grow(): void {
     const cap = this.slot.length * 2;
-    const g = <T extends Uint16Array | Uint8Array | Uint32Array | Int16Array>(a: T, make: (n: number) => T): T => {
+    const g = <T extends Uint16Array | Uint8Array | Uint32Array>(a: T, make: (n: number) => T): T => {
       const b = make(cap);
       b.set(a as never);
       return b;
@@ -119,9 +124,7 @@ export class DescriptorTable {
     this.addrLo = g(this.addrLo, (n) => new Uint32Array(n));
     this.gen = g(this.gen, (n) => new Uint8Array(n));
     this.len = g(this.len, (n) => new Uint16Array(n));
-    const ahg = new Int16Array(cap).fill(-1);
-    ahg.set(this.ahg);
-    this.ahg = ahg;
+    this.ahg = g(this.ahg, (n) => new Uint16Array(n));
     if (this.qwords && this.hasQwords) {
       const q = new Uint32Array(cap * 4);
       q.set(this.qwords);
