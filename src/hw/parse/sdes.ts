@@ -441,39 +441,6 @@ class Scanner {
     return p;
   }
 
-  /** The upstream AHG line with room to spare; −1 to let ahg() re-parse it and name the fault. */
-  private fastAhg(p0: number): number {
-    const buf = this.buf;
-    const dv = this.dv;
-    if (!this.lastFirst) return -1;
-    if (dv.getUint32(p0, true) !== W_AHG1 || dv.getUint32(p0 + 4, true) !== W_AHG2 || dv.getUint16(p0 + 8, true) !== H_AHG3) {
-      return -1;
-    }
-    let p = p0 + 10;
-    let idx = (buf[p] as number) - 48;
-    if (idx < 0 || idx > 9) return -1;
-    p++;
-    const d2 = (buf[p] as number) - 48;
-    if (d2 >= 0 && d2 <= 9) {
-      if (idx === 0) return -1;
-      idx = idx * 10 + d2;
-      p++;
-    }
-    if (
-      idx > 31 ||
-      dv.getUint32(p, true) !== W_AHG4 ||
-      dv.getUint32(p + 4, true) !== W_AHG5 ||
-      dv.getUint16(p + 8, true) !== H_AHG3
-    ) {
-      return -1;
-    }
-    const mode = (buf[p + 10] as number) - 48;
-    if (mode < 0 || mode > 7 || buf[p + 11] !== NL) return -1;
-    this.table.setAhg(this.table.length - 1, idx, mode);
-    this.lastFirst = false;
-    return p + 12;
-  }
-
   private ahg(p0: number): number {
     const buf = this.buf;
     if (!this.lastFirst) throw new Fail(p0, 'an AHG line may only follow a descriptor with F set (§g.2)');
