@@ -6,9 +6,36 @@ import type { RingDescriptor } from '../../backend.js';
 import type { ParseError } from '../../errors.js';
 import { SDMA_DESCQ_CNT_DEFAULT } from '../../progress/constants.js';
 import { isValidDescqCnt } from '../../progress/ring.js';
+import { fastLines, type ScanState } from './sdes-fast.js';
 import { isHeaderFailure, parseSdesHeader, type SdesHeader } from './sdes-header.js';
+import {
+  DASH,
+  dec,
+  FAST_ROOM,
+  FLAG_F,
+  FLAG_H,
+  FLAG_I,
+  FLAG_L,
+  hex8,
+  LIT_ADDR,
+  LIT_AHG,
+  LIT_AHGMODE,
+  LIT_AIDX,
+  LIT_ALEN,
+  LIT_AMODE,
+  LIT_BYTES,
+  LIT_D0,
+  LIT_D1,
+  LIT_DESC,
+  LIT_FLAGS,
+  LIT_GEN,
+  LIT_LEN,
+  NL,
+  SPACE,
+  TAB,
+} from './sdes-lex.js';
 import { DescriptorTable } from './sdes-table.js';
-import { ascii, errorAt, HEX_VALUE, matchAt } from './text.js';
+import { errorAt, matchAt } from './text.js';
 
 export type { SdesHeader } from './sdes-header.js';
 export { DescriptorTable } from './sdes-table.js';
@@ -44,60 +71,6 @@ export interface SdesOptions {
   file?: string;
   descqCnt?: number;
 }
-
-const NL = 10;
-const TAB = 9;
-const SPACE = 32;
-const LIT_DESC = ascii('\tdesc[');
-const LIT_FLAGS = ascii(']: flags:');
-const LIT_ADDR = ascii(' addr:0x');
-const LIT_GEN = ascii(' gen:');
-const LIT_LEN = ascii(' len:');
-const LIT_BYTES = ascii(' bytes\n');
-const LIT_D0 = ascii(' d0:0x');
-const LIT_D1 = ascii(' d1:0x');
-const LIT_AHG = ascii('\t\tahgidx: ');
-const LIT_AHGMODE = ascii(' ahgmode: ');
-const LIT_AIDX = ascii('\t\taidx:');
-const LIT_AMODE = ascii(' amode:');
-const LIT_ALEN = ascii(' alen:');
-const FLAG_I = 73;
-const FLAG_H = 72;
-const FLAG_F = 70;
-const FLAG_L = 76;
-const DASH = 45;
-/** Bytes a descriptor line may need before the fast path is safe to try (the d0/d1 form is ~110). */
-const FAST_ROOM = 128;
-/** Little-endian words of the fixed text of a descriptor line (§g.2). */
-function le(s: string): number {
-  let v = 0;
-  for (let i = s.length - 1; i >= 0; i--) v = v * 256 + s.charCodeAt(i);
-  return v;
-}
-const W_TAB_DES = le('\tdes');
-const H_C_BRACKET = le('c[');
-const W_FLAGS1 = le(']: f');
-const W_FLAGS2 = le('lags');
-const W_ADDR1 = le(' add');
-const W_ADDR2 = le('r:0x');
-const W_GEN = le(' gen');
-const W_LEN = le(' len');
-const W_BYTES1 = le(' byt');
-const W_AHG1 = le('\t\tah');
-const W_AHG2 = le('gidx');
-const H_AHG3 = le(': ');
-const W_AHG4 = le(' ahg');
-const W_AHG5 = le('mode');
-const H_BYTES2 = le('es');
-/** Flag bits by (position << 8 | byte): I=8 H=4 F=2 L=1 in the order I H F L, 0 for '-', −1 otherwise. */
-const FLAG_BITS: Int8Array = (() => {
-  const t = new Int8Array(0x400).fill(-1);
-  ['I', 'H', 'F', 'L'].forEach((c, pos) => {
-    t[(pos << 8) | c.charCodeAt(0)] = 8 >> pos;
-    t[(pos << 8) | DASH] = 0;
-  });
-  return t;
-})();
 
 class Fail {
   constructor(
@@ -144,7 +117,7 @@ export function parseSdes(input: Uint8Array | string, opts: SdesOptions = {}): S
   return s.result(null);
 }
 
-class Scanner {
+class Scanner implements ScanState {
   readonly records: SdesRecord[] = [];
   readonly table: DescriptorTable;
   open: SdesRecord | null = null;
@@ -152,14 +125,14 @@ class Scanner {
   lineStart = 0;
   openLine = 0;
   openEngine: number | null = null;
-  private line = 1;
-  private lastFirst = false; // the previous line was a FIRST descriptor (an AHG line may follow)
-  private nextSlot = 0; // the slot the next descriptor line must show
-  private readonly mask: number;
-  private readonly dv: DataView;
+  line = 1;
+  lastFirst = false; // the previous line was a FIRST descriptor (an AHG line may follow)
+  nextSlot = 0; // the slot the next descriptor line must show
+  readonly mask: number;
+  readonly dv: DataView;
 
   constructor(
-    private readonly buf: Uint8Array,
+    readonly buf: Uint8Array,
     private readonly descqCnt: number,
   ) {
     this.mask = descqCnt - 1;
@@ -179,7 +152,7 @@ class Scanner {
       this.lineStart = p;
       const c = buf[p];
       if (c === TAB) {
-        const q = p + FAST_ROOM <= n ? this.fastLines(p) : p;
+        const q = p + FAST_ROOM <= n ? fastLines(this, p) : p;
         if (q !== p) {
           p = q;
           continue;
@@ -231,126 +204,6 @@ class Scanner {
     this.nextSlot = h.swHead;
     this.lastFirst = false;
     return eol + 1;
-  }
-
-  /**
-   * The common case: consecutive descriptor lines (each with its optional AHG line) of the
-   * upstream format, with at least FAST_ROOM bytes left, scanned with locals and the fixed text
-   * compared four bytes at a time. Stops at the first line it does not accept and returns its
-   * offset; descriptor() / ahg() then re-parse that line and name the fault.
-   */
-  private fastLines(start: number): number {
-    const rec = this.open;
-    if (rec === null) return start;
-    const buf = this.buf;
-    const dv = this.dv;
-    const limit = buf.length - FAST_ROOM;
-    const mask = this.mask;
-    const table = this.table;
-    table.reserve(this.expected - rec.count);
-    const slots = table.slot;
-    const flagsCol = table.flags;
-    const addrHiCol = table.addrHi;
-    const addrLoCol = table.addrLo;
-    const genCol = table.gen;
-    const lenCol = table.len;
-    const ahgCol = table.ahg;
-    let row = table.length;
-    const endRow = row + (this.expected - rec.count);
-    let nextSlot = this.nextSlot;
-    let lastFirst = this.lastFirst;
-    let lines = 0;
-    let p = start;
-    let good = start;
-    while (p <= limit) {
-      if (buf[p + 1] === TAB) {
-        // \t\tahgidx: N ahgmode: M\n after a FIRST descriptor
-        if (!lastFirst || dv.getUint32(p, true) !== W_AHG1 || dv.getUint32(p + 4, true) !== W_AHG2) break;
-        if (dv.getUint16(p + 8, true) !== H_AHG3) break;
-        let q = p + 10;
-        let idx = (buf[q] as number) - 48;
-        if (idx < 0 || idx > 9) break;
-        q++;
-        const d2 = (buf[q] as number) - 48;
-        if (d2 >= 0 && d2 <= 9) {
-          if (idx === 0) break;
-          idx = idx * 10 + d2;
-          q++;
-        }
-        if (idx > 31 || dv.getUint32(q, true) !== W_AHG4 || dv.getUint32(q + 4, true) !== W_AHG5) break;
-        if (dv.getUint16(q + 8, true) !== H_AHG3) break;
-        const mode = (buf[q + 10] as number) - 48;
-        if (mode < 0 || mode > 7 || buf[q + 11] !== NL) break;
-        ahgCol[row - 1] = 1 + (idx | (mode << 5));
-        lastFirst = false;
-        p = q + 12;
-      } else {
-        // \tdesc[S]: flags:IHFL addr:0x%016llx gen:G len:L bytes\n
-        if (row >= endRow || buf[p] !== TAB) break;
-        if (dv.getUint32(p, true) !== W_TAB_DES || dv.getUint16(p + 4, true) !== H_C_BRACKET) break;
-        let q = p + 6;
-        let slot = (buf[q] as number) - 48;
-        if (slot < 0 || slot > 9) break;
-        q++;
-        if (slot !== 0) {
-          for (let d = (buf[q] as number) - 48; d >= 0 && d <= 9 && slot <= mask; d = (buf[q] as number) - 48) {
-            slot = slot * 10 + d;
-            q++;
-          }
-        }
-        if (slot !== nextSlot) break;
-        if (dv.getUint32(q, true) !== W_FLAGS1 || dv.getUint32(q + 4, true) !== W_FLAGS2 || buf[q + 8] !== 58) break;
-        q += 9;
-        const fi = FLAG_BITS[buf[q] as number] as number;
-        const fh = FLAG_BITS[(buf[q + 1] as number) | 0x100] as number;
-        const ff = FLAG_BITS[(buf[q + 2] as number) | 0x200] as number;
-        const fl = FLAG_BITS[(buf[q + 3] as number) | 0x300] as number;
-        if ((fi | fh | ff | fl) < 0) break;
-        q += 4;
-        if (dv.getUint32(q, true) !== W_ADDR1 || dv.getUint32(q + 4, true) !== W_ADDR2) break;
-        q += 8;
-        const addrHi = hex8fast(buf, q);
-        const addrLo = hex8fast(buf, q + 8);
-        if (addrHi < 0 || addrLo < 0 || addrHi > 0xffff) break;
-        q += 16;
-        if (dv.getUint32(q, true) !== W_GEN || buf[q + 4] !== 58) break;
-        const gen = (buf[q + 5] as number) - 48;
-        if (gen < 0 || gen > 3) break;
-        q += 6;
-        if (dv.getUint32(q, true) !== W_LEN || buf[q + 4] !== 58) break;
-        q += 5;
-        let len = (buf[q] as number) - 48;
-        if (len < 0 || len > 9) break;
-        q++;
-        if (len !== 0) {
-          for (let d = (buf[q] as number) - 48; d >= 0 && d <= 9 && len < 1639; d = (buf[q] as number) - 48) {
-            len = len * 10 + d;
-            q++;
-          }
-        }
-        if (len > 16383 || dv.getUint32(q, true) !== W_BYTES1 || dv.getUint16(q + 4, true) !== H_BYTES2) break;
-        if (buf[q + 6] !== NL) break;
-        slots[row] = slot;
-        flagsCol[row] = fi | fh | ff | fl;
-        addrHiCol[row] = addrHi;
-        addrLoCol[row] = addrLo;
-        genCol[row] = gen;
-        lenCol[row] = len;
-        row++;
-        nextSlot = (slot + 1) & mask;
-        lastFirst = ff !== 0;
-        p = q + 7;
-      }
-      lines++;
-      good = p;
-      if (buf[p] !== TAB) break;
-    }
-    rec.count += row - table.length;
-    table.length = row;
-    this.nextSlot = nextSlot;
-    this.lastFirst = lastFirst;
-    this.line += lines;
-    return good;
   }
 
   private descriptor(p0: number): number {
@@ -471,45 +324,6 @@ class Scanner {
     this.table.setAhg(this.table.length - 1, idx, mode);
     return p + 1;
   }
-}
-
-/** Eight hex digits at p as a u32, or −1; needs 8 bytes of room. */
-function hex8fast(buf: Uint8Array, p: number): number {
-  const a = HEX_VALUE[buf[p] as number] as number;
-  const b = HEX_VALUE[buf[p + 1] as number] as number;
-  const c = HEX_VALUE[buf[p + 2] as number] as number;
-  const d = HEX_VALUE[buf[p + 3] as number] as number;
-  const e = HEX_VALUE[buf[p + 4] as number] as number;
-  const f = HEX_VALUE[buf[p + 5] as number] as number;
-  const g = HEX_VALUE[buf[p + 6] as number] as number;
-  const h = HEX_VALUE[buf[p + 7] as number] as number;
-  if ((a | b | c | d | e | f | g | h) < 0) return -1;
-  return ((a << 28) | (b << 24) | (c << 20) | (d << 16) | (e << 12) | (f << 8) | (g << 4) | h) >>> 0;
-}
-
-/** Eight hex digits at p as a u32, or −1. */
-function hex8(buf: Uint8Array, p: number): number {
-  let v = 0;
-  for (let i = 0; i < 8; i++) {
-    const b = buf[p + i];
-    if (b === undefined) return -1;
-    const h = HEX_VALUE[b] as number;
-    if (h < 0) return -1;
-    v = v * 16 + h;
-  }
-  return v;
-}
-
-/** A decimal at p no larger than max (no leading zeros): [value or −1, position after it]. */
-function dec(buf: Uint8Array, p: number, max: number): [number, number] {
-  const start = p;
-  let v = 0;
-  for (let d = (buf[p] as number) - 48; d >= 0 && d <= 9 && p - start < 11; d = (buf[p] as number) - 48) {
-    v = v * 10 + d;
-    p++;
-  }
-  if (p === start || v > max || (buf[start] === 48 && p - start > 1)) return [-1, start];
-  return [v, p];
 }
 
 /** The descriptors of one record as RingDescriptor objects (§g.2, with qw0/qw1 in the d0/d1 variant). */
