@@ -125,8 +125,8 @@ describe('sdes properties (§g.2)', () => {
       const cut = d.text.length === 0 ? 0 : at % d.text.length;
       const r = parseSdes(d.text.slice(0, cut), { descqCnt: d.descqCnt });
       r.records.forEach((rec, i) => {
-      expect(rec.header).toEqual(d.headers[i]);
-    });
+        expect(rec.header).toEqual(d.headers[i]);
+      });
       if (r.torn) expect(r.torn.engine === null || r.torn.engine === r.records.length).toBe(true);
     },
   );
