@@ -1,6 +1,8 @@
-// The only file that touches the C library: open, mmap, munmap and close through koffi, loaded on
-// first use (never at import time). Only read-only flags are defined here.
-import koffi from 'koffi';
+// The only file that touches the C library: open, mmap, munmap and close through koffi. koffi and
+// libc are loaded on first use, never at import time. Only read-only flags are defined here.
+import { createRequire } from 'node:module';
+
+type Koffi = typeof import('koffi');
 
 /** O_RDONLY | O_CLOEXEC (Linux). */
 export const O_RDONLY_CLOEXEC = 0o2000000;
@@ -27,6 +29,7 @@ let cached: Libc | null = null;
 /** Load the C library on first use (Linux glibc or musl). */
 export function libc(): Libc {
   if (cached) return cached;
+  const koffi = createRequire(import.meta.url)('koffi') as Koffi;
   let lib: ReturnType<typeof koffi.load> | undefined;
   let lastError: unknown;
   for (const name of ['libc.so.6', 'libc.so']) {
