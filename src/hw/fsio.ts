@@ -1,12 +1,15 @@
 // File-system access of the live-host backend, passed in so tests can substitute it, and the
 // translation of a failed read into a reason and a fix.
-import { readdir, readFile, readlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readdir, readFile, readlink } from 'node:fs/promises';
 
 /** The reads src/hw performs. Nothing here writes. */
 export interface HwFs {
   readFile(path: string): Promise<Uint8Array>;
   readdir(path: string): Promise<string[]>;
   readlink(path: string): Promise<string>;
+  /** Resolves when the file exists and this process may read it (access(2) with R_OK). */
+  canRead(path: string): Promise<void>;
 }
 
 /** The real file system. */
@@ -14,6 +17,7 @@ export const realFs: HwFs = {
   readFile: (p) => readFile(p),
   readdir: (p) => readdir(p),
   readlink: (p) => readlink(p),
+  canRead: (p) => access(p, constants.R_OK),
 };
 
 /** The errno code of a failed file operation ('ENOENT', 'EACCES', …), or '' for anything else. */

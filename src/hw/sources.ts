@@ -22,7 +22,7 @@ export async function lockdownMode(fs: HwFs, path: string): Promise<string | nul
 
 async function debugfsStatus(fs: HwFs, u: FoundUnit, source: SourceName, file: string): Promise<SourceStatus> {
   try {
-    await fs.readFile(file);
+    await fs.canRead(file);
     return { source, readable: true, path: file };
   } catch (e) {
     const code = errnoCode(e);
@@ -63,7 +63,7 @@ async function hwCountersStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
   }
   try {
     const first = names.find((n) => hwCounterName(n) === 'SDMAInt0') as string;
-    await fs.readFile(join(dir, first));
+    await fs.canRead(join(dir, first));
     return { source: 'hwCounters', readable: true, path: dir };
   } catch (e) {
     return {
@@ -136,7 +136,7 @@ async function sysfsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
     return { source: 'sysfs', readable: false, path: dir, reason: 'no sdma<N> directories (kernels before v4.8, §h.2)' };
   }
   try {
-    await fs.readFile(join(dir, 'cpu_list'));
+    await fs.canRead(join(dir, 'cpu_list'));
     return { source: 'sysfs', readable: true, path: dir };
   } catch (e) {
     return { source: 'sysfs', readable: false, path: dir, reason: `cannot read cpu_list: ${errnoCode(e) || String(e)}` };
