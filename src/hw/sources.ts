@@ -26,8 +26,18 @@ async function debugfsStatus(fs: HwFs, u: FoundUnit, source: SourceName, file: s
     return { source, readable: true, path: file };
   } catch (e) {
     const code = errnoCode(e);
-    if (code === 'EACCES' || code === 'EPERM') {
+    if (code === 'EACCES') {
       return { source, readable: false, path: file, reason: 'debugfs is readable by root only (mode 0700, §g.1)', fix: ROOT_FIX };
+    }
+    if (code === 'EPERM') {
+      const mode = await lockdownMode(fs, u.paths.lockdown);
+      return {
+        source,
+        readable: false,
+        path: file,
+        reason: `the kernel refused the read (EPERM): kernel lockdown restricts debugfs${mode ? ` (lockdown mode: ${mode})` : ''}`,
+        fix: 'boot without kernel lockdown (Secure Boot off, or lockdown=none); meanwhile the BAR, hw_counters and /proc/interrupts may still be readable',
+      };
     }
     const root = await readdirOrNull(fs, u.paths.debugRoot);
     if (root === null || root.length === 0) {

@@ -11,7 +11,7 @@ import {
 } from '../progress/constants.js';
 import type { RegisterWindow } from './bar.js';
 import type { FoundUnit } from './discover.js';
-import { type HwFs, readdirOrNull } from './fsio.js';
+import { type HwFs, readdirOrNull, readSource } from './fsio.js';
 import { type EngineReads, mergeSample } from './merge.js';
 import {
   countersByName,
@@ -63,7 +63,7 @@ export class HwUnit implements Unit {
   async readSdes(wanted: readonly number[]): Promise<SdesDump> {
     let dump: SdesDump | null = null;
     for (let i = 0; i < SDES_ATTEMPTS; i++) {
-      const bytes = await this.fs.readFile(this.found.paths.sdes);
+      const bytes = await readSource(this.fs, this.found.paths.sdes);
       dump = parseSdes(bytes, { file: this.found.paths.sdes, descqCnt: this.found.descqCnt });
       if (!dump.torn) return dump;
     }
@@ -85,8 +85,8 @@ export class HwUnit implements Unit {
   } | null> {
     if (this.has('counters')) {
       const p = this.found.paths;
-      const names = parseCounterNames(Buffer.from(await this.fs.readFile(p.counterNames)).toString('utf8'), p.counterNames);
-      const values = parseCounterValues(await this.fs.readFile(p.counters), names.length, p.counters);
+      const names = parseCounterNames(Buffer.from(await readSource(this.fs, p.counterNames)).toString('utf8'), p.counterNames);
+      const values = parseCounterValues(await readSource(this.fs, p.counters), names.length, p.counters);
       const byName = countersByName(names, values);
       return { from: 'counters', get: async (e) => engineCounters(byName, e) };
     }
@@ -97,7 +97,7 @@ export class HwUnit implements Unit {
         const f = files.get(name);
         if (f === undefined) return undefined;
         const path = join(dir, f);
-        return parseHwCounterValue(Buffer.from(await this.fs.readFile(path)).toString('utf8'), path);
+        return parseHwCounterValue(Buffer.from(await readSource(this.fs, path)).toString('utf8'), path);
       };
       return {
         from: 'hwCounters',
@@ -116,7 +116,7 @@ export class HwUnit implements Unit {
 
   private async readSysfs(engine: number): Promise<{ vl: number | null; cpuList: string | null }> {
     const dir = engineDir(this.found.paths, engine);
-    const read = async (f: string) => Buffer.from(await this.fs.readFile(join(dir, f))).toString('utf8');
+    const read = async (f: string) => Buffer.from(await readSource(this.fs, join(dir, f))).toString('utf8');
     // vl reads as an error when the engine serves no VL (§h.2).
     const vl = await read('vl').then(
       (t) => parseVl(t, join(dir, 'vl')),
@@ -159,7 +159,7 @@ export class HwUnit implements Unit {
     const counters = await this.readCounters();
     const vectors = this.has('interrupts')
       ? parseInterrupts(
-          Buffer.from(await this.fs.readFile(this.found.paths.interrupts)).toString('utf8'),
+          Buffer.from(await readSource(this.fs, this.found.paths.interrupts)).toString('utf8'),
           this.found.paths.interrupts,
         )
       : null;

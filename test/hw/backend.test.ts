@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Backend, Clock } from '../../src/backend.js';
+import { type HwFs, realFs } from '../../src/hw/fsio.js';
 import { findUnits, openHwBackend } from '../../src/hw/index.js';
 import { engineReg } from '../../src/hw/regs.js';
 import {
@@ -194,5 +195,31 @@ describe('samples merged from every readable source', () => {
       expect(ring.descriptors[58]?.slot).toBe(63);
       expect(ring.descriptors[59]?.slot).toBe(0);
     });
+  });
+});
+
+describe('read failures after discovery become coded errors', () => {
+  const failing = (suffix: string, code: string): HwFs => ({
+    ...realFs,
+    readFile: async (p) => {
+      if (p.endsWith(suffix)) throw Object.assign(new Error(`${code}: ${p}`), { code });
+      return realFs.readFile(p);
+    },
+  });
+
+  it.each([
+    ['EPERM', 'E_PERMISSION', /lockdown/],
+    ['EACCES', 'E_PERMISSION', /run as root/],
+    ['ENOENT', 'E_DEVICE_GONE', /went away/],
+    ['EIO', 'E_UNAVAILABLE', /EIO/],
+  ])('%s reading sdes → %s', async (errno, code, message) => {
+    const root = fresh();
+    writeTree(root);
+    const b = await openHwBackend({ sysroot: root, clock, fs: failing('/sdes', errno) });
+    try {
+      await expect((await b.unit(0)).sample()).rejects.toMatchObject({ code, message: expect.stringMatching(message) });
+    } finally {
+      await b.close();
+    }
   });
 });
