@@ -1,6 +1,7 @@
 // Every benchmark suite `npm run bench` runs, in order.
+import { cliSuite } from './cli.js';
 import { coreSuite } from './core.js';
 import type { BenchSuite } from './harness.js';
 import { barBenchSuite, parseBenchSuite } from './hw.js';
 
-export const SUITES: readonly BenchSuite[] = [coreSuite, parseBenchSuite, barBenchSuite];
+export const SUITES: readonly BenchSuite[] = [coreSuite, parseBenchSuite, barBenchSuite, cliSuite];

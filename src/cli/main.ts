@@ -73,7 +73,6 @@ function parser(
     })
     .option('fault', {
       type: 'string',
-      array: true,
       describe: 'emulator: NAME@MS[:ENGINE], repeatable (e.g. stop-fetch@2000:3)',
       global: true,
       group: 'Emulator:',

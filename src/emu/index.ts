@@ -35,8 +35,14 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
   });
 }
 
+/** The emulated backend: the contract plus a control to let virtual time pass. */
+export interface EmuBackend extends Backend {
+  /** Advance the unit's virtual time (watch, progress, health and export pace with it). */
+  advanceMs(ms: number): void;
+}
+
 /** Create the emulated backend: unit 0, run to `atMs` (default 1000 ms) on first use. */
-export function createEmuBackend(opts: EmuCliOptions): Backend {
+export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
   const unit = emuUnitFromOptions(opts);
   const atMs = opts.atMs ?? DEFAULT_AT_MS;
   let ran = false;
@@ -57,6 +63,9 @@ export function createEmuBackend(opts: EmuCliOptions): Backend {
         throw new Hfi1SdmaError('E_NO_DEVICE', `the emulator has one unit, hfi1_${unit.info.unit}; there is no hfi1_${n}`);
       }
       return ready();
+    },
+    advanceMs(ms: number) {
+      ready().advance(ms);
     },
     async close() {},
   };

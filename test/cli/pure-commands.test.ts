@@ -106,3 +106,25 @@ describe('the command line itself', () => {
     expect((await runCli([])).code).toBe(64);
   });
 });
+
+describe('repeatable options', () => {
+  it('takes --fault more than once without swallowing the command after it', async () => {
+    const r = await runCli([
+      '--backend',
+      'emu',
+      '--engines',
+      '2',
+      '--at-ms',
+      '5',
+      '--fault',
+      'stop-fetch@1:0',
+      '--fault',
+      'lost-interrupt@2:1',
+      'engines',
+      '--json',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).units[0].engines).toHaveLength(2);
+  });
+});
