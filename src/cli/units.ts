@@ -1,5 +1,5 @@
 // Opening the selected backend and walking its units, for the commands that read engines.
-import type { Backend, EngineSample, Unit, UnitInfo } from '../backend.js';
+import type { Backend, EngineSample, SourceName, Unit, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { parseIntArg } from './args.js';
 import type { CliContext } from './context.js';
@@ -54,9 +54,20 @@ export async function sampleOne(unit: Unit, engine: number): Promise<EngineSampl
   return s;
 }
 
-/** One line naming sources that are not readable and why (for the reduced view). */
+/**
+ * One line naming what the reduced view lacks and why, or null when nothing that matters is
+ * missing: ring state needs sdes or the BAR; the progress sequence needs one of the counter
+ * sources. A BAR refused on a host where sdes is readable is not worth a warning.
+ */
 export function missingSources(info: UnitInfo): string | null {
-  const missing = info.sources.filter((s) => !s.readable);
+  const readable = new Set(info.sources.filter((s) => s.readable).map((s) => s.source));
+  const groups: SourceName[][] = [
+    ['sdes', 'bar'],
+    ['counters', 'hwCounters', 'interrupts'],
+  ];
+  const missing = groups
+    .filter((g) => !g.some((n) => readable.has(n)))
+    .flatMap((g) => info.sources.filter((s) => g.includes(s.source) && !s.readable));
   if (missing.length === 0) return null;
-  return `${info.name}: not readable: ${missing.map((s) => `${s.source} (${s.reason ?? 'unknown'})`).join('; ')}. Run 'hfi1-sdma doctor' for fixes.`;
+  return `${info.name}: reduced view; not readable: ${missing.map((s) => `${s.source} (${s.reason ?? 'unknown'})`).join('; ')}. Run 'hfi1-sdma doctor' for fixes.`;
 }
