@@ -61,7 +61,7 @@ export const healthCommand: CommandSpec = {
     y
       .option('stall-ms', { type: 'string', default: '1000', describe: 'no head movement this long while in flight is a stall' })
       .epilogue(
-        'Watches for 1.5 × --stall-ms (four samples) so that a stall is confirmed by a second sample; a halt or non-running state lasting --stall-ms is CRITICAL.',
+        'Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is CRITICAL.',
       ),
   async run(args, ctx) {
     let stallMs: number;
@@ -77,7 +77,7 @@ export const healthCommand: CommandSpec = {
         const units = await selectedUnits(backend, ctx.global.unit);
         const tracks = new Map<string, ReturnType<typeof newTrack>>();
         let final: { unit: Unit; s: EngineSample; c: Classification }[] = [];
-        for (let i = 0; i < 4; i++) {
+        for (let i = 0; i < 5; i++) {
           if (i > 0) await pace(backend, ctx.io, intervalMs);
           final = [];
           for (const unit of units) {

@@ -1,0 +1,174 @@
+// The built CLI, run as a user would, against the emulator: output, JSON shapes, exit codes.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, runChild, startChild } from '../support/child.js';
+
+const EMU = ['--backend', 'emu', '--engines', '4', '--at-ms', '20'];
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('hfi1-sdma as a child process', () => {
+  it('--version and --help', () => {
+    const v = runChild(['--version']);
+    expect(v.code).toBe(0);
+    expect(v.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+    const h = runChild(['--help']);
+    expect(h.code).toBe(0);
+    for (const c of [
+      'engines',
+      'show',
+      'ring',
+      'watch',
+      'progress',
+      'fit',
+      'decode',
+      'log',
+      'health',
+      'doctor',
+      'snapshot',
+      'export',
+    ]) {
+      expect(h.stdout).toContain(c);
+    }
+  });
+
+  it('engines falls back to the emulator on this host, saying so once on stderr', () => {
+    const r = runChild(['--engines', '4', '--at-ms', '20', 'engines', '--json'], {
+      env: { HFI1_SDMA_SYSROOT: mkdtempSync(join(tmpdir(), 'e2e-')) },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/using the emulator/);
+    const j = JSON.parse(r.stdout);
+    expect(j.backend).toBe('emu');
+    expect(j.units[0].engines).toHaveLength(4);
+    expect(j.units[0].engines.every((e: { state: string }) => e.state === 's99_Running')).toBe(true);
+  });
+
+  it('show, ring, fit and decode', () => {
+    const show = runChild([...EMU, 'show', '2']);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/CTRL\s+0x9 ENABLE\|INT_ENABLE/);
+    const ring = runChild([...EMU, 'ring', '2', '--json']);
+    expect(ring.code).toBe(0);
+    const rj = JSON.parse(ring.stdout);
+    expect(rj).toMatchObject({ engine: 2, descqCnt: 2048 });
+    for (const d of rj.descriptors) expect(d.flags).toMatch(/^[I-][H-][F-][L-]$/);
+    const fit = runChild([...EMU, 'fit', '1', '--num-desc', '9', '--json']);
+    expect(JSON.parse(fit.stdout)).toMatchObject({ descqCnt: 2048, numDesc: 9 });
+    const dec = runChild(['decode', '0xc040000000100000', '0x5', '--json']);
+    expect(JSON.parse(dec.stdout)).toMatchObject({ first: true, last: true, len: 64, gen: 1 });
+  });
+
+  it('watch --json prints one NDJSON line per engine per sample', () => {
+    const r = runChild([...EMU, 'watch', '--json', '--count', '3', '--interval-ms', '50']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(12);
+    expect(lines.map((l) => l.verdict)).not.toContain('stalled');
+    expect(Object.keys(lines[0])).toEqual(
+      expect.arrayContaining(['t', 'engine', 'verdict', 'reason', 'descPerSec', 'txPerSec', 'stallCount', 'stallMaxMs']),
+    );
+  });
+
+  it('progress exits 0 on a busy engine and 1 on an idle one', () => {
+    const busy = runChild([...EMU, 'progress', '0', '--num-desc', '4', '--timeout-ms', '1000', '--interval-ms', '10', '--json']);
+    expect(busy.code).toBe(0);
+    expect(JSON.parse(busy.stdout)).toMatchObject({ satisfied: true, result: 1 });
+    const idle = runChild([
+      '--backend',
+      'emu',
+      '--engines',
+      '2',
+      '--workload',
+      'idle',
+      '--at-ms',
+      '5',
+      'progress',
+      '0',
+      '--num-desc',
+      '4',
+      '--timeout-ms',
+      '200',
+    ]);
+    expect(idle.code).toBe(1);
+    expect(idle.stdout).toMatch(/no movement/);
+  });
+
+  it('health is OK on a healthy emulator and CRITICAL with a stop-fetch fault', () => {
+    const ok = runChild([...EMU, 'health', '--stall-ms', '200']);
+    expect(ok.stdout).toMatch(/^HFI1-SDMA OK/);
+    expect(ok.code).toBe(0);
+    const bad = runChild([
+      '--backend',
+      'emu',
+      '--engines',
+      '4',
+      '--at-ms',
+      '20',
+      '--fault',
+      'stop-fetch@30:3',
+      'health',
+      '--stall-ms',
+      '200',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toMatch(/^HFI1-SDMA CRITICAL/);
+    expect(bad.stdout).toMatch(/CRITICAL: hfi1_0 sdma3 stalled \(chip-not-fetching\)/);
+  });
+
+  it('log reads standard input', () => {
+    const text = readFileSync(join(ROOT, 'test/fixtures/kmsg/engine-error.dmesg'), 'utf8');
+    const r = runChild(['log', '-', '--json'], { input: text });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).events[0]).toMatchObject({ kind: 'engine-error', engine: 2 });
+  });
+
+  it('doctor explains this host', () => {
+    const d = mkdtempSync(join(tmpdir(), 'e2e-'));
+    dirs.push(d);
+    const r = runChild(['--sysroot', d, 'doctor']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/no hfi1 unit found/);
+  });
+
+  it('bad input: usage 64, no such engine 66, missing file 66', () => {
+    expect(runChild(['engines', '--bogus']).code).toBe(64);
+    expect(runChild(['fit', '--descq-cnt', '3000', '--head', '0', '--tail', '0', '--num-desc', '1']).code).toBe(64);
+    const ne = runChild([...EMU, 'show', '7']);
+    expect(ne.code).toBe(66);
+    expect(ne.stderr).toMatch(/engines 0-3/);
+    expect(runChild(['log', '/nonexistent']).code).toBe(66);
+    const fault = runChild(['--backend', 'emu', '--fault', 'melt@5', 'engines']);
+    expect(fault.code).toBe(64);
+    expect(fault.stderr).toMatch(/stop-fetch/);
+  });
+
+  it('completion prints a script', () => {
+    const r = runChild(['completion']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/hfi1-sdma/);
+  });
+
+  it('export serves metrics and exits 0 on SIGTERM', async () => {
+    const port = 19000 + Math.floor(Math.random() * 1000);
+    const x = startChild([...EMU, 'export', '--listen', `127.0.0.1:${port}`]);
+    let body = '';
+    for (let i = 0; i < 100 && !body; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      body = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+        (r) => r.text(),
+        () => '',
+      );
+    }
+    expect(body).toMatch(/hfi1_sdma_ring_size_descriptors\{unit="hfi1_0",engine="3"\} 2048/);
+    x.child.kill('SIGTERM');
+    expect(await x.exited).toBe(0);
+  });
+});

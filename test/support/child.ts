@@ -1,0 +1,42 @@
+// Running the built CLI as a user does: `node bin/hfi1-sdma.js …` in a child process.
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = `${ROOT}bin/hfi1-sdma.js`;
+
+/** What a finished child printed and returned. */
+export interface ChildRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the CLI to completion (bounded by `timeoutMs`). */
+export function runChild(
+  args: string[],
+  opts: { input?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): ChildRun {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    input: opts.input ?? '',
+    env: { ...process.env, NO_COLOR: '', HFI1_SDMA_SYSROOT: '', ...opts.env },
+    timeout: opts.timeoutMs ?? 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Start the CLI in the background; the caller stops it. */
+export function startChild(args: string[]) {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += String(d);
+  });
+  child.stderr.on('data', (d) => {
+    stderr += String(d);
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
