@@ -204,6 +204,15 @@ export class Chip {
     }
   }
 
+  /** This engine's pending bits of CCE_INT_STATUS #3 as the §a.4 masks (for the BAR image). */
+  pendingStatusMask(): number {
+    let m = 0;
+    if (this.pending & INT_SDMA) m += 2 ** this.idx;
+    if (this.pending & INT_PROGRESS) m += 2 ** (16 + this.idx);
+    if (this.pending & INT_IDLE) m += 2 ** (32 + this.idx);
+    return m;
+  }
+
   /** CCE_INT_STATUS for this engine, cleared as sdma_interrupt clears it (§b.10). */
   takeStatus(): number {
     this.irqScheduled = false;

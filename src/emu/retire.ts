@@ -13,11 +13,7 @@ const CAP_SDMA_HEAD_CHECK = 1 << 17;
 
 /** The §a.4 status mask of local interrupt bits for engine `i` (a number: up to 2^47). */
 export function statusMask(i: number, bits: number): number {
-  let m = 0;
-  if (bits & INT_SDMA) m += 2 ** i;
-  if (bits & INT_PROGRESS) m += 2 ** (16 + i);
-  if (bits & INT_IDLE) m += 2 ** (32 + i);
-  return m;
+  return (bits & INT_SDMA ? 2 ** i : 0) + (bits & INT_PROGRESS ? 2 ** (16 + i) : 0) + (bits & INT_IDLE ? 2 ** (32 + i) : 0);
 }
 
 /** complete_tx (§c.7): exactly once per txreq; the owner's callback, then sdma_busy − 1. */
