@@ -1,8 +1,5 @@
 // Choosing a backend from the global options (DESIGN.md: --backend auto|hw|emu).
 import type { Backend } from '../backend.js';
-import { createEmuBackend } from '../emu/index.js';
-import { findUnits, openHwBackend } from '../hw/index.js';
-import { isSnapshotPath, openSnapshot } from '../snapshot/capture.js';
 import type { GlobalOptions } from './context.js';
 import type { Io } from './io.js';
 
@@ -16,9 +13,12 @@ export function sysrootOf(global: GlobalOptions): string {
  * hfi1 unit and the emulator otherwise, saying so in one line on stderr.
  */
 export async function openBackend(global: GlobalOptions, io: Io): Promise<Backend> {
+  // Backends load on demand: a command that needs only one of them starts faster.
+  const createEmuBackend = async (g: GlobalOptions) => (await import('../emu/index.js')).createEmuBackend(g);
   if (global.backend === 'emu') return createEmuBackend(global);
   const sysroot = sysrootOf(global);
-  if (isSnapshotPath(sysroot)) return snapshotBackend(sysroot);
+  if (/\.(tar\.gz|tgz)$/.test(sysroot)) return snapshotBackend(sysroot);
+  const { findUnits, openHwBackend } = await import('../hw/index.js');
   if (global.backend === 'hw') return openHwBackend({ sysroot });
   const units = await findUnits(sysroot);
   if (units.length > 0) return openHwBackend({ sysroot });
@@ -29,6 +29,8 @@ export async function openBackend(global: GlobalOptions, io: Io): Promise<Backen
 
 /** The live-host backend over an unpacked snapshot; closing it removes the unpacked tree. */
 async function snapshotBackend(file: string): Promise<Backend> {
+  const { openSnapshot } = await import('../snapshot/capture.js');
+  const { openHwBackend } = await import('../hw/index.js');
   const snap = await openSnapshot(file);
   try {
     const inner = await openHwBackend({ sysroot: snap.sysroot });

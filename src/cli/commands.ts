@@ -2,6 +2,7 @@
 import type { CommandSpec } from './context.js';
 import { decodeCommand } from './decode.js';
 import { doctorCommand } from './doctor.js';
+import { emuCommand } from './emu.js';
 import { enginesCommand } from './engines.js';
 import { exportCommand } from './export.js';
 import { fitCommand } from './fit.js';
@@ -26,4 +27,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   doctorCommand,
   snapshotCommand,
   exportCommand,
+  emuCommand,
 ];

@@ -2,7 +2,6 @@
 // SIGTERM, then closes the listener and the backend and exits 0.
 import type { Argv } from 'yargs';
 import { usageError } from '../errors.js';
-import { startExporter } from '../export/server.js';
 import { parseIntArg } from './args.js';
 import type { CommandSpec } from './context.js';
 
@@ -28,9 +27,10 @@ export const exportCommand: CommandSpec = {
     const { host, port } = parseListen(String(args.listen));
     const minIntervalMs = parseIntArg('--min-interval-ms', args.minIntervalMs, 0, 3_600_000);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
+    const { startExporter } = await import('../export/server.js');
     const backend = await ctx.openBackend();
     const advance = (backend as { advanceMs?: (ms: number) => void | Promise<void> }).advanceMs?.bind(backend);
-    let server: Awaited<ReturnType<typeof startExporter>>['server'] | undefined;
+    let server: import('node:http').Server | undefined;
     try {
       const started = await startExporter(
         {

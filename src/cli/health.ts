@@ -19,8 +19,12 @@ export interface Finding {
   text: string;
 }
 
-/** Findings for one engine's final classification. */
-export function findingsFor(name: string, s: EngineSample, c: Classification): Finding[] {
+/**
+ * Findings for one engine's final classification. `fullRounds` counts the rounds (after the
+ * first) in which the engine was in backpressure: a full ring under load is normal, so only a
+ * ring full in every round is a warning.
+ */
+export function findingsFor(name: string, s: EngineSample, c: Classification, fullRounds = 0, rounds = 1): Finding[] {
   const where = `${name} sdma${s.engine}`;
   const f: Finding[] = [];
   switch (c.verdict) {
@@ -39,12 +43,12 @@ export function findingsFor(name: string, s: EngineSample, c: Classification): F
     case 'gone':
       f.push({ level: 'CRITICAL', text: `${where} gone: registers read all-ones (device reset or removed)` });
       break;
-    case 'backpressure':
-      f.push({
-        level: 'WARNING',
-        text: `${where} ring full: descq_full_count rising while progressing (senders waiting for descriptors)`,
-      });
-      break;
+  }
+  if (fullRounds >= rounds) {
+    f.push({
+      level: 'WARNING',
+      text: `${where} ring persistently full: descq_full_count rose in every sample (senders keep waiting for descriptors)`,
+    });
   }
   if (c.orphanedWork)
     f.push({ level: 'WARNING', text: `${where} flush list non-empty beyond the recovery window: orphaned txreqs` });
@@ -76,10 +80,13 @@ export const healthCommand: CommandSpec = {
       return await withBackend(ctx, async (backend) => {
         const units = await selectedUnits(backend, ctx.global.unit);
         const tracks = new Map<string, ReturnType<typeof newTrack>>();
+        const fullRounds = new Map<string, number>();
+        let rounds = 0;
         let final: { unit: Unit; s: EngineSample; c: Classification }[] = [];
         for (let i = 0; i < 5; i++) {
           if (i > 0) await pace(backend, ctx.io, intervalMs);
           final = [];
+          if (i > 0) rounds += 1;
           for (const unit of units) {
             // One window for both: a halt that outlasts the observation is a finding.
             const opts = { ...DEFAULT_CLASSIFY_OPTIONS, stallMs, recoveryMs: stallMs, descqCnt: unit.info.descqCnt };
@@ -87,11 +94,16 @@ export const healthCommand: CommandSpec = {
               const key = `${s.unit}/${s.engine}`;
               const track = tracks.get(key) ?? newTrack();
               tracks.set(key, track);
-              final.push({ unit, s, c: classify(track, s, opts) });
+              const c = classify(track, s, opts);
+              if (i > 0 && c.verdict === 'backpressure') fullRounds.set(key, (fullRounds.get(key) ?? 0) + 1);
+              final.push({ unit, s, c });
             }
           }
         }
-        const findings = final.flatMap(({ unit, s, c }) => findingsFor(unit.info.name, s, c));
+        const order = { CRITICAL: 0, WARNING: 1, UNKNOWN: 2, OK: 3 };
+        const findings = final
+          .flatMap(({ unit, s, c }) => findingsFor(unit.info.name, s, c, fullRounds.get(`${s.unit}/${s.engine}`) ?? 0, rounds))
+          .sort((a, b) => order[a.level] - order[b.level]);
         for (const unit of units) {
           const m = missingSources(unit.info);
           if (m && backend.kind === 'hw') findings.push({ level: 'OK', text: `note: ${m}` });

@@ -2,7 +2,6 @@
 import { hostname } from 'node:os';
 import type { Argv } from 'yargs';
 import { usageError } from '../errors.js';
-import { captureSnapshot } from '../snapshot/capture.js';
 import { sysrootOf } from './backend-select.js';
 import type { CommandSpec } from './context.js';
 import { version } from './version.js';
@@ -18,6 +17,7 @@ export const snapshotCommand: CommandSpec = {
   async run(args, ctx) {
     const out = String(args.o ?? '');
     if (!/\.(tar\.gz|tgz)$/.test(out)) throw usageError(`-o must name a .tar.gz (or .tgz) file, got ${JSON.stringify(out)}`);
+    const { captureSnapshot } = await import('../snapshot/capture.js');
     const m = await captureSnapshot(sysrootOf(ctx.global), out, { host: hostname(), toolVersion: version(), now: new Date() });
     const missing = m.sources.filter((s) => !s.captured);
     if (ctx.global.json) {

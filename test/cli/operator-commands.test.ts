@@ -171,6 +171,15 @@ describe('health', () => {
     expect(r.stdout).toMatch(/^HFI1-SDMA OK - 4 engines on 1 unit\(s\) healthy/);
   });
 
+  it('is WARNING (1) only for a ring full in every sample, not for a full ring now and then', async () => {
+    const always: Script = (e, t) => ({ dh: t, dt: t + 2040, dqf: t + e });
+    const r = await run(['health', '--stall-ms', '1000'], new FakeBackend(always, 1));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/WARNING: hfi1_0 sdma0 ring persistently full/);
+    const once: Script = (_e, t) => ({ dh: t, dt: t + 2040, dqf: t >= 1000 ? 1 : 0 });
+    expect((await run(['health', '--stall-ms', '1000'], new FakeBackend(once, 1))).code).toBe(0);
+  });
+
   it('is UNKNOWN (3) when no unit can be read', async () => {
     const r = await run(['health', '--unit', '5']);
     expect(r.code).toBe(3);

@@ -102,7 +102,7 @@ describe('hfi1-sdma as a child process', () => {
   });
 
   it('health is OK on a healthy emulator and CRITICAL with a stop-fetch fault', () => {
-    const ok = runChild([...EMU, 'health', '--stall-ms', '200']);
+    const ok = runChild([...EMU, '--workload', 'qp', 'health', '--stall-ms', '200']);
     expect(ok.stdout).toMatch(/^HFI1-SDMA OK/);
     expect(ok.code).toBe(0);
     const bad = runChild([

@@ -1,0 +1,172 @@
+// `emu run|write|serve`: the emulator headless (totals, per-engine figures, invariants), its
+// sysroot written once, or kept live for other processes (DESIGN.md, "CLI surface").
+import { performance } from 'node:perf_hooks';
+import type { Argv } from 'yargs';
+import { DEFAULT_AT_MS, emuUnitFromOptions } from '../emu/index.js';
+import { invariantViolations } from '../emu/invariants.js';
+import { serveSysroot } from '../emu/serve.js';
+import { writeSysroot } from '../emu/sysroot.js';
+import type { EmuUnit } from '../emu/unit.js';
+import { DEFAULT_WORKLOAD } from '../emu/workload.js';
+import { usageError } from '../errors.js';
+import { freeCount, inFlight } from '../progress/ring.js';
+import { parseIntArg } from './args.js';
+import type { CliContext, CommandSpec } from './context.js';
+import { engineJson } from './engine-json.js';
+import { keyValues, table } from './format.js';
+
+type Action = (args: Record<string, unknown>, ctx: CliContext) => Promise<number>;
+
+const CHUNK_MS = 50;
+
+/** Run a unit to `ms` in chunks, drawing a progress bar on stderr when it is a terminal. */
+function runWithProgress(u: EmuUnit, ms: number, ctx: CliContext): void {
+  const bar = ctx.io.isTTY && !ctx.global.json && ms >= 500;
+  for (let t = Math.min(ms, u.nowMs + CHUNK_MS); ; t = Math.min(ms, t + CHUNK_MS)) {
+    u.runUntilMs(t);
+    if (bar) {
+      const width = 30;
+      const done = Math.round((t / ms) * width);
+      ctx.io.stderr(`\r[${'#'.repeat(done)}${' '.repeat(width - done)}] ${t.toFixed(0)}/${ms} ms virtual`);
+    }
+    if (t >= ms) break;
+  }
+  if (bar) ctx.io.stderr('\n');
+}
+
+/** `emu run --json`: DESIGN.md's shape. */
+export async function emuRunJson(u: EmuUnit, wallMs: number) {
+  const t = u.totals();
+  const samples = await u.sample();
+  return {
+    seed: u.seed,
+    workload: u.workload.name,
+    virtualMs: t.virtualMs,
+    wallMs: Math.round(wallMs),
+    descriptors: t.descriptors,
+    txSubmitted: t.txSubmitted,
+    txCompleted: t.txCompleted,
+    txAborted: t.txAborted,
+    txInFlight: t.txInFlight,
+    waitersAsleep: t.waitersAsleep,
+    lostWakeups: t.lostWakeups,
+    invariantViolations: invariantViolations(u),
+    logHash: u.logHash(),
+    engines: samples.map((s) => engineJson(s, u.info.descqCnt)),
+  };
+}
+
+const run: Action = async (args, ctx) => {
+  const u = emuUnitFromOptions(ctx.global);
+  const ms =
+    args.durationMs === undefined
+      ? (ctx.global.atMs ?? DEFAULT_AT_MS)
+      : parseIntArg('--duration-ms', args.durationMs, 1, 86_400_000);
+  const t0 = performance.now();
+  runWithProgress(u, ms, ctx);
+  const j = await emuRunJson(u, performance.now() - t0);
+  if (ctx.global.json) {
+    ctx.io.stdout(`${JSON.stringify(j)}\n`);
+    return j.invariantViolations.length === 0 ? 0 : 1;
+  }
+  const secs = j.virtualMs / 1000;
+  let out = keyValues([
+    ['workload', `${j.workload} (seed ${j.seed})`],
+    ['virtual time', `${j.virtualMs} ms in ${j.wallMs} ms wall (${(j.virtualMs / Math.max(1, j.wallMs)).toFixed(2)}× real time)`],
+    ['descriptors', `${j.descriptors} (${(j.descriptors / secs / 1e6).toFixed(2)} M/s)`],
+    ['txreqs', `${j.txSubmitted} submitted = ${j.txCompleted} completed + ${j.txAborted} aborted + ${j.txInFlight} in flight`],
+    ['waiters asleep', String(j.waitersAsleep)],
+    ['lost wake-ups', String(j.lostWakeups)],
+    ['log hash', j.logHash],
+  ]);
+  const rows = (await u.sample()).map((s) => {
+    const w = s.sw;
+    const c = s.counters;
+    return [
+      String(s.engine),
+      s.state ?? '?',
+      String(s.vl ?? '-'),
+      String(s.cpu ?? '-'),
+      w ? String(inFlight(w.descqHead, w.descqTail)) : '-',
+      w ? String(freeCount(u.info.descqCnt, w.descqHead, w.descqTail)) : '-',
+      w ? String(w.descqFullCount) : '-',
+      c ? String(c.descFetched) : '-',
+      c ? `${c.sdmaInt}/${c.progressInt}/${c.idleInt}` : '-',
+      c ? String(c.errCount) : '-',
+    ];
+  });
+  out += `\n${table(['engine', 'state', 'vl', 'cpu', 'in-flight', 'free', 'DQF', 'fetched', 'int/prog/idle', 'errors'], rows, new Set([0, 2, 3, 4, 5, 6, 7, 9]))}`;
+  out +=
+    j.invariantViolations.length === 0
+      ? '\ninvariants: all hold (conservation, ring bounds, generations, transitions, DQF, no lost wake-up)\n'
+      : `\ninvariants: ${j.invariantViolations.length} violated\n${j.invariantViolations.map((v) => `  ${v}\n`).join('')}`;
+  ctx.io.stdout(out);
+  return j.invariantViolations.length === 0 ? 0 : 1;
+};
+
+function sysrootDir(ctx: CliContext, action: string): string {
+  const dir = ctx.global.sysroot;
+  if (!dir || dir === '/')
+    throw usageError(`emu ${action} needs --sysroot DIR (a directory to write the emulated host into, never /)`);
+  return dir;
+}
+
+const write: Action = async (_args, ctx) => {
+  const dir = sysrootDir(ctx, 'write');
+  const u = emuUnitFromOptions(ctx.global);
+  u.runUntilMs(ctx.global.atMs ?? DEFAULT_AT_MS);
+  await writeSysroot(u, dir);
+  const j = { sysroot: dir, virtualMs: u.nowMs, logHash: u.logHash() };
+  ctx.io.stdout(
+    ctx.global.json ? `${JSON.stringify(j)}\n` : `wrote ${u.info.name} at ${j.virtualMs} ms virtual time under ${dir}\n`,
+  );
+  return 0;
+};
+
+const serve: Action = async (args, ctx) => {
+  const dir = sysrootDir(ctx, 'serve');
+  const speed = args.speed === undefined ? 1 : Number(args.speed);
+  if (!(speed > 0) || speed > 1000)
+    throw usageError(`--speed must be a number above 0 and at most 1000, got ${String(args.speed)}`);
+  const intervalMs = args.intervalMs === undefined ? 100 : parseIntArg('--interval-ms', args.intervalMs, 10, 60_000);
+  const u = emuUnitFromOptions(ctx.global);
+  u.runUntilMs(ctx.global.atMs ?? 0);
+  const ac = new AbortController();
+  const stop = () => ac.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    ctx.io.stderr(`serving ${u.info.name} under ${dir} (${speed}× real time); SIGINT or SIGTERM stops\n`);
+    const writes = await serveSysroot(u, dir, { speed, intervalMs, signal: ac.signal });
+    ctx.io.stderr(`stopped at ${u.nowMs.toFixed(0)} ms virtual time after ${writes} writes\n`);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+  return 0;
+};
+
+/** The emu actions by name; `race` joins them when the interleaving explorer exists. */
+export const EMU_ACTIONS: Record<string, Action> = { run, write, serve };
+
+export const emuCommand: CommandSpec = {
+  command: 'emu <action>',
+  describe: 'the emulator: run headless, write its sysroot once, or keep it live',
+  builder: (y: Argv) =>
+    y
+      .positional('action', { choices: Object.keys(EMU_ACTIONS), describe: 'run | write | serve' })
+      .option('duration-ms', { type: 'string', describe: 'run: virtual ms to run (default --at-ms, else 1000)' })
+      .option('speed', { type: 'string', describe: 'serve: virtual ms per wall ms (default 1)' })
+      .option('interval-ms', { type: 'string', describe: 'serve: wall ms between sysroot refreshes (default 100)' })
+      .example('$0 emu run --seed 7 --workload line-rate --duration-ms 1000 --json', 'totals, engines and invariants as JSON')
+      .example('$0 emu run --fault engine-error:1@200', 'a halting engine error on every engine at 200 ms')
+      .example('$0 emu write --sysroot /tmp/hfi1 --at-ms 500', 'an emulated host for --sysroot readers')
+      .example('$0 emu serve --sysroot /tmp/hfi1 --speed 0.1', 'a live emulated host at a tenth of real time')
+      .epilogue(`Default workload: ${DEFAULT_WORKLOAD}. emu run exits 1 when an invariant is violated.`),
+  async run(args, ctx) {
+    const action = EMU_ACTIONS[String(args.action)];
+    if (!action)
+      throw usageError(`emu: unknown action ${JSON.stringify(args.action)}; use ${Object.keys(EMU_ACTIONS).join(', ')}`);
+    return action(args, ctx);
+  },
+};
