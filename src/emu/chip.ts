@@ -85,11 +85,11 @@ export class Chip {
     return (this.ctrl & CTRL_ENABLE) !== 0 && !this.halted && !this.stopFetch && !this.paused && !this.frozen && !this.host.gone;
   }
 
-  /** Start fetching if there is reason to. */
+  /** Start fetching if there is reason to (the first step is computed at once). */
   kick(): void {
     if (!this.active && this.canFetch()) {
       this.active = true;
-      this.host.sched.at(this.host.sched.nowNs, Ev.chipRun, this.idx, this.epoch);
+      this.run(this.epoch);
     }
   }
 

@@ -206,7 +206,10 @@ export class Engine {
       }
       break;
     }
-    list.splice(0, i);
+    if (i > 0) {
+      for (let k = i; k < list.length; k++) list[k - i] = list[k] as EmuTx;
+      list.length -= i;
+    }
     if (wait) {
       wait.sdmaBusy += submitCount + flushCount;
       if (submitCount > 0) wait.starvedCnt = 0;

@@ -20,7 +20,7 @@ export interface EmuCliOptions {
 }
 
 /** Virtual time run before sampling when --at-ms is not given. */
-export const DEFAULT_AT_MS = 1000;
+export const DEFAULT_AT_MS = 250;
 
 /** Build (but do not run) the unit the CLI options describe; option errors are usage errors. */
 export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
@@ -41,7 +41,7 @@ export interface EmuBackend extends Backend {
   advanceMs(ms: number): void;
 }
 
-/** Create the emulated backend: unit 0, run to `atMs` (default 1000 ms) on first use. */
+/** Create the emulated backend: unit 0, run to `atMs` (default DEFAULT_AT_MS) on first use. */
 export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
   const unit = emuUnitFromOptions(opts);
   const atMs = opts.atMs ?? DEFAULT_AT_MS;

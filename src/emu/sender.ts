@@ -34,7 +34,8 @@ export class Sender implements WaitClient, TxOwner {
   private readonly batch: EmuTx[] = [];
   private readonly count = { value: 0 };
   private token = 0;
-  private readonly templates = new Map<number, TxReq>();
+  /** Templates by size step: (bytes − sizeLo) / step. */
+  private readonly templates: (TxReq | undefined)[] = [];
 
   constructor(
     private readonly host: Host,
@@ -62,8 +63,8 @@ export class Sender implements WaitClient, TxOwner {
   }
 
   /** A txreq built with src/progress/txreq.ts for a payload of `bytes` (cached per size). */
-  private template(bytes: number): TxReq {
-    let t = this.templates.get(bytes);
+  private template(k: number, bytes: number): TxReq {
+    let t = this.templates[k];
     if (!t) {
       const fragments: { kind: 'single' | 'page'; len: number }[] = [{ kind: 'single', len: this.spec.header }];
       for (let left = bytes; left > 0; left -= this.spec.frag)
@@ -75,7 +76,7 @@ export class Sender implements WaitClient, TxOwner {
       });
       if (isTxFailure(built)) throw new Error(`workload packet of ${bytes} bytes: ${built.message}`);
       t = built;
-      this.templates.set(bytes, t);
+      this.templates[k] = t;
     }
     return t;
   }
@@ -83,8 +84,8 @@ export class Sender implements WaitClient, TxOwner {
   private newTx(): EmuTx {
     const s = this.spec;
     const steps = Math.floor((s.sizeHi - s.sizeLo) / s.step);
-    const bytes = steps > 0 ? s.sizeLo + s.step * this.rng.int(0, steps) : s.sizeLo;
-    const tx = (this.free.pop() ?? new EmuTx(this)).load(this.template(bytes));
+    const k = steps > 0 ? this.rng.int(0, steps) : 0;
+    const tx = (this.free.pop() ?? new EmuTx(this)).load(this.template(k, s.sizeLo + s.step * k));
     if (this.gapPerByteNs > 0) {
       const gap = tx.packetLen * this.gapPerByteNs;
       this.nextSendNs = Math.max(this.nextSendNs, this.host.sched.nowNs - gap) + gap * (0.5 + this.rng.unit());

@@ -54,11 +54,9 @@ export class EmuTx {
 
   /** Take the descriptors and lengths of a request built with src/progress/txreq.ts. */
   load(req: TxReq): this {
-    const n = req.numDesc * 4;
-    if (this.words.length < n) this.words = new Uint32Array(n);
-    const src = req.words;
-    const dst = this.words;
-    for (let i = 0; i < n; i++) dst[i] = src[i] as number;
+    // Copy the whole array (a memcpy) rather than numDesc × 4 words one by one.
+    if (this.words.length < req.words.length) this.words = new Uint32Array(req.words.length);
+    this.words.set(req.words);
     this.numDesc = req.numDesc;
     this.tlen = req.tlen;
     this.packetLen = req.packetLen;

@@ -36,6 +36,8 @@ export interface Workload {
 
 interface Params {
   load: number;
+  /** Engine e offers load × (1 − spread + 2 × spread × ((7e mod 16) / 15)): engines differ. */
+  spread: number;
   qps: number;
   psms: number;
   window: number;
@@ -47,28 +49,38 @@ interface Params {
 
 const BASE: Record<string, { describe: string; p: Params }> = {
   mixed: {
-    describe: 'per engine one QP and one PSM sender, 256 B–10 KiB packets, about 70% of the link (default)',
-    p: { load: 0.7, qps: 1, psms: 1, window: 512, sizeLo: 256, sizeHi: 10240, frag: 4096, gbps: 100 },
+    describe: 'per engine one QP and one PSM sender, 256 B–10 KiB packets, offered load from 40% to 120% of the engine (default)',
+    p: { load: 0.8, spread: 0.5, qps: 1, psms: 1, window: 512, sizeLo: 256, sizeHi: 10240, frag: 4096, gbps: 100 },
   },
   'line-rate': {
     describe: 'per engine two greedy QPs, 8 KiB packets as header + payload (2 descriptors), 100 Gb/s',
-    p: { load: Number.POSITIVE_INFINITY, qps: 2, psms: 0, window: 1024, sizeLo: 8128, sizeHi: 8128, frag: 16384, gbps: 100 },
+    p: {
+      load: Number.POSITIVE_INFINITY,
+      spread: 0,
+      qps: 2,
+      psms: 0,
+      window: 1024,
+      sizeLo: 8128,
+      sizeHi: 8128,
+      frag: 16384,
+      gbps: 100,
+    },
   },
   qp: {
     describe: 'per engine two QPs, 64 B–4 KiB packets, half the link',
-    p: { load: 0.5, qps: 2, psms: 0, window: 256, sizeLo: 64, sizeHi: 4096, frag: 4096, gbps: 100 },
+    p: { load: 0.5, spread: 0, qps: 2, psms: 0, window: 256, sizeLo: 64, sizeHi: 4096, frag: 4096, gbps: 100 },
   },
   psm: {
     describe: 'per engine two PSM queues submitting batches of 8, 4–10 KiB packets, over-subscribed',
-    p: { load: 1.5, qps: 0, psms: 2, window: 512, sizeLo: 4096, sizeHi: 10240, frag: 4096, gbps: 100 },
+    p: { load: 1.5, spread: 0, qps: 0, psms: 2, window: 512, sizeLo: 4096, sizeHi: 10240, frag: 4096, gbps: 100 },
   },
   small: {
     describe: 'per engine one greedy QP of 1–64 byte packets (a pad descriptor for odd lengths)',
-    p: { load: Number.POSITIVE_INFINITY, qps: 1, psms: 0, window: 256, sizeLo: 1, sizeHi: 64, frag: 4096, gbps: 100 },
+    p: { load: Number.POSITIVE_INFINITY, spread: 0, qps: 1, psms: 0, window: 256, sizeLo: 1, sizeHi: 64, frag: 4096, gbps: 100 },
   },
   idle: {
     describe: 'no senders: every engine running with an empty ring',
-    p: { load: 0, qps: 0, psms: 0, window: 1, sizeLo: 64, sizeHi: 64, frag: 4096, gbps: 100 },
+    p: { load: 0, spread: 0, qps: 0, psms: 0, window: 1, sizeLo: 64, sizeHi: 64, frag: 4096, gbps: 100 },
   },
 };
 
@@ -81,7 +93,7 @@ export const WORKLOADS: readonly { name: string; describe: string }[] = Object.e
 /** The default workload of `--backend emu`. */
 export const DEFAULT_WORKLOAD = 'mixed';
 
-const KEYS = ['load', 'qps', 'psms', 'window', 'size', 'frag', 'gbps'] as const;
+const KEYS = ['load', 'spread', 'qps', 'psms', 'window', 'size', 'frag', 'gbps'] as const;
 
 function bad(spec: string, why: string): never {
   const names = WORKLOADS.map((w) => w.name).join(', ');
@@ -110,6 +122,7 @@ export function parseWorkload(spec: string, engines: number, map: VlMap, numVls:
       p.sizeLo = num(spec, 'size', m[1] ?? '', 1, 16000);
       p.sizeHi = m[2] ? num(spec, 'size', m[2], p.sizeLo, 16000) : p.sizeLo;
     } else if (k === 'load') p.load = num(spec, k, v, 0, 100);
+    else if (k === 'spread') p.spread = num(spec, k, v, 0, 1);
     else if (k === 'qps' || k === 'psms') p[k] = num(spec, k, v, 0, 64);
     else if (k === 'window') p.window = num(spec, k, v, 1, 65536);
     else if (k === 'frag') p.frag = num(spec, k, v, 64, 16383);
@@ -117,12 +130,13 @@ export function parseWorkload(spec: string, engines: number, map: VlMap, numVls:
     else bad(spec, `unknown key ${JSON.stringify(k)}`);
   }
   const senders: SenderSpec[] = [];
-  // The load is the engine's: shared by its senders.
-  const load = p.qps + p.psms > 0 ? p.load / (p.qps + p.psms) : 0;
-  const common = { sizeLo: p.sizeLo, sizeHi: p.sizeHi, step: 4, header: 64, frag: p.frag, window: p.window, load };
+  // The load is the engine's, shared by its senders.
+  const perSender = p.qps + p.psms > 0 ? p.load / (p.qps + p.psms) : 0;
   // One sender of each kind per engine and per count: selector and VL chosen so that §c.6's
   // selection lands on that engine (VL v owns its engines in ascending order).
   for (let e = 0; e < engines; e++) {
+    const load = perSender * (1 - p.spread + 2 * p.spread * (((7 * e) % 16) / 15));
+    const common = { sizeLo: p.sizeLo, sizeHi: p.sizeHi, step: 64, header: 64, frag: p.frag, window: p.window, load };
     const vl = map.engineToVl[e] ?? 0;
     const elem = map.map[vl & map.mask];
     const slot = elem ? elem.engines.indexOf(e) : 0;

@@ -1,0 +1,52 @@
+// `emu serve`: keep a sysroot live, virtual time following wall time (× speed). The only part of
+// the emulator that looks at the wall clock; the clock and the sleep are passed in.
+import { writeSysroot } from './sysroot.js';
+import type { EmuUnit } from './unit.js';
+
+/** How serve paces itself. */
+export interface ServeOptions {
+  /** Virtual ms per wall ms. */
+  speed: number;
+  /** Wall ms between refreshes of the sysroot. */
+  intervalMs: number;
+  /** Stops the loop; the tree is left consistent (the last write completed). */
+  signal: AbortSignal;
+  nowMs?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Called after each refresh with the virtual time written. */
+  onWrite?: (virtualMs: number) => void;
+}
+
+function realSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Run the unit against wall time and rewrite the sysroot every interval until aborted. */
+export async function serveSysroot(u: EmuUnit, dir: string, opts: ServeOptions): Promise<number> {
+  const now = opts.nowMs ?? (() => performance.now());
+  const sleep = opts.sleep ?? realSleep;
+  const wall0 = now();
+  const virt0 = u.nowMs;
+  let writes = 0;
+  await writeSysroot(u, dir);
+  writes++;
+  opts.onWrite?.(u.nowMs);
+  while (!opts.signal.aborted) {
+    await sleep(opts.intervalMs, opts.signal);
+    if (opts.signal.aborted) break;
+    u.runUntilMs(virt0 + (now() - wall0) * opts.speed);
+    await writeSysroot(u, dir);
+    writes++;
+    opts.onWrite?.(u.nowMs);
+  }
+  return writes;
+}
