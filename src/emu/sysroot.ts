@@ -109,7 +109,7 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
     writeAtomic(join(classDir, `sdma${s.engine}`, 'cpu_list'), `${s.cpuList ?? 'empty'}\n`);
   }
   const { names, values } = counterTable(samples, u.errBitCounts);
-  names.forEach((n, i) => writeAtomic(join(classDir, 'hw_counters', n), `${values[i] ?? 0n}\n`));
+  for (const [i, n] of names.entries()) writeAtomic(join(classDir, 'hw_counters', n), `${values[i] ?? 0n}\n`);
 
   writeAtomic(join(dbg, 'sdes'), sdesText(samples, rings));
   writeAtomic(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
