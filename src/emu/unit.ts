@@ -184,6 +184,27 @@ export class EmuUnit implements Unit {
     }
   }
 
+  /**
+   * Place an engine's empty ring at given free-running counters, as if that many descriptors and
+   * txreqs had gone through it since the last clean-up (tail = head; the chip's HEAD, TAIL and
+   * generation counter follow). Refused unless the ring is empty.
+   */
+  presetCounters(engine: number, descqHead: number, txHead: number): void {
+    const e = this.engineAt(engine);
+    if (e.descqHead !== e.descqTail || e.txHead !== e.txTail || e.flushlist.length > 0) {
+      throw new Hfi1SdmaError(
+        'E_USAGE',
+        `engine ${engine}: presetCounters needs an empty ring (pause the chip and let it drain first)`,
+      );
+    }
+    e.descqHead = e.descqTail = descqHead >>> 0;
+    e.txHead = e.txTail = txHead & 0xffff;
+    e.descAvail = e.freecnt();
+    const c = e.chip;
+    c.hwHead = c.hwTail = e.descqHead & e.mask;
+    c.genCount = e.descqHead;
+  }
+
   /** Submit one request with sdma_send_txreq (§b.6); returns the kernel's return code. */
   submit(engine: number, req: TxReq | EmuTx, opts: { wait?: IoWait | null; pktsSent?: boolean } = {}): number {
     const e = this.engineAt(engine);
