@@ -100,3 +100,9 @@ export interface Host {
   /** Kernel log lines (dmesg text of §g.5), bounded. */
   kernelLog: string[];
 }
+
+/** Append a kernel log line (§g.5 text) with the unit's prefix, keeping the last 1000. */
+export function kernelLogLine(host: Host, text: string): void {
+  host.kernelLog.push(`${host.logPrefix}${text}`);
+  if (host.kernelLog.length > 1000) host.kernelLog.splice(0, host.kernelLog.length - 1000);
+}

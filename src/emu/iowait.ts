@@ -66,7 +66,7 @@ export function iowaitQueue(pktsSent: boolean, w: IoWait, e: Engine): void {
 }
 
 /** Priority as the sleep callbacks compute it: the QP's init_priority (+1 per ACK-pending flag). */
-function computePriority(w: IoWait): void {
+export function computePriority(w: IoWait): void {
   w.priority = w.sleepKind === SleepKind.qp ? w.ackPending : 0;
 }
 
@@ -83,7 +83,8 @@ export function harvestNeed(w: IoWait): number {
   return first.numDesc;
 }
 
-function takeWaitlock(e: Engine): void {
+/** Enter or leave a waitlock write section (§a.3): the sequence is odd while it is held. */
+export function takeWaitlock(e: Engine): void {
   e.waitSeq = (e.waitSeq + 1) >>> 0;
 }
 

@@ -4,6 +4,7 @@
 import { SDMA_TXREQ_S_ABORTED, SDMA_TXREQ_S_OK, SDMA_WAIT_BATCH_SIZE } from '../progress/constants.js';
 import { INT_IDLE, INT_PROGRESS, INT_SDMA } from './chip.js';
 import type { Engine } from './engine.js';
+import { kernelLogLine } from './host.js';
 import { harvestNeed, type IoWait } from './iowait.js';
 import { LogKind } from './log.js';
 import { type EmuTx, TxPhase } from './tx.js';
@@ -39,22 +40,32 @@ export function completeTx(e: Engine, tx: EmuTx, status: number): void {
 }
 
 /** sdma_gethead (§b.10): head_dma with USE_SDMA_HEAD while running, else the HEAD CSR. */
+/** The §b.10 sanity rule: `h` lies between the software head and tail slots (inclusive). */
+function inWindow(e: Engine, h: number): boolean {
+  const swhead = e.descqHead & e.mask;
+  const swtail = e.descqTail & e.mask;
+  if (h === swhead) return true;
+  if (h >= e.descqCnt) return false;
+  return swhead <= swtail ? h >= swhead && h <= swtail : h >= swhead || h <= swtail;
+}
+
+/**
+ * sdma_gethead (§b.10): head_dma with USE_SDMA_HEAD while running, else the HEAD CSR, with the
+ * SDMA_HEAD_CHECK retry. A head outside the window is always treated as "no progress" (the kernel
+ * does so only with SDMA_HEAD_CHECK; without it, it would retire past its own tail).
+ */
 function gethead(e: Engine): number {
   const cfg = e.host.cfg;
   const useDma = (cfg.capMask & CAP_USE_SDMA_HEAD) !== 0 && e.running() && cfg.idleCntNs !== 0;
   let hw = useDma ? e.chip.headDma & 0xffff : readHeadCsr(e);
-  const swhead = e.descqHead & e.mask;
-  const swtail = e.descqTail & e.mask;
-  const sane = (h: number) =>
-    (swhead <= swtail && h >= swhead && h <= swtail) ||
-    (swhead > swtail && h < e.descqCnt && (h >= swhead || h <= swtail)) ||
-    h === swhead;
-  if ((cfg.capMask & CAP_SDMA_HEAD_CHECK) !== 0 && !sane(hw)) {
-    hw = useDma ? readHeadCsr(e) : swhead;
-    if (!sane(hw)) hw = swhead;
+  if (!inWindow(e, hw) && (cfg.capMask & CAP_SDMA_HEAD_CHECK) !== 0) {
+    kernelLogLine(
+      e.host,
+      `SDMA(${e.idx}) bad head (${useDma ? 'dma' : 'kreg'}) hwhd=${hw} swhd=${e.descqHead & e.mask} swtl=${e.descqTail & e.mask} cnt=${e.descqCnt}`,
+    );
+    if (useDma) hw = readHeadCsr(e);
   }
-  // A head outside the ring (a device reading all-ones) can never be reached: treat as no progress.
-  return hw < e.descqCnt ? hw : swhead;
+  return inWindow(e, hw) ? hw : e.descqHead & e.mask;
 }
 
 function readHeadCsr(e: Engine): number {
@@ -63,9 +74,19 @@ function readHeadCsr(e: Engine): number {
 
 /** sdma_make_progress (§b.10) with the idle-status HEAD re-read; returns txreqs completed. */
 export function makeProgress(e: Engine, status: number, idle: boolean): number {
+  const before = e.descqHead;
+  const completed = retireToHwHead(e, status, idle);
+  if (e.descqHead !== before) descAvail(e, e.freecnt());
+  return completed;
+}
+
+/**
+ * The retirement loop of sdma_make_progress (§b.10): advance descq_head to the hardware head,
+ * completing txreqs, and set last_status; sdma_desc_avail is left to the caller. Returns txreqs completed.
+ */
+export function retireToHwHead(e: Engine, status: number, idle: boolean): number {
   let hwhead = gethead(e);
   let idleCheckDone = false;
-  let progress = 0;
   let completed = 0;
   const mask = e.mask;
   for (;;) {
@@ -81,18 +102,16 @@ export function makeProgress(e: Engine, status: number, idle: boolean): number {
         completed++;
         txp = e.txRing[e.txHead & mask] ?? null;
       }
-      progress++;
     }
     if (idle && !idleCheckDone && (e.descqTail & mask) !== hwhead) {
       hwhead = readHeadCsr(e);
-      if (hwhead >= e.descqCnt) hwhead = swhead;
+      if (!inWindow(e, hwhead)) hwhead = swhead;
       idleCheckDone = true;
       continue;
     }
     break;
   }
   e.lastStatus = status;
-  if (progress > 0) descAvail(e, e.freecnt());
   return completed;
 }
 
@@ -111,9 +130,18 @@ export function engineInterrupt(e: Engine, bits: number): void {
 
 /** sdma_desc_avail (§b.11): harvest up to 20 waiters that fit, head-of-line, top priority woken first. */
 export function descAvail(e: Engine, avail: number): void {
+  const top = harvestWaiters(e, avail);
+  if (top >= 0) wakeHarvested(e, top);
+}
+
+/**
+ * The waitlock section of sdma_desc_avail (§b.11): unlink up to 20 waiters that fit into
+ * `e.harvest`; returns the index of the one to wake first, or −1 when none was harvested.
+ */
+export function harvestWaiters(e: Engine, avail: number): number {
   const list = e.dmawait;
   const harvest = e.harvest;
-  if (list.length === 0) return; // the seqlock probe saw an empty list
+  if (list.length === 0) return -1; // the seqlock probe saw an empty list
   e.waitSeq = (e.waitSeq + 1) >>> 0;
   let n = 0;
   let top = 0;
@@ -139,10 +167,14 @@ export function descAvail(e: Engine, avail: number): void {
   for (; i < list.length; i++) list[keep++] = list[i] as IoWait;
   list.length = keep;
   e.waitSeq = (e.waitSeq + 1) >>> 0;
-  if (n === 0) return;
-  const first = harvest[top] as IoWait;
-  wake(e, first, false);
-  for (let k = 0; k < n; k++) if (k !== top) wake(e, harvest[k] as IoWait, false);
+  return n === 0 ? -1 : top;
+}
+
+/** The wake-up half of sdma_desc_avail (§b.11): `e.harvest[top]` first, then the rest in harvest order. */
+export function wakeHarvested(e: Engine, top: number): void {
+  const harvest = e.harvest;
+  wake(e, harvest[top] as IoWait, false);
+  for (let k = 0; k < harvest.length; k++) if (k !== top) wake(e, harvest[k] as IoWait, false);
   harvest.length = 0;
 }
 

@@ -6,7 +6,7 @@ import { isLoggedError } from '../progress/csr.js';
 import { hex } from '../progress/descriptor.js';
 import { ctrlOnEntry, EVENT_NAMES, type EventName, STATE_NAMES, step } from '../progress/state.js';
 import type { Engine } from './engine.js';
-import { Ev } from './host.js';
+import { Ev, kernelLogLine } from './host.js';
 import { LogKind } from './log.js';
 import { descAvail, flush, makeProgress } from './retire.js';
 
@@ -116,7 +116,5 @@ export function errorBitName(bit: number): string {
 
 /** Append a kernel log line (§g.5 text), keeping the last 1000. */
 export function kernelLog(e: Engine, text: string): void {
-  const log = e.host.kernelLog;
-  log.push(`${e.host.logPrefix}${text}`);
-  if (log.length > 1000) log.splice(0, log.length - 1000);
+  kernelLogLine(e.host, text);
 }
