@@ -1,7 +1,8 @@
 // Every benchmark suite `npm run bench` runs, in order.
 import { cliSuite } from './cli.js';
 import { coreSuite } from './core.js';
+import { emuSuite } from './emu.js';
 import type { BenchSuite } from './harness.js';
 import { barBenchSuite, parseBenchSuite } from './hw.js';
 
-export const SUITES: readonly BenchSuite[] = [coreSuite, parseBenchSuite, barBenchSuite, cliSuite];
+export const SUITES: readonly BenchSuite[] = [coreSuite, parseBenchSuite, barBenchSuite, cliSuite, emuSuite];
