@@ -49,8 +49,8 @@ interface Params {
 
 const BASE: Record<string, { describe: string; p: Params }> = {
   mixed: {
-    describe: 'per engine one QP and one PSM sender, 256 B–10 KiB packets, offered load from 40% to 120% of the engine (default)',
-    p: { load: 0.8, spread: 0.5, qps: 1, psms: 1, window: 512, sizeLo: 256, sizeHi: 10240, frag: 4096, gbps: 100 },
+    describe: 'per engine one QP and one PSM sender, 256 B–10 KiB packets, offered load from 9% to 111% of the engine (default)',
+    p: { load: 0.6, spread: 0.85, qps: 1, psms: 1, window: 512, sizeLo: 256, sizeHi: 10240, frag: 4096, gbps: 100 },
   },
   'line-rate': {
     describe: 'per engine two greedy QPs, 8 KiB packets as header + payload (2 descriptors), 100 Gb/s',
