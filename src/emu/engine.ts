@@ -2,10 +2,10 @@
 // (§b.6), sdma_send_txlist (§b.7), sdma_check_progress (§b.5) and submit_tx (§c.5).
 import { SDMA_TAIL_UPDATE_THRESH } from '../progress/constants.js';
 import { generationFromTail, withGeneration } from '../progress/descriptor.js';
-import { freeCount, sdmaShift } from '../progress/ring.js';
+import { freeCount, progressScheduleFires, sdmaShift } from '../progress/ring.js';
 import { sampleSeq } from '../progress/seq.js';
 import type { StateName } from '../progress/state.js';
-import type { Chip } from './chip.js';
+import { type Chip, INT_PROGRESS } from './chip.js';
 import { Ev, type Host } from './host.js';
 import { deferPacketQueue, type IoWait, iowaitSleep, SleepKind } from './iowait.js';
 import { LogKind } from './log.js';
@@ -76,6 +76,16 @@ export class Engine {
   /** sdma_descq_freecnt (§b.1). */
   freecnt(): number {
     return freeCount(this.descqCnt, this.descqHead, this.descqTail);
+  }
+
+  /**
+   * sdma_engine_progress_schedule (§b.2): when in-process ≥ descq_cnt / 8, write the engine's
+   * progress mask to CCE_INT_FORCE #3, raising its own progress interrupt. True when it fired.
+   */
+  progressSchedule(): boolean {
+    if (!progressScheduleFires(this.descqCnt, this.descqHead, this.descqTail)) return false;
+    this.chip.raise(INT_PROGRESS, true);
+    return true;
   }
 
   /** Enter / leave a head_lock write section. */

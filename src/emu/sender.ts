@@ -1,9 +1,7 @@
 // Workload senders: a verbs QP submitting one txreq at a time with sdma_send_txreq and the
 // iowait_sleep callback, or a PSM packet queue submitting batches of up to 8 with
 // sdma_send_txlist and defer_packet_queue, whose writer waits at most 1000 ms (§b.6–§b.8, §j.4).
-import { progressScheduleFires } from '../progress/ring.js';
 import { buildTx, isTxFailure, type TxReq } from '../progress/txreq.js';
-import { INT_PROGRESS } from './chip.js';
 import type { Engine } from './engine.js';
 import { Ev, type Host } from './host.js';
 import { IoWait, iowaitUnlink, SleepKind, type WaitClient } from './iowait.js';
@@ -153,15 +151,9 @@ export class Sender implements WaitClient, TxOwner {
     }
     // Window full: the RC receive path of a QP sees an ACK for a request whose completion is
     // pending and asks for a progress interrupt (§b.2).
-    if (this.spec.kind === 'qp') this.progressSchedule();
-  }
-
-  /** sdma_engine_progress_schedule (§b.2): force a progress interrupt when in-process ≥ cnt/8. */
-  progressSchedule(): void {
-    const e = this.engine;
-    if (!progressScheduleFires(e.descqCnt, e.descqHead, e.descqTail)) return;
-    this.host.log.write(this.host.sched.nowNs, LogKind.progressForced, e.idx, this.id, 0, 0);
-    e.chip.raise(INT_PROGRESS, true);
+    if (this.spec.kind === 'qp' && this.engine.progressSchedule()) {
+      this.host.log.write(this.host.sched.nowNs, LogKind.progressForced, this.engine.idx, this.id, 0, 0);
+    }
   }
 
   /** The PSM writer's timed wait ran out (§j.4): leave dmawait and carry on. */
