@@ -18,6 +18,8 @@ import { keyValues, table } from './format.js';
 type Action = (args: Record<string, unknown>, ctx: CliContext) => Promise<number>;
 
 const CHUNK_MS = 50;
+/** `emu run` without --duration-ms or --at-ms runs one virtual second. */
+const RUN_DEFAULT_MS = 1000;
 
 /** Run a unit to `ms` in chunks, drawing a progress bar on stderr when it is a terminal. */
 function runWithProgress(u: EmuUnit, ms: number, ctx: CliContext): void {
