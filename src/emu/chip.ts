@@ -9,13 +9,11 @@ import {
   SEND_DMA_LEN_GEN_GENERATION_SHIFT,
   SEND_DMA_LEN_GEN_LENGTH_SHIFT,
 } from '../progress/constants.js';
+import { computeStep, FetchStep, INT_IDLE, INT_PROGRESS, INT_SDMA } from './fetch.js';
 import { Ev, type Host } from './host.js';
 import { LogKind } from './log.js';
 
-/** Local interrupt bits; the engine turns them into the §a.4 masks. */
-export const INT_SDMA = 1;
-export const INT_PROGRESS = 2;
-export const INT_IDLE = 4;
+export { INT_IDLE, INT_PROGRESS, INT_SDMA } from './fetch.js';
 
 const CTRL_ENABLE = 0x1; // §f.2 SEND_DMA_CTRL bits
 const CTRL_HALT = 0x2;
@@ -44,8 +42,10 @@ export class Chip {
   /** Descriptors consumed since LEN_GEN was loaded: the chip's generation counter (§e.2). */
   genCount = 0;
   genCheck = false;
-  private editRemaining = 0;
-  private progressCount = 0;
+  /** AHG edit descriptors still to come in the current packet (no generation check). */
+  editRemaining = 0;
+  /** Descriptors completed since the last progress interrupt or DESC_CNT write. */
+  progressCount = 0;
   // Scheduling state.
   private active = false;
   private epoch = 0;
@@ -54,14 +54,8 @@ export class Chip {
   private pending = 0;
   private irqScheduled = false;
   private errIrqScheduled = false;
-  // The step in progress, applied by done().
-  private bEnd = 0;
-  private bCount = 0;
-  private bGen = 0;
-  private bProgress = 0;
-  private bEdit = 0;
-  private bHeadDma = -1;
-  private bBits = 0;
+  /** The step in progress, applied by done(). */
+  private readonly step = new FetchStep();
   // Faults and controls.
   stopFetch = false;
   lostInterrupt = false;
@@ -244,50 +238,8 @@ export class Chip {
       }
       return;
     }
-    const cfg = this.host.cfg;
-    const mask = cfg.descqCnt - 1;
-    const shift = 31 - Math.clz32(cfg.descqCnt);
-    const nsPerDesc = (1e9 / cfg.chip.descPerSec) * this.slow;
-    const nsPerByte = (1e9 / cfg.chip.bytesPerSec) * this.slow;
-    const d = this.descq;
-    let t = sched.nowNs;
-    let slot = this.hwHead;
-    let gen = this.genCount;
-    let prog = this.progressCount;
-    let edit = this.editRemaining;
-    let headDma = -1;
-    let bits = 0;
-    let k = 0;
-    const limit = cfg.chip.maxBatch;
-    while (slot !== this.hwTail && k < limit) {
-      const w = slot << 2;
-      const hi = d[w + 1] as number;
-      const q1 = d[w + 2] as number;
-      if (edit > 0) edit--;
-      else {
-        if (this.genCheck && ((q1 >>> 2) & 3) !== ((gen >>> shift) & 3)) break;
-        if (hi & 0x8000_0000) {
-          const mode = (q1 >>> 13) & 7;
-          if (mode >= 3) edit = mode - 2; // AHG edit descriptors carry no generation (§c.5)
-        }
-      }
-      const len = (hi >>> 16) & 0x3fff;
-      const cost = len * nsPerByte;
-      t += Math.max(cost, nsPerDesc);
-      gen = (gen + 1) >>> 0;
-      k++;
-      slot = (slot + 1) & mask;
-      if (q1 & 1) headDma = slot;
-      if (q1 & 2) {
-        bits |= INT_SDMA;
-        break;
-      }
-      if (this.descCnt > 0 && ++prog >= this.descCnt) {
-        prog = 0;
-        bits |= INT_PROGRESS;
-        break;
-      }
-    }
+    const step = this.step;
+    const k = computeStep(this.descq, this, this.host.cfg, sched.nowNs, step);
     if (k === 0) {
       // The descriptor at HEAD carries the wrong generation: halt (§e.2). A mismatch later in
       // the step ends the step and is found here at the start of the next one.
@@ -296,26 +248,20 @@ export class Chip {
       this.raiseError(1 << GEN_MISMATCH_BIT);
       return;
     }
-    this.bEnd = slot;
-    this.bCount = k;
-    this.bGen = gen;
-    this.bProgress = prog;
-    this.bEdit = edit;
-    this.bHeadDma = headDma;
-    this.bBits = bits;
-    sched.at(t, Ev.chipDone, this.idx, this.epoch);
+    sched.at(step.endNs, Ev.chipDone, this.idx, this.epoch);
   }
 
   /** The step has completed: HEAD, head write-back, interrupts, then the next step. */
   done(epoch: number): void {
     if (epoch !== this.epoch) return;
-    this.hwHead = this.bEnd;
-    this.descFetched = (this.descFetched + this.bCount) >>> 0;
-    this.genCount = this.bGen;
-    this.progressCount = this.bProgress;
-    this.editRemaining = this.bEdit;
-    if (this.bHeadDma >= 0 && !this.headWritebackStall) this.headDma = this.bHeadDma;
-    if (this.bBits) this.raise(this.bBits);
+    const step = this.step;
+    this.hwHead = step.end;
+    this.descFetched = (this.descFetched + step.count) >>> 0;
+    this.genCount = step.gen;
+    this.progressCount = step.progress;
+    this.editRemaining = step.edit;
+    if (step.headDma >= 0 && !this.headWritebackStall) this.headDma = step.headDma;
+    if (step.bits) this.raise(step.bits);
     this.run(epoch);
   }
 

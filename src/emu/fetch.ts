@@ -1,0 +1,92 @@
+// One fetch step of the chip: from HEAD, descriptors are checked for their generation (§e.2) and
+// completed at the engine's rate until the tail, `maxBatch` descriptors, an INT_REQ descriptor, or
+// the DESC_CNT progress threshold (§a.4). The loop reads the ring's words and allocates nothing.
+import type { EmuConfig } from './host.js';
+
+/** Local interrupt bits; the engine turns them into the §a.4 masks. */
+export const INT_SDMA = 1;
+export const INT_PROGRESS = 2;
+export const INT_IDLE = 4;
+
+/** The outcome of a step, applied when the chip finishes it. */
+export class FetchStep {
+  /** HEAD after the step (a ring slot). */
+  end = 0;
+  count = 0;
+  /** The generation counter after the step. */
+  gen = 0;
+  progress = 0;
+  edit = 0;
+  /** Slot written to head_dma (HEAD_TO_HOST, §e.3), −1 when none. */
+  headDma = -1;
+  bits = 0;
+  endNs = 0;
+}
+
+/** The chip registers a step starts from. */
+export interface FetchStart {
+  hwHead: number;
+  hwTail: number;
+  genCount: number;
+  genCheck: boolean;
+  progressCount: number;
+  editRemaining: number;
+  descCnt: number;
+  slow: number;
+}
+
+/**
+ * Compute one step into `out`; returns the descriptors completed. 0 means the descriptor at HEAD
+ * has the wrong generation (a later mismatch ends the step early and is found by the next one).
+ */
+export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs: number, out: FetchStep): number {
+  const mask = cfg.descqCnt - 1;
+  const shift = 31 - Math.clz32(cfg.descqCnt);
+  const nsPerDesc = (1e9 / cfg.chip.descPerSec) * c.slow;
+  const nsPerByte = (1e9 / cfg.chip.bytesPerSec) * c.slow;
+  const limit = cfg.chip.maxBatch;
+  let t = nowNs;
+  let slot = c.hwHead;
+  let gen = c.genCount;
+  let prog = c.progressCount;
+  let edit = c.editRemaining;
+  let headDma = -1;
+  let bits = 0;
+  let k = 0;
+  while (slot !== c.hwTail && k < limit) {
+    const w = slot << 2;
+    const hi = d[w + 1] as number;
+    const q1 = d[w + 2] as number;
+    if (edit > 0) edit--;
+    else {
+      if (c.genCheck && ((q1 >>> 2) & 3) !== ((gen >>> shift) & 3)) break;
+      if (hi & 0x8000_0000) {
+        const mode = (q1 >>> 13) & 7;
+        if (mode >= 3) edit = mode - 2; // AHG edit descriptors carry no generation (§c.5)
+      }
+    }
+    t += Math.max(((hi >>> 16) & 0x3fff) * nsPerByte, nsPerDesc);
+    gen = (gen + 1) >>> 0;
+    k++;
+    slot = (slot + 1) & mask;
+    if (q1 & 1) headDma = slot; // HEAD_TO_HOST
+    if (q1 & 2) {
+      bits |= INT_SDMA; // INT_REQ
+      break;
+    }
+    if (c.descCnt > 0 && ++prog >= c.descCnt) {
+      prog = 0;
+      bits |= INT_PROGRESS;
+      break;
+    }
+  }
+  out.end = slot;
+  out.count = k;
+  out.gen = gen;
+  out.progress = prog;
+  out.edit = edit;
+  out.headDma = headDma;
+  out.bits = bits;
+  out.endNs = t;
+  return k;
+}
