@@ -44,6 +44,7 @@ export class EmuTx {
   /** The iowait of the submitter, or null (§b.6). */
   wait: IoWait | null = null;
   words: Uint32Array;
+  private loadedFrom: TxReq | null = null;
 
   constructor(
     readonly owner: TxOwner | null,
@@ -54,9 +55,12 @@ export class EmuTx {
 
   /** Take the descriptors and lengths of a request built with src/progress/txreq.ts. */
   load(req: TxReq): this {
-    // Copy the whole array (a memcpy) rather than numDesc × 4 words one by one.
-    if (this.words.length < req.words.length) this.words = new Uint32Array(req.words.length);
-    this.words.set(req.words);
+    // The words are only read after loading, so a request reloaded from the same template keeps them.
+    if (this.loadedFrom !== req) {
+      if (this.words.length < req.words.length) this.words = new Uint32Array(req.words.length);
+      this.words.set(req.words);
+      this.loadedFrom = req;
+    }
     this.numDesc = req.numDesc;
     this.tlen = req.tlen;
     this.packetLen = req.packetLen;
