@@ -1,7 +1,7 @@
 // struct iowait and the sleep callbacks of §b.8 that call sdma_progress, with the queue
 // discipline of iowait_queue and the harvest key of sdma_desc_avail (§b.11).
 import { SDMA_TXREQ_F_VIP } from '../progress/constants.js';
-import { sdmaProgressOutcome } from '../progress/seq.js';
+import { sdmaProgress, seqChanged } from '../progress/seq.js';
 import type { Engine } from './engine.js';
 import { LogKind } from './log.js';
 import { EAGAIN, EBUSY, type EmuTx } from './tx.js';
@@ -90,9 +90,8 @@ export function takeWaitlock(e: Engine): void {
 
 /** sdma_progress with its desc_avail side effect (§b.3). */
 function progress(e: Engine, seq: number, tx: EmuTx): boolean {
-  const r = sdmaProgressOutcome(e, seq, tx.numDesc);
-  if (r.descAvail !== null) e.descAvail = r.descAvail;
-  return r.result === 1;
+  if (seqChanged(e.headSeq, seq)) e.descAvail = e.freecnt();
+  return sdmaProgress(e, seq, tx.numDesc) === 1;
 }
 
 /** iowait_sleep (§b.8, qp.c): -EAGAIN, -EBUSY, or 0 when the QP cannot send (tx dropped). */
