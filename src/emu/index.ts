@@ -1,6 +1,6 @@
 // The emulated backend: one unit (hfi1_0) run for --at-ms of virtual time before it is sampled.
 import type { Backend, UnitInfo } from '../backend.js';
-import { Hfi1SdmaError } from '../errors.js';
+import { Hfi1SdmaError, usageError } from '../errors.js';
 import { parseFault } from './faults.js';
 import { EmuUnit } from './unit.js';
 
@@ -26,6 +26,12 @@ export const DEFAULT_AT_MS = 250;
 export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
   const engines = opts.engines ?? 16;
   const faults = opts.fault.map((f) => parseFault(f, engines));
+  const d = opts.descqCnt;
+  if (d !== undefined && (!Number.isInteger(d) || d < 0 || d > 0xffff_ffff)) {
+    throw usageError(
+      `--descq-cnt is the sdma_descq_cnt module parameter, an unsigned integer (64-32768, a power of two, is used as given; anything else means 2048), got ${d}`,
+    );
+  }
   return new EmuUnit({
     seed: opts.seed,
     engines,
