@@ -62,7 +62,7 @@ const run: Action = async (args, ctx) => {
   const u = emuUnitFromOptions(ctx.global);
   const ms =
     args.durationMs === undefined
-      ? (ctx.global.atMs ?? DEFAULT_AT_MS)
+      ? (ctx.global.atMs ?? RUN_DEFAULT_MS)
       : parseIntArg('--duration-ms', args.durationMs, 1, 86_400_000);
   const t0 = performance.now();
   runWithProgress(u, ms, ctx);

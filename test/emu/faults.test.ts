@@ -104,7 +104,7 @@ describe('faults (§d.4 life cycles)', () => {
 
   it('lost-interrupt: the chip drains the ring, software never retires it, waiters stay asleep', async () => {
     const u = unit(['lost-interrupt@10:1'], 'line-rate:gbps=10', 40);
-    const e = u.engines[1]!;
+    const e = u.engineAt(1);
     expect(u.events(['interruptLost']).filter((r) => r.engine === 1).length).toBeGreaterThan(0);
     expect(e.chip.hwHead).toBe(e.chip.hwTail);
     expect(e.descqHead & e.mask).not.toBe(e.chip.hwHead);
@@ -114,7 +114,7 @@ describe('faults (§d.4 life cycles)', () => {
 
   it('head-writeback-stall: head_dma freezes while the HEAD CSR moves', () => {
     const u = unit(['head-writeback-stall@10:0'], 'line-rate:gbps=10', 10);
-    const e = u.engines[0]!;
+    const e = u.engineAt(0);
     const dma = e.chip.headDma;
     const head = e.descqHead;
     u.runUntilMs(15);
@@ -124,7 +124,7 @@ describe('faults (§d.4 life cycles)', () => {
 
   it('slow:4 cuts the engine’s throughput to about a quarter', () => {
     const u = unit(['slow:4@0:0'], 'line-rate:gbps=10', 20);
-    const [e0, e1] = [u.engines[0]!.descqHead, u.engines[1]!.descqHead];
+    const [e0, e1] = [u.engineAt(0).descqHead, u.engineAt(1).descqHead];
     expect(e0 / e1).toBeGreaterThan(0.2);
     expect(e0 / e1).toBeLessThan(0.3);
   });

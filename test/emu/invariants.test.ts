@@ -10,7 +10,7 @@ function withTraffic() {
   const rec = new Recorder();
   for (let i = 0; i < 5; i++) expect(u.submit(0, rec.tx(txOf(3)))).toBe(0);
   expect(invariantViolations(u)).toEqual([]);
-  return { u, e: u.engines[0]! };
+  return { u, e: u.engineAt(0) };
 }
 
 describe('invariant report', () => {
@@ -52,7 +52,7 @@ describe('invariant report', () => {
     u.resume();
     u.advance(1);
     const w = new Waiter('psm');
-    iowaitQueue(true, w.wait, u.engines[1]!);
+    iowaitQueue(true, w.wait, u.engineAt(1));
     expect(invariantViolations(u).join('\n')).toMatch(/engine 1: iowait 100 asleep on dmawait with 2047 free .*lost wake-up/);
     expect(u.totals().lostWakeups).toBe(1);
   });

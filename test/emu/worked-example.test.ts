@@ -12,7 +12,7 @@ function exampleState(capMask?: number) {
   const rec = new Recorder();
   const [a, b, c] = [rec.tx(txOf(3)), rec.tx(txOf(4)), rec.tx(txOf(3))];
   for (const t of [a, b, c]) expect(u.submit(0, t)).toBe(0);
-  return { u, e: u.engines[0]!, rec, a, b, c };
+  return { u, e: u.engineAt(0), rec, a, b, c };
 }
 
 describe('§b.13 worked example (descq_cnt 2048)', () => {
@@ -75,7 +75,7 @@ function shortage() {
   u.presetCounters(0, 10000, 0);
   const rec = new Recorder();
   for (let i = 0; i < 255; i++) expect(u.submit(0, rec.tx(txOf(8)))).toBe(0);
-  const e = u.engines[0]!;
+  const e = u.engineAt(0);
   expect([e.descqHead, e.descqTail, e.freecnt()]).toEqual([10000, 12040, 7]);
   e.headSeq = 5000;
   const w = new Waiter('qp');
