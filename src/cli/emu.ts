@@ -139,7 +139,15 @@ const serve: Action = async (args, ctx) => {
   process.once('SIGTERM', stop);
   try {
     ctx.io.stderr(`serving ${u.info.name} under ${dir} (${speed}× real time); SIGINT or SIGTERM stops\n`);
-    const writes = await serveSysroot(u, dir, { speed, intervalMs, signal: ac.signal });
+    const writes = await serveSysroot(u, dir, {
+      speed,
+      intervalMs,
+      signal: ac.signal,
+      onBehind: (lagMs) =>
+        ctx.io.stderr(
+          `emu serve: the emulator cannot keep up with ${speed}× real time (${Math.round(lagMs)} ms behind); virtual time now runs slower than wall time. Lower --speed or use a lighter --workload (e.g. ${DEFAULT_WORKLOAD}:gbps=10)\n`,
+        ),
+    });
     ctx.io.stderr(`stopped at ${u.nowMs.toFixed(0)} ms virtual time after ${writes} writes\n`);
   } finally {
     process.off('SIGINT', stop);

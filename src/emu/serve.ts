@@ -15,6 +15,8 @@ export interface ServeOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Called after each refresh with the virtual time written. */
   onWrite?: (virtualMs: number) => void;
+  /** Called once when the emulator cannot keep up with wall time × speed. */
+  onBehind?: (lagMs: number) => void;
 }
 
 function realSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -37,13 +39,23 @@ export async function serveSysroot(u: EmuUnit, dir: string, opts: ServeOptions):
   const wall0 = now();
   const virt0 = u.nowMs;
   let writes = 0;
+  let warned = false;
   await writeSysroot(u, dir);
   writes++;
   opts.onWrite?.(u.nowMs);
   while (!opts.signal.aborted) {
     await sleep(opts.intervalMs, opts.signal);
     if (opts.signal.aborted) break;
-    u.runUntilMs(virt0 + (now() - wall0) * opts.speed);
+    // Never run more than two intervals' worth at once: when the emulator is slower than wall
+    // time × speed, virtual time falls behind but the tree keeps refreshing every interval, so
+    // readers see steady movement rather than rare jumps (which would look like stalls).
+    const target = virt0 + (now() - wall0) * opts.speed;
+    const cap = 2 * opts.intervalMs * opts.speed;
+    if (target - u.nowMs > 5 * cap && !warned) {
+      warned = true;
+      opts.onBehind?.(target - u.nowMs);
+    }
+    u.runUntilMs(Math.min(target, u.nowMs + cap));
     await writeSysroot(u, dir);
     writes++;
     opts.onWrite?.(u.nowMs);

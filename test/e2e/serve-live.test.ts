@@ -1,0 +1,84 @@
+// Two processes, as on a host: `hfi1-sdma emu serve` keeps an emulated sysroot live; readers in
+// other processes (src/hw here, the CLI as children) see it move, and see a stall appear.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openHwBackend } from '../../src/hw/index.js';
+import { runChild, startChild } from '../support/child.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'serve-live-'));
+const serve = startChild([
+  '--backend',
+  'emu',
+  '--engines',
+  '4',
+  '--workload',
+  'qp',
+  '--fault',
+  'stop-fetch@800:3',
+  'emu',
+  'serve',
+  '--sysroot',
+  dir,
+  '--interval-ms',
+  '50',
+]);
+afterAll(async () => {
+  serve.child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Wait (bounded) until `fn` is true. */
+async function until(what: string, ms: number, fn: () => boolean | Promise<boolean>): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}; serve said: ${serve.err()}`);
+}
+
+describe('a sysroot kept live by emu serve', () => {
+  it('src/hw sees heads advance and seq change through sdes and the BAR image', async () => {
+    await until('the first sysroot write', 20_000, () => existsSync(join(dir, 'sys/kernel/debug/hfi1/hfi1_0/sdes')));
+    const hw = await openHwBackend({ sysroot: dir });
+    try {
+      const unit = await hw.unit(0);
+      const a = await unit.sample();
+      expect(a[0]?.sources).toEqual(expect.arrayContaining(['sdes', 'bar', 'counters']));
+      await new Promise((r) => setTimeout(r, 400));
+      const b = await unit.sample();
+      const moved = (i: number) => a[i]?.sw?.descqHead !== b[i]?.sw?.descqHead;
+      expect([0, 1, 2].some(moved)).toBe(true);
+      expect([0, 1, 2].some((i) => a[i]?.seq !== b[i]?.seq)).toBe(true);
+      expect([0, 1, 2].some((i) => a[i]?.csr?.hwHead !== b[i]?.csr?.hwHead)).toBe(true);
+    } finally {
+      await hw.close();
+    }
+  });
+
+  it('watch in another process shows engine 3 stalled (chip-not-fetching) and no other; health exits 2', async () => {
+    const w = runChild(['--sysroot', dir, 'watch', '--json', '--count', '16', '--interval-ms', '300', '--stall-ms', '1000']);
+    expect(w.code).toBe(0);
+    const lines = w.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.every((l) => l.backend === undefined && l.sources.includes('sdes'))).toBe(true);
+    const stalled = lines.filter((l) => l.verdict === 'stalled');
+    expect(stalled.length).toBeGreaterThan(0);
+    expect(new Set(stalled.map((l) => `${l.engine}/${l.reason}`))).toEqual(new Set(['3/chip-not-fetching']));
+    const h = runChild(['--sysroot', dir, 'health', '--stall-ms', '1000']);
+    expect(h.code).toBe(2);
+    expect(h.stdout).toMatch(/CRITICAL: hfi1_0 sdma3 stalled \(chip-not-fetching\)/);
+  });
+
+  it('serve stops on SIGTERM with exit 0, leaving a readable tree', async () => {
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBe(0);
+    const r = runChild(['--sysroot', dir, 'engines', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).units[0].engines).toHaveLength(4);
+  });
+});
