@@ -1,10 +1,30 @@
 // `snapshot -o FILE.tar.gz`: capture the sources hfi1-sdma reads, for a bug report.
-import { hostname } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { usageError } from '../errors.js';
 import { sysrootOf } from './backend-select.js';
-import type { CommandSpec } from './context.js';
+import type { CommandSpec, GlobalOptions } from './context.js';
 import { version } from './version.js';
+
+/** Render the emulator's sysroot into a temporary tree and capture that. */
+async function captureEmulated(global: GlobalOptions, out: string, meta: { host: string; toolVersion: string; now: Date }) {
+  const [{ emuUnitFromOptions, DEFAULT_AT_MS }, { writeSysroot }, { captureSnapshot }] = await Promise.all([
+    import('../emu/index.js'),
+    import('../emu/sysroot.js'),
+    import('../snapshot/capture.js'),
+  ]);
+  const u = emuUnitFromOptions(global);
+  u.runUntilMs(global.atMs ?? DEFAULT_AT_MS);
+  const dir = await mkdtemp(join(tmpdir(), 'hfi1-sdma-emu-'));
+  try {
+    await writeSysroot(u, dir);
+    return await captureSnapshot(dir, out, meta);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 export const snapshotCommand: CommandSpec = {
   command: 'snapshot',
@@ -18,7 +38,16 @@ export const snapshotCommand: CommandSpec = {
     const out = String(args.o ?? '');
     if (!/\.(tar\.gz|tgz)$/.test(out)) throw usageError(`-o must name a .tar.gz (or .tgz) file, got ${JSON.stringify(out)}`);
     const { captureSnapshot } = await import('../snapshot/capture.js');
-    const m = await captureSnapshot(sysrootOf(ctx.global), out, { host: hostname(), toolVersion: version(), now: new Date() });
+    const meta = { host: hostname(), toolVersion: version(), now: new Date() };
+    const sysroot = sysrootOf(ctx.global);
+    let emulated = ctx.global.backend === 'emu';
+    if (ctx.global.backend === 'auto') {
+      const { findUnits } = await import('../hw/index.js');
+      emulated = (await findUnits(sysroot)).length === 0;
+      if (emulated)
+        ctx.io.stderr(`hfi1-sdma: no hfi1 unit under ${sysroot}: capturing the emulator's host instead (--backend emu)\n`);
+    }
+    const m = emulated ? await captureEmulated(ctx.global, out, meta) : await captureSnapshot(sysroot, out, meta);
     const missing = m.sources.filter((s) => !s.captured);
     if (ctx.global.json) {
       ctx.io.stdout(`${JSON.stringify({ file: out, ...m })}\n`);

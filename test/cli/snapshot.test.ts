@@ -64,11 +64,22 @@ describe('snapshot', () => {
 
   it('leaves no file behind when there is nothing to capture, and refuses a bad -o', async () => {
     const outDir = tmp();
-    const r = await runCli(['--sysroot', tmp(), 'snapshot', '-o', join(outDir, 'x.tar.gz')]);
+    const r = await runCli(['--sysroot', tmp(), '--backend', 'hw', 'snapshot', '-o', join(outDir, 'x.tar.gz')]);
     expect(r.code).toBe(66);
     expect(r.stderr).toMatch(/no hfi1 unit/);
     expect(readdirSync(outDir)).toEqual([]);
     expect((await runCli(['snapshot', '-o', 'x.zip'])).code).toBe(64);
+  });
+
+  it('captures the emulator’s host when there is no hfi1 unit, and reads it back as a live host', async () => {
+    const out = join(tmp(), 'emu.tar.gz');
+    const r = await runCli(['--sysroot', tmp(), '--engines', '2', '--at-ms', '10', 'snapshot', '-o', out]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/capturing the emulator's host instead/);
+    const back = JSON.parse((await runCli(['--sysroot', out, 'engines', '--json'])).stdout);
+    expect(back.backend).toBe('hw');
+    expect(back.units[0].engines.map((e: { state: string }) => e.state)).toEqual(['s99_Running', 's99_Running']);
+    expect(back.units[0].engines[0].sources).toEqual(expect.arrayContaining(['sdes', 'bar', 'counters']));
   });
 
   it('refuses a file that is not a snapshot with exit 65', async () => {
