@@ -1,4 +1,4 @@
-// `emu run|write|serve`: the emulator headless (totals, per-engine figures, invariants), its
+// `emu run|write|serve|race`: the emulator headless (totals, per-engine figures, invariants), its
 // sysroot written once, or kept live for other processes (DESIGN.md, "CLI surface").
 import { performance } from 'node:perf_hooks';
 import type { Argv } from 'yargs';
@@ -12,6 +12,7 @@ import { usageError } from '../errors.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
+import { emuRaceCommand, raceOptions } from './emu-race.js';
 import { engineJson } from './engine-json.js';
 import { keyValues, table } from './format.js';
 
@@ -156,15 +157,15 @@ const serve: Action = async (args, ctx) => {
   return 0;
 };
 
-/** The emu actions by name; `race` joins them when the interleaving explorer exists. */
-export const EMU_ACTIONS: Record<string, Action> = { run, write, serve };
+/** The emu actions by name. */
+export const EMU_ACTIONS: Record<string, Action> = { run, write, serve, race: emuRaceCommand.run };
 
 export const emuCommand: CommandSpec = {
   command: 'emu <action>',
-  describe: 'the emulator: run headless, write its sysroot once, or keep it live',
+  describe: 'the emulator: run headless, write its sysroot once, keep it live, or explore races',
   builder: (y: Argv) =>
-    y
-      .positional('action', { choices: Object.keys(EMU_ACTIONS), describe: 'run | write | serve' })
+    raceOptions(y)
+      .positional('action', { choices: Object.keys(EMU_ACTIONS), describe: 'run | write | serve | race' })
       .option('duration-ms', { type: 'string', describe: 'run: virtual ms to run (default --at-ms, else 1000)' })
       .option('speed', { type: 'string', describe: 'serve: virtual ms per wall ms (default 1)' })
       .option('interval-ms', { type: 'string', describe: 'serve: wall ms between sysroot refreshes (default 100)' })
@@ -172,6 +173,7 @@ export const emuCommand: CommandSpec = {
       .example('$0 emu run --fault engine-error:1@200', 'a halting engine error on every engine at 200 ms')
       .example('$0 emu write --sysroot /tmp/hfi1 --at-ms 500', 'an emulated host for --sysroot readers')
       .example('$0 emu serve --sysroot /tmp/hfi1 --speed 0.1', 'a live emulated host at a tenth of real time')
+      .example('$0 emu race --variant psm-pre-2019', 'the pre-2019 PSM hang, step by step')
       .epilogue(`Default workload: ${DEFAULT_WORKLOAD}. emu run exits 1 when an invariant is violated.`),
   async run(args, ctx) {
     const action = EMU_ACTIONS[String(args.action)];

@@ -123,8 +123,10 @@ function exhaustive(w: World, t: Tally, bound: number): Found {
   const visit = (v: StateVec, depth: number): void => {
     restore(w, v);
     const actors = enabledActors(w);
-    if (actors.length === 0) return t.end(depth, false);
-    if (depth >= bound) return t.end(depth, true);
+    if (actors.length === 0 || depth >= bound) {
+      t.end(depth, actors.length > 0);
+      return;
+    }
     for (const a of actors) {
       restore(w, v);
       const flags = runStep(w, a, null);

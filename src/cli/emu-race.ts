@@ -1,0 +1,101 @@
+// `emu race`: explore the interleavings of the sleep/wake-up protocol (§b.9) on the emulator's
+// engine, report lost and wasted wake-ups, and print the first lost wake-up as a reproduction.
+import type { Argv } from 'yargs';
+import { DEFAULT_BOUND, explore, type RaceResult } from '../emu/race/explorer.js';
+import { replaySchedule, type TraceRow, whyStuck } from '../emu/race/trace.js';
+import { isVariant, VARIANT_ORDER, VARIANTS, type Variant } from '../emu/race/variants.js';
+import { RACE_DESCQ_CNT, RACE_IN_FLIGHT, RACE_NUM_DESC } from '../emu/race/world.js';
+import { usageError } from '../errors.js';
+import { parseIntArg } from './args.js';
+import type { CliContext, CommandSpec } from './context.js';
+import { keyValues, table } from './format.js';
+
+/** DESIGN.md's `emu race --json` shape. */
+export interface RaceJson {
+  variant: Variant;
+  submitters: number;
+  bound: number;
+  seed: number;
+  schedules: number;
+  states: number;
+  lostWakeups: number;
+  wastedWakeups: number;
+  trace: TraceRow[];
+}
+
+/** The options `emu race` adds (the seed is the global --seed). */
+export function raceOptions(y: Argv): Argv {
+  return y
+    .option('variant', { type: 'string', describe: `race: ${VARIANTS.join(' | ')} (default kernel)` })
+    .option('submitters', { type: 'string', describe: 'race: submitters, 1-3 (default 2)' })
+    .option('bound', {
+      type: 'string',
+      describe: `race: depth bound of the exhaustive search in steps (default ${DEFAULT_BOUND})`,
+    })
+    .option('schedules', { type: 'string', describe: 'race: sample N seeded random schedules instead of the exhaustive search' });
+}
+
+/** Run the exploration the arguments describe; the trace is that of the shortest lost wake-up. */
+export function runRace(args: Record<string, unknown>, seed: number): { result: RaceResult; json: RaceJson; why: string } {
+  const name = args.variant === undefined ? 'kernel' : String(args.variant);
+  if (!isVariant(name)) throw usageError(`--variant must be one of ${VARIANTS.join(', ')}, got ${JSON.stringify(name)}`);
+  const submitters = args.submitters === undefined ? 2 : parseIntArg('--submitters', args.submitters, 1, 3);
+  const bound = args.bound === undefined ? DEFAULT_BOUND : parseIntArg('--bound', args.bound, 1, 10_000);
+  const schedules = args.schedules === undefined ? undefined : parseIntArg('--schedules', args.schedules, 1, 100_000_000);
+  const result = explore({ variant: name, submitters, bound, seed, schedules });
+  const replay = result.lostSchedule ? replaySchedule(name, submitters, result.lostSchedule) : null;
+  const json: RaceJson = {
+    variant: name,
+    submitters,
+    bound,
+    seed,
+    schedules: result.schedules,
+    states: result.states,
+    lostWakeups: result.lostWakeups,
+    wastedWakeups: result.wastedWakeups,
+    trace: replay ? replay.rows : [],
+  };
+  return { result, json, why: replay ? whyStuck(replay) : '' };
+}
+
+function searchLine(r: RaceResult): string {
+  if (r.mode === 'random')
+    return `${r.schedules} seeded random schedules (seed ${r.seed}), each run to its end (longest ${r.maxDepth} steps)`;
+  return r.cut === 0
+    ? `exhaustive to ${r.bound} steps: every schedule ran to its end (longest ${r.maxDepth} steps)`
+    : `exhaustive to ${r.bound} steps: ${r.cut} schedules cut at the bound`;
+}
+
+function render(j: RaceJson, r: RaceResult, why: string): string {
+  let out = keyValues([
+    ['variant', `${j.variant}: ${VARIANT_ORDER[j.variant]}`],
+    [
+      'scenario',
+      `descq_cnt ${RACE_DESCQ_CNT}, ${RACE_IN_FLIGHT.reduce((a, b) => a + b, 0)} descriptors in flight (packets of ${RACE_IN_FLIGHT.join(', ')}), free ${RACE_DESCQ_CNT - 1 - RACE_IN_FLIGHT.reduce((a, b) => a + b, 0)}; ${j.submitters} submitter${j.submitters === 1 ? '' : 's'} of ${RACE_NUM_DESC} descriptors`,
+    ],
+    ['search', searchLine(r)],
+    ['schedules', String(j.schedules)],
+    ['states', `${j.states} distinct`],
+    ['lost wake-ups', `${j.lostWakeups} (distinct states)`],
+    ['wasted wake-ups', `${j.wastedWakeups} (woken, still no room)`],
+  ]);
+  if (j.trace.length === 0) return `${out}\nNo lost wake-up: every sender asleep on dmawait is woken.\n`;
+  out += `\nShortest lost wake-up, step by step (seq, head, tail, free after each step):\n`;
+  out += table(
+    ['step', 'actor', 'action', 'seq', 'head', 'tail', 'free'],
+    j.trace.map((t) => [String(t.step), t.actor, t.action, String(t.seq), String(t.head), String(t.tail), String(t.free)]),
+    new Set([0, 3, 4, 5, 6]),
+  );
+  return `${out}\n${why}\n`;
+}
+
+export const emuRaceCommand: CommandSpec = {
+  command: 'race',
+  describe: 'explore interleavings of the sleep/wake-up protocol (§b.9): lost and wasted wake-ups',
+  builder: raceOptions,
+  async run(args, ctx: CliContext) {
+    const { result, json, why } = runRace(args, ctx.global.seed);
+    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(json)}\n` : render(json, result, why));
+    return 0;
+  },
+};
