@@ -1,0 +1,65 @@
+// `hfi1-sdma emu race` through the CLI: DESIGN's JSON shape, the text reproduction, usage errors.
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+
+describe('emu race', () => {
+  it('--json has exactly the DESIGN.md fields, and a lost wake-up still exits 0', async () => {
+    const r = await runCli(['emu', 'race', '--variant', 'psm-pre-2019', '--submitters', '1', '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(Object.keys(j)).toEqual([
+      'variant',
+      'submitters',
+      'bound',
+      'seed',
+      'schedules',
+      'states',
+      'lostWakeups',
+      'wastedWakeups',
+      'trace',
+    ]);
+    expect(j).toMatchObject({ variant: 'psm-pre-2019', submitters: 1, bound: 80, seed: 1, schedules: 1909, lostWakeups: 9 });
+    expect(j.trace.length).toBeGreaterThan(0);
+    expect(Object.keys(j.trace[0])).toEqual(['step', 'actor', 'action', 'seq', 'head', 'tail', 'free']);
+    const last = j.trace.at(-1);
+    expect(last.head).toBe(last.tail);
+    expect(j.trace.map((t: { step: number }) => t.step)).toEqual(j.trace.map((_: unknown, i: number) => i + 1));
+  });
+
+  it('prints the trace as a table ending with why the sender is stuck', async () => {
+    const r = await runCli(['emu', 'race', '--variant', 'no-progress-check', '--submitters', '1']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/lost wake-ups\s+9 /);
+    expect(r.stdout).toMatch(/step\s+actor\s+action\s+seq\s+head\s+tail\s+free/);
+    expect(r.stdout).toContain('sdma_desc_avail(63): dmawait empty');
+    expect(r.stdout).toMatch(/S1 sleeps on dmawait for 9 descriptors while 63 are free/);
+  });
+
+  it('an order without lost wake-ups says so and prints no trace', async () => {
+    const r = await runCli(['emu', 'race', '--variant', 'kernel-sample-first', '--submitters', '1']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/lost wake-ups\s+0 /);
+    expect(r.stdout).toContain('No lost wake-up');
+    expect(r.stdout).not.toContain('step  actor');
+  });
+
+  it('random sampling: the same --seed prints the same result', async () => {
+    const args = ['emu', 'race', '--variant', 'psm-pre-2019', '--schedules', '200', '--seed', '5', '--json'];
+    const a = await runCli(args);
+    const b = await runCli(args);
+    expect(a.code).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+    expect(JSON.parse(a.stdout)).toMatchObject({ seed: 5, schedules: 200 });
+  });
+
+  it.each([
+    [['--variant', 'kernel-2018'], /--variant must be one of kernel, psm-pre-2019/],
+    [['--submitters', '4'], /--submitters must be from 1 to 3/],
+    [['--submitters', '0'], /--submitters must be from 1 to 3/],
+    [['--bound', 'x'], /--bound expects an integer/],
+  ])('usage error for %j', async (extra, message) => {
+    const r = await runCli(['emu', 'race', ...extra]);
+    expect(r.code).toBe(64);
+    expect(r.stderr).toMatch(message);
+  });
+});
