@@ -4,5 +4,6 @@ import { coreSuite } from './core.js';
 import { emuSuite } from './emu.js';
 import type { BenchSuite } from './harness.js';
 import { barBenchSuite, parseBenchSuite } from './hw.js';
+import { raceSuite } from './race.js';
 
-export const SUITES: readonly BenchSuite[] = [coreSuite, parseBenchSuite, barBenchSuite, cliSuite, emuSuite];
+export const SUITES: readonly BenchSuite[] = [coreSuite, parseBenchSuite, barBenchSuite, cliSuite, emuSuite, raceSuite];
