@@ -89,6 +89,7 @@ function render(j: RaceJson, r: RaceResult, why: string): string {
   return `${out}\n${why}\n`;
 }
 
+/** `emu race` as a subcommand definition (registered under `emu` in emu.ts). */
 export const emuRaceCommand: CommandSpec = {
   command: 'race',
   describe: 'explore interleavings of the sleep/wake-up protocol (§b.9): lost and wasted wake-ups',
