@@ -2,7 +2,7 @@
 // sysroot written once, or kept live for other processes (DESIGN.md, "CLI surface").
 import { performance } from 'node:perf_hooks';
 import type { Argv } from 'yargs';
-import { DEFAULT_AT_MS, emuUnitFromOptions } from '../emu/index.js';
+import { defaultAtMs, emuUnitFromOptions } from '../emu/index.js';
 import { invariantViolations } from '../emu/invariants.js';
 import { serveSysroot } from '../emu/serve.js';
 import { writeSysroot } from '../emu/sysroot.js';
@@ -117,7 +117,7 @@ function sysrootDir(ctx: CliContext, action: string): string {
 const write: Action = async (_args, ctx) => {
   const dir = sysrootDir(ctx, 'write');
   const u = emuUnitFromOptions(ctx.global);
-  u.runUntilMs(ctx.global.atMs ?? DEFAULT_AT_MS);
+  u.runUntilMs(defaultAtMs(ctx.global));
   await writeSysroot(u, dir);
   const j = { sysroot: dir, virtualMs: u.nowMs, logHash: u.logHash() };
   ctx.io.stdout(

@@ -10,13 +10,13 @@ import { version } from './version.js';
 
 /** Render the emulator's sysroot into a temporary tree and capture that. */
 async function captureEmulated(global: GlobalOptions, out: string, meta: { host: string; toolVersion: string; now: Date }) {
-  const [{ emuUnitFromOptions, DEFAULT_AT_MS }, { writeSysroot }, { captureSnapshot }] = await Promise.all([
+  const [{ emuUnitFromOptions, defaultAtMs }, { writeSysroot }, { captureSnapshot }] = await Promise.all([
     import('../emu/index.js'),
     import('../emu/sysroot.js'),
     import('../snapshot/capture.js'),
   ]);
   const u = emuUnitFromOptions(global);
-  u.runUntilMs(global.atMs ?? DEFAULT_AT_MS);
+  u.runUntilMs(defaultAtMs(global));
   const dir = await mkdtemp(join(tmpdir(), 'hfi1-sdma-emu-'));
   try {
     await writeSysroot(u, dir);

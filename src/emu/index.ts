@@ -19,8 +19,19 @@ export interface EmuCliOptions {
   fault: string[];
 }
 
-/** Virtual time run before sampling when --at-ms is not given. */
-export const DEFAULT_AT_MS = 250;
+/** Virtual time run before sampling when --at-ms is not given and no fault is scheduled. */
+export const DEFAULT_AT_MS = 20;
+
+/**
+ * The virtual time to run before sampling: --at-ms, else 20 ms (the rings reach their steady
+ * state within microseconds at these rates), else, with faults, 100 ms past the last one so
+ * that its effect shows.
+ */
+export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engines'>): number {
+  if (opts.atMs !== undefined) return opts.atMs;
+  const last = Math.max(0, ...opts.fault.map((f) => parseFault(f, opts.engines ?? 16).atMs));
+  return opts.fault.length > 0 ? Math.max(DEFAULT_AT_MS, last + 100) : DEFAULT_AT_MS;
+}
 
 /** Build (but do not run) the unit the CLI options describe; option errors are usage errors. */
 export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
@@ -50,7 +61,7 @@ export interface EmuBackend extends Backend {
 /** Create the emulated backend: unit 0, run to `atMs` (default DEFAULT_AT_MS) on first use. */
 export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
   const unit = emuUnitFromOptions(opts);
-  const atMs = opts.atMs ?? DEFAULT_AT_MS;
+  const atMs = defaultAtMs(opts);
   let ran = false;
   const ready = (): EmuUnit => {
     if (!ran) {
