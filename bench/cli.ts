@@ -59,7 +59,7 @@ export const cliSuite: BenchSuite = {
       results.push({
         name: 'watch.rss',
         value: round(rss10k / 2 ** 20),
-        unit: 'MiB after 10,000 samples',
+        unit: 'MiB RSS (value after 10,000 samples, baseline after 100)',
         baseline: round(rss100 / 2 ** 20),
         ratio: round(rss10k / rss100),
         goal: 'flat (ratio ≤ 1.2)',
