@@ -6,7 +6,7 @@
 // does), and per-engine counters in the manner of BQL: stallCount, stallMaxMs, stuckSinceMs.
 
 import type { EngineSample } from '../backend.js';
-import { decodeEngErr, decodeStatus, type EngErrBit, isHaltClassError } from './csr.js';
+import { decodeEngErr, type EngErrBit, isEngHalted, isHaltClassError } from './csr.js';
 import { inFlight } from './ring.js';
 import { isOperational } from './state.js';
 
@@ -127,7 +127,7 @@ function isRunning(s: EngineSample): boolean {
 }
 
 function haltReason(s: EngineSample): Reason | null {
-  if (s.csr && decodeStatus(s.csr.status).engHalted) return 'status-halted';
+  if (s.csr && isEngHalted(s.csr.status)) return 'status-halted';
   if (s.csr && isHaltClassError(s.csr.errStatus)) return 'error-bits';
   if (s.state !== null && !isOperational(s.state)) return 'state';
   return null;

@@ -51,6 +51,11 @@ export interface StatusBits {
   otherBits: number[];
 }
 
+/** SEND_DMA_STATUS bit 56, ENG_HALTED (§f.2), without decoding the rest. */
+export function isEngHalted(status: bigint): boolean {
+  return ((status >> BigInt(SEND_DMA_STATUS_ENG_HALTED_BIT)) & 1n) === 1n;
+}
+
 /** Decode SEND_DMA_STATUS (§f.2). */
 export function decodeStatus(status: bigint): StatusBits {
   const otherBits: number[] = [];
@@ -75,6 +80,7 @@ export interface EngErrBit {
 /** Decode SEND_DMA_ENG_ERR_STATUS (§f.4); bits above 23 are reported as `bit<N>` that do not halt. */
 export function decodeEngErr(errStatus: bigint): EngErrBit[] {
   const out: EngErrBit[] = [];
+  if (errStatus === 0n) return out;
   for (let bit = 0; bit < 64; bit++) {
     if (((errStatus >> BigInt(bit)) & 1n) === 0n) continue;
     const known = ENG_ERR_BITS[bit];
