@@ -1,10 +1,11 @@
 // parse.* and bar.*: the live-host parsers and the BAR window against trivial baselines.
-import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeBarImage } from '../src/emu/bar-image.js';
 import { parseSdes } from '../src/hw/parse/sdes.js';
 import { ENGINE_CSR_OFFSETS, engineReg, openSdmaWindow, readEngineCsrs, SDMA_WINDOW } from '../src/hw/regs.js';
-import { BAR0_SIZE } from '../src/progress/constants.js';
 import { flagString, hex16 } from '../src/progress/descriptor.js';
 import { type BenchSuite, nsPerOp, ratioResult } from './harness.js';
 
@@ -30,21 +31,6 @@ export function fullSdes(engines = 16, descqCnt = 2048): string {
     }
   }
   return parts.join('');
-}
-
-/** A sparse 64 MiB file standing in for resource0, registers written little-endian at their offsets. */
-function writeBarImage(path: string, regs: ReadonlyMap<number, bigint>): void {
-  const fd = openSync(path, 'w');
-  try {
-    ftruncateSync(fd, BAR0_SIZE);
-    const b = Buffer.alloc(8);
-    for (const [offset, value] of regs) {
-      b.writeBigUInt64LE(value);
-      writeSync(fd, b, 0, 8, offset);
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function parseSuite(): ReturnType<BenchSuite['run']> {

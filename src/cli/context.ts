@@ -1,22 +1,16 @@
 // The shared shape of a command: its yargs definition and a run function that returns an exit code.
 import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
+import type { EmuCliOptions } from '../emu/index.js';
 import type { Io, Paint } from './io.js';
 
-/** Options every command accepts (DESIGN.md, "CLI surface"). */
-export interface GlobalOptions {
+/** Options every command accepts; the emulator's (EmuCliOptions) are used with --backend emu. */
+export interface GlobalOptions extends EmuCliOptions {
   backend: 'auto' | 'hw' | 'emu';
   sysroot: string | undefined;
   unit: number | undefined;
   json: boolean;
   color: boolean;
-  /** Emulator options: used with --backend emu (or auto falling back to it) and by `emu …`. */
-  seed: number;
-  engines: number | undefined;
-  descqCnt: number | undefined;
-  workload: string | undefined;
-  atMs: number | undefined;
-  fault: string[];
 }
 
 /** What a command gets besides its own arguments. */

@@ -1,18 +1,2 @@
-// A regular file standing in for resource0: 64 MiB, sparse, registers pwritten at their offsets.
-import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { BAR0_SIZE } from '../../src/progress/constants.js';
-
-/** Create `path` as a sparse BAR image with the given 64-bit little-endian registers. */
-export function writeBarImage(path: string, regs: ReadonlyMap<number, bigint>, size = BAR0_SIZE): void {
-  const fd = openSync(path, 'w');
-  try {
-    ftruncateSync(fd, size);
-    const b = Buffer.alloc(8);
-    for (const [offset, value] of regs) {
-      b.writeBigUInt64LE(value);
-      writeSync(fd, b, 0, 8, offset);
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
+// A regular file standing in for resource0 (shared with the benchmarks).
+export { writeBarImage } from '../../src/emu/bar-image.js';
