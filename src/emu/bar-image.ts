@@ -4,16 +4,21 @@
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { BAR0_SIZE } from '../progress/constants.js';
 
+/** pwrite 64-bit little-endian registers at their BAR0 offsets into an open image. */
+export function writeRegisters(fd: number, regs: Iterable<readonly [number, bigint]>): void {
+  const b = Buffer.alloc(8);
+  for (const [offset, value] of regs) {
+    b.writeBigUInt64LE(value);
+    writeSync(fd, b, 0, 8, offset);
+  }
+}
+
 /** Create `path` as a sparse BAR image with the given 64-bit little-endian registers. */
 export function writeBarImage(path: string, regs: ReadonlyMap<number, bigint>, size = BAR0_SIZE): void {
   const fd = openSync(path, 'w');
   try {
     ftruncateSync(fd, size);
-    const b = Buffer.alloc(8);
-    for (const [offset, value] of regs) {
-      b.writeBigUInt64LE(value);
-      writeSync(fd, b, 0, 8, offset);
-    }
+    writeRegisters(fd, regs);
   } finally {
     closeSync(fd);
   }

@@ -1,6 +1,7 @@
 // The sysroot writer: the DESIGN.md layout in the kernel's formats, so that src/hw reads an
 // emulated host exactly as a live one. Text files are replaced atomically (write, rename);
 // resource0 is a sparse 64 MiB BAR image updated in place so a reader mapping it sees live values.
+
 import {
   closeSync,
   existsSync,
@@ -28,6 +29,7 @@ import {
   SEND_DMA_MEM_SIZE,
   SEND_DMA_MEM_SIZE_OBSERVED,
 } from '../progress/constants.js';
+import { writeRegisters } from './bar-image.js';
 import { CSR_OFFSETS, readCsr } from './sample.js';
 import { countersBinary, counterTable, procInterrupts, sdesText } from './sdes.js';
 import type { EmuUnit } from './unit.js';
@@ -75,11 +77,7 @@ function writeBar(u: EmuUnit, path: string): void {
     if (fstatSync(fd).size !== BAR0_SIZE) ftruncateSync(fd, BAR0_SIZE);
     const { block, device } = barRegisters(u);
     writeSync(fd, block, 0, block.length, SDMA_CSR_BLOCK_START);
-    const b = Buffer.alloc(8);
-    for (const [off, val] of device) {
-      b.writeBigUInt64LE(val);
-      writeSync(fd, b, 0, 8, off);
-    }
+    writeRegisters(fd, device);
   } finally {
     closeSync(fd);
   }
