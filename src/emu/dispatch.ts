@@ -119,12 +119,17 @@ export function applyFault(u: EmuUnit, f: FaultSpec): void {
         c.kick();
         break;
       case 'freeze':
-      case 'link-down':
+      case 'link-down': {
+        // The SPC freeze is one chip state: a freeze while frozen joins the handling already
+        // under way (one sdma_freeze, one unfreeze) rather than starting a second one that would
+        // unfreeze, and reset, a chip the driver has already restarted.
+        const already = c.frozen;
         c.frozen = true;
         c.stop();
         processEvent(e, f.name === 'freeze' ? 'e80_HwFreeze' : 'e85_LinkDown');
-        s.after(FREEZE_TO_FROZEN_NS, Ev.freezeStep, e.idx, 1);
+        if (!already) s.after(FREEZE_TO_FROZEN_NS, Ev.freezeStep, e.idx, 1);
         break;
+      }
       case 'link-up':
         processEvent(e, 'e30_GoRunning');
         break;

@@ -1,6 +1,7 @@
 // Each fault produces the documented sequence of §d.4, read back from the event log.
 import { describe, expect, it } from 'vitest';
 import { parseFault } from '../../src/emu/faults.js';
+import { invariantViolations } from '../../src/emu/invariants.js';
 import type { LogRecord } from '../../src/emu/log.js';
 import { EmuUnit } from '../../src/emu/unit.js';
 import { Hfi1SdmaError } from '../../src/errors.js';
@@ -87,6 +88,24 @@ describe('faults (§d.4 life cycles)', () => {
       'e40_SwCleaned s82_FreezeSwClean → s82_FreezeSwClean',
       'e82_HwUnfreeze s82_FreezeSwClean → s99_Running',
     ]);
+  });
+
+  it('a freeze while frozen joins the handling under way: one sdma_freeze, one unfreeze, generations right', () => {
+    // Found by the soak: freeze@9 then link-down@10 used to unfreeze (and reset) the chip twice.
+    const u = new EmuUnit({ seed: 0, engines: 4, workload: 'mixed', descqCnt: 64, faults: ['freeze@9', 'link-down@10'] });
+    u.runUntilMs(18);
+    expect(invariantViolations(u)).toEqual([]);
+    expect(story(u, 0, 5)).toEqual([
+      'fault',
+      'e80_HwFreeze s99_Running → s80_HwFreeze',
+      'e81_HwFrozen s80_HwFreeze → s82_FreezeSwClean',
+      'swCleanUp',
+      'e40_SwCleaned s82_FreezeSwClean → s82_FreezeSwClean',
+      'fault',
+      'e85_LinkDown s82_FreezeSwClean → (unlisted)',
+      'e82_HwUnfreeze s82_FreezeSwClean → s99_Running',
+    ]);
+    expect(u.engines.map((e) => e.state)).toEqual(Array(4).fill('s99_Running'));
   });
 
   it('stop-fetch: HEAD stops, software fills the ring, the engine stays in s99', async () => {
