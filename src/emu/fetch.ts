@@ -1,6 +1,8 @@
 // One fetch step of the chip: from HEAD, descriptors are checked for their generation (§e.2) and
 // completed at the engine's rate until the tail, `maxBatch` descriptors, an INT_REQ descriptor, or
 // the DESC_CNT progress threshold (§a.4). The loop reads the ring's words and allocates nothing.
+import { SDMA_AHG_APPLY_UPDATE2, SDMA_DESC1_HEAD_TO_HOST, SDMA_DESC1_INT_REQ } from '../progress/constants.js';
+import { descAhgMode, descByteCount, descFirst, descGeneration, generationFromTail } from '../progress/descriptor.js';
 import type { EmuConfig } from './host.js';
 
 /** Local interrupt bits; the engine turns them into the §a.4 masks. */
@@ -59,18 +61,18 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
     const q1 = d[w + 2] as number;
     if (edit > 0) edit--;
     else {
-      if (c.genCheck && ((q1 >>> 2) & 3) !== ((gen >>> shift) & 3)) break;
-      if (hi & 0x8000_0000) {
-        const mode = (q1 >>> 13) & 7;
-        if (mode >= 3) edit = mode - 2; // AHG edit descriptors carry no generation (§c.5)
+      if (c.genCheck && descGeneration(q1) !== generationFromTail(gen, shift)) break;
+      if (descFirst(hi)) {
+        const mode = descAhgMode(q1);
+        if (mode >= SDMA_AHG_APPLY_UPDATE2) edit = mode - 2; // AHG edit descriptors carry no generation (§c.5)
       }
     }
-    t += Math.max(((hi >>> 16) & 0x3fff) * nsPerByte, nsPerDesc);
+    t += Math.max(descByteCount(hi) * nsPerByte, nsPerDesc);
     gen = (gen + 1) >>> 0;
     k++;
     slot = (slot + 1) & mask;
-    if (q1 & 1) headDma = slot; // HEAD_TO_HOST
-    if (q1 & 2) {
+    if (q1 & SDMA_DESC1_HEAD_TO_HOST) headDma = slot;
+    if (q1 & SDMA_DESC1_INT_REQ) {
       bits |= INT_SDMA; // INT_REQ
       break;
     }

@@ -48,17 +48,39 @@ export function emptyDescriptor(): DescriptorFields {
   };
 }
 
+// Single fields, for hot paths that look at one or two of them (the chip's fetch loop).
+
+/** FIRST_DESC from the high half of qw0. */
+export function descFirst(qw0Hi: number): boolean {
+  return (qw0Hi & 0x8000_0000) !== 0;
+}
+
+/** BYTE_COUNT from the high half of qw0. */
+export function descByteCount(qw0Hi: number): number {
+  return (qw0Hi >>> 16) & SDMA_DESC0_BYTE_COUNT_MASK;
+}
+
+/** HEADER_MODE from the low half of qw1. */
+export function descAhgMode(qw1Lo: number): number {
+  return (qw1Lo >>> 13) & SDMA_DESC1_HEADER_MODE_MASK;
+}
+
+/** GENERATION from the low half of qw1. */
+export function descGeneration(qw1Lo: number): number {
+  return (qw1Lo >>> SDMA_DESC1_GENERATION_SHIFT) & SDMA_DESC1_GENERATION_MASK;
+}
+
 /** Decode a descriptor given as its four 32-bit halves into `out` (no allocation). */
 export function decodeWords(qw0Lo: number, qw0Hi: number, qw1Lo: number, qw1Hi: number, out: DescriptorFields): DescriptorFields {
-  out.first = (qw0Hi & 0x8000_0000) !== 0;
+  out.first = descFirst(qw0Hi);
   out.last = (qw0Hi & 0x4000_0000) !== 0;
-  out.len = (qw0Hi >>> 16) & SDMA_DESC0_BYTE_COUNT_MASK;
+  out.len = descByteCount(qw0Hi);
   out.addr = (qw0Hi & 0xffff) * TWO_32 + (qw0Lo >>> 0);
   out.ahgUpdate = qw1Hi >>> 0;
-  out.ahgMode = (qw1Lo >>> 13) & SDMA_DESC1_HEADER_MODE_MASK;
+  out.ahgMode = descAhgMode(qw1Lo);
   out.ahgIdx = (qw1Lo >>> 8) & SDMA_DESC1_HEADER_INDEX_MASK;
   out.ahgDws = (qw1Lo >>> 4) & SDMA_DESC1_HEADER_DWS_MASK;
-  out.gen = (qw1Lo >>> SDMA_DESC1_GENERATION_SHIFT) & SDMA_DESC1_GENERATION_MASK;
+  out.gen = descGeneration(qw1Lo);
   out.intReq = (qw1Lo & SDMA_DESC1_INT_REQ) !== 0;
   out.headToHost = (qw1Lo & SDMA_DESC1_HEAD_TO_HOST) !== 0;
   return out;

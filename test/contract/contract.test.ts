@@ -30,12 +30,21 @@ async function renderedSysroot(): Promise<string> {
 
 const emuOpts = { seed: SEED, engines: ENGINES, descqCnt: undefined, workload: undefined, atMs: AT_MS, fault: [] };
 
+/** Open a backend, run `fn`, close it whatever happens. */
+async function withBackend(open: () => Promise<Backend>, fn: (b: Backend) => Promise<void>): Promise<void> {
+  const b = await open();
+  try {
+    await fn(b);
+  } finally {
+    await b.close();
+  }
+}
+
 /** The contract's assertions, run against one backend. */
 function contract(name: string, open: () => Promise<Backend>, live = false) {
   describe(`backend contract: ${name}`, () => {
     it('lists hfi1 units with engines, ring size and sources', async () => {
-      const b = await open();
-      try {
+      await withBackend(open, async (b) => {
         const units = await b.units();
         expect(units.length).toBeGreaterThan(0);
         for (const u of units) {
@@ -46,14 +55,11 @@ function contract(name: string, open: () => Promise<Backend>, live = false) {
           expect(u.sources.some((s) => s.readable)).toBe(true);
           if (!live) expect(u.engines).toBe(ENGINES);
         }
-      } finally {
-        await b.close();
-      }
+      });
     });
 
     it('samples every engine with consistent ring counters', async () => {
-      const b = await open();
-      try {
+      await withBackend(open, async (b) => {
         const [info] = await b.units();
         if (!info) throw new Error('no unit');
         const unit = await b.unit(info.unit);
@@ -79,14 +85,11 @@ function contract(name: string, open: () => Promise<Backend>, live = false) {
           expect(samples.every((s) => s.state === 's99_Running' && s.csr?.ctrl === 0x9n && s.csr.lenGen === 0x40800n)).toBe(true);
           expect(samples.every((s) => s.csr?.reloadCnt === 0xc9n)).toBe(true); // 250 ns (§f.6)
         }
-      } finally {
-        await b.close();
-      }
+      });
     });
 
     it('lists the ring between head and tail', async () => {
-      const b = await open();
-      try {
+      await withBackend(open, async (b) => {
         const [info] = await b.units();
         if (!info) throw new Error('no unit');
         const unit = await b.unit(info.unit);
@@ -103,22 +106,17 @@ function contract(name: string, open: () => Promise<Backend>, live = false) {
             expect(d.gen).toBeLessThanOrEqual(3);
           });
         }
-      } finally {
-        await b.close();
-      }
+      });
     });
 
     it('refuses a unit or engine that does not exist', async () => {
-      const b = await open();
-      try {
+      await withBackend(open, async (b) => {
         await expect(b.unit(200)).rejects.toMatchObject({ code: 'E_NO_DEVICE' });
         const [info] = await b.units();
         if (!info) throw new Error('no unit');
         const unit = await b.unit(info.unit);
         await expect(unit.sample([info.engines])).rejects.toMatchObject({ code: 'E_NO_ENGINE' });
-      } finally {
-        await b.close();
-      }
+      });
     });
   });
 }
