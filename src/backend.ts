@@ -126,8 +126,26 @@ export interface EngineSample {
   vl: number | null;
   /** User CPU list (sysfs cpu_list, §h.2): `empty` or a list such as `0-3,8`; null if unknown. */
   cpuList: string | null;
-  /** Registers read all-ones (§g.2, §f.1): the device is gone. */
+  /**
+   * Registers read all-ones (§g.2, §f.1): the device is gone. A gone engine has no state: `state`
+   * is null (so it is not running), and `csr`/`sw` carry nothing that was read as all-ones.
+   */
   gone: boolean;
+}
+
+/**
+ * Something a source showed that the reader did not fully understand, and what it did instead
+ * (an unknown trailing field in a newer driver's sdes header; a record torn by a concurrent
+ * write). The known part was used; the warning says what was left out.
+ */
+export interface SourceWarning {
+  source: SourceName;
+  /** The file, under the sysroot. */
+  path: string;
+  /** Stable identity of the warning, so a caller can say it once (e.g. `sdes:trailing-field`). */
+  key: string;
+  /** One line: what was seen, what was done instead, what to do. */
+  message: string;
 }
 
 /** One descriptor of a ring listing (§g.2, §e.1). */
@@ -179,11 +197,32 @@ export interface Unit {
   sample(engines?: readonly number[]): Promise<EngineSample[]>;
   /** The decoded ring of one engine. Rejects with E_UNAVAILABLE when no source shows the ring. */
   ring(engine: number): Promise<RingDump>;
+  /** Every distinct warning (by key) the unit's sources raised since it was opened; optional. */
+  warnings?(): readonly SourceWarning[];
+}
+
+/**
+ * A recording played back (a snapshot) instead of a live source. Every unit's sample() returns
+ * the current recorded instant, with its capture time (ms from the first instant) as `timeMs`;
+ * advance() moves every unit to the next instant. Nothing moves between instants, so a
+ * recording of one instant supports no time-based verdict (stall, rate).
+ */
+export interface Recording {
+  /** The snapshot as the user named it. */
+  readonly source: string;
+  /** Capture times of the recorded instants, ms from the first; length 1 is a frozen capture. */
+  readonly timesMs: readonly number[];
+  /** Index of the instant that sample() returns now. */
+  position(): number;
+  /** Move every unit to the next instant; resolves false (and does not move) at the end. */
+  advance(): Promise<boolean>;
 }
 
 /** A set of units: a live host, a sysroot, or the emulator. */
 export interface Backend {
   readonly kind: BackendKind;
+  /** Present when the samples are played back from a recording (a snapshot), not read live. */
+  readonly recording?: Recording;
   /** Every unit found. Empty (not an error) when there is none. */
   units(): Promise<UnitInfo[]>;
   /** One unit; rejects with E_NO_DEVICE when it does not exist. */

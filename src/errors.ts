@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'E_UNAVAILABLE' // a source exists in principle but cannot be read here (not mounted, not bound)
   | 'E_DEVICE_GONE' // registers read all-ones: the device fell off the bus or was reset
   | 'E_PERMISSION' // the source needs privileges this process does not have
+  | 'E_CANT_CREATE' // an output (file, directory, listening socket) cannot be created where asked
+  | 'E_IO' // a write failed part-way (ENOSPC, EIO): the old output is kept, nothing is left behind
   | 'E_INTERNAL'; // a defect in this program
 
 /** Exit status for each code (sysexits.h: EX_USAGE 64, EX_DATAERR 65, EX_NOINPUT 66, …). */
@@ -24,6 +26,8 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   E_UNAVAILABLE: 69,
   E_DEVICE_GONE: 69,
   E_PERMISSION: 77,
+  E_CANT_CREATE: 73,
+  E_IO: 74,
   E_INTERNAL: 70,
 };
 

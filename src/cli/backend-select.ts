@@ -1,5 +1,7 @@
-// Choosing a backend from the global options (DESIGN.md: --backend auto|hw|emu).
+// Choosing a backend from the global options (--backend auto|hw|emu, --sysroot).
+import { statSync } from 'node:fs';
 import type { Backend } from '../backend.js';
+import { Hfi1SdmaError } from '../errors.js';
 import type { GlobalOptions } from './context.js';
 import type { Io } from './io.js';
 
@@ -8,22 +10,69 @@ export function sysrootOf(global: GlobalOptions): string {
   return global.sysroot && global.sysroot !== '' ? global.sysroot : '/';
 }
 
+/** How a command wants its backend chosen. */
+export interface OpenOptions {
+  /**
+   * May a bare `--backend auto` with no sysroot given fall back to the emulator when the host
+   * has no hfi1 unit? True for interactive commands (said on stderr); false for monitoring
+   * (health, export), which must never pass the emulator off as the host.
+   */
+  fallback: boolean;
+}
+
+/** A snapshot is a file named .tar.gz or .tgz (the names `hfi1-sdma snapshot` writes). */
+function looksLikeSnapshot(path: string): boolean {
+  return /\.(tar\.gz|tgz)$/.test(path);
+}
+
 /**
- * Open the selected backend. `auto` uses the live host (or the --sysroot tree) when it has an
- * hfi1 unit and the emulator otherwise, saying so in one line on stderr.
+ * Check an explicitly given sysroot: it must be a directory or a snapshot file. E_NO_INPUT (66)
+ * naming the path otherwise, so a typo never shows some other host (or the emulator).
  */
-export async function openBackend(global: GlobalOptions, io: Io): Promise<Backend> {
+export function checkSysroot(path: string): 'dir' | 'snapshot' {
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    if (code === 'EACCES') {
+      throw new Hfi1SdmaError('E_PERMISSION', `--sysroot ${path}: permission denied: run as a user who can read it`, {
+        cause: e,
+      });
+    }
+    throw new Hfi1SdmaError(
+      'E_NO_INPUT',
+      `--sysroot ${path}: ${code === 'ENOENT' ? 'no such file or directory' : code}: name a directory holding sys/ and proc/, or a snapshot .tar.gz`,
+      { cause: e },
+    );
+  }
+  if (st.isDirectory()) return 'dir';
+  if (st.isFile() && looksLikeSnapshot(path)) return 'snapshot';
+  throw new Hfi1SdmaError(
+    'E_NO_INPUT',
+    `--sysroot ${path}: not a directory or a snapshot (.tar.gz): name a directory holding sys/ and proc/, or a file written by 'hfi1-sdma snapshot'`,
+  );
+}
+
+/**
+ * Open the selected backend. `--backend emu` is the emulator; `hw` the host or the sysroot;
+ * `auto` the host (or the sysroot tree) when it has an hfi1 unit. Only a bare `auto` with no
+ * sysroot given, on a command that allows it, falls back to the emulator, saying so on stderr.
+ */
+export async function openBackend(global: GlobalOptions, io: Io, opts: OpenOptions = { fallback: true }): Promise<Backend> {
   // Backends load on demand: a command that needs only one of them starts faster.
   const createEmuBackend = async (g: GlobalOptions) => (await import('../emu/index.js')).createEmuBackend(g);
   if (global.backend === 'emu') return createEmuBackend(global);
+  const explicit = global.sysroot !== undefined && global.sysroot !== '';
   const sysroot = sysrootOf(global);
-  if (/\.(tar\.gz|tgz)$/.test(sysroot)) return snapshotBackend(sysroot);
+  if (explicit && checkSysroot(sysroot) === 'snapshot') return snapshotBackend(sysroot);
   const { findUnits, openHwBackend } = await import('../hw/index.js');
-  if (global.backend === 'hw') return openHwBackend({ sysroot });
+  if (global.backend === 'hw' || explicit || !opts.fallback) return openHwBackend({ sysroot });
   const units = await findUnits(sysroot);
   if (units.length > 0) return openHwBackend({ sysroot });
-  const where = sysroot === '/' ? '/sys/class/infiniband' : `${sysroot}/sys/class/infiniband`;
-  io.stderr(`hfi1-sdma: no hfi1 unit under ${where}: using the emulator (--backend emu; --backend hw to insist on hardware)\n`);
+  io.stderr(
+    'hfi1-sdma: no hfi1 unit under /sys/class/infiniband: using the emulator (--backend emu; --backend hw to insist on hardware)\n',
+  );
   return createEmuBackend(global);
 }
 

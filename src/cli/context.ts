@@ -18,7 +18,10 @@ export interface CliContext {
   io: Io;
   global: GlobalOptions;
   paint: Paint;
-  /** Open the backend the global options select (auto: hw when a unit is found, else emu). */
+  /**
+   * Open the backend the global options select (auto: hw when a unit is found; else the emulator,
+   * but only for a command whose spec allows the fallback).
+   */
   openBackend(): Promise<Backend>;
 }
 
@@ -27,5 +30,10 @@ export interface CommandSpec {
   command: string | readonly string[];
   describe: string;
   builder?: (y: Argv) => Argv;
+  /**
+   * A monitoring command (health, export) sets this false: with no hfi1 unit it reports that,
+   * and never falls back to the emulator. Interactive commands fall back (default true).
+   */
+  fallback?: boolean;
   run(args: Record<string, unknown>, ctx: CliContext): Promise<number>;
 }

@@ -14,6 +14,7 @@ export function parseListen(raw: string): { host: string; port: number } {
 }
 
 export const exportCommand: CommandSpec = {
+  fallback: false,
   command: 'export',
   describe: 'Prometheus exporter: per-engine metrics on /metrics',
   builder: (y: Argv) =>

@@ -59,6 +59,7 @@ export function findingsFor(name: string, s: EngineSample, c: Classification, fu
 }
 
 export const healthCommand: CommandSpec = {
+  fallback: false,
   command: 'health',
   describe: 'Nagios plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN; one line per finding',
   builder: (y: Argv) =>

@@ -4,7 +4,7 @@ import yargs, { type Argv } from 'yargs';
 import type { Backend } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
 import { parseIntArg } from './args.js';
-import { openBackend } from './backend-select.js';
+import { type OpenOptions, openBackend } from './backend-select.js';
 import { COMMANDS } from './commands.js';
 import type { CliContext, CommandSpec, GlobalOptions } from './context.js';
 import { colorEnabled, type Io, painter, processIo } from './io.js';
@@ -107,7 +107,7 @@ function parser(
 export interface MainDeps {
   commands?: readonly CommandSpec[];
   /** Replaces backend selection (tests hand in a scripted backend). */
-  openBackend?: (global: GlobalOptions, io: Io) => Promise<Backend>;
+  openBackend?: (global: GlobalOptions, io: Io, opts: OpenOptions) => Promise<Backend>;
 }
 
 /** Run the CLI on `argv` (without node and script); resolves to the exit code. */
@@ -129,13 +129,14 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
       return 0;
     }
     const global = globalOptions(chosen.args);
+    const spec = chosen.spec;
     const ctx: CliContext = {
       io,
       global,
       paint: painter(colorEnabled(io, global.color)),
-      openBackend: () => open(global, io),
+      openBackend: () => open(global, io, { fallback: spec.fallback !== false }),
     };
-    return await chosen.spec.run(chosen.args, ctx);
+    return await spec.run(chosen.args, ctx);
   } catch (e) {
     return reportError(e, io);
   }

@@ -38,12 +38,20 @@ describe('engines on a live-host tree', () => {
     expect(r.stderr).not.toMatch(/emulator/);
   });
 
-  it('auto falls back to the emulator on an empty tree, in one line on stderr', async () => {
+  it('an explicit --sysroot without a unit never falls back to the emulator: exit 66 naming the tree', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'hw-views-'));
     dirs.push(empty);
     const r = await runCli(['--sysroot', empty, '--at-ms', '5', '--engines', '2', 'engines', '--json']);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).backend).toBe('emu');
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/no hfi1 unit under .*: using the emulator/)]);
+    expect(r.code).toBe(66);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/no hfi1 unit/);
+    expect(r.stderr).not.toMatch(/using the emulator/);
+  });
+
+  it.each([['/nonexistent-sysroot'], ['/etc/passwd']])('--sysroot %s exits 66 naming the path', async (path) => {
+    const r = await runCli(['--sysroot', path, 'engines']);
+    expect(r.code).toBe(66);
+    expect(r.stderr).toContain(path);
+    expect(r.stdout).toBe('');
   });
 });
