@@ -68,7 +68,9 @@ export function installExitHandlers(proc: NodeJS.Process = process): void {
   for (const [name, status] of Object.entries(SIGNALS)) {
     proc.on(name, () => {
       removeTemporaries();
-      if (stopping || stoppers.size === 0) proc.exit(status);
+      // A command that listens for the signal itself stops on its own, within the same grace.
+      const handledElsewhere = stoppers.size > 0 || proc.listenerCount(name) > 1;
+      if (stopping || !handledElsewhere) proc.exit(status);
       stopping = true;
       for (const stop of stoppers.values()) {
         try {
