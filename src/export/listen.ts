@@ -61,6 +61,8 @@ export function bindError(e: unknown, host: string, port: number): Hfi1SdmaError
       { cause: e },
     );
   }
+  if (code === 'EAFNOSUPPORT')
+    return usageError(`${where}: this host has no IPv6 (or IPv4) stack for that address: use the other family`);
   if (code === 'EADDRNOTAVAIL') return usageError(`${where}: not an address of this host: give one of its addresses`);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NONAME') {
     return usageError(`${where}: cannot resolve the host name (${code}): give an address such as 127.0.0.1 or [::1]`);

@@ -31,7 +31,7 @@ export interface ExporterOptions {
   nowMs: () => number;
   log: (line: string) => void;
   /** Called before each sampling round with the wall time since the last one (the emulator advances). */
-  beforeSample?: (elapsedMs: number) => Promise<unknown> | void;
+  beforeSample?: (elapsedMs: number) => unknown;
   timer?: Timer;
   /** The classifier (injected for tests of verdicts it does not give yet). */
   classify?: (

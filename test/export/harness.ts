@@ -1,8 +1,9 @@
 // In-process exporter for tests: a scripted backend, a virtual wall clock, scrapes over HTTP.
 import { gunzipSync } from 'node:zlib';
 import { afterEach } from 'vitest';
-import type { Backend } from '../../src/backend.js';
+import type { Backend, EngineSample, SourceWarning, Unit, UnitInfo } from '../../src/backend.js';
 import { type ExporterOptions, startExporter } from '../../src/export/server.js';
+import { mkSample, type SampleSpec } from '../support/samples.js';
 
 const servers: { close(): void }[] = [];
 afterEach(() => {
@@ -45,3 +46,50 @@ export const seriesOf = (body: string, metric: string): string[] =>
 
 /** Decode a gzip body. */
 export const gunzip = (b: ArrayBuffer): string => gunzipSync(Buffer.from(b)).toString('utf8');
+
+/** What one unit of a ScriptBackend does at a virtual time: samples, an error, or never answer. */
+export type UnitScript = (tMs: number) => EngineSample[] | Error | 'hang';
+
+/** A backend of scripted units (hfi1_0, hfi1_1, …); virtual time moves only through advanceMs. */
+export class ScriptBackend implements Backend {
+  readonly kind = 'hw' as const;
+  nowMs = 0;
+  readonly sampleCalls: number[] = [];
+  warnings: SourceWarning[] = [];
+
+  constructor(public scripts: UnitScript[]) {}
+
+  advanceMs(ms: number): void {
+    this.nowMs += ms;
+  }
+
+  private info(n: number): UnitInfo {
+    return { unit: n, name: `hfi1_${n}`, pci: '', engines: 4, descqCnt: 2048, sources: [{ source: 'sdes', readable: true }] };
+  }
+
+  async units(): Promise<UnitInfo[]> {
+    return this.scripts.map((_, n) => this.info(n));
+  }
+
+  async unit(n: number): Promise<Unit> {
+    this.sampleCalls[n] = 0;
+    return {
+      info: this.info(n),
+      sample: () => {
+        this.sampleCalls[n] = (this.sampleCalls[n] ?? 0) + 1;
+        const r = this.scripts[n]?.(this.nowMs);
+        if (r === 'hang') return new Promise<EngineSample[]>(() => {});
+        return r instanceof Error ? Promise.reject(r) : Promise.resolve(r ?? []);
+      },
+      ring: () => Promise.reject(new Error('no ring in this test')),
+      warnings: () => this.warnings,
+    };
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Four engines of unit `unit` at time t, each built from `spec(engine)`. */
+export function engines(t: number, spec: (e: number) => Omit<SampleSpec, 't' | 'engine'>, unit = 0): EngineSample[] {
+  return [0, 1, 2, 3].map((e) => ({ ...mkSample({ ...spec(e), t, engine: e }), unit }));
+}
