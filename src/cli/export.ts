@@ -1,16 +1,45 @@
-// `export`: the Prometheus exporter. Binds loopback unless told otherwise; runs until SIGINT or
-// SIGTERM, then closes the listener and the backend and exits 0.
+// `export`: the Prometheus exporter. Binds loopback unless told otherwise; never falls back to the
+// emulator (no unit is `hfi1_sdma_up 0`); with --backend emu it serves the emulator and says so.
+// Runs until SIGINT or SIGTERM, then closes the listener and the backend and exits 0.
+import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { usageError } from '../errors.js';
+import type { Backend } from '../backend.js';
+import { onStop } from '../cleanup.js';
+import { bindError, exposureWarning, parseListen, resolveListenHost } from '../export/listen.js';
+import type { BuildInfo } from '../export/metrics.js';
 import { parseIntArg } from './args.js';
-import type { CommandSpec } from './context.js';
+import { sysrootOf } from './backend-select.js';
+import type { CliContext, CommandSpec } from './context.js';
+import { version } from './version.js';
 
-/** Parse `HOST:PORT` (IPv6 as `[::1]:PORT`). */
-export function parseListen(raw: string): { host: string; port: number } {
-  const m = /^(?:\[([0-9a-fA-F:]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(raw);
-  if (!m) throw usageError(`--listen expects HOST:PORT (e.g. 127.0.0.1:9469 or [::1]:9469), got ${JSON.stringify(raw)}`);
-  const port = parseIntArg('--listen port', m[3], 0, 65535);
-  return { host: m[1] ?? m[2] ?? '127.0.0.1', port };
+export { parseListen } from '../export/listen.js';
+
+/** Wall time the emulator may simulate per scrape, at most (ms). */
+const EMU_WALL_BUDGET_MS = 500;
+/** Virtual ms the emulator runs between two turns of the event loop. */
+const EMU_SLICE_MS = 5;
+
+function backendLabel(b: Backend): string {
+  return b.recording ? 'snapshot' : b.kind;
+}
+
+/** The before-round hook that paces the emulator, or nothing for other backends. */
+async function emuHook(backend: Backend, ctx: CliContext, capMs: number, stopped: () => boolean) {
+  const advance = (backend as { advanceMs?: (ms: number) => void }).advanceMs?.bind(backend);
+  if (!advance) return undefined;
+  const { emuPacer } = await import('../export/emu-pace.js');
+  return emuPacer({
+    advanceMs: advance,
+    maxVirtualMsPerRound: capMs,
+    wallBudgetMs: EMU_WALL_BUDGET_MS,
+    sliceMs: EMU_SLICE_MS,
+    wallNowMs: () => performance.now(),
+    stopped,
+    onBehind: (lagMs, o) =>
+      ctx.io.stderr(
+        `hfi1-sdma export: the emulator runs at most ${o.maxVirtualMsPerRound} ms of virtual time (and ${o.wallBudgetMs} ms of work) per scrape; its virtual time now runs behind wall time (${Math.round(lagMs)} ms behind)\n`,
+      ),
+  });
 }
 
 export const exportCommand: CommandSpec = {
@@ -28,52 +57,67 @@ export const exportCommand: CommandSpec = {
     const { host, port } = parseListen(String(args.listen));
     const minIntervalMs = parseIntArg('--min-interval-ms', args.minIntervalMs, 0, 3_600_000);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
+    const address = await resolveListenHost(host);
     const { startExporter } = await import('../export/server.js');
+    const stop = new AbortController();
+    const unregister = onStop(() => stop.abort());
     const backend = await ctx.openBackend();
-    const advance = (backend as { advanceMs?: (ms: number) => void | Promise<void> }).advanceMs?.bind(backend);
-    let server: import('node:http').Server | undefined;
+    const buildInfo: BuildInfo = { version: version(), backend: backendLabel(backend) };
+    let started: Awaited<ReturnType<typeof startExporter>> | undefined;
     try {
-      const started = await startExporter(
-        {
-          backend,
-          minIntervalMs,
-          stallMs,
-          nowMs: () => Date.now(),
-          log: (line) => ctx.io.stderr(`${line}\n`),
-          ...(advance ? { beforeSample: (ms: number) => advance(ms) } : {}),
-        },
-        host,
-        port,
-      );
-      server = started.server;
+      const capMs = 2 * Math.max(minIntervalMs, stallMs);
+      const beforeSample = await emuHook(backend, ctx, capMs, () => stop.signal.aborted);
+      try {
+        started = await startExporter(
+          {
+            backend,
+            buildInfo,
+            minIntervalMs,
+            stallMs,
+            nowMs: () => Date.now(),
+            log: (line) => ctx.io.stderr(`${line}\n`),
+            ...(beforeSample ? { beforeSample } : {}),
+          },
+          address,
+          port,
+        );
+      } catch (e) {
+        throw bindError(e, host, port) ?? e;
+      }
+      const warning = exposureWarning(address, port);
+      if (warning) ctx.io.stderr(warning);
       ctx.io.stderr(
-        `hfi1-sdma export: serving http://${host.includes(':') ? `[${host}]` : host}:${started.port}/metrics (backend ${backend.kind})\n`,
+        `hfi1-sdma export: serving http://${address.includes(':') ? `[${address}]` : address}:${started.port}/metrics ${await describeSource(backend, ctx)}\n`,
       );
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      if (!stop.signal.aborted) await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
+      ctx.io.stderr('hfi1-sdma export: stopping\n');
       return 0;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') throw usageError(`--listen ${host}:${port}: address already in use; pick another port`);
-      if (code === 'EACCES') throw usageError(`--listen ${host}:${port}: permission denied (ports below 1024 need root)`);
-      if (code === 'EADDRNOTAVAIL') throw usageError(`--listen ${host}:${port}: no such local address`);
-      throw e;
     } finally {
-      const s = server;
+      unregister();
+      const s = started;
       if (s) {
         await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeAllConnections();
+          s.server.close(() => resolve());
+          s.server.closeAllConnections();
         });
+        // A round still reading the backend must finish before its mappings go away.
+        await s.sampler.settled();
       }
       await backend.close();
     }
   },
 };
+
+/** The banner's account of what is served: the backend, and whether any unit was found. */
+async function describeSource(backend: Backend, ctx: CliContext): Promise<string> {
+  if (backend.kind === 'emu') return '(backend emu: the emulator, not this host\'s adapter; build_info says backend="emu")';
+  if (backend.recording) return `(backend snapshot: ${backend.recording.source}, a recording, not this host live)`;
+  let n = 0;
+  try {
+    n = (await backend.units()).length;
+  } catch {
+    // the sampler reports why on the first scrape
+  }
+  if (n > 0) return `(backend hw, ${n} unit${n === 1 ? '' : 's'})`;
+  return `(backend hw: no hfi1 unit under ${join(sysrootOf(ctx.global), 'sys/class/infiniband')}; hfi1_sdma_up is 0 until one appears; the exporter never falls back to the emulator)`;
+}

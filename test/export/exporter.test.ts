@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend.js';
 import { parseListen } from '../../src/cli/export.js';
-import { type ExporterOptions, startExporter } from '../../src/export/server.js';
 import { FakeBackend, type Script } from '../support/fake-backend.js';
+import { startTestExporter, value } from './harness.js';
 
 // Engine 0 idle, 1 moving, 2 stuck with 300 in flight and a chip that stopped fetching.
 const script: Script = (e, t) => {
@@ -13,33 +13,7 @@ const script: Script = (e, t) => {
   return { dh: 1000, dt: 1300, fetched: 1000, err: e === 3 ? 1n << 20n : 0n };
 };
 
-const servers: { close(): void }[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0)) s.close();
-});
-
-async function start(backend: Backend & { advanceMs?: (ms: number) => void }, over: Partial<ExporterOptions> = {}) {
-  let now = 0;
-  const logs: string[] = [];
-  const o: ExporterOptions = {
-    backend,
-    minIntervalMs: 1000,
-    stallMs: 1000,
-    nowMs: () => now,
-    log: (l) => logs.push(l),
-    beforeSample: (ms) => backend.advanceMs?.(ms),
-    ...over,
-  };
-  const x = await startExporter(o, '127.0.0.1', 0);
-  servers.push({ close: () => x.server.close() });
-  const url = (p: string) => `http://127.0.0.1:${x.port}${p}`;
-  return { ...x, url, logs, tick: (ms: number) => (now += ms) };
-}
-
-const value = (body: string, series: string): number | undefined => {
-  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-};
+const start = startTestExporter;
 
 describe('exporter metrics', () => {
   it('exposes per-engine series with the expected values for a known state', async () => {

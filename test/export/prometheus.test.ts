@@ -1,5 +1,8 @@
-// Integration with a real Prometheus: it scrapes `hfi1-sdma export` running on the emulator; a
-// stop-fetch fault on engine 3 must turn hfi1_sdma_stalled to 1 and the stall alert pending.
+// Integration with a real Prometheus: it scrapes `hfi1-sdma export` running on the emulator (a
+// stop-fetch fault on engine 3 must turn hfi1_sdma_stalled to 1 and the stall alert pending), and
+// an exporter on a scripted backend whose unit stalls, then fails, then is gone (the stall alert
+// must resolve, the unreadable and gone alerts fire). The shipped rules pass promtool's checks
+// and its unit tests, which cover every rule.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -7,11 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startExporter } from '../../src/export/server.js';
+import { engines, ScriptBackend } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin/hfi1-sdma.js');
 const RULES = join(ROOT, 'deploy/prometheus/hfi1-sdma.rules.yml');
 const CONFIG = join(ROOT, 'deploy/prometheus/prometheus.yml');
+const RULE_TESTS = join(ROOT, 'deploy/prometheus/hfi1-sdma.rules.test.yml');
 const hasPrometheus = spawnSync('prometheus', ['--version'], { stdio: 'ignore' }).status === 0;
 const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
 
@@ -45,42 +51,94 @@ async function until<T>(what: string, ms: number, fn: () => Promise<T | undefine
 
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
+const closers: (() => void)[] = [];
 afterAll(() => {
+  for (const c of closers) c();
   for (const c of children) c.kill('SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('shipped Prometheus files', () => {
+  const alerts = [...readFileSync(RULES, 'utf8').matchAll(/^\s*- alert: (\S+)$/gm)].map((m) => m[1]);
+
   it.skipIf(!hasPromtool)('pass promtool check rules and check config (skipped only when promtool is not installed)', () => {
     const rules = spawnSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });
-    expect(rules.stdout + rules.stderr).toMatch(/SUCCESS: 4 rules found/);
+    expect(rules.stdout + rules.stderr).toMatch(new RegExp(`SUCCESS: ${alerts.length} rules found`));
     expect(rules.status).toBe(0);
     const config = spawnSync('promtool', ['check', 'config', CONFIG], { encoding: 'utf8' });
     expect(config.status).toBe(0);
   });
+
+  it.skipIf(!hasPromtool)('pass their promtool unit tests (skipped only when promtool is not installed)', () => {
+    const r = spawnSync('promtool', ['test', 'rules', RULE_TESTS], { encoding: 'utf8' });
+    expect(r.stdout + r.stderr).toMatch(/SUCCESS/);
+    expect(r.status).toBe(0);
+  });
+
+  it('have a unit test in which each rule fires', () => {
+    const tests = readFileSync(RULE_TESTS, 'utf8');
+    // An alert_rule_test entry that expects alerts: `alertname: X` then `exp_alerts:` with a list.
+    const firing = new Set([...tests.matchAll(/alertname: (\S+)\n\s*exp_alerts:\n\s*- exp_labels/g)].map((m) => m[1]));
+    expect(alerts.length).toBeGreaterThanOrEqual(8);
+    expect(alerts.filter((a) => !firing.has(a))).toEqual([]);
+  });
 });
+
+type ApiAnswer = {
+  status: string;
+  data: {
+    result?: { metric: Record<string, string>; value: [number, string] }[];
+    alerts?: { labels: Record<string, string>; state: string }[];
+  };
+};
+
+/** Start Prometheus scraping `target` every second, with the shipped rules at a 2 s `for:`. */
+async function startPrometheus(target: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'prom-it-'));
+  dirs.push(dir);
+  const promPort = await freePort();
+  // The test's copy of the rules: the same expressions with a short `for:`.
+  writeFileSync(join(dir, 'rules.yml'), readFileSync(RULES, 'utf8').replace(/for: \d+m/g, 'for: 2s'));
+  writeFileSync(
+    join(dir, 'prometheus.yml'),
+    [
+      'global: { scrape_interval: 1s, evaluation_interval: 1s }',
+      'rule_files: [rules.yml]',
+      'scrape_configs:',
+      '  - job_name: hfi1-sdma',
+      `    static_configs: [{ targets: ["${target}"] }]`,
+      '',
+    ].join('\n'),
+  );
+  const prom = spawn(
+    'prometheus',
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${promPort}`,
+      '--log.level=warn',
+    ],
+    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  children.push(prom);
+  let log = '';
+  prom.stderr?.on('data', (d) => {
+    log += String(d);
+  });
+  prom.on('exit', (code) => {
+    log += `\n(prometheus exited ${code})`;
+  });
+  const api = async (path: string) => (await (await fetch(`http://127.0.0.1:${promPort}${path}`)).json()) as ApiAnswer;
+  const query = (q: string) => api(`/api/v1/query?query=${encodeURIComponent(q)}`);
+  const alerts = async () => (await api('/api/v1/alerts')).data.alerts ?? [];
+  return { api, query, alerts, log: () => log };
+}
 
 describe('Prometheus scraping the exporter on the emulator', () => {
   it.skipIf(!hasPrometheus)(
     'sees every engine, then engine 3 stalled and its alert pending after stop-fetch (skipped only when prometheus is not installed)',
     async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'prom-it-'));
-      dirs.push(dir);
       const exporterPort = await freePort();
-      const promPort = await freePort();
-      // The test's copy of the rules: the same expressions with a short `for:`.
-      writeFileSync(join(dir, 'rules.yml'), readFileSync(RULES, 'utf8').replace(/for: \d+m/g, 'for: 2s'));
-      writeFileSync(
-        join(dir, 'prometheus.yml'),
-        [
-          'global: { scrape_interval: 1s, evaluation_interval: 1s }',
-          'rule_files: [rules.yml]',
-          'scrape_configs:',
-          '  - job_name: hfi1-sdma',
-          `    static_configs: [{ targets: ["127.0.0.1:${exporterPort}"] }]`,
-          '',
-        ].join('\n'),
-      );
       const exporter = spawn(
         process.execPath,
         [
@@ -108,61 +166,83 @@ describe('Prometheus scraping the exporter on the emulator', () => {
       exporter.stderr?.on('data', (d) => {
         exporterLog += String(d);
       });
-      const prom = spawn(
-        'prometheus',
-        [
-          `--config.file=${join(dir, 'prometheus.yml')}`,
-          `--storage.tsdb.path=${join(dir, 'data')}`,
-          `--web.listen-address=127.0.0.1:${promPort}`,
-          '--log.level=warn',
-        ],
-        { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      children.push(prom);
-      let promLog = '';
-      prom.stderr?.on('data', (d) => {
-        promLog += String(d);
-      });
-      prom.on('exit', (code) => {
-        promLog += `\n(prometheus exited ${code})`;
-      });
-      const api = async (path: string) => {
-        const r = await fetch(`http://127.0.0.1:${promPort}${path}`);
-        return (await r.json()) as {
-          status: string;
-          data: {
-            result?: { metric: Record<string, string>; value: [number, string] }[];
-            alerts?: { labels: Record<string, string>; state: string }[];
-          };
-        };
-      };
-      const query = (q: string) => api(`/api/v1/query?query=${encodeURIComponent(q)}`);
+      const prom = await startPrometheus(`127.0.0.1:${exporterPort}`);
 
-      const ring = await until(`every engine’s ring size series (prometheus said: ${promLog})`, 40_000, async () => {
-        const r = await query('hfi1_sdma_ring_size_descriptors');
+      const ring = await until(`every engine’s ring size series (prometheus said: ${prom.log()})`, 40_000, async () => {
+        const r = await prom.query('hfi1_sdma_ring_size_descriptors');
         return r.data.result && r.data.result.length === 4 ? r.data.result : undefined;
       });
       expect(ring.map((x) => x.metric.engine).sort()).toEqual(['0', '1', '2', '3']);
       expect(ring.every((x) => x.value[1] === '2048')).toBe(true);
-      const running = await query('sum(hfi1_sdma_engine_running)');
+      const running = await prom.query('sum(hfi1_sdma_engine_running)');
       expect(running.data.result?.[0]?.value[1]).toBe('4');
+      const info = await prom.query('hfi1_sdma_build_info');
+      expect(info.data.result?.[0]?.metric.backend).toBe('emu');
 
       const stalled = await until('engine 3 stalled', 60_000, async () => {
-        const r = await query('hfi1_sdma_stalled{engine="3"} == 1');
+        const r = await prom.query('hfi1_sdma_stalled{engine="3"} == 1');
         return r.data.result?.length ? r.data.result : undefined;
       });
       expect(stalled[0]?.metric).toMatchObject({ unit: 'hfi1_0', engine: '3' });
-      const reason = await query('hfi1_sdma_verdict_reason{engine="3",reason="chip-not-fetching"}');
+      const reason = await prom.query('hfi1_sdma_verdict_reason{engine="3",reason="chip-not-fetching"}');
       expect(reason.data.result?.[0]?.value[1]).toBe('1');
-      const others = await query('max(hfi1_sdma_stalled{engine!="3"})');
+      const others = await prom.query('max(hfi1_sdma_stalled{engine!="3"})');
       expect(others.data.result?.[0]?.value[1]).toBe('0');
 
-      const alert = await until('the stall alert pending or firing', 30_000, async () => {
-        const r = await api('/api/v1/alerts');
-        return r.data.alerts?.find((a) => a.labels.alertname === 'Hfi1SdmaEngineStalled' && a.labels.engine === '3');
-      });
+      const alert = await until('the stall alert pending or firing', 30_000, async () =>
+        (await prom.alerts()).find((a) => a.labels.alertname === 'Hfi1SdmaEngineStalled' && a.labels.engine === '3'),
+      );
       expect(['pending', 'firing']).toContain(alert.state);
       expect(exporterLog).toMatch(/serving http:\/\/127\.0\.0\.1:/);
+    },
+    150_000,
+  );
+});
+
+describe('Prometheus scraping an exporter whose unit stalls, fails, then is gone', () => {
+  it.skipIf(!hasPrometheus)(
+    'the stall alert resolves once the source fails, the unreadable alert fires, then the gone alert fires (skipped only when prometheus is not installed)',
+    async () => {
+      let phase: 'stalled' | 'failing' | 'gone' = 'stalled';
+      const backend = new ScriptBackend([
+        (t) => {
+          if (phase === 'failing') return new Error('sdes: permission denied');
+          if (phase === 'gone') return engines(t, () => ({ gone: true, state: null }));
+          return engines(t, (e) => (e === 2 ? { dh: 1000, dt: 1300, fetched: 1000 } : { dh: 500, dt: 500 }));
+        },
+      ]);
+      const x = await startExporter(
+        {
+          backend,
+          buildInfo: { version: '0.0.0-test', backend: 'hw' },
+          minIntervalMs: 200,
+          stallMs: 1000,
+          nowMs: () => Date.now(),
+          log: () => {},
+          beforeSample: (ms) => backend.advanceMs(ms),
+        },
+        '127.0.0.1',
+        0,
+      );
+      closers.push(() => x.server.close());
+      const prom = await startPrometheus(`127.0.0.1:${x.port}`);
+      const firing = (name: string) => async () =>
+        (await prom.alerts()).find((a) => a.labels.alertname === name && a.state === 'firing');
+
+      await until(`the stall alert firing (prometheus said: ${prom.log()})`, 60_000, firing('Hfi1SdmaEngineStalled'));
+      phase = 'failing';
+      await until('the unreadable alert firing', 30_000, firing('Hfi1SdmaUnitUnreadable'));
+      expect((await prom.alerts()).filter((a) => a.labels.alertname === 'Hfi1SdmaEngineStalled')).toEqual([]);
+      expect((await prom.query('hfi1_sdma_stalled')).data.result).toEqual([]);
+      expect((await prom.query('hfi1_sdma_in_flight_descriptors')).data.result).toEqual([]);
+
+      phase = 'gone';
+      const gone = await until('the gone alert firing', 30_000, firing('Hfi1SdmaDeviceGone'));
+      expect(gone.labels).toMatchObject({ unit: 'hfi1_0', severity: 'critical' });
+      await until('the unreadable alert resolved', 30_000, async () =>
+        (await prom.alerts()).some((a) => a.labels.alertname === 'Hfi1SdmaUnitUnreadable') ? undefined : true,
+      );
+      expect((await prom.alerts()).filter((a) => a.labels.alertname === 'Hfi1SdmaEngineStalled')).toEqual([]);
     },
     150_000,
   );

@@ -1,0 +1,182 @@
+// The exporter's sampling side: one round at most per min-interval, shared by concurrent scrapes.
+// A round reads every unit; a unit that fails, times out or reads all-ones is `up 0` (and its
+// engine series are dropped) while the others are served. No unit at all is `hfi1_sdma_up 0`.
+import type { Backend, EngineSample, SourceWarning, Unit } from '../backend.js';
+import { isHfi1SdmaError } from '../errors.js';
+import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, type EngineTrack, newTrack } from '../progress/classify.js';
+import { type BuildInfo, SdmaMetrics } from './metrics.js';
+
+/** A timer that can be cancelled (injected so tests need no wall-clock waits). */
+export type Timer = (ms: number) => { done: Promise<void>; cancel(): void };
+
+/** The real timer; it never keeps the process alive. */
+export const realTimer: Timer = (ms) => {
+  let t: NodeJS.Timeout | undefined;
+  const done = new Promise<void>((resolve) => {
+    t = setTimeout(resolve, ms);
+    t.unref();
+  });
+  return { done, cancel: () => clearTimeout(t) };
+};
+
+/** Exporter settings and the edges it touches. */
+export interface ExporterOptions {
+  backend: Backend;
+  buildInfo: BuildInfo;
+  minIntervalMs: number;
+  stallMs: number;
+  /** A unit whose sample takes longer than this is `up 0` for the round (default 5000). */
+  sampleTimeoutMs?: number;
+  /** Wall clock in ms (injected for tests). */
+  nowMs: () => number;
+  log: (line: string) => void;
+  /** Called before each sampling round with the wall time since the last one (the emulator advances). */
+  beforeSample?: (elapsedMs: number) => unknown;
+  timer?: Timer;
+  /** The classifier (injected for tests of verdicts it does not give yet). */
+  classify?: (
+    track: EngineTrack,
+    s: EngineSample,
+    opts: typeof DEFAULT_CLASSIFY_OPTIONS & { descqCnt: number },
+  ) => Classification;
+}
+
+type Outcome = { ok: true; samples: EngineSample[] } | { ok: false; message: string; gone: boolean };
+
+/** The sampling side: one round at most per min-interval, shared by concurrent scrapes. */
+export class Sampler {
+  readonly metrics = new SdmaMetrics();
+  private readonly tracks = new Map<string, EngineTrack>();
+  /** A sample still running after its timeout: the unit is not sampled again until it settles. */
+  private readonly pending = new Map<string, Promise<unknown>>();
+  private readonly lastProblem = new Map<string, string>();
+  private readonly warned = new Set<string>();
+  private lastRoundMs: number | null = null;
+  private inflight: Promise<void> | null = null;
+  private units: Unit[] | null = null;
+  rounds = 0;
+
+  constructor(private readonly o: ExporterOptions) {}
+
+  /** Make sure the metrics are at most min-interval old. */
+  refresh(): Promise<void> {
+    const now = this.o.nowMs();
+    if (this.inflight) return this.inflight;
+    if (this.lastRoundMs !== null && now - this.lastRoundMs < this.o.minIntervalMs) return Promise.resolve();
+    this.inflight = this.round(now).finally(() => {
+      this.inflight = null;
+    });
+    return this.inflight;
+  }
+
+  /** Resolves once no round is running (for a clean stop). */
+  async settled(): Promise<void> {
+    await this.inflight?.catch(() => undefined);
+  }
+
+  private async round(now: number): Promise<void> {
+    const t0 = this.o.nowMs();
+    await this.o.beforeSample?.(this.lastRoundMs === null ? 0 : now - this.lastRoundMs);
+    this.lastRoundMs = now;
+    this.rounds += 1;
+    this.metrics.beginRound(this.o.buildInfo);
+    const units = await this.openUnits();
+    if (units.length === 0) this.metrics.noUnit();
+    // Units are read side by side: one that blocks costs the round its timeout once, not per unit.
+    await Promise.all(units.map((unit) => this.sampleUnit(unit)));
+    this.metrics.scrapeDuration.set((this.o.nowMs() - t0) / 1000);
+  }
+
+  /** The units, listed once they exist; an empty or failed listing is retried next round. */
+  private async openUnits(): Promise<Unit[]> {
+    if (this.units) return this.units;
+    try {
+      const infos = await this.o.backend.units();
+      const units = await Promise.all(infos.map((u) => this.o.backend.unit(u.unit)));
+      this.problem('units', units.length === 0 ? 'no hfi1 unit found; hfi1_sdma_up is 0 until one appears' : null);
+      if (units.length > 0) this.units = units;
+      return units;
+    } catch (e) {
+      this.problem('units', `cannot list units: ${(e as Error).message}`);
+      return [];
+    }
+  }
+
+  private async sampleUnit(unit: Unit): Promise<void> {
+    const name = unit.info.name;
+    const r = await this.sampleBounded(unit);
+    const gone = r.ok ? r.samples.some((s) => s.gone) : r.gone;
+    const up = r.ok && !gone;
+    if (up) {
+      const opts = { ...DEFAULT_CLASSIFY_OPTIONS, stallMs: this.o.stallMs, descqCnt: unit.info.descqCnt };
+      for (const s of r.samples) {
+        const key = `${name}/${s.engine}`;
+        const track = this.tracks.get(key) ?? newTrack();
+        this.tracks.set(key, track);
+        this.metrics.recordEngine(name, unit.info.descqCnt, s, (this.o.classify ?? classify)(track, s, opts));
+      }
+    } else {
+      // Unreadable: nothing of its engines is served, and they warm up afresh once readable.
+      for (const key of [...this.tracks.keys()]) if (key.startsWith(`${name}/`)) this.tracks.delete(key);
+    }
+    const warnings = this.warningsOf(unit);
+    this.metrics.recordUnit(name, up, gone, warnings);
+    let problem: string | null = null;
+    if (gone) problem = 'the device is gone (registers read all-ones, or the device vanished): hfi1_sdma_device_gone is 1';
+    else if (!r.ok) problem = `sampling failed: ${r.message}`;
+    this.problem(name, problem);
+  }
+
+  /** Sample a unit, but never wait on it longer than the sample timeout. */
+  private async sampleBounded(unit: Unit): Promise<Outcome> {
+    const name = unit.info.name;
+    if (this.pending.has(name)) return { ok: false, message: 'the previous sample has not finished yet', gone: false };
+    const limitMs = this.o.sampleTimeoutMs ?? 5000;
+    const timer = (this.o.timer ?? realTimer)(limitMs);
+    let result: Outcome | null = null;
+    const sample = unit.sample().then(
+      (samples) => {
+        result = { ok: true, samples };
+      },
+      (e: unknown) => {
+        const gone = isHfi1SdmaError(e) && e.code === 'E_DEVICE_GONE';
+        result = { ok: false, message: e instanceof Error ? e.message : String(e), gone };
+      },
+    );
+    await Promise.race([sample, timer.done]);
+    timer.cancel();
+    if (result !== null) return result;
+    this.pending.set(name, sample);
+    void sample.finally(() => this.pending.delete(name));
+    return { ok: false, message: `no answer within ${limitMs} ms (a source blocks)`, gone: false };
+  }
+
+  private warningsOf(unit: Unit): readonly SourceWarning[] {
+    let warnings: readonly SourceWarning[] = [];
+    try {
+      warnings = unit.warnings?.() ?? [];
+    } catch {
+      // a unit that cannot list its warnings has none to show
+    }
+    for (const w of warnings) {
+      const id = `${unit.info.name}/${w.key}`;
+      if (this.warned.has(id)) continue;
+      this.warned.add(id);
+      this.o.log(`hfi1-sdma export: ${unit.info.name}: ${w.path}: ${w.message}`);
+    }
+    return warnings;
+  }
+
+  /** Log a unit's problem when it changes (not every round), and its recovery. */
+  private problem(what: string, message: string | null): void {
+    const before = this.lastProblem.get(what);
+    if (message === (before ?? null)) return;
+    if (message === null) {
+      this.lastProblem.delete(what);
+      if (what !== 'units') this.o.log(`hfi1-sdma export: ${what}: readable again`);
+      return;
+    }
+    this.lastProblem.set(what, message);
+    this.o.log(`hfi1-sdma export: ${what === 'units' ? '' : `${what}: `}${message}`);
+  }
+}

@@ -1,0 +1,95 @@
+// In-process exporter for tests: a scripted backend, a virtual wall clock, scrapes over HTTP.
+import { gunzipSync } from 'node:zlib';
+import { afterEach } from 'vitest';
+import type { Backend, EngineSample, SourceWarning, Unit, UnitInfo } from '../../src/backend.js';
+import { type ExporterOptions, startExporter } from '../../src/export/server.js';
+import { mkSample, type SampleSpec } from '../support/samples.js';
+
+const servers: { close(): void }[] = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) s.close();
+});
+
+/** Start an exporter on a free loopback port; `tick` moves its wall clock. */
+export async function startTestExporter(
+  backend: Backend & { advanceMs?: (ms: number) => void },
+  over: Partial<ExporterOptions> = {},
+) {
+  let now = 0;
+  const logs: string[] = [];
+  const o: ExporterOptions = {
+    backend,
+    buildInfo: { version: '9.9.9', backend: backend.kind },
+    minIntervalMs: 1000,
+    stallMs: 1000,
+    nowMs: () => now,
+    log: (l) => logs.push(l),
+    beforeSample: (ms) => backend.advanceMs?.(ms),
+    ...over,
+  };
+  const x = await startExporter(o, '127.0.0.1', 0);
+  servers.push({ close: () => x.server.close() });
+  const url = (p: string) => `http://127.0.0.1:${x.port}${p}`;
+  const scrape = async () => (await fetch(url('/metrics'))).text();
+  return { ...x, url, logs, scrape, tick: (ms: number) => (now += ms) };
+}
+
+/** The value of one series (exact name and labels as rendered), or undefined when absent. */
+export const value = (body: string, series: string): number | undefined => {
+  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+/** Every series line of a metric (any labels). */
+export const seriesOf = (body: string, metric: string): string[] =>
+  body.split('\n').filter((l) => l.startsWith(`${metric}{`) || l.startsWith(`${metric} `));
+
+/** Decode a gzip body. */
+export const gunzip = (b: ArrayBuffer): string => gunzipSync(Buffer.from(b)).toString('utf8');
+
+/** What one unit of a ScriptBackend does at a virtual time: samples, an error, or never answer. */
+export type UnitScript = (tMs: number) => EngineSample[] | Error | 'hang';
+
+/** A backend of scripted units (hfi1_0, hfi1_1, …); virtual time moves only through advanceMs. */
+export class ScriptBackend implements Backend {
+  readonly kind = 'hw' as const;
+  nowMs = 0;
+  readonly sampleCalls: number[] = [];
+  warnings: SourceWarning[] = [];
+
+  constructor(public scripts: UnitScript[]) {}
+
+  advanceMs(ms: number): void {
+    this.nowMs += ms;
+  }
+
+  private info(n: number): UnitInfo {
+    return { unit: n, name: `hfi1_${n}`, pci: '', engines: 4, descqCnt: 2048, sources: [{ source: 'sdes', readable: true }] };
+  }
+
+  async units(): Promise<UnitInfo[]> {
+    return this.scripts.map((_, n) => this.info(n));
+  }
+
+  async unit(n: number): Promise<Unit> {
+    this.sampleCalls[n] = 0;
+    return {
+      info: this.info(n),
+      sample: () => {
+        this.sampleCalls[n] = (this.sampleCalls[n] ?? 0) + 1;
+        const r = this.scripts[n]?.(this.nowMs);
+        if (r === 'hang') return new Promise<EngineSample[]>(() => {});
+        return r instanceof Error ? Promise.reject(r) : Promise.resolve(r ?? []);
+      },
+      ring: () => Promise.reject(new Error('no ring in this test')),
+      warnings: () => this.warnings,
+    };
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Four engines of unit `unit` at time t, each built from `spec(engine)`. */
+export function engines(t: number, spec: (e: number) => Omit<SampleSpec, 't' | 'engine'>, unit = 0): EngineSample[] {
+  return [0, 1, 2, 3].map((e) => ({ ...mkSample({ ...spec(e), t, engine: e }), unit }));
+}
