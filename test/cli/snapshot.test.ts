@@ -42,8 +42,9 @@ describe('snapshot', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const m = JSON.parse(r.stdout);
-    expect(m).toMatchObject({ format: 'hfi1-sdma-snapshot/1', units: [{ name: 'hfi1_0', pci: '0000:05:00.0' }] });
-    expect(m.barBlocks).toEqual([
+    expect(m).toMatchObject({ format: 'hfi1-sdma-snapshot/2', units: [{ name: 'hfi1_0', pci: '0000:05:00.0' }] });
+    expect(m.instants).toHaveLength(1);
+    expect(m.instants[0].barBlocks).toEqual([
       {
         file: 'sys/bus/pci/devices/0000:05:00.0/resource0.sdma-csr',
         resource0: 'sys/bus/pci/devices/0000:05:00.0/resource0',
@@ -51,7 +52,7 @@ describe('snapshot', () => {
         length: 4096,
       },
     ]);
-    expect(m.sources.filter((s: { captured: boolean }) => s.captured).map((s: { path: string }) => s.path)).toEqual(
+    expect(m.instants[0].sources.filter((s: { captured: boolean }) => s.captured).map((s: { path: string }) => s.path)).toEqual(
       expect.arrayContaining(['sys/kernel/debug/hfi1/hfi1_0/sdes', 'proc/interrupts', 'sys/class/infiniband/hfi1_0/sdma1/vl']),
     );
     const live = await runCli(['--sysroot', root, '--backend', 'hw', 'engines', '--json']);
