@@ -134,23 +134,30 @@ async function walk(file: string, archive: string, limits: SnapshotLimits, dest:
     parser.on('end', resolve);
     parser.on('close', resolve);
   });
+  const check = (): void => {
+    if (failure !== null) throw failure;
+  };
   try {
     await pipeline(createReadStream(file), createGunzip(), async (source: AsyncIterable<Buffer>) => {
       for await (const chunk of source) {
         bytes += chunk.length;
         if (bytes > limits.maxBytes) {
-          throw new Hfi1SdmaError(
+          failure ??= new Hfi1SdmaError(
             'E_PARSE',
             `${archive}: unpacks to more than ${limitText(limits.maxBytes)}, the limit for a snapshot; it is not one written by 'hfi1-sdma snapshot'`,
           );
         }
+        check();
         if (!parser.write(chunk)) await Promise.race([once(parser, 'drain'), ended]);
-        if (failure !== null) throw failure;
+        check();
       }
       parser.end();
       await ended;
-      if (failure !== null) throw failure;
+      check();
     });
+  } catch (e) {
+    // A failure of ours (a limit, a bad entry) stops the pipeline, which then reports an abort.
+    throw failure ?? e;
   } finally {
     for (const fd of openFds) closeSync(fd);
   }
