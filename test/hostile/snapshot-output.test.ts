@@ -25,7 +25,7 @@ beforeAll(async () => {
   host = join(base, 'host');
   tmp = join(base, 'tmp');
   mkdirSync(tmp);
-  const u = emuUnitFromOptions({ seed: 2, engines: 16, fault: [] });
+  const u = emuUnitFromOptions({ seed: 2, engines: 16, fault: [], descqCnt: undefined, workload: undefined, atMs: undefined });
   u.runUntilMs(20);
   await writeSysroot(u, host); // about 14 KiB compressed per instant
   savedTmp = process.env.TMPDIR;

@@ -34,7 +34,7 @@ const untimed = (s: EngineSample[]) => s.map((e) => ({ ...e, timeMs: 0 }));
 describe('a snapshot of several instants is a recording', () => {
   it('plays back each instant with its recorded time, the same samples the host gave then', async () => {
     const host = tmp();
-    const u = emuUnitFromOptions({ seed: 5, engines: 4, fault: [] });
+    const u = emuUnitFromOptions({ seed: 5, engines: 4, fault: [], descqCnt: undefined, workload: undefined, atMs: undefined });
     u.runUntilMs(20);
     await writeSysroot(u, host);
     const live: EngineSample[][] = [];
