@@ -10,7 +10,7 @@ import type { CaptureOptions } from '../snapshot/capture.js';
 import type { ManifestV2 } from '../snapshot/format.js';
 import { MAX_INTERVAL_MS, MAX_SAMPLES, MIN_INTERVAL_MS } from '../snapshot/format.js';
 import { parseIntArg } from './args.js';
-import { sysrootOf } from './backend-select.js';
+import { checkSysroot, sysrootOf } from './backend-select.js';
 import type { CommandSpec, GlobalOptions } from './context.js';
 import { version } from './version.js';
 
@@ -81,8 +81,13 @@ export const snapshotCommand: CommandSpec = {
     const { captureSnapshot } = await import('../snapshot/capture.js');
     const meta = { host: hostname(), toolVersion: version(), now: new Date() };
     const sysroot = sysrootOf(ctx.global);
+    const explicit = ctx.global.sysroot !== undefined && ctx.global.sysroot !== '';
+    if (explicit && ctx.global.backend !== 'emu' && checkSysroot(sysroot) === 'snapshot') {
+      throw usageError(`--sysroot ${sysroot} is a snapshot already: snapshot captures a host or a sysroot directory`);
+    }
     let emulated = ctx.global.backend === 'emu';
-    if (ctx.global.backend === 'auto') {
+    // Only a bare --backend auto on a host without a unit captures the emulator instead.
+    if (ctx.global.backend === 'auto' && !explicit) {
       const { findUnits } = await import('../hw/index.js');
       emulated = (await findUnits(sysroot)).length === 0;
       if (emulated)
