@@ -75,6 +75,8 @@ function filesUnder(dir: string): string[] {
 
 /** The SDMA CSR block of a unit's BAR0, read through the read-only window. */
 function readBarBlock(resource0: string): Buffer {
+  // Checked first: opening a FIFO put in its place would block.
+  if (statSync(resource0, { throwIfNoEntry: false })?.isFile() !== true) throw new Error('not a regular file');
   const win = openBarWindow(resource0, { start: SDMA_CSR_BLOCK_START, length: SDMA_CSR_BLOCK_SIZE });
   const block = new BigUint64Array(SDMA_CSR_BLOCK_SIZE / 8);
   try {
