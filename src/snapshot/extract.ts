@@ -11,16 +11,10 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
 import { Hfi1SdmaError } from '../errors.js';
-import { BDF, type SnapshotLimits, unsafePathReason } from './format.js';
-
-const MiB = 1024 * 1024;
+import { BDF, limitText, type SnapshotLimits, unsafePathReason } from './format.js';
 
 /** A unit's device link as version 1 stored it; skipped (reading recreates it from the manifest). */
 const DEVICE_LINK = /^sys\/class\/infiniband\/hfi1_[0-9]{1,3}\/device$/;
-
-function limitText(bytes: number): string {
-  return bytes >= MiB ? `${(bytes / MiB).toFixed(bytes % MiB === 0 ? 0 : 1)} MiB` : `${bytes} bytes`;
-}
 
 /** Whether `link` (relative to the entry's directory) leaves the tree. */
 function linkEscapes(entryPath: string, link: string): boolean {

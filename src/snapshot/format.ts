@@ -74,6 +74,12 @@ export interface SnapshotLimits {
 
 export const DEFAULT_LIMITS: Readonly<SnapshotLimits> = { maxBytes: 1024 * 1024 * 1024, maxEntries: 50_000 };
 
+/** A byte count as the limits are stated: `1024 MiB`, `262144 bytes`. */
+export function limitText(bytes: number): string {
+  const MiB = 1024 * 1024;
+  return bytes >= MiB && bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`;
+}
+
 /** The most instants a snapshot records (`snapshot --samples`). */
 export const MAX_SAMPLES = 100;
 /** Bounds of `snapshot --interval-ms`. */

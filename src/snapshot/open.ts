@@ -60,10 +60,15 @@ class TreeBuilder {
     );
   }
 
-  /** A regular file the archive holds at `rel` (never a link: none was extracted). */
-  file(rel: string): Buffer {
+  /** Check that the archive holds a regular file at `rel` (never a link: none was extracted). */
+  has(rel: string): void {
     const st = lstatSync(join(this.tree, rel), { throwIfNoEntry: false });
     if (!st?.isFile()) throw this.bad(rel, 'listed in snapshot.json but not in the archive');
+  }
+
+  /** The regular file the archive holds at `rel`. */
+  file(rel: string): Buffer {
+    this.has(rel);
     return readFileSync(join(this.tree, rel));
   }
 
@@ -141,7 +146,7 @@ function rebuild(b: TreeBuilder, plan: SnapshotPlan): void {
     const once = new Set(k === 0 ? [] : plan.once);
     for (const s of inst.sources) {
       const isBar = inst.barBlocks.some((blk) => blk.resource0 === s.path);
-      if (s.captured && !isBar && !once.has(s.path)) b.file(prefixed(inst.dir, s.path));
+      if (s.captured && !isBar && !once.has(s.path)) b.has(prefixed(inst.dir, s.path));
     }
     for (const p of once) b.copy(prefixed(first, p), prefixed(inst.dir, p));
     for (const blk of inst.barBlocks) {
@@ -162,7 +167,8 @@ function rebuild(b: TreeBuilder, plan: SnapshotPlan): void {
 /** Unpack and check a snapshot; E_PARSE (65) naming the archive and the entry when it is not sound. */
 export async function openSnapshot(file: string, opts: OpenOptions = {}): Promise<OpenedSnapshot> {
   const st = await stat(file).catch(() => null);
-  if (!st?.isFile()) throw new Hfi1SdmaError('E_NO_INPUT', `${file}: no such snapshot file`);
+  if (!st?.isFile())
+    throw new Hfi1SdmaError('E_NO_INPUT', `${file}: no such snapshot file: name a .tar.gz written by 'hfi1-sdma snapshot'`);
   const base = opts.tmpDir ?? tmpdir();
   let root: string;
   try {

@@ -10,6 +10,7 @@ import { createGzip, type Gzip } from 'node:zlib';
 import { Header } from 'tar';
 import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError } from '../errors.js';
+import { limitText } from './format.js';
 
 const BLOCK = 512;
 
@@ -111,7 +112,7 @@ export class ArchiveWriter {
     if (this.bytes > this.limits.maxBytes || this.entries > this.limits.maxEntries) {
       throw new Hfi1SdmaError(
         'E_CANT_CREATE',
-        `${this.target}: the snapshot would pass the limits a snapshot may hold (${this.limits.maxEntries} entries, ${this.limits.maxBytes} bytes unpacked): take fewer --samples`,
+        `${this.target}: the capture would pass what a snapshot may hold (${this.limits.maxEntries} entries, ${limitText(this.limits.maxBytes)} unpacked); nothing was written: take fewer --samples`,
       );
     }
     await this.push(block);
