@@ -164,7 +164,12 @@ function archiveError(e: unknown, archive: string): Hfi1SdmaError {
   if (code === 'EACCES' || code === 'EPERM') {
     return new Hfi1SdmaError('E_PERMISSION', `${archive}: permission denied: run as a user who can read it`, { cause: e });
   }
-  const what = code.startsWith('Z_') ? 'it is not gzip-compressed, or it is truncated or corrupt' : (e as Error).message;
+  const tarCode = (e as { tarCode?: unknown }).tarCode;
+  const what = code.startsWith('Z_')
+    ? 'it is not gzip-compressed, or it is truncated or corrupt'
+    : typeof tarCode === 'string'
+      ? `the tar inside is cut short or damaged: ${(e as Error).message.replace(/^TAR_[A-Z_]+: /, '')}`
+      : (e as Error).message;
   return new Hfi1SdmaError(
     'E_PARSE',
     `${archive}: cannot unpack (${what}); copy it again in full, or make a new one with 'hfi1-sdma snapshot -o FILE.tar.gz'`,

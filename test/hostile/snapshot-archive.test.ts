@@ -129,6 +129,12 @@ describe('truncated, corrupt and foreign files', () => {
     const text = join(env.base, 'text.tar.gz');
     writeFileSync(text, gzipSync('hello\n'));
     await expectRefused(env, text, /cannot unpack/);
+    const whole = tarBytes(base);
+    for (const cut of [1000, Math.floor(whole.length / 2), whole.length - 1100]) {
+      const cutTar = join(env.base, `cut-tar-${cut}.tar.gz`);
+      writeFileSync(cutTar, gzipSync(whole.subarray(0, cut)));
+      await expectRefused(env, cutTar, /cannot unpack \(the tar inside is cut short or damaged: Truncated input/);
+    }
     const noEnd = join(env.base, 'noend.tar.gz');
     writeFileSync(noEnd, gzipSync(tarBytes(base.slice(0, 3), false)));
     await expectRefused(env, noEnd, /holds no snapshot\.json/);
