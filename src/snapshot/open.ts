@@ -25,6 +25,9 @@ import { extractSnapshot } from './extract.js';
 import { DEFAULT_LIMITS, MANIFEST, type SnapshotLimits } from './format.js';
 import { checkManifest, type SnapshotPlan } from './manifest.js';
 
+/** A manifest of 100 instants of a few units is well under 1 MiB. */
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+
 /** A snapshot unpacked into a temporary directory: one sysroot per recorded instant. */
 export interface OpenedSnapshot {
   /** The archive as the user named it. */
@@ -195,6 +198,12 @@ export async function openSnapshot(file: string, opts: OpenOptions = {}): Promis
       throw new Hfi1SdmaError(
         'E_PARSE',
         `${file}: holds no ${MANIFEST}: it is not an hfi1-sdma snapshot, or it was cut short; make one with 'hfi1-sdma snapshot -o FILE.tar.gz'`,
+      );
+    }
+    if (st.size > MAX_MANIFEST_BYTES) {
+      throw new Hfi1SdmaError(
+        'E_PARSE',
+        `${file}: ${MANIFEST} is ${st.size} bytes, more than hfi1-sdma ever writes (${MAX_MANIFEST_BYTES}); it is not a snapshot written by 'hfi1-sdma snapshot'`,
       );
     }
     let raw: unknown;

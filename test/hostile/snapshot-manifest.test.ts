@@ -173,6 +173,11 @@ describe('a crafted manifest never writes or reads outside the snapshot', () => 
 });
 
 describe('the archive must hold what the manifest says, and nothing where the tool rebuilds', () => {
+  it('a manifest larger than any the tool writes is not parsed', async () => {
+    const evil = crafted(withManifest(base, (m) => `${JSON.stringify(m)}${' '.repeat(17 * 1024 * 1024)}`));
+    await expectRefused(env, evil, /snapshot\.json is 17\d{6} bytes, more than hfi1-sdma ever writes/);
+  });
+
   it('no snapshot.json', async () => {
     await expectRefused(env, crafted(base.filter((e) => e.path !== 'snapshot.json')), /holds no snapshot\.json/);
   });
