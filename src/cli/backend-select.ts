@@ -76,24 +76,7 @@ export async function openBackend(global: GlobalOptions, io: Io, opts: OpenOptio
   return createEmuBackend(global);
 }
 
-/** The live-host backend over an unpacked snapshot; closing it removes the unpacked tree. */
+/** The live-host backend over each instant of an unpacked snapshot; closing it removes the unpacked tree. */
 async function snapshotBackend(file: string): Promise<Backend> {
-  const { openSnapshot } = await import('../snapshot/capture.js');
-  const { openHwBackend } = await import('../hw/index.js');
-  const snap = await openSnapshot(file);
-  try {
-    const inner = await openHwBackend({ sysroot: snap.sysroot });
-    return {
-      kind: inner.kind,
-      units: () => inner.units(),
-      unit: (n) => inner.unit(n),
-      close: async () => {
-        await inner.close();
-        await snap.close();
-      },
-    };
-  } catch (e) {
-    await snap.close();
-    throw e;
-  }
+  return (await import('../snapshot/backend.js')).openSnapshotBackend(file);
 }

@@ -1,15 +1,24 @@
-// `snapshot -o FILE.tar.gz`: capture the sources hfi1-sdma reads, for a bug report.
+// `snapshot -o FILE.tar.gz [--samples N --interval-ms T]`: capture the sources hfi1-sdma reads, at
+// one or more instants, for a bug report.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { usageError } from '../errors.js';
-import { sysrootOf } from './backend-select.js';
+import { removeOnExit } from '../cleanup.js';
+import { Hfi1SdmaError, usageError } from '../errors.js';
+import type { CaptureOptions } from '../snapshot/capture.js';
+import type { ManifestV2 } from '../snapshot/format.js';
+import { MAX_INTERVAL_MS, MAX_SAMPLES, MIN_INTERVAL_MS } from '../snapshot/format.js';
+import { parseIntArg } from './args.js';
+import { checkSysroot, sysrootOf } from './backend-select.js';
 import type { CommandSpec, GlobalOptions } from './context.js';
 import { version } from './version.js';
 
-/** Render the emulator's sysroot into a temporary tree and capture that. */
-async function captureEmulated(global: GlobalOptions, out: string, meta: { host: string; toolVersion: string; now: Date }) {
+type Meta = { host: string; toolVersion: string; now: Date };
+type Pace = Pick<CaptureOptions, 'samples' | 'intervalMs'>;
+
+/** Render the emulator's host into a temporary tree and capture that; between instants its virtual time runs on. */
+async function captureEmulated(global: GlobalOptions, out: string, meta: Meta, pace: Pace): Promise<ManifestV2> {
   const [{ emuUnitFromOptions, defaultAtMs }, { writeSysroot }, { captureSnapshot }] = await Promise.all([
     import('../emu/index.js'),
     import('../emu/sysroot.js'),
@@ -18,11 +27,32 @@ async function captureEmulated(global: GlobalOptions, out: string, meta: { host:
   const u = emuUnitFromOptions(global);
   u.runUntilMs(defaultAtMs(global));
   const dir = await mkdtemp(join(tmpdir(), 'hfi1-sdma-emu-'));
+  const forget = removeOnExit(dir);
+  const write = async () => {
+    try {
+      await writeSysroot(u, dir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? String(e);
+      throw new Hfi1SdmaError(
+        'E_IO',
+        `cannot write the emulated host under ${tmpdir()} (${code}): free space there, or set TMPDIR to a directory with room`,
+        { cause: e },
+      );
+    }
+  };
   try {
-    await writeSysroot(u, dir);
-    return await captureSnapshot(dir, out, meta);
+    await write();
+    return await captureSnapshot(dir, out, meta, {
+      ...pace,
+      clock: { nowMs: () => u.nowMs },
+      sleep: async (ms) => {
+        u.runUntilMs(u.nowMs + ms);
+        await write();
+      },
+    });
   } finally {
     await rm(dir, { recursive: true, force: true });
+    forget();
   }
 }
 
@@ -32,33 +62,61 @@ export const snapshotCommand: CommandSpec = {
   builder: (y: Argv) =>
     y
       .option('o', { alias: 'output', type: 'string', demandOption: true, describe: 'archive to write (FILE.tar.gz)' })
+      .option('samples', { type: 'string', describe: `instants to record (1-${MAX_SAMPLES}; default 1)` })
+      .option('interval-ms', {
+        type: 'string',
+        describe: `ms between instants (${MIN_INTERVAL_MS}-${MAX_INTERVAL_MS}; default 1000)`,
+      })
       .example('sudo $0 snapshot -o node17.tar.gz', 'capture this host')
+      .example('sudo $0 snapshot -o node17.tar.gz --samples 5', 'five instants a second apart, replayed in their own time')
       .example('$0 --sysroot node17.tar.gz engines', 'inspect the capture elsewhere'),
   async run(args, ctx) {
     const out = String(args.o ?? '');
     if (!/\.(tar\.gz|tgz)$/.test(out)) throw usageError(`-o must name a .tar.gz (or .tgz) file, got ${JSON.stringify(out)}`);
+    const pace: Pace = {
+      samples: args.samples === undefined ? 1 : parseIntArg('--samples', args.samples, 1, MAX_SAMPLES),
+      intervalMs:
+        args.intervalMs === undefined ? 1000 : parseIntArg('--interval-ms', args.intervalMs, MIN_INTERVAL_MS, MAX_INTERVAL_MS),
+    };
     const { captureSnapshot } = await import('../snapshot/capture.js');
     const meta = { host: hostname(), toolVersion: version(), now: new Date() };
     const sysroot = sysrootOf(ctx.global);
+    const explicit = ctx.global.sysroot !== undefined && ctx.global.sysroot !== '';
+    if (explicit && ctx.global.backend !== 'emu' && checkSysroot(sysroot) === 'snapshot') {
+      throw usageError(`--sysroot ${sysroot} is a snapshot already: snapshot captures a host or a sysroot directory`);
+    }
     let emulated = ctx.global.backend === 'emu';
-    if (ctx.global.backend === 'auto') {
+    // Only a bare --backend auto on a host without a unit captures the emulator instead.
+    if (ctx.global.backend === 'auto' && !explicit) {
       const { findUnits } = await import('../hw/index.js');
       emulated = (await findUnits(sysroot)).length === 0;
       if (emulated)
         ctx.io.stderr(`hfi1-sdma: no hfi1 unit under ${sysroot}: capturing the emulator's host instead (--backend emu)\n`);
     }
-    const m = emulated ? await captureEmulated(ctx.global, out, meta) : await captureSnapshot(sysroot, out, meta);
-    const missing = m.sources.filter((s) => !s.captured);
+    const m = emulated
+      ? await captureEmulated(ctx.global, out, meta, pace)
+      : await captureSnapshot(sysroot, out, meta, {
+          ...pace,
+          clock: { nowMs: () => Date.now() },
+          sleep: ctx.io.sleep,
+        });
     if (ctx.global.json) {
       ctx.io.stdout(`${JSON.stringify({ file: out, ...m })}\n`);
-    } else {
-      ctx.io.stdout(
-        `wrote ${out}: ${m.units.map((u) => u.name).join(', ')}, ${m.sources.length - missing.length} files captured` +
-          (missing.length
-            ? `, ${missing.length} not readable:\n${missing.map((s) => `  ${s.path}: ${s.reason}`).join('\n')}\n`
-            : '\n'),
-      );
+      return 0;
     }
+    const all = m.instants.flatMap((i) => i.sources);
+    const captured = all.filter((s) => s.captured).length;
+    const missing = new Map<string, string>();
+    for (const s of all) if (!s.captured) missing.set(s.path, s.reason ?? 'unknown');
+    const n = m.instants.length;
+    const spanMs = m.instants[n - 1]?.timeMs ?? 0;
+    const when = n === 1 ? '' : `, ${n} instants over ${(spanMs / 1000).toFixed(1)} s`;
+    ctx.io.stdout(
+      `wrote ${out}: ${m.units.map((u) => u.name).join(', ')}${when}, ${captured} files captured` +
+        (missing.size
+          ? `, ${missing.size} not readable:\n${[...missing].map(([p, why]) => `  ${p}: ${why}`).join('\n')}\n`
+          : '\n'),
+    );
     return 0;
   },
 };

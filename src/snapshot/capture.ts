@@ -1,212 +1,178 @@
-// Capturing the sysroot subset of DESIGN.md into a .tar.gz for a bug report, and reading one back.
-// Capture only reads the host (the BAR through the read-only window, §f.7); the archive is
-// written to a temporary name and renamed, so a failure leaves no half-written file.
-import {
-  copyFile,
-  mkdir,
-  mkdtemp,
-  open,
-  readdir,
-  readFile,
-  readlink,
-  rename,
-  rm,
-  stat,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative } from 'node:path';
-import * as tar from 'tar';
+// Capturing the files hfi1-sdma reads into a .tar.gz for a bug report, at one or more instants.
+// Capture only reads the host (the BAR through the read-only window); sources are opened
+// non-blocking, must be regular files and are read up to a size cap, so a FIFO or a device node
+// in their place is recorded as not captured instead of hanging. The archive is streamed to a
+// temporary beside the target and renamed only when complete (see output.ts).
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Clock } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { openBarWindow } from '../hw/bar.js';
-import { discoverUnits } from '../hw/discover.js';
+import { discoverUnits, type FoundUnit } from '../hw/discover.js';
 import { SDMA_CSR_BLOCK_SIZE, SDMA_CSR_BLOCK_START } from '../progress/constants.js';
+import {
+  barBlockOf,
+  DEFAULT_LIMITS,
+  FORMAT_V2,
+  type Instant,
+  instantDir,
+  MANIFEST,
+  MAX_SOURCE_BYTES,
+  type ManifestV2,
+  type SnapshotLimits,
+  type SourceRecord,
+} from './format.js';
+import { ArchiveWriter } from './output.js';
 
-/** The manifest stored as snapshot.json at the archive's root. */
-export interface SnapshotManifest {
-  format: 'hfi1-sdma-snapshot/1';
-  time: string;
-  host: string;
-  toolVersion: string;
-  sysroot: string;
-  units: { name: string; pci: string }[];
-  /** Every source tried, sysroot-relative, with why it is missing. */
-  sources: { path: string; captured: boolean; reason?: string }[];
-  /** The SDMA CSR block of each unit's BAR0, as a small file and where it belongs in resource0. */
-  barBlocks: { file: string; resource0: string; offset: number; length: number }[];
+/** How many instants to record and how they are paced. */
+export interface CaptureOptions {
+  samples: number;
+  intervalMs: number;
+  /** Capture times come from here (real time on a host, virtual time for the emulator). */
+  clock: Clock;
+  /** Waits between instants; the emulator's lets virtual time pass and rewrites its tree. */
+  sleep: (ms: number) => Promise<void>;
+  limits?: SnapshotLimits;
 }
 
-export const MANIFEST = 'snapshot.json';
-
-async function copyInto(sysroot: string, stage: string, rel: string, m: SnapshotManifest): Promise<void> {
+/** Read one source: a regular file, at most MAX_SOURCE_BYTES; otherwise why not. */
+export function readSourceFile(path: string): { data: Buffer } | { reason: string } {
+  let fd: number;
   try {
-    await mkdir(dirname(join(stage, rel)), { recursive: true });
-    await copyFile(join(sysroot, rel), join(stage, rel));
-    m.sources.push({ path: rel, captured: true });
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    m.sources.push({ path: rel, captured: false, reason: (e as NodeJS.ErrnoException).code ?? String(e) });
+    return { reason: (e as NodeJS.ErrnoException).code ?? String(e) };
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return { reason: 'not a regular file' };
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(64 * 1024);
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > MAX_SOURCE_BYTES) return { reason: `larger than ${MAX_SOURCE_BYTES} bytes` };
+      chunks.push(buf.subarray(0, n));
+    }
+    return { data: Buffer.concat(chunks, total) };
+  } catch (e) {
+    return { reason: (e as NodeJS.ErrnoException).code ?? String(e) };
+  } finally {
+    closeSync(fd);
   }
 }
 
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  let entries: string[];
+function filesUnder(dir: string): string[] {
+  let names: string[];
   try {
-    entries = await readdir(dir);
+    names = readdirSync(dir).sort();
   } catch {
-    return out;
+    return [];
   }
-  for (const name of entries) {
-    const p = join(dir, name);
-    const st = await stat(p).catch(() => null);
-    if (st?.isFile()) out.push(p);
+  return names.map((n) => join(dir, n)).filter((p) => statSync(p, { throwIfNoEntry: false })?.isFile() === true);
+}
+
+/** The SDMA CSR block of a unit's BAR0, read through the read-only window. */
+function readBarBlock(resource0: string): Buffer {
+  // Checked first: opening a FIFO put in its place would block.
+  if (statSync(resource0, { throwIfNoEntry: false })?.isFile() !== true) throw new Error('not a regular file');
+  const win = openBarWindow(resource0, { start: SDMA_CSR_BLOCK_START, length: SDMA_CSR_BLOCK_SIZE });
+  const block = new BigUint64Array(SDMA_CSR_BLOCK_SIZE / 8);
+  try {
+    for (let i = 0; i < block.length; i++) block[i] = win.read64(SDMA_CSR_BLOCK_START + i * 8);
+  } finally {
+    win.close();
   }
+  return Buffer.from(block.buffer);
+}
+
+/** Files captured once: they do not change while the driver is loaded. */
+function onceFiles(sysroot: string, units: FoundUnit[]): string[] {
+  const out = units.flatMap((u) => ['vendor', 'device'].map((f) => join(u.paths.pciDir, f)));
+  out.push(...filesUnder(join(sysroot, 'sys/module/hfi1/parameters')));
   return out;
 }
 
-/** Capture the sysroot subset into `outFile` (.tar.gz). Returns the manifest. */
+/** Files captured at every instant. */
+function everyFiles(u: FoundUnit): string[] {
+  const p = u.paths;
+  const out: string[] = [];
+  for (let e = 0; e < u.engineDirs; e++) out.push(join(p.classDir, `sdma${e}`, 'vl'), join(p.classDir, `sdma${e}`, 'cpu_list'));
+  out.push(...filesUnder(p.hwCounters));
+  out.push(p.sdes, p.counterNames, p.counters, join(p.debugDir, 'sdma_cpu_list'));
+  return out;
+}
+
+/** Capture the sources into `outFile` (.tar.gz) at `samples` instants. Returns the manifest. */
 export async function captureSnapshot(
   sysroot: string,
   outFile: string,
   meta: { host: string; toolVersion: string; now: Date },
-): Promise<SnapshotManifest> {
+  opts: CaptureOptions,
+): Promise<ManifestV2> {
   const units = await discoverUnits(sysroot);
   if (units.length === 0) {
     throw new Hfi1SdmaError('E_NO_DEVICE', `no hfi1 unit under ${join(sysroot, 'sys/class/infiniband')}: nothing to capture`);
   }
-  const stage = await mkdtemp(join(tmpdir(), 'hfi1-sdma-snap-'));
-  const m: SnapshotManifest = {
-    format: 'hfi1-sdma-snapshot/1',
+  const m: ManifestV2 = {
+    format: FORMAT_V2,
     time: meta.now.toISOString(),
     host: meta.host,
     toolVersion: meta.toolVersion,
     sysroot,
+    intervalMs: opts.intervalMs,
     units: units.map((u) => ({ name: u.name, pci: u.pci })),
-    sources: [],
-    barBlocks: [],
+    once: [],
+    instants: [],
   };
   const rel = (p: string) => relative(sysroot, p);
+  const out = await ArchiveWriter.create(outFile, opts.limits ?? DEFAULT_LIMITS);
   try {
-    for (const u of units) {
-      const p = u.paths;
-      // sysfs: engine directories, hw_counters, PCI identity, and the device link.
-      for (let e = 0; e < u.engineDirs; e++) {
-        await copyInto(sysroot, stage, rel(join(p.classDir, `sdma${e}`, 'vl')), m);
-        await copyInto(sysroot, stage, rel(join(p.classDir, `sdma${e}`, 'cpu_list')), m);
+    const t0 = opts.clock.nowMs();
+    for (let k = 0; k < opts.samples; k++) {
+      if (k > 0) {
+        const waitMs = t0 + k * opts.intervalMs - opts.clock.nowMs();
+        if (waitMs > 0) await opts.sleep(waitMs);
       }
-      for (const f of await filesUnder(p.hwCounters)) await copyInto(sysroot, stage, rel(f), m);
-      for (const f of ['vendor', 'device']) await copyInto(sysroot, stage, rel(join(p.pciDir, f)), m);
-      if (u.pci) {
-        const link = join(stage, rel(p.classDir), 'device');
-        await mkdir(dirname(link), { recursive: true });
-        await symlink(relative(dirname(link), join(stage, rel(p.pciDir))), link).catch(() => {});
-      }
-      // debugfs (§g): the files hfi1-sdma reads.
-      for (const f of [p.sdes, p.counterNames, p.counters, join(p.debugDir, 'sdma_cpu_list')])
-        await copyInto(sysroot, stage, rel(f), m);
-      // BAR0: the SDMA CSR block only (§f.2), through the read-only window.
-      const r0 = rel(p.resource0);
-      try {
-        const win = openBarWindow(p.resource0, { start: SDMA_CSR_BLOCK_START, length: SDMA_CSR_BLOCK_SIZE });
-        const block = new BigUint64Array(SDMA_CSR_BLOCK_SIZE / 8);
-        try {
-          for (let i = 0; i < block.length; i++) block[i] = win.read64(SDMA_CSR_BLOCK_START + i * 8);
-        } finally {
-          win.close();
+      const timeMs = k === 0 ? 0 : Math.max(0, opts.clock.nowMs() - t0);
+      const mtime = new Date(meta.now.getTime() + timeMs);
+      const instant: Instant = { timeMs, time: mtime.toISOString(), sources: [], barBlocks: [] };
+      const add = async (path: string, sources: SourceRecord[]) => {
+        const r = readSourceFile(path);
+        if ('reason' in r) {
+          sources.push({ path: rel(path), captured: false, reason: r.reason });
+          return;
         }
-        const file = `${r0}.sdma-csr`;
-        await mkdir(dirname(join(stage, file)), { recursive: true });
-        await writeFile(join(stage, file), new Uint8Array(block.buffer));
-        m.barBlocks.push({ file, resource0: r0, offset: SDMA_CSR_BLOCK_START, length: SDMA_CSR_BLOCK_SIZE });
-        m.sources.push({ path: r0, captured: true });
-      } catch (e) {
-        m.sources.push({ path: r0, captured: false, reason: (e as Error).message });
+        await out.addFile(`${instantDir(k)}/${rel(path)}`, r.data, mtime);
+        sources.push({ path: rel(path), captured: true });
+      };
+      if (k === 0) {
+        for (const f of onceFiles(sysroot, units)) await add(f, instant.sources);
+        m.once = instant.sources.filter((s) => s.captured).map((s) => s.path);
       }
+      for (const u of units) {
+        for (const f of everyFiles(u)) await add(f, instant.sources);
+        const block = barBlockOf({ name: u.name, pci: u.pci });
+        let data: Buffer | null = null;
+        try {
+          data = readBarBlock(u.paths.resource0);
+        } catch (e) {
+          instant.sources.push({ path: block.resource0, captured: false, reason: (e as Error).message });
+        }
+        if (data) {
+          await out.addFile(`${instantDir(k)}/${block.file}`, data, mtime);
+          instant.barBlocks.push(block);
+          instant.sources.push({ path: block.resource0, captured: true });
+        }
+      }
+      await add(join(sysroot, 'proc/interrupts'), instant.sources);
+      m.instants.push(instant);
     }
-    await copyInto(sysroot, stage, 'proc/interrupts', m);
-    for (const f of await filesUnder(join(sysroot, 'sys/module/hfi1/parameters'))) await copyInto(sysroot, stage, rel(f), m);
-    await writeFile(join(stage, MANIFEST), `${JSON.stringify(m, null, 2)}\n`);
-    const tmp = join(dirname(outFile), `.${basename(outFile)}.${process.pid}.tmp`);
-    try {
-      await tar.c({ gzip: true, file: tmp, cwd: stage, portable: true }, (await readdir(stage)).sort());
-      await rename(tmp, outFile);
-    } catch (e) {
-      await rm(tmp, { force: true });
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EACCES' || code === 'EPERM')
-        throw new Hfi1SdmaError('E_PERMISSION', `${outFile}: cannot write here (${code})`, { cause: e });
-      if (code === 'ENOENT') throw new Hfi1SdmaError('E_NO_INPUT', `${outFile}: its directory does not exist`, { cause: e });
-      throw e;
-    }
+    await out.addFile(MANIFEST, Buffer.from(`${JSON.stringify(m, null, 2)}\n`), meta.now);
+    await out.commit();
     return m;
   } finally {
-    await rm(stage, { recursive: true, force: true });
-  }
-}
-
-/** A snapshot unpacked into a temporary sysroot. `close` removes it. */
-export interface OpenedSnapshot {
-  sysroot: string;
-  manifest: SnapshotManifest;
-  close(): Promise<void>;
-}
-
-/** True when a --sysroot argument names a snapshot archive rather than a directory. */
-export function isSnapshotPath(p: string): boolean {
-  return /\.(tar\.gz|tgz)$/.test(p);
-}
-
-/** Unpack a snapshot, rebuilding each resource0 as a sparse 64 MiB file with its CSR block in place. */
-export async function openSnapshot(file: string): Promise<OpenedSnapshot> {
-  const st = await stat(file).catch(() => null);
-  if (!st?.isFile()) throw new Hfi1SdmaError('E_NO_INPUT', `${file}: no such snapshot file`);
-  const dir = await mkdtemp(join(tmpdir(), 'hfi1-sdma-sysroot-'));
-  const close = () => rm(dir, { recursive: true, force: true });
-  try {
-    await tar.x({ file, cwd: dir, strict: true });
-    let manifest: SnapshotManifest;
-    try {
-      manifest = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as SnapshotManifest;
-    } catch (e) {
-      throw new Hfi1SdmaError(
-        'E_PARSE',
-        `${file}: not an hfi1-sdma snapshot (no readable ${MANIFEST}); create one with 'hfi1-sdma snapshot -o FILE.tar.gz'`,
-        { cause: e },
-      );
-    }
-    if (manifest.format !== 'hfi1-sdma-snapshot/1') {
-      throw new Hfi1SdmaError(
-        'E_PARSE',
-        `${file}: ${MANIFEST} has format ${JSON.stringify(manifest.format)}, expected hfi1-sdma-snapshot/1`,
-      );
-    }
-    for (const b of manifest.barBlocks ?? []) {
-      const block = await readFile(join(dir, b.file));
-      const fh = await open(join(dir, b.resource0), 'w');
-      try {
-        await fh.truncate(0x4000000); // BAR0 is 64 MiB (§f.1); the rest stays sparse
-        await fh.write(block, 0, Math.min(block.length, b.length), b.offset);
-      } finally {
-        await fh.close();
-      }
-    }
-    // A device link that did not survive (non-symlink tar extraction) is recreated from the manifest.
-    for (const u of manifest.units) {
-      const link = join(dir, 'sys/class/infiniband', u.name, 'device');
-      if (u.pci && !(await readlink(link).catch(() => null))) {
-        await mkdir(dirname(link), { recursive: true });
-        await symlink(relative(dirname(link), join(dir, 'sys/bus/pci/devices', u.pci)), link).catch(() => {});
-      }
-    }
-    return { sysroot: dir, manifest, close };
-  } catch (e) {
-    await close();
-    if (e instanceof Hfi1SdmaError) throw e;
-    throw new Hfi1SdmaError(
-      'E_PARSE',
-      `${file}: cannot unpack (${(e as Error).message}); is it a .tar.gz made by 'hfi1-sdma snapshot'?`,
-      { cause: e },
-    );
+    await out.abort();
   }
 }

@@ -42,8 +42,9 @@ describe('snapshot', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const m = JSON.parse(r.stdout);
-    expect(m).toMatchObject({ format: 'hfi1-sdma-snapshot/1', units: [{ name: 'hfi1_0', pci: '0000:05:00.0' }] });
-    expect(m.barBlocks).toEqual([
+    expect(m).toMatchObject({ format: 'hfi1-sdma-snapshot/2', units: [{ name: 'hfi1_0', pci: '0000:05:00.0' }] });
+    expect(m.instants).toHaveLength(1);
+    expect(m.instants[0].barBlocks).toEqual([
       {
         file: 'sys/bus/pci/devices/0000:05:00.0/resource0.sdma-csr',
         resource0: 'sys/bus/pci/devices/0000:05:00.0/resource0',
@@ -51,7 +52,7 @@ describe('snapshot', () => {
         length: 4096,
       },
     ]);
-    expect(m.sources.filter((s: { captured: boolean }) => s.captured).map((s: { path: string }) => s.path)).toEqual(
+    expect(m.instants[0].sources.filter((s: { captured: boolean }) => s.captured).map((s: { path: string }) => s.path)).toEqual(
       expect.arrayContaining(['sys/kernel/debug/hfi1/hfi1_0/sdes', 'proc/interrupts', 'sys/class/infiniband/hfi1_0/sdma1/vl']),
     );
     const live = await runCli(['--sysroot', root, '--backend', 'hw', 'engines', '--json']);
@@ -71,11 +72,24 @@ describe('snapshot', () => {
     expect((await runCli(['snapshot', '-o', 'x.zip'])).code).toBe(64);
   });
 
-  it('captures the emulator’s host when there is no hfi1 unit, and reads it back as a live host', async () => {
+  it('an explicit sysroot is never replaced by the emulator, and a snapshot is not captured again', async () => {
+    const outDir = tmp();
+    const empty = await runCli(['--sysroot', tmp(), 'snapshot', '-o', join(outDir, 'x.tar.gz')]);
+    expect(empty.code).toBe(66);
+    expect(empty.stderr).toMatch(/no hfi1 unit under .*: nothing to capture/);
+    const snap = join(outDir, 'y.tar.gz');
+    writeFileSync(snap, '');
+    const again = await runCli(['--sysroot', snap, 'snapshot', '-o', join(outDir, 'z.tar.gz')]);
+    expect(again.code).toBe(64);
+    expect(again.stderr).toContain(`--sysroot ${snap} is a snapshot already`);
+    expect(readdirSync(outDir)).toEqual(['y.tar.gz']);
+  });
+
+  it('captures the emulator’s host with --backend emu, and reads it back as a live host', async () => {
     const out = join(tmp(), 'emu.tar.gz');
-    const r = await runCli(['--sysroot', tmp(), '--engines', '2', '--at-ms', '10', 'snapshot', '-o', out]);
+    const r = await runCli(['--backend', 'emu', '--engines', '2', '--at-ms', '10', 'snapshot', '-o', out]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/capturing the emulator's host instead/);
+    expect(r.stderr).toBe('');
     const back = JSON.parse((await runCli(['--sysroot', out, 'engines', '--json'])).stdout);
     expect(back.backend).toBe('hw');
     expect(back.units[0].engines.map((e: { state: string }) => e.state)).toEqual(['s99_Running', 's99_Running']);

@@ -1,0 +1,135 @@
+// A snapshot played back as a backend: the live-host reader over each recorded instant's tree, with
+// the instant's capture time as its clock, and a Recording to step through the instants. Paths of
+// the temporary tree never reach the user: errors, sources and warnings name `archive:entry`.
+import type { Backend, Recording, SourceWarning, Unit, UnitInfo } from '../backend.js';
+import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
+import { type OpenedSnapshot, type OpenOptions, openSnapshot } from './open.js';
+
+/** Rename paths under `tree` to `archive:entry` in a text. */
+function renamer(tree: string, archive: string): (text: string) => string {
+  return (text) => text.replaceAll(`${tree}/`, `${archive}:`).replaceAll(tree, archive);
+}
+
+/** Rewrite an error's message (and a ParseError's file) so that it names the archive, not the temporary tree. */
+function mapError(e: unknown, rename: (t: string) => string): unknown {
+  if (!isHfi1SdmaError(e)) return e;
+  e.message = rename(e.message);
+  const file = (e as { file?: unknown }).file;
+  if (typeof file === 'string') Object.defineProperty(e, 'file', { value: rename(file) });
+  return e;
+}
+
+async function mapped<T>(p: () => Promise<T>, rename: (t: string) => string): Promise<T> {
+  try {
+    return await p();
+  } catch (e) {
+    throw mapError(e, rename);
+  }
+}
+
+function mapInfo(info: UnitInfo, rename: (t: string) => string): UnitInfo {
+  return {
+    ...info,
+    sources: info.sources.map((s) => ({
+      ...s,
+      ...(s.path === undefined ? {} : { path: rename(s.path) }),
+      ...(s.reason === undefined ? {} : { reason: rename(s.reason) }),
+    })),
+  };
+}
+
+/** Open a snapshot as a backend whose `recording` steps through its instants. */
+export async function openSnapshotBackend(file: string, opts: OpenOptions = {}): Promise<Backend> {
+  const snap: OpenedSnapshot = await openSnapshot(file, opts);
+  const rename = renamer(snap.tree, snap.archive);
+  const { openHwBackend } = await import('../hw/index.js');
+  const timesMs = snap.instants.map((i) => i.timeMs);
+  let position = 0;
+  let current: Backend;
+  const openInstant = (k: number) => {
+    const inst = snap.instants[k] as { sysroot: string; timeMs: number };
+    return mapped(() => openHwBackend({ sysroot: inst.sysroot, clock: { nowMs: () => inst.timeMs } }), rename);
+  };
+  try {
+    current = await openInstant(0);
+  } catch (e) {
+    await snap.close();
+    throw e;
+  }
+  const proxies = new Map<number, Unit>();
+  const infos = new Map<number, UnitInfo>();
+  const inner = new Map<number, Unit>();
+  const seen = new Map<number, Map<string, SourceWarning>>();
+  const refreshUnits = async () => {
+    inner.clear();
+    for (const info of await current.units()) {
+      infos.set(info.unit, mapInfo(info, rename));
+      inner.set(info.unit, await current.unit(info.unit));
+    }
+  };
+  try {
+    await mapped(refreshUnits, rename);
+  } catch (e) {
+    await current.close();
+    await snap.close();
+    throw e;
+  }
+
+  const collect = (n: number): SourceWarning[] => {
+    // Each instant is read afresh: keep every distinct warning seen so far in the recording.
+    const all = seen.get(n) ?? new Map<string, SourceWarning>();
+    seen.set(n, all);
+    for (const w of inner.get(n)?.warnings?.() ?? []) {
+      if (!all.has(w.key)) all.set(w.key, { ...w, path: rename(w.path), message: rename(w.message) });
+    }
+    return [...all.values()];
+  };
+
+  const proxy = (n: number): Unit => ({
+    get info(): UnitInfo {
+      return infos.get(n) as UnitInfo;
+    },
+    sample: (engines) => mapped(async () => (await current.unit(n)).sample(engines), rename),
+    ring: (engine) => mapped(async () => (await current.unit(n)).ring(engine), rename),
+    warnings: () => collect(n),
+  });
+
+  const recording: Recording = {
+    source: file,
+    timesMs,
+    position: () => position,
+    async advance() {
+      if (position + 1 >= timesMs.length) return false;
+      const next = await openInstant(position + 1);
+      for (const n of inner.keys()) collect(n);
+      await current.close();
+      current = next;
+      position++;
+      await mapped(refreshUnits, rename);
+      return true;
+    },
+  };
+
+  let closed = false;
+  return {
+    kind: 'hw',
+    recording,
+    units: async () => (await current.units()).map((i) => mapInfo(i, rename)),
+    async unit(n) {
+      if (closed) throw new Hfi1SdmaError('E_INTERNAL', 'the backend is closed');
+      await mapped(() => current.unit(n), rename);
+      let u = proxies.get(n);
+      if (!u) {
+        u = proxy(n);
+        proxies.set(n, u);
+      }
+      return u;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await current.close();
+      await snap.close();
+    },
+  };
+}

@@ -1,0 +1,188 @@
+// Unpacking a snapshot safely. The archive is walked twice: first only to check every entry's name
+// and type and to count entries and uncompressed bytes against the limits (nothing is written), then
+// to write. Only regular files and directories are created, with names checked to stay inside the
+// fresh private directory, files opened exclusively without following links; no link is ever
+// extracted, so no path under the directory can lead outside it.
+
+import { once } from 'node:events';
+import { closeSync, constants, createReadStream, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { Parser, type ReadEntry } from 'tar';
+import { Hfi1SdmaError } from '../errors.js';
+import { BDF, limitText, type SnapshotLimits, unsafePathReason } from './format.js';
+
+/** A unit's device link as version 1 stored it; skipped (reading recreates it from the manifest). */
+const DEVICE_LINK = /^sys\/class\/infiniband\/hfi1_[0-9]{1,3}\/device$/;
+
+/** Whether `link` (relative to the entry's directory) leaves the tree. */
+function linkEscapes(entryPath: string, link: string): boolean {
+  if (link.startsWith('/')) return true;
+  let depth = entryPath.split('/').length - 1;
+  for (const c of link.split('/')) {
+    if (c === '..') depth--;
+    else if (c !== '' && c !== '.') depth++;
+    if (depth < 0) return true;
+  }
+  return false;
+}
+
+/** Errors while writing the unpacked tree: a full disk is E_IO, a clash between entries is malformed input. */
+function writeError(e: unknown, archive: string, entry: string, dest: string): Hfi1SdmaError {
+  const code = (e as NodeJS.ErrnoException).code ?? '';
+  if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ELOOP') {
+    return new Hfi1SdmaError(
+      'E_PARSE',
+      `${archive}:${entry}: appears twice or clashes with another entry (${code}); this is not a snapshot written by 'hfi1-sdma snapshot'`,
+      { cause: e },
+    );
+  }
+  return new Hfi1SdmaError(
+    'E_IO',
+    `${archive}: cannot unpack into ${dest} (${code || String(e)}): free space there, or set TMPDIR to a directory with room`,
+    { cause: e },
+  );
+}
+
+/** One pass over the archive; with `dest` set, files and directories are written under it. */
+async function walk(file: string, archive: string, limits: SnapshotLimits, dest: string | null): Promise<void> {
+  const parser = new Parser({ strict: true });
+  let failure: unknown = null;
+  let entries = 0;
+  let bytes = 0;
+  const openFds = new Set<number>();
+  const bad = (entry: string, what: string) =>
+    new Hfi1SdmaError('E_PARSE', `${archive}:${entry}: ${what}; this is not a snapshot written by 'hfi1-sdma snapshot'`);
+
+  const onEntry = (entry: ReadEntry): void => {
+    let name = entry.path.startsWith('./') ? entry.path.slice(2) : entry.path;
+    if (entry.type === 'Directory') name = name.replace(/\/+$/, '');
+    if (name === '' || name === '.') return void entry.resume();
+    if (++entries > limits.maxEntries) {
+      throw new Hfi1SdmaError(
+        'E_PARSE',
+        `${archive}: holds more than ${limits.maxEntries} entries, the limit for a snapshot; it is not one written by 'hfi1-sdma snapshot'`,
+      );
+    }
+    const why = unsafePathReason(name);
+    if (why !== null) throw bad(entry.path, `the name ${why} and would land outside the snapshot`);
+    if (entry.type === 'SymbolicLink' || entry.type === 'Link') {
+      const link = entry.linkpath ?? '';
+      if (entry.type === 'Link' || linkEscapes(name, link)) {
+        throw bad(name, `is a ${entry.type === 'Link' ? 'hard' : 'symbolic'} link to ${link}, outside the snapshot`);
+      }
+      const target = /^\.\.\/\.\.\/\.\.\/bus\/pci\/devices\/([^/]+)$/.exec(link);
+      if (!DEVICE_LINK.test(name) || !target || !BDF.test(target[1] as string)) {
+        throw bad(name, `is a link to ${link}; a snapshot holds only files and directories`);
+      }
+      return void entry.resume(); // recreated from the manifest
+    }
+    if (entry.type === 'Directory') {
+      if (dest !== null) {
+        try {
+          mkdirSync(join(dest, name), { recursive: true, mode: 0o700 });
+        } catch (e) {
+          throw writeError(e, archive, name, dest);
+        }
+      }
+      return void entry.resume();
+    }
+    if (entry.type !== 'File' && entry.type !== 'OldFile' && entry.type !== 'ContiguousFile') {
+      throw bad(name, `is a ${entry.type} entry; a snapshot holds only files and directories`);
+    }
+    if (dest === null) return void entry.resume();
+    let fd: number;
+    try {
+      mkdirSync(dirname(join(dest, name)), { recursive: true, mode: 0o700 });
+      fd = openSync(join(dest, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    } catch (e) {
+      throw writeError(e, archive, name, dest);
+    }
+    openFds.add(fd);
+    entry.on('data', (chunk: Buffer) => {
+      try {
+        if (failure === null) writeSync(fd, chunk);
+      } catch (e) {
+        failure ??= writeError(e, archive, name, dest);
+      }
+    });
+    entry.on('end', () => {
+      openFds.delete(fd);
+      closeSync(fd);
+    });
+  };
+
+  parser.on('entry', (entry: ReadEntry) => {
+    try {
+      onEntry(entry);
+    } catch (e) {
+      failure ??= e;
+      entry.resume();
+    }
+  });
+  parser.on('error', (e: unknown) => {
+    failure ??= e;
+  });
+  const ended = new Promise<void>((resolve) => {
+    parser.on('end', resolve);
+    parser.on('close', resolve);
+  });
+  const check = (): void => {
+    if (failure !== null) throw failure;
+  };
+  try {
+    await pipeline(createReadStream(file), createGunzip(), async (source: AsyncIterable<Buffer>) => {
+      for await (const chunk of source) {
+        bytes += chunk.length;
+        if (bytes > limits.maxBytes) {
+          failure ??= new Hfi1SdmaError(
+            'E_PARSE',
+            `${archive}: unpacks to more than ${limitText(limits.maxBytes)}, the limit for a snapshot; it is not one written by 'hfi1-sdma snapshot'`,
+          );
+        }
+        check();
+        if (!parser.write(chunk)) await Promise.race([once(parser, 'drain'), ended]);
+        check();
+      }
+      parser.end();
+      await ended;
+      check();
+    });
+  } catch (e) {
+    // A failure of ours (a limit, a bad entry) stops the pipeline, which then reports an abort.
+    throw failure ?? e;
+  } finally {
+    for (const fd of openFds) closeSync(fd);
+  }
+}
+
+/** Turn whatever the decompressor or the tar parser threw into a message naming the archive. */
+function archiveError(e: unknown, archive: string): Hfi1SdmaError {
+  if (e instanceof Hfi1SdmaError) return e;
+  const code = (e as NodeJS.ErrnoException).code ?? '';
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new Hfi1SdmaError('E_PERMISSION', `${archive}: permission denied: run as a user who can read it`, { cause: e });
+  }
+  const tarCode = (e as { tarCode?: unknown }).tarCode;
+  const what = code.startsWith('Z_')
+    ? 'it is not gzip-compressed, or it is truncated or corrupt'
+    : typeof tarCode === 'string'
+      ? `the tar inside is cut short or damaged: ${(e as Error).message.replace(/^TAR_[A-Z_]+: /, '')}`
+      : (e as Error).message;
+  return new Hfi1SdmaError(
+    'E_PARSE',
+    `${archive}: cannot unpack (${what}); copy it again in full, or make a new one with 'hfi1-sdma snapshot -o FILE.tar.gz'`,
+    { cause: e },
+  );
+}
+
+/** Check the whole archive against the limits, then unpack it into `dest` (a fresh private directory). */
+export async function extractSnapshot(file: string, archive: string, dest: string, limits: SnapshotLimits): Promise<void> {
+  try {
+    await walk(file, archive, limits, null);
+    await walk(file, archive, limits, dest);
+  } catch (e) {
+    throw archiveError(e, archive);
+  }
+}

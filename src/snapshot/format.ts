@@ -1,0 +1,126 @@
+// The snapshot format: the manifest stored as snapshot.json, where each file sits in the archive,
+// and the limits a snapshot must stay within. Types and small pure functions only.
+import { SDMA_CSR_BLOCK_SIZE, SDMA_CSR_BLOCK_START } from '../progress/constants.js';
+
+export const MANIFEST = 'snapshot.json';
+export const FORMAT_V1 = 'hfi1-sdma-snapshot/1';
+export const FORMAT_V2 = 'hfi1-sdma-snapshot/2';
+
+/** One source file tried at one instant, sysroot-relative, with why it is missing. */
+export interface SourceRecord {
+  path: string;
+  captured: boolean;
+  reason?: string;
+}
+
+/** The SDMA CSR block of one unit's BAR0: the small file holding it and where it sits in resource0. */
+export interface BarBlock {
+  file: string;
+  resource0: string;
+  offset: number;
+  length: number;
+}
+
+/** A unit as the manifest names it. */
+export interface ManifestUnit {
+  name: string;
+  pci: string;
+}
+
+/** One recorded instant of a version-2 snapshot; its files sit under `instants/<index>/`. */
+export interface Instant {
+  /** ms from the first instant (0 for the first). */
+  timeMs: number;
+  time: string;
+  sources: SourceRecord[];
+  barBlocks: BarBlock[];
+}
+
+/** Version 1: one instant, its files at the archive's root. */
+export interface ManifestV1 {
+  format: typeof FORMAT_V1;
+  time: string;
+  host: string;
+  toolVersion: string;
+  sysroot: string;
+  units: ManifestUnit[];
+  sources: SourceRecord[];
+  barBlocks: BarBlock[];
+}
+
+/** Version 2: N instants; files that never change (`once`) are stored with the first only. */
+export interface ManifestV2 {
+  format: typeof FORMAT_V2;
+  time: string;
+  host: string;
+  toolVersion: string;
+  sysroot: string;
+  intervalMs: number;
+  units: ManifestUnit[];
+  /** Sysroot-relative files captured at the first instant only and the same at every instant. */
+  once: string[];
+  instants: Instant[];
+}
+
+export type SnapshotManifest = ManifestV1 | ManifestV2;
+
+/** Bounds on what a snapshot may hold; reading refuses more, capture never writes more. */
+export interface SnapshotLimits {
+  /** Bytes of the uncompressed tar stream (headers included). */
+  maxBytes: number;
+  /** Archive entries (files and directories). */
+  maxEntries: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<SnapshotLimits> = { maxBytes: 1024 * 1024 * 1024, maxEntries: 50_000 };
+
+/** A byte count as the limits are stated: `1024 MiB`, `262144 bytes`. */
+export function limitText(bytes: number): string {
+  const MiB = 1024 * 1024;
+  return bytes >= MiB && bytes % MiB === 0 ? `${bytes / MiB} MiB` : `${bytes} bytes`;
+}
+
+/** The most instants a snapshot records (`snapshot --samples`). */
+export const MAX_SAMPLES = 100;
+/** Bounds of `snapshot --interval-ms`. */
+export const MIN_INTERVAL_MS = 10;
+export const MAX_INTERVAL_MS = 600_000;
+/** The largest single source file captured (a full sdes of 16 rings of 32768 is about 40 MB). */
+export const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
+
+/** Unit names and PCI addresses as the kernel spells them; nothing else becomes a path. */
+export const UNIT_NAME = /^hfi1_[0-9]{1,3}$/;
+export const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
+
+/** Where instant `index` of a version-2 snapshot sits in the archive. */
+export function instantDir(index: number): string {
+  return `instants/${index}`;
+}
+
+/** The sysroot-relative PCI directory of a unit (its device link's target when the address is known). */
+export function pciDirOf(u: ManifestUnit): string {
+  return u.pci === '' ? `sys/class/infiniband/${u.name}/device` : `sys/bus/pci/devices/${u.pci}`;
+}
+
+/** The BAR block record of a unit, as capture writes it and as reading requires it. */
+export function barBlockOf(u: ManifestUnit): BarBlock {
+  const resource0 = `${pciDirOf(u)}/resource0`;
+  return { file: `${resource0}.sdma-csr`, resource0, offset: SDMA_CSR_BLOCK_START, length: SDMA_CSR_BLOCK_SIZE };
+}
+
+/**
+ * A relative path that stays inside the tree it is joined to: no absolute path, no empty, `.` or
+ * `..` component, no NUL or backslash, bounded length. Returns the reason it is not, or null.
+ */
+export function unsafePathReason(p: string): string | null {
+  if (p.length === 0) return 'is empty';
+  if (p.length > 1024) return 'is longer than 1024 characters';
+  if (p.startsWith('/')) return 'is an absolute path';
+  if (/[\0\\]/.test(p)) return 'holds a NUL or backslash';
+  const parts = p.split('/');
+  if (parts.length > 32) return 'is nested more than 32 deep';
+  if (parts.some((c) => c === '..')) return 'climbs out with ..';
+  if (parts.some((c) => c === '' || c === '.')) return 'has an empty or . component';
+  if (parts.some((c) => c.length > 255)) return 'has a component longer than 255 characters';
+  return null;
+}

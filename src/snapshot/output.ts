@@ -1,0 +1,149 @@
+// Writing a snapshot archive: a gzip-compressed tar streamed into a temporary file beside the
+// target (a name starting with `.hfi1-sdma`), synced and renamed over the target only when every
+// byte is written. Any failure, or the process ending, removes the temporary; the old target stays.
+import { once } from 'node:events';
+import { lstatSync } from 'node:fs';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGzip, type Gzip } from 'node:zlib';
+import { Header } from 'tar';
+import { removeOnExit } from '../cleanup.js';
+import { Hfi1SdmaError } from '../errors.js';
+import { limitText } from './format.js';
+
+const BLOCK = 512;
+
+/** An error creating or writing the output, with the code the user can act on. */
+export function outputError(e: unknown, target: string): Hfi1SdmaError {
+  if (e instanceof Hfi1SdmaError) return e;
+  const code = (e as NodeJS.ErrnoException).code ?? '';
+  const dir = dirname(target);
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new Hfi1SdmaError('E_PERMISSION', `${target}: cannot write in ${dir} (${code}): choose a directory you can write`, {
+      cause: e,
+    });
+  }
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    return new Hfi1SdmaError(
+      'E_CANT_CREATE',
+      `${target}: ${dir} is not an existing directory: create it first, or choose another -o`,
+      {
+        cause: e,
+      },
+    );
+  }
+  if (code === 'EROFS') {
+    return new Hfi1SdmaError('E_CANT_CREATE', `${target}: ${dir} is on a read-only file system: choose another -o`, { cause: e });
+  }
+  return new Hfi1SdmaError(
+    'E_IO',
+    `${target}: writing failed (${code || String(e)}); nothing was replaced: free space (or raise the file-size limit) and run again`,
+    { cause: e },
+  );
+}
+
+/** A .tar.gz being written to a temporary beside its target. */
+export class ArchiveWriter {
+  private readonly gzip: Gzip = createGzip({ level: 6 });
+  private readonly finished: Promise<unknown>;
+  private bytes = 0;
+  private entries = 0;
+  private done = false;
+
+  private constructor(
+    readonly target: string,
+    private readonly tmp: string,
+    private readonly fh: FileHandle,
+    private readonly forget: () => void,
+    private readonly limits: { maxBytes: number; maxEntries: number },
+  ) {
+    this.finished = pipeline(this.gzip, fh.createWriteStream({ flush: true })).then(
+      () => null,
+      (e: unknown) => e,
+    );
+  }
+
+  /** Create the temporary beside `target`; E_CANT_CREATE/E_PERMISSION when that is not possible. */
+  static async create(target: string, limits: { maxBytes: number; maxEntries: number }): Promise<ArchiveWriter> {
+    const st = (() => {
+      try {
+        return lstatSync(target);
+      } catch {
+        return null;
+      }
+    })();
+    if (st?.isDirectory()) {
+      throw new Hfi1SdmaError(
+        'E_CANT_CREATE',
+        `${target} is a directory: name a file to write, e.g. -o ${join(target, 'snapshot.tar.gz')}`,
+      );
+    }
+    const tmp = join(
+      dirname(target),
+      `.hfi1-sdma.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`,
+    );
+    let fh: FileHandle;
+    try {
+      fh = await open(tmp, 'wx', 0o644);
+    } catch (e) {
+      throw outputError(e, target);
+    }
+    return new ArchiveWriter(target, tmp, fh, removeOnExit(tmp), limits);
+  }
+
+  private async push(buf: Buffer): Promise<void> {
+    const failed = await Promise.race([this.finished, Promise.resolve(null)]);
+    if (failed) throw outputError(failed, this.target);
+    if (!this.gzip.write(buf)) {
+      const r = await Promise.race([once(this.gzip, 'drain').then(() => null), this.finished]);
+      if (r) throw outputError(r, this.target);
+    }
+  }
+
+  /** Add one regular file (sysroot-relative `path`) to the archive. */
+  async addFile(path: string, data: Uint8Array, mtime: Date): Promise<void> {
+    const header = new Header({ path, mode: 0o644, size: data.length, mtime, type: 'File', uid: 0, gid: 0 });
+    const block = Buffer.alloc(BLOCK);
+    if (header.encode(block, 0)) throw new Hfi1SdmaError('E_INTERNAL', `snapshot entry name too long for tar: ${path}`);
+    const padding = (BLOCK - (data.length % BLOCK)) % BLOCK;
+    this.bytes += BLOCK + data.length + padding;
+    this.entries++;
+    if (this.bytes > this.limits.maxBytes || this.entries > this.limits.maxEntries) {
+      throw new Hfi1SdmaError(
+        'E_CANT_CREATE',
+        `${this.target}: the capture would pass what a snapshot may hold (${this.limits.maxEntries} entries, ${limitText(this.limits.maxBytes)} unpacked); nothing was written: take fewer --samples`,
+      );
+    }
+    await this.push(block);
+    await this.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    if (padding > 0) await this.push(Buffer.alloc(padding));
+  }
+
+  /** End the archive, sync it and rename it over the target. */
+  async commit(): Promise<void> {
+    await this.push(Buffer.alloc(BLOCK * 2));
+    this.gzip.end();
+    const failed = await this.finished;
+    if (failed) throw outputError(failed, this.target);
+    this.done = true; // the stream synced (flush) and closed the file
+    try {
+      await rename(this.tmp, this.target);
+    } catch (e) {
+      throw outputError(e, this.target);
+    }
+    this.forget();
+  }
+
+  /** Give up: close and remove the temporary (safe after commit, and twice). */
+  async abort(): Promise<void> {
+    if (!this.done) {
+      this.done = true;
+      this.gzip.destroy();
+      await this.finished;
+      await this.fh.close().catch(() => {});
+    }
+    await rm(this.tmp, { force: true });
+    this.forget();
+  }
+}
