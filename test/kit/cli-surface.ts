@@ -46,10 +46,15 @@ export function parseHelp(text: string): HelpText {
   return { options, commands, choices };
 }
 
-async function help(path: string[]): Promise<HelpText> {
+/** The text `hfi1-sdma PATH… --help` prints. */
+export async function helpText(path: string[]): Promise<string> {
   const r = await runCli([...path, '--help']);
   if (r.code !== 0) throw new Error(`hfi1-sdma ${path.join(' ')} --help exited ${r.code}: ${r.stderr}`);
-  return parseHelp(r.stdout);
+  return r.stdout;
+}
+
+async function help(path: string[]): Promise<HelpText> {
+  return parseHelp(await helpText(path));
 }
 
 /** Walk `--help` from the top: every command and subcommand, their options and actions. */
