@@ -83,7 +83,10 @@ describe('JSON schemas', () => {
 
   it('every command and emu action has a schema or is listed as printing no JSON', async () => {
     const surface = await cliSurface();
-    const commands = [...surface.commands.keys()].flatMap((c) => {
+    const keys = [...surface.commands.keys()];
+    // A command that only groups subcommands (none today) prints nothing of its own.
+    const leaves = keys.filter((c) => !keys.some((k) => k.startsWith(`${c} `)));
+    const commands = leaves.flatMap((c) => {
       const actions = surface.actions.get(c);
       return actions ? actions.map((a) => `${c} ${a}`) : [c];
     });
