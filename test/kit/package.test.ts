@@ -10,6 +10,7 @@ import { buildArtifact } from './artifact.js';
 
 const repoVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const npmFound = spawnSync('npm', ['--version'], { encoding: 'utf8' }).status === 0;
+const manFound = spawnSync('man', ['--version'], { encoding: 'utf8' }).status === 0;
 
 let art: PackageResult & { dir: string };
 
@@ -41,6 +42,19 @@ function run(cmd: string, args: string[], cwd: string) {
     },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+let prefixDir: string | undefined;
+/** Install the artifact once, offline, into an empty prefix; returns the prefix. */
+function installed(): string {
+  if (prefixDir) return prefixDir;
+  const prefix = join(art.dir, 'prefix');
+  mkdirSync(prefix);
+  const inst = run('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', art.tarball], art.dir);
+  expect(inst.stderr).not.toMatch(/ERR!/);
+  expect(inst.code).toBe(0);
+  prefixDir = prefix;
+  return prefix;
 }
 
 describe('the artifact', () => {
@@ -83,15 +97,7 @@ describe('the artifact', () => {
   it.skipIf(!npmFound)(
     'installs with npm install -g --offline into an empty prefix, registry unreachable (skipped: npm not on PATH)',
     () => {
-      const prefix = join(art.dir, 'prefix');
-      mkdirSync(prefix);
-      const inst = run(
-        'npm',
-        ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', art.tarball],
-        art.dir,
-      );
-      expect(inst.stderr).not.toMatch(/ERR!/);
-      expect(inst.code).toBe(0);
+      const prefix = installed();
       const bin = join(prefix, 'bin', 'hfi1-sdma');
       expect(run(bin, ['--version'], art.dir)).toMatchObject({ code: 0, stdout: `${repoVersion}\n` });
       const engines = run(bin, ['--backend', 'emu', 'engines'], art.dir);
@@ -102,4 +108,14 @@ describe('the artifact', () => {
       expect(realpathSync(page)).toBe(realpathSync(join(prefix, 'lib', 'node_modules', 'hfi1-sdma', 'man', 'hfi1-sdma.8')));
     },
   );
+
+  it.skipIf(!npmFound || !manFound)('man hfi1-sdma reads the installed page (skipped: npm or man not on PATH)', () => {
+    const prefix = installed();
+    const m = spawnSync('man', ['-M', join(prefix, 'share', 'man'), 'hfi1-sdma'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', MANPAGER: 'cat', PAGER: 'cat', LC_ALL: 'C.UTF-8' },
+    });
+    expect(m.status).toBe(0);
+    expect(m.stdout).toMatch(/^HFI1-SDMA\(8\)/m);
+  });
 });
