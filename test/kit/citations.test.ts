@@ -60,7 +60,7 @@ async function everything(): Promise<string[]> {
   return found;
 }
 
-describe('citations', () => {
+describe('citations', { timeout: 120_000 }, () => {
   it('nothing a user reads points at a document the repository does not hold (the list is what does)', async () => {
     const found = await everything();
     expect(found.filter((f) => !pending(f))).toEqual([]);

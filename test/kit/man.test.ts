@@ -17,9 +17,9 @@ const page = readFileSync(join(ROOT, MAN_PAGE), 'utf8');
 let surface: CliSurface;
 beforeAll(async () => {
   surface = await cliSurface();
-});
+}, 120_000);
 
-describe('hfi1-sdma(8)', () => {
+describe('hfi1-sdma(8)', { timeout: 120_000 }, () => {
   it(`${MAN_PAGE} is what ${MAN_SOURCE} renders to (else run 'npm run man')`, () => {
     expect(page === renderManPage(ROOT), `${MAN_PAGE} is stale: run 'npm run man' and commit it`).toBe(true);
   });

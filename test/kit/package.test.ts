@@ -16,7 +16,7 @@ let art: PackageResult & { dir: string };
 
 beforeAll(async () => {
   art = await buildArtifact();
-}, 60_000);
+}, 180_000);
 
 afterAll(() => {
   if (art) rmSync(art.dir, { recursive: true, force: true });
@@ -57,7 +57,8 @@ function installed(): string {
   return prefix;
 }
 
-describe('the artifact', () => {
+// Generous bounds: each step spawns node or npm, which a loaded machine slows down.
+describe('the artifact', { timeout: 180_000 }, () => {
   it('carries a manifest without dependencies, the bundle, koffi for linux-x64 and the man page', async () => {
     const entries: string[] = [];
     await list({ file: art.tarball, onReadEntry: (e) => entries.push(e.path) });

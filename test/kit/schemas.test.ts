@@ -73,10 +73,10 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'hfi1-sdma-schemas-'));
   sysroot = join(work, 'host');
   await validates('emu-write.schema.json', ['--json', 'emu', 'write', '--sysroot', sysroot]);
-});
+}, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe('JSON schemas', () => {
+describe('JSON schemas', { timeout: 120_000 }, () => {
   it('every schema compiles in strict mode', () => {
     for (const f of schemaFiles) expect(() => schema(f), f).not.toThrow();
   });
