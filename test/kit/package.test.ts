@@ -93,6 +93,12 @@ describe('the artifact', { timeout: 180_000 }, () => {
     expect(e.stderr).toBe('');
     expect(e.stdout).toMatch(/BAR \(resource0\)\s+readable/);
     expect(e.stdout).toMatch(/LEN_GEN agrees/);
+    // The snapshot chunk and the bundled tar: capture, then read the archive back.
+    const archive = join(art.dir, 'capture.tar.gz');
+    expect(run(process.execPath, [bin, '--sysroot', sysroot, 'snapshot', '-o', archive], dir).code).toBe(0);
+    const back = run(process.execPath, [bin, '--sysroot', archive, 'engines'], dir);
+    expect(back.code).toBe(0);
+    expect(back.stdout.split('\n').filter((l) => /^hfi1_0\/\d+\s/.test(l))).toHaveLength(16);
   });
 
   it.skipIf(!npmFound)(
