@@ -1,0 +1,104 @@
+// Build the release artifact hfi1-sdma-<version>.tgz: one minified ESM bundle (split at the CLI's lazy
+// imports), koffi and its linux-x64 binaries vendored beside it, the man page, and a package.json
+// without dependencies, so that `npm install -g ./hfi1-sdma-<version>.tgz` needs no registry.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import { create } from 'tar';
+import { renderManPage } from '../man.js';
+import { thirdPartyNotices } from './notices.js';
+import { KOFFI_PLATFORMS, vendorKoffi } from './vendor.js';
+
+/** What one build produced. */
+export interface PackageResult {
+  tarball: string;
+  version: string;
+  tarballBytes: number;
+  /** Bytes of JavaScript in lib/ (entry and chunks), without the vendored koffi. */
+  bundleBytes: number;
+}
+
+/** The fixed time stamp npm gives every entry of a package tarball (reproducible archives). */
+const TARBALL_MTIME = new Date('1985-10-26T08:15:00Z');
+
+/** Build the artifact from the sources under `rootDir` into `outDir`; returns its path and sizes. */
+export async function buildPackage(rootDir: string, outDir: string): Promise<PackageResult> {
+  const repoPkg = JSON.parse(readFileSync(join(rootDir, 'package.json'), 'utf8')) as Record<string, unknown>;
+  const version = String(repoPkg.version);
+  const stage = mkdtempSync(join(tmpdir(), 'hfi1-sdma-package-'));
+  try {
+    const pkgDir = join(stage, 'package');
+    const libDir = join(pkgDir, 'lib');
+    const result = await build({
+      absWorkingDir: rootDir,
+      entryPoints: { main: 'scripts/package/entry.ts' },
+      outdir: libDir,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      minify: true,
+      legalComments: 'none',
+      metafile: true,
+      logLevel: 'silent',
+      // CommonJS dependencies (prom-client) call require() for Node's modules; give every chunk one.
+      banner: {
+        js: "import{createRequire as __hfi1CreateRequire}from'node:module';const require=__hfi1CreateRequire(import.meta.url);",
+      },
+      plugins: [fixedVersion(version)],
+    });
+    let bundleBytes = 0;
+    for (const [file, out] of Object.entries(result.metafile.outputs)) if (file.endsWith('.mjs')) bundleBytes += out.bytes;
+
+    vendorKoffi(rootDir, join(libDir, 'node_modules'));
+    mkdirSync(join(pkgDir, 'bin'), { recursive: true });
+    writeFileSync(join(pkgDir, 'bin', 'hfi1-sdma.js'), "#!/usr/bin/env node\nimport '../lib/main.mjs';\n");
+    chmodSync(join(pkgDir, 'bin', 'hfi1-sdma.js'), 0o755);
+    mkdirSync(join(pkgDir, 'man'), { recursive: true });
+    writeFileSync(join(pkgDir, 'man', 'hfi1-sdma.8'), renderManPage(rootDir));
+    writeFileSync(join(pkgDir, 'README.md'), readFileSync(join(rootDir, 'README.md')));
+    writeFileSync(join(pkgDir, 'THIRD_PARTY_NOTICES'), thirdPartyNotices(rootDir, Object.keys(result.metafile.inputs)));
+    writeFileSync(join(pkgDir, 'package.json'), `${JSON.stringify(artifactManifest(repoPkg), null, 2)}\n`);
+
+    mkdirSync(outDir, { recursive: true });
+    const tarball = join(outDir, `hfi1-sdma-${version}.tgz`);
+    await create({ gzip: { level: 9 }, file: tarball, cwd: stage, portable: true, mtime: TARBALL_MTIME }, ['package']);
+    return { tarball, version, tarballBytes: statSync(tarball).size, bundleBytes };
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** The artifact's package.json: the repository's identity, its bin and man page, and no dependencies. */
+export function artifactManifest(repoPkg: Record<string, unknown>): Record<string, unknown> {
+  return {
+    name: repoPkg.name,
+    version: repoPkg.version,
+    description: repoPkg.description,
+    type: 'module',
+    license: repoPkg.license,
+    engines: repoPkg.engines,
+    bin: { 'hfi1-sdma': 'bin/hfi1-sdma.js' },
+    man: ['man/hfi1-sdma.8'],
+    hfi1Sdma: {
+      bundled: 'yargs, prom-client, tar (lib/*.mjs)',
+      vendored: `koffi with its prebuilt binaries for ${KOFFI_PLATFORMS.join(', ')} (glibc and musl), in lib/node_modules`,
+    },
+  };
+}
+
+/** src/cli/version.ts reads package.json beside the build; in the bundle the version is a constant. */
+function fixedVersion(version: string): Plugin {
+  return {
+    name: 'fixed-version',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]version\.ts$/ }, () => ({
+        contents: `/** hfi1-sdma's version (fixed when the artifact was built). */\nexport function version(): string { return ${JSON.stringify(version)}; }\n`,
+        loader: 'ts',
+      }));
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// node_exporter's textfile collector: the exporter's metrics written once to a file, atomically. The
+// text goes to a temporary in the same directory whose name starts with '.' (the collector reads
+// only *.prom), is flushed to disk, then renamed over the target; on any failure the temporary is
+// removed and the previous file is left as it was.
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { removeOnExit } from '../cleanup.js';
+import { Hfi1SdmaError } from '../errors.js';
+import { type ExporterOptions, Sampler } from './server.js';
+
+/** An open file, as much of it as the atomic write uses. */
+export interface WritableFile {
+  writeFile(text: string): Promise<void>;
+  chmod(mode: number): Promise<void>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The file-system calls of the atomic write (Node's by default; tests hand in failing ones). */
+export interface AtomicFs {
+  /** Create `path` exclusively (O_CREAT | O_EXCL), write-only. */
+  create(path: string): Promise<WritableFile>;
+  rename(from: string, to: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  /** fsync the directory so that the rename itself is durable; failures are ignored. */
+  syncDir(dir: string): Promise<void>;
+}
+
+export const nodeAtomicFs: AtomicFs = {
+  create: async (path) => open(path, 'wx', 0o644),
+  rename,
+  unlink,
+  syncDir: async (dir) => {
+    const h = await open(dir, 'r');
+    try {
+      await h.sync();
+    } finally {
+      await h.close();
+    }
+  },
+};
+
+/** Mode of the written file: node_exporter usually runs as another user and must read it. */
+export const TEXTFILE_MODE = 0o644;
+
+/** The error for a failed step of writing `target`, by errno: 77 permission, 73 cannot create, 74 I/O. */
+export function textfileError(target: string, step: 'create' | 'write' | 'rename', e: unknown): Hfi1SdmaError {
+  const code = (e as NodeJS.ErrnoException).code ?? '';
+  const dir = dirname(target);
+  const detail = (e as Error).message;
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new Hfi1SdmaError(
+      'E_PERMISSION',
+      `--textfile ${target}: permission denied writing in ${dir}; run as a user who may write there (${detail})`,
+      { cause: e },
+    );
+  }
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EIO' || step === 'write') {
+    return new Hfi1SdmaError(
+      'E_IO',
+      `--textfile ${target}: ${step} failed part-way (${code || detail}); the previous file is kept, free space or fix the disk and retry`,
+      { cause: e },
+    );
+  }
+  return new Hfi1SdmaError(
+    'E_CANT_CREATE',
+    `--textfile ${target}: cannot ${step === 'rename' ? 'replace the file' : 'create a file'} in ${dir} (${code || detail}); the directory must exist and be writable`,
+    { cause: e },
+  );
+}
+
+/** Replace `target` with `text` atomically: a dot-named temporary beside it, fsync, rename. */
+export async function writeFileAtomic(target: string, text: string, fs: AtomicFs = nodeAtomicFs): Promise<void> {
+  const dir = dirname(target);
+  const temporary = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  let file: WritableFile;
+  try {
+    file = await fs.create(temporary);
+  } catch (e) {
+    throw textfileError(target, 'create', e);
+  }
+  const forget = removeOnExit(temporary);
+  let step: 'write' | 'rename' = 'write';
+  try {
+    try {
+      await file.writeFile(text);
+      await file.chmod(TEXTFILE_MODE);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    step = 'rename';
+    await fs.rename(temporary, target);
+  } catch (e) {
+    await fs.unlink(temporary).catch(() => undefined);
+    forget();
+    throw textfileError(target, step, e);
+  }
+  forget();
+  await fs.syncDir(dir).catch(() => undefined);
+}
+
+/**
+ * Drop the counter families from Prometheus text. The exporter feeds its counters with deltas
+ * between its own samples, so in a process that samples once they would read 0 on every run and
+ * reset on every run: not values to hand to a collector.
+ */
+export function withoutCounters(text: string): string {
+  const counters = new Set<string>();
+  for (const m of text.matchAll(/^# TYPE (\S+) counter$/gm)) if (m[1]) counters.add(m[1]);
+  const family = (line: string) => (line.startsWith('# ') ? line.split(' ')[2] : /^[^{\s]+/.exec(line)?.[0]) ?? '';
+  return text
+    .split('\n')
+    .filter((line) => !counters.has(family(line)))
+    .join('\n');
+}
+
+/** Take one sample of every unit and write the exporter's gauges (Prometheus text) to `target`. */
+export async function writeMetricsTextfile(o: ExporterOptions, target: string, fs: AtomicFs = nodeAtomicFs): Promise<void> {
+  const sampler = new Sampler(o);
+  await sampler.refresh();
+  await writeFileAtomic(target, withoutCounters(await sampler.metrics.text.metrics()), fs);
+}

@@ -1,0 +1,82 @@
+// The CLI's commands and options as its own --help lists them, so that documentation checks follow
+// the code: a new option shows up here without anyone listing it.
+import { runCli } from '../support/cli.js';
+
+/** Every command path (`engines`, `emu run`) with the options only it takes, and the global options. */
+export interface CliSurface {
+  global: string[];
+  /** Command path → its own options (global ones left out), e.g. `['--count', '--interval-ms']`. */
+  commands: Map<string, string[]>;
+  /** Command path → its actions (a positional with choices, e.g. `emu` → run, write, serve, race). */
+  actions: Map<string, string[]>;
+}
+
+interface HelpText {
+  options: string[];
+  commands: string[];
+  choices: string[];
+}
+
+/** Parse one yargs --help text: option names (long and short), subcommands, positional choices. */
+export function parseHelp(text: string): HelpText {
+  const options: string[] = [];
+  const commands: string[] = [];
+  const choices: string[] = [];
+  let group = '';
+  let positionals = '';
+  for (const line of text.split('\n')) {
+    const heading = /^([A-Z][\w ]*):$/.exec(line);
+    if (heading?.[1]) {
+      group = heading[1];
+      continue;
+    }
+    if (group === 'Commands') {
+      const m = /^ {2}hfi1-sdma ((?:[a-z][\w-]*)(?: [a-z][\w-]*)*)/.exec(line);
+      if (m?.[1]) commands.push(m[1]);
+    } else if (group === 'Positionals') {
+      positionals += `${line}\n`;
+    } else if (group !== 'Examples') {
+      const m = /^\s{2,}(?:(-[A-Za-z0-9]), )?(--[a-z][\w-]*)/.exec(line);
+      if (m?.[2]) options.push(...(m[1] ? [m[1], m[2]] : [m[2]]));
+    }
+  }
+  for (const m of positionals.replace(/\s+/g, ' ').matchAll(/\[choices: ([^\]]+)\]/g)) {
+    for (const c of (m[1] ?? '').matchAll(/"([^"]+)"/g)) if (c[1]) choices.push(c[1]);
+  }
+  return { options, commands, choices };
+}
+
+/** The text `hfi1-sdma PATH… --help` prints. */
+export async function helpText(path: string[]): Promise<string> {
+  const r = await runCli([...path, '--help']);
+  if (r.code !== 0) throw new Error(`hfi1-sdma ${path.join(' ')} --help exited ${r.code}: ${r.stderr}`);
+  return r.stdout;
+}
+
+async function help(path: string[]): Promise<HelpText> {
+  return parseHelp(await helpText(path));
+}
+
+/** Walk `--help` from the top: every command and subcommand, their options and actions. */
+export async function cliSurface(): Promise<CliSurface> {
+  const top = await help([]);
+  const global = top.options;
+  const commands = new Map<string, string[]>();
+  const actions = new Map<string, string[]>();
+  const queue = top.commands.map((c) => c.split(' '));
+  while (queue.length > 0) {
+    const path = queue.shift() as string[];
+    const h = await help(path);
+    const key = path.join(' ');
+    commands.set(
+      key,
+      h.options.filter((o) => !global.includes(o)),
+    );
+    if (h.choices.length > 0) actions.set(key, h.choices);
+    for (const sub of h.commands) {
+      const words = sub.split(' ');
+      if (words.length > path.length && words.slice(0, path.length).join(' ') === key) queue.push(words);
+    }
+  }
+  return { global, commands, actions };
+}

@@ -1,0 +1,128 @@
+// The release artifact installs with no registry and runs with only Node present.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { extract, list } from 'tar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PackageResult } from '../../scripts/package/build.js';
+import { ROOT } from '../support/child.js';
+import { buildArtifact } from './artifact.js';
+
+const repoVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const npmFound = spawnSync('npm', ['--version'], { encoding: 'utf8' }).status === 0;
+const manFound = spawnSync('man', ['--version'], { encoding: 'utf8' }).status === 0;
+
+let art: PackageResult & { dir: string };
+
+beforeAll(async () => {
+  art = await buildArtifact();
+}, 180_000);
+
+afterAll(() => {
+  if (art) rmSync(art.dir, { recursive: true, force: true });
+});
+
+/** Run a program with a minimal environment: no registry reachable, an empty npm cache and config. */
+function run(cmd: string, args: string[], cwd: string) {
+  const home = join(art.dir, 'home');
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, '.npmrc'), '');
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      npm_config_registry: 'http://127.0.0.1:9/',
+      npm_config_cache: join(art.dir, 'npm-cache'),
+      npm_config_userconfig: join(home, '.npmrc'),
+      npm_config_update_notifier: 'false',
+      NO_COLOR: '1',
+    },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+let prefixDir: string | undefined;
+/** Install the artifact once, offline, into an empty prefix; returns the prefix. */
+function installed(): string {
+  if (prefixDir) return prefixDir;
+  const prefix = join(art.dir, 'prefix');
+  mkdirSync(prefix);
+  const inst = run('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', art.tarball], art.dir);
+  expect(inst.stderr).not.toMatch(/ERR!/);
+  expect(inst.code).toBe(0);
+  prefixDir = prefix;
+  return prefix;
+}
+
+// Generous bounds: each step spawns node or npm, which a loaded machine slows down.
+describe('the artifact', { timeout: 180_000 }, () => {
+  it('carries a manifest without dependencies, the bundle, koffi for linux-x64 and the man page', async () => {
+    const entries: string[] = [];
+    await list({ file: art.tarball, onReadEntry: (e) => entries.push(e.path) });
+    expect(entries).toContain('package/package.json');
+    expect(entries).toContain('package/bin/hfi1-sdma.js');
+    expect(entries).toContain('package/lib/main.mjs');
+    expect(entries).toContain('package/man/hfi1-sdma.8');
+    expect(entries).toContain('package/lib/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node');
+    expect(entries).toContain('package/lib/node_modules/@koromix/koffi-linux-x64/musl_x64/koffi.node');
+    expect(entries.some((e) => e.endsWith('.ts') || e.endsWith('.cc'))).toBe(false);
+    const unpacked = join(art.dir, 'manifest');
+    mkdirSync(unpacked);
+    await extract({ file: art.tarball, cwd: unpacked, filter: (p) => p === 'package/package.json' });
+    const manifest = JSON.parse(readFileSync(join(unpacked, 'package', 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.version).toBe(repoVersion);
+    expect(manifest.dependencies).toBeUndefined();
+    expect(manifest.optionalDependencies).toBeUndefined();
+    expect(manifest.scripts).toBeUndefined();
+    expect(manifest.man).toEqual(['man/hfi1-sdma.8']);
+  });
+
+  it('runs unpacked with node alone, loading koffi from the artifact to map an emulated BAR', async () => {
+    const dir = join(art.dir, 'unpacked');
+    mkdirSync(dir);
+    await extract({ file: art.tarball, cwd: dir });
+    const bin = join(dir, 'package', 'bin', 'hfi1-sdma.js');
+    const v = run(process.execPath, [bin, '--version'], dir);
+    expect(v).toMatchObject({ code: 0, stdout: `${repoVersion}\n` });
+    const sysroot = join(art.dir, 'sysroot');
+    expect(run(process.execPath, [bin, 'emu', 'write', '--sysroot', sysroot], dir).code).toBe(0);
+    const e = run(process.execPath, [bin, '--sysroot', sysroot, 'doctor'], dir);
+    expect(e.stderr).toBe('');
+    expect(e.stdout).toMatch(/BAR \(resource0\)\s+readable/);
+    expect(e.stdout).toMatch(/LEN_GEN agrees/);
+    // The snapshot chunk and the bundled tar: capture, then read the archive back.
+    const archive = join(art.dir, 'capture.tar.gz');
+    expect(run(process.execPath, [bin, '--sysroot', sysroot, 'snapshot', '-o', archive], dir).code).toBe(0);
+    const back = run(process.execPath, [bin, '--sysroot', archive, 'engines'], dir);
+    expect(back.code).toBe(0);
+    expect(back.stdout.split('\n').filter((l) => /^hfi1_0\/\d+\s/.test(l))).toHaveLength(16);
+  });
+
+  it.skipIf(!npmFound)(
+    'installs with npm install -g --offline into an empty prefix, registry unreachable (skipped: npm not on PATH)',
+    () => {
+      const prefix = installed();
+      const bin = join(prefix, 'bin', 'hfi1-sdma');
+      expect(run(bin, ['--version'], art.dir)).toMatchObject({ code: 0, stdout: `${repoVersion}\n` });
+      const engines = run(bin, ['--backend', 'emu', 'engines'], art.dir);
+      expect(engines.code).toBe(0);
+      expect(engines.stdout.split('\n').filter((l) => /^hfi1_0\/\d+\s/.test(l))).toHaveLength(16);
+      const page = join(prefix, 'share', 'man', 'man8', 'hfi1-sdma.8');
+      expect(existsSync(page)).toBe(true);
+      expect(realpathSync(page)).toBe(realpathSync(join(prefix, 'lib', 'node_modules', 'hfi1-sdma', 'man', 'hfi1-sdma.8')));
+    },
+  );
+
+  it.skipIf(!npmFound || !manFound)('man hfi1-sdma reads the installed page (skipped: npm or man not on PATH)', () => {
+    const prefix = installed();
+    const m = spawnSync('man', ['-M', join(prefix, 'share', 'man'), 'hfi1-sdma'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', MANPAGER: 'cat', PAGER: 'cat', LC_ALL: 'C.UTF-8' },
+    });
+    expect(m.status).toBe(0);
+    expect(m.stdout).toMatch(/^HFI1-SDMA\(8\)/m);
+  });
+});

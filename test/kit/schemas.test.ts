@@ -1,0 +1,199 @@
+// JSON is a contract: every --json output and NDJSON stream validates against its schema in
+// docs/schema (Ajv, JSON Schema 2020-12), and every command either has a schema or no JSON output.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/child.js';
+import { runCli } from '../support/cli.js';
+import { cliSurface } from './cli-surface.js';
+
+const SCHEMA_DIR = join(ROOT, 'docs', 'schema');
+const schemaFiles = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.schema.json'));
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+for (const f of schemaFiles) ajv.addSchema(JSON.parse(readFileSync(join(SCHEMA_DIR, f), 'utf8')));
+const validators = new Map<string, ValidateFunction>();
+const used = new Set<string>(['defs.schema.json']);
+
+/** The compiled validator of docs/schema/`file`. */
+function schema(file: string): ValidateFunction {
+  used.add(file);
+  let v = validators.get(file);
+  if (!v) {
+    v = ajv.getSchema(`https://hfi1-sdma.invalid/schema/${file}`);
+    if (!v) throw new Error(`docs/schema/${file} is missing`);
+    validators.set(file, v);
+  }
+  return v;
+}
+
+/** Run the command in-process; its stdout must be JSON (or NDJSON) valid against `file`. */
+async function validates(file: string, argv: string[], opts: { ndjson?: boolean; codes?: number[] } = {}): Promise<unknown[]> {
+  const r = await runCli(argv);
+  expect(opts.codes ?? [0], `hfi1-sdma ${argv.join(' ')}: ${r.stderr}`).toContain(r.code);
+  const docs = opts.ndjson
+    ? r.stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as unknown)
+    : [JSON.parse(r.stdout) as unknown];
+  expect(docs.length).toBeGreaterThan(0);
+  const v = schema(file);
+  for (const doc of docs) expect(v(doc) ? [] : v.errors, `hfi1-sdma ${argv.join(' ')}`).toEqual([]);
+  return docs;
+}
+
+/** Commands whose output is not JSON, and why; every other command must have a schema below. */
+const NO_JSON: Record<string, string> = {
+  completion: 'a shell script',
+  health: 'Nagios plugin text and exit status',
+  export: 'Prometheus text over HTTP',
+  'emu serve': 'runs until stopped; prints progress on stderr',
+};
+const SCHEMA_OF: Record<string, string> = {
+  engines: 'engines.schema.json',
+  show: 'show.schema.json',
+  ring: 'ring.schema.json',
+  watch: 'watch-line.schema.json',
+  progress: 'progress.schema.json',
+  fit: 'fit.schema.json',
+  decode: 'decode.schema.json',
+  log: 'log.schema.json',
+  doctor: 'doctor.schema.json',
+  snapshot: 'snapshot.schema.json',
+  'emu run': 'emu-run.schema.json',
+  'emu write': 'emu-write.schema.json',
+  'emu race': 'emu-race.schema.json',
+};
+
+let work: string;
+let sysroot: string;
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'hfi1-sdma-schemas-'));
+  sysroot = join(work, 'host');
+  await validates('emu-write.schema.json', ['--json', 'emu', 'write', '--sysroot', sysroot]);
+}, 120_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('JSON schemas', { timeout: 120_000 }, () => {
+  it('every schema compiles in strict mode', () => {
+    for (const f of schemaFiles) expect(() => schema(f), f).not.toThrow();
+  });
+
+  it('every command and emu action has a schema or is listed as printing no JSON', async () => {
+    const surface = await cliSurface();
+    const keys = [...surface.commands.keys()];
+    // A command that only groups subcommands (none today) prints nothing of its own.
+    const leaves = keys.filter((c) => !keys.some((k) => k.startsWith(`${c} `)));
+    const commands = leaves.flatMap((c) => {
+      const actions = surface.actions.get(c);
+      return actions ? actions.map((a) => `${c} ${a}`) : [c];
+    });
+    expect(commands.filter((c) => !(c in SCHEMA_OF) && !(c in NO_JSON))).toEqual([]);
+    for (const f of Object.values(SCHEMA_OF)) expect(schemaFiles).toContain(f);
+  });
+
+  it('docs/json.md describes every schema and names the commands without JSON', () => {
+    const page = readFileSync(join(ROOT, 'docs', 'json.md'), 'utf8');
+    for (const f of schemaFiles) expect(page, f).toContain(`schema/${f}`);
+    for (const c of Object.keys(NO_JSON)) expect(page, c).toContain(`\`${c}\``);
+  });
+
+  it('engines: the emulator, a rendered host read by the live backend, and a device that is gone', async () => {
+    await validates('engines.schema.json', ['--backend', 'emu', '--json', 'engines']);
+    await validates('engines.schema.json', ['--sysroot', sysroot, '--json', 'engines']);
+    await validates('engines.schema.json', ['--backend', 'emu', '--fault', 'device-gone@10', '--json', 'engines']);
+  });
+
+  it('show and ring', async () => {
+    await validates('show.schema.json', ['--backend', 'emu', '--json', 'show', '2']);
+    await validates('show.schema.json', ['--sysroot', sysroot, '--json', 'show', '2']);
+    await validates('ring.schema.json', ['--backend', 'emu', '--json', 'ring', '2']);
+    await validates('ring.schema.json', ['--sysroot', sysroot, '--json', 'ring', '2']);
+  });
+
+  it('watch: one NDJSON line per engine per sample, a stall included', async () => {
+    const lines = await validates(
+      'watch-line.schema.json',
+      [
+        '--backend',
+        'emu',
+        '--fault',
+        'stop-fetch@30:2',
+        '--json',
+        'watch',
+        '--count',
+        '6',
+        '--interval-ms',
+        '200',
+        '--stall-ms',
+        '200',
+      ],
+      { ndjson: true },
+    );
+    expect(lines.length).toBe(6 * 16);
+    expect(lines.some((l) => (l as { verdict: string }).verdict === 'stalled')).toBe(true);
+  });
+
+  it('fit, both forms; decode; progress', async () => {
+    await validates(
+      'fit.schema.json',
+      ['--json', 'fit', '--descq-cnt', '2048', '--head', '10000', '--tail', '12040', '--num-desc', '9'],
+      {
+        codes: [0, 1],
+      },
+    );
+    await validates('fit.schema.json', ['--backend', 'emu', '--json', 'fit', '2', '--num-desc', '9'], { codes: [0, 1] });
+    await validates('decode.schema.json', ['--json', 'decode', '0xc040000000100000', '0x5']);
+    await validates('progress.schema.json', ['--backend', 'emu', '--json', 'progress', '2', '--num-desc', '9'], {
+      codes: [0, 1],
+    });
+  });
+
+  it('log, on a kernel log with every kind of event', async () => {
+    await validates('log.schema.json', ['--json', 'log', join(ROOT, 'test', 'fixtures', 'kmsg', 'engine-error.dmesg')]);
+  });
+
+  it('doctor, on a host with a unit and on one without', async () => {
+    await validates('doctor.schema.json', ['--sysroot', sysroot, '--json', 'doctor']);
+    await validates('doctor.schema.json', ['--sysroot', work, '--json', 'doctor']);
+  });
+
+  it('snapshot manifest', async () => {
+    await validates('snapshot.schema.json', ['--backend', 'emu', '--json', 'snapshot', '-o', join(work, 'x.tar.gz')]);
+  });
+
+  it('emu run and emu race', async () => {
+    const [run] = (await validates('emu-run.schema.json', ['--json', 'emu', 'run', '--duration-ms', '20'])) as {
+      txSubmitted: number;
+      txCompleted: number;
+      txAborted: number;
+      txInFlight: number;
+    }[];
+    expect(run && run.txSubmitted === run.txCompleted + run.txAborted + run.txInFlight).toBe(true);
+    await validates('emu-race.schema.json', ['--json', 'emu', 'race', '--variant', 'psm-pre-2019', '--submitters', '1']);
+  });
+
+  it('rejects what breaks the contract: a number for a register, an unknown verdict, a missing state', () => {
+    const engine = {
+      ...{ unit: 0, engine: 0, cpu: 0, state: null, running: null, seq: null, seqSource: 'counters', csr: null },
+      ...{ swTail: null, swHead: null, descqTail: null, descqHead: null, txTail: null, txHead: null, lastStatus: null },
+      ...{ ahgBits: null, flushListNonEmpty: null, descqFullCount: null, inFlight: null, free: null, errors: [] },
+    };
+    const engines = schema('engines.schema.json');
+    const doc = (e: unknown) => ({ backend: 'hw', units: [{ unit: 0, name: 'hfi1_0', descqCnt: 2048, engines: [e] }] });
+    expect(engines(doc(engine))).toBe(true);
+    expect(engines(doc({ ...engine, lastStatus: 5 }))).toBe(false);
+    const { state: _state, ...stateless } = engine;
+    expect(engines(doc(stateless))).toBe(false);
+    const line = { ...engine, t: 0, reason: 'empty', descPerSec: null, txPerSec: null, stallCount: 0, stallMaxMs: 0 };
+    const watch = schema('watch-line.schema.json');
+    expect(watch({ ...line, verdict: 'unknown' })).toBe(true);
+    expect(watch({ ...line, verdict: 'fine' })).toBe(false);
+  });
+
+  it('every schema file is used by a check above', () => {
+    expect(schemaFiles.filter((f) => !used.has(f))).toEqual([]);
+  });
+});
