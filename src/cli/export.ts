@@ -51,12 +51,17 @@ export const exportCommand: CommandSpec = {
       .option('listen', { type: 'string', default: '127.0.0.1:9469', describe: 'address to listen on (loopback by default)' })
       .option('min-interval-ms', { type: 'string', default: '1000', describe: 'scrapes within this interval share one sample' })
       .option('stall-ms', { type: 'string', default: '1000', describe: 'no head movement this long while in flight is a stall' })
+      .option('textfile', {
+        type: 'string',
+        describe: 'write the metrics once to FILE, atomically (node_exporter textfile collector), and exit',
+      })
       .example('$0 export', 'serve http://127.0.0.1:9469/metrics')
       .example('$0 export --listen 0.0.0.0:9469', 'serve every interface (put a firewall in front)'),
   async run(args, ctx) {
     const { host, port } = parseListen(String(args.listen));
     const minIntervalMs = parseIntArg('--min-interval-ms', args.minIntervalMs, 0, 3_600_000);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
+    if (args.textfile !== undefined) return writeTextfile(String(args.textfile), minIntervalMs, stallMs, ctx);
     const address = await resolveListenHost(host);
     const { startExporter } = await import('../export/server.js');
     const stop = new AbortController();
@@ -107,6 +112,20 @@ export const exportCommand: CommandSpec = {
     }
   },
 };
+
+/** `--textfile FILE`: one sample of every unit, written atomically for node_exporter, then exit. */
+async function writeTextfile(target: string, minIntervalMs: number, stallMs: number, ctx: CliContext): Promise<number> {
+  const { writeMetricsTextfile } = await import('../export/textfile.js');
+  const backend = await ctx.openBackend();
+  try {
+    const buildInfo: BuildInfo = { version: version(), backend: backendLabel(backend) };
+    const log = (line: string) => ctx.io.stderr(`${line}\n`);
+    await writeMetricsTextfile({ backend, buildInfo, minIntervalMs, stallMs, nowMs: () => Date.now(), log }, target);
+    return 0;
+  } finally {
+    await backend.close();
+  }
+}
 
 /** The banner's account of what is served: the backend, and whether any unit was found. */
 async function describeSource(backend: Backend, ctx: CliContext): Promise<string> {

@@ -101,18 +101,19 @@ export async function writeFileAtomic(target: string, text: string, fs: AtomicFs
   await fs.syncDir(dir).catch(() => undefined);
 }
 
+/** Counters the exporter counts itself (not the kernel): a process that samples once would write 0. */
+const OWN_COUNTERS = new Set(['hfi1_sdma_stalls_total']);
+
 /**
- * Drop the counter families from Prometheus text. The exporter feeds its counters with deltas
- * between its own samples, so in a process that samples once they would read 0 on every run and
- * reset on every run: not values to hand to a collector.
+ * Drop the exporter's own counters from Prometheus text. The other counters carry the kernel's
+ * cumulative values and are kept; a stall count in a process that samples once would read 0 on
+ * every run.
  */
 export function withoutCounters(text: string): string {
-  const counters = new Set<string>();
-  for (const m of text.matchAll(/^# TYPE (\S+) counter$/gm)) if (m[1]) counters.add(m[1]);
   const family = (line: string) => (line.startsWith('# ') ? line.split(' ')[2] : /^[^{\s]+/.exec(line)?.[0]) ?? '';
   return text
     .split('\n')
-    .filter((line) => !counters.has(family(line)))
+    .filter((line) => !OWN_COUNTERS.has(family(line)))
     .join('\n');
 }
 

@@ -50,6 +50,7 @@ async function everything(): Promise<string[]> {
   }
   const sampler = new Sampler({
     backend: new FakeBackend(() => ({ dh: 0, dt: 0 }), 1),
+    buildInfo: { version: '0.0.0', backend: 'hw' },
     minIntervalMs: 0,
     stallMs: 1000,
     nowMs: () => 0,

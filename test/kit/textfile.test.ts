@@ -60,13 +60,24 @@ describe('writeMetricsTextfile', () => {
   it('writes the exporter metrics once, readable by another user, with no temporary left', async () => {
     const backend = new FakeBackend((e) => ({ dh: 100 * e, dt: 100 * e + 5 }), 2);
     const target = join(dir, 'hfi1_sdma.prom');
-    await writeMetricsTextfile({ backend, minIntervalMs: 1000, stallMs: 1000, nowMs: () => 0, log: () => {} }, target);
+    await writeMetricsTextfile(
+      {
+        backend,
+        buildInfo: { version: '0.0.0', backend: 'hw' },
+        minIntervalMs: 1000,
+        stallMs: 1000,
+        nowMs: () => 0,
+        log: () => {},
+      },
+      target,
+    );
     const text = readFileSync(target, 'utf8');
     expect(text).toMatch(/^hfi1_sdma_up\{unit="hfi1_0"\} 1$/m);
     expect(text).toMatch(/^hfi1_sdma_in_flight_descriptors\{unit="hfi1_0",engine="1"\} 5$/m);
     expect(text).toMatch(/^# TYPE hfi1_sdma_free_descriptors gauge$/m);
-    // Counters are deltas between one process's samples: a single sample has none to give.
-    expect(text).not.toMatch(/_total|counter$/m);
+    // Kernel counters carry their cumulative values; the exporter's own stall count would read 0.
+    expect(text).toMatch(/^# TYPE hfi1_sdma_descq_full_total counter$/m);
+    expect(text).not.toMatch(/hfi1_sdma_stalls_total/);
     expect(readdirSync(dir)).toEqual(['hfi1_sdma.prom']);
     expect(statSync(target).mode & 0o777).toBe(0o644);
   });
