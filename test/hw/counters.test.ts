@@ -35,7 +35,11 @@ describe('counter_names + counters (§g.4)', () => {
     });
   });
 
-  it('derives seq = 2 × (SDMAInt + SDMAIdInt + SDMAPrIntCn) as u32 (DESIGN.md)', () => {
+  it('derives seq = 2 × (SDMAInt + SDMAIdInt + SDMAPrIntCn + SDMAErrCt) as u32', () => {
+    // sdma_engine_error also takes the head lock: an engine-error interrupt moves seq too.
+    expect(seqFromPasses(interruptPasses({ descFetched: 9n, sdmaInt: 1n, idleInt: 2n, progressInt: 3n, errCount: 4n }))).toBe(
+      2 * (1 + 2 + 3 + 4),
+    );
     const e0 = engineCounters(byName, 0);
     if (!e0) throw new Error('engine 0 counters missing');
     expect(seqFromPasses(interruptPasses(e0))).toBe(2 * (1 + 2 + 3));
