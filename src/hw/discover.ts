@@ -10,7 +10,7 @@ import {
   TXE_NUM_SDMA_ENGINES,
 } from '../progress/constants.js';
 import { descqCntFromParam } from '../progress/ring.js';
-import { errnoCode, type HwFs, notRegularReason, readdirOrNull, readTextOrNull, realFs } from './fsio.js';
+import { errnoCode, type HwFs, notRegularReason, readdirOrNull, readError, readTextOrNull, realFs } from './fsio.js';
 import { parseUintParam } from './parse/sysfs.js';
 import { infinibandDir, pciDevicesDir, type UnitPaths, unitPaths } from './paths.js';
 
@@ -58,6 +58,7 @@ export async function readDescqCnt(
     text = await readTextOrNull(fs, file);
   } catch (e) {
     const code = errnoCode(e);
+    if (code === 'EFBIG') throw readError(e, file); // larger than a parameter can be: malformed
     const why = code === 'ENOTREG' ? notRegularReason((e as { detail: string }).detail) : `cannot be read (${code || e})`;
     const message = `${file}: ${why}; assuming the driver's default ring size ${SDMA_DESCQ_CNT_DEFAULT}`;
     return {

@@ -10,7 +10,7 @@ import type { Clock, EngineCsrs, EngineSample, RingDump, SourceStatus, SourceWar
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
 import type { RegisterWindow } from './bar.js';
 import type { FoundUnit } from './discover.js';
-import { type HwFs, readSource, sdesCapBytes } from './fsio.js';
+import { errnoCode, type HwFs, readError, readSource, sdesCapBytes } from './fsio.js';
 import { type EngineReads, mergeSample } from './merge.js';
 import { parseInterrupts, type SdmaVectorCounts, vectorKey } from './parse/interrupts.js';
 import { parseSdes, recordDescriptors, type SdesDump, type SdesHeader } from './parse/sdes.js';
@@ -159,8 +159,10 @@ export class HwUnit implements Unit {
       try {
         text = Buffer.from(await this.fs.readFile(path)).toString('utf8');
       } catch (e) {
+        if (errnoCode(e) === 'EFBIG') throw readError(e, path); // larger than it can be: malformed
         const why = await oddFileReason(this.fs, path, e);
-        if (why !== null) this.log.add({ source: 'sysfs', path, key: `sysfs:${f}`, message: `${path}: ${why}; left out` });
+        if (why !== null)
+          this.log.add({ source: 'sysfs', path, key: `sysfs:${f}`, message: `${path}: ${why}; ${f} is left out` });
         return null;
       }
       return parse(text, path);
