@@ -54,7 +54,7 @@ export function readRegularFile(path: string, capBytes: number): Buffer {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(st));
     // sysfs reports 4096 and debugfs/procfs 0 whatever they hold: the size is only a hint.
-    let buf = Buffer.allocUnsafe(Math.min(capBytes + 1, Math.max(st.size + 1, 64 * 1024)));
+    let buf = Buffer.allocUnsafe(Math.min(capBytes + 1, Math.max(st.size + 1, 8192)));
     let total = 0;
     for (;;) {
       if (total === buf.length) {

@@ -135,7 +135,11 @@ describe('counter sources: the same rule for counters, hw_counters and /proc/int
   });
 
   it('a malformed hw_counters file as the only counter source: 65 naming it', () => {
-    const t = goodTree(fresh(), { debugfs: 'absent', interrupts: null, hwCounters: { ...HW_COUNTERS, 'SDMAErrCt1,32': 'many\n' } });
+    const t = goodTree(fresh(), {
+      debugfs: 'absent',
+      interrupts: null,
+      hwCounters: { ...HW_COUNTERS, 'SDMAErrCt1,32': 'many\n' },
+    });
     const r = cli(t.root, ['engines']);
     expect(r.code).toBe(65);
     expect(r.stderr).toContain(`${t.cls}/hw_counters/SDMAErrCt1,32:1:1: expected one unsigned decimal`);

@@ -21,7 +21,7 @@ type Mutation =
   | { kind: 'set'; at: number; byte: number }
   | { kind: 'insert'; at: number; bytes: number[] }
   | { kind: 'repeat-line'; at: number }
-  | { kind: 'append-field'; text: string }
+  | { kind: 'append-field'; at: number; text: string }
   | { kind: 'replace'; oddity: Oddity };
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
@@ -33,12 +33,19 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 8 }),
   }),
   fc.record({ kind: fc.constant('repeat-line' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('append-field' as const), text: fc.constantFrom(' X 1', ' NEW 0x5 OLD 9', ' !', '\t') }),
+  fc.record({
+    kind: fc.constant('append-field' as const),
+    at: fc.nat(),
+    text: fc.constantFrom(' X 1', ' NEW 0x5 OLD 9', ' !', '\t'),
+  }),
   fc.record({ kind: fc.constant('replace' as const), oddity: fc.constantFrom(...ODDITIES) }),
 );
 
 function apply(path: string, m: Mutation): void {
-  if (m.kind === 'replace') return replaceWith(path, m.oddity);
+  if (m.kind === 'replace') {
+    replaceWith(path, m.oddity);
+    return;
+  }
   const b = readFileSync(path);
   const at = b.length === 0 ? 0 : m.at % b.length;
   let out: Buffer;
