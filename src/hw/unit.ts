@@ -92,11 +92,12 @@ export class HwUnit implements Unit {
     noteSdes(this.log, file, dump);
     const out = new Map<number, SdesHeader>(dump.records.map((r) => [r.header.engine, r.header]));
     if (dump.torn?.header) out.set(dump.torn.header.engine, dump.torn.header);
-    for (const e of list) {
-      if (out.has(e)) continue;
-      const err = missingRecord(file, dump, e);
+    const missing = list.filter((e) => !out.has(e));
+    if (missing.length > 0) {
+      const err = missingRecord(file, dump, missing[0] as number);
       if (!canFallBack) throw err;
-      this.log.leftOut('sdes', file, `sdes:engine-${e}`, err, `engine ${e} comes from the BAR and the counters instead`);
+      const which = missing.length === 1 ? `engine ${missing[0]} comes` : `engines ${missing.join(', ')} come`;
+      this.log.leftOut('sdes', file, `sdes:records:${missing.join(',')}`, err, `${which} from the BAR and the counters instead`);
     }
     return out;
   }
