@@ -55,6 +55,17 @@ describe('counter_names + counters (§g.4)', () => {
     expect(() => parseCounterValues(bytes.subarray(0, bytes.length - 3), names.length)).toThrow(/688|685/);
   });
 
+  it('refuses a counter named twice and names the second line', () => {
+    try {
+      parseCounterNames('A\nSDMAInt0,32\nB\nSDMAInt0\n', 'counter_names');
+      throw new Error('no error');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ParseError);
+      expect((e as ParseError).line).toBe(4);
+      expect((e as ParseError).message).toContain("a second counter named 'SDMAInt0' (the first is on line 2)");
+    }
+  });
+
   it('refuses a suffix other than ,32 and names the line', () => {
     try {
       parseCounterNames('A\nB,64\n', 'counter_names');
