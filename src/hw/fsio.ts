@@ -117,3 +117,20 @@ export async function readdirOrNull(fs: HwFs, path: string): Promise<string[] | 
     return null;
   }
 }
+
+/**
+ * Why a file that is there cannot be read as a source (not a regular file, a symbolic link loop,
+ * a dangling link), or null for the ordinary failures (absent, permission, lockdown).
+ */
+export async function oddFileReason(fs: HwFs, file: string, e: unknown): Promise<string | null> {
+  const code = errnoCode(e);
+  if (code === 'ENOTREG') return notRegularReason((e as { detail: string }).detail);
+  if (code === 'EISDIR') return notRegularReason('a directory');
+  if (code === 'ELOOP')
+    return "a loop of symbolic links (ELOOP): not the kernel's file; replace it, or point --sysroot at a real tree";
+  if (code === 'ENOENT') {
+    const target = await fs.readlink(file).catch(() => null);
+    if (target !== null) return `a symbolic link to ${target}, which does not exist: not the kernel's file; replace it`;
+  }
+  return null;
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { SourceName, SourceStatus, SourceWarning } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
 import type { FoundUnit } from './discover.js';
-import { errnoCode, type HwFs, notRegularReason, readdirOrNull, readTextOrNull } from './fsio.js';
+import { errnoCode, type HwFs, oddFileReason, readdirOrNull, readTextOrNull } from './fsio.js';
 import { hwCounterName } from './parse/counters.js';
 import { parseInterrupts } from './parse/interrupts.js';
 import { engineDir } from './paths.js';
@@ -19,23 +19,6 @@ export async function lockdownMode(fs: HwFs, path: string): Promise<string | nul
   const text = await readTextOrNull(fs, path).catch(() => null);
   const m = text === null ? null : /\[([a-z]+)\]/.exec(text);
   return m ? (m[1] as string) : null;
-}
-
-/**
- * Why a file that is there cannot be read as a source (not a regular file, a symbolic link loop,
- * a dangling link), or null for the ordinary failures (absent, permission, lockdown).
- */
-export async function oddFileReason(fs: HwFs, file: string, e: unknown): Promise<string | null> {
-  const code = errnoCode(e);
-  if (code === 'ENOTREG') return notRegularReason((e as { detail: string }).detail);
-  if (code === 'EISDIR') return notRegularReason('a directory');
-  if (code === 'ELOOP')
-    return "a loop of symbolic links (ELOOP): not the kernel's file; replace it, or point --sysroot at a real tree";
-  if (code === 'ENOENT') {
-    const target = await fs.readlink(file).catch(() => null);
-    if (target !== null) return `a symbolic link to ${target}, which does not exist: not the kernel's file; replace it`;
-  }
-  return null;
 }
 
 /** Statuses of sources that are there but are not the kernel's file (see probeSources). */

@@ -5,22 +5,20 @@
 // readable source gives what it gives; when it is the last such source, the read fails with its
 // own error (65 for malformed input). Registers: sdes, else the BAR. Counters and seq: debugfs
 // counters, else hw_counters, else /proc/interrupts (seq only). VL and CPU list: sysfs only.
-import { join } from 'node:path';
 import type { Clock, EngineCsrs, EngineSample, RingDump, SourceStatus, SourceWarning, Unit, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
 import type { RegisterWindow } from './bar.js';
 import type { FoundUnit } from './discover.js';
-import { errnoCode, type HwFs, readError, readSource, sdesCapBytes } from './fsio.js';
+import { type HwFs, readSource, sdesCapBytes } from './fsio.js';
 import { type EngineReads, mergeSample } from './merge.js';
 import { parseInterrupts, type SdmaVectorCounts, vectorKey } from './parse/interrupts.js';
 import { parseSdes, recordDescriptors, type SdesDump, type SdesHeader } from './parse/sdes.js';
-import { parseCpuList, parseVl } from './parse/sysfs.js';
 import { engineDir } from './paths.js';
 import { INTERRUPTS_CAP_BYTES } from './read-file.js';
 import { openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
 import { missingRecord, noteSdes } from './sdes-notes.js';
-import { oddFileReason, readable } from './sources.js';
-import { type CountersByEngine, readDebugfsCounters, readHwCounters } from './unit-counters.js';
+import { readable } from './sources.js';
+import { type CountersByEngine, readDebugfsCounters, readEngineSysfs, readHwCounters } from './unit-reads.js';
 import { isSourceFault, WarningLog } from './warnings.js';
 
 /** Reads of a torn sdes before its tear is reported. */
@@ -151,28 +149,6 @@ export class HwUnit implements Unit {
     }
   }
 
-  /** sdma<N>/vl and cpu_list (§h.2). A read error is "unknown" (an unmapped engine's vl fails to read). */
-  private async readSysfs(engine: number): Promise<{ vl: number | null; cpuList: string | null }> {
-    const dir = engineDir(this.found.paths, engine);
-    const read = async <T>(f: 'vl' | 'cpu_list', parse: (text: string, path: string) => T): Promise<T | null> => {
-      const path = join(dir, f);
-      let text: string;
-      try {
-        text = Buffer.from(await this.fs.readFile(path)).toString('utf8');
-      } catch (e) {
-        if (errnoCode(e) === 'EFBIG') throw readError(e, path); // larger than it can be: malformed
-        const why = await oddFileReason(this.fs, path, e);
-        if (why !== null)
-          this.log.add({ source: 'sysfs', path, key: `sysfs:${f}`, message: `${path}: ${why}; ${f} is left out` });
-        return null;
-      }
-      return parse(text, path);
-    };
-    const vl = await read('vl', parseVl);
-    const cpuList = await read('cpu_list', (t, p) => parseCpuList(t, p).text);
-    return { vl, cpuList };
-  }
-
   private noSource(): Hfi1SdmaError {
     const needRoot = this.info.sources.some((s) => s.fix?.includes('root'));
     const why = this.info.sources.map((s) => `${s.source}: ${s.reason ?? 'readable'}`).join('; ');
@@ -209,7 +185,9 @@ export class HwUnit implements Unit {
     const out: EngineSample[] = [];
     for (let i = 0; i < list.length; i++) {
       const engine = list[i] as number;
-      const sys = this.has('sysfs') ? await this.readSysfs(engine) : { vl: null, cpuList: null };
+      const sys = this.has('sysfs')
+        ? await readEngineSysfs(this.fs, engineDir(this.found.paths, engine), this.log)
+        : { vl: null, cpuList: null };
       const reads: EngineReads = {
         unit: this.info.unit,
         engine,
