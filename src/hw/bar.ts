@@ -1,7 +1,7 @@
 // A read-only window on BAR0 through sysfs resource0 (§f.7): opened O_RDONLY, mapped PROT_READ
 // MAP_SHARED, read with aligned 8-byte loads at offsets inside the allowed ranges. There is no
 // write path. The typed-array view is dropped before munmap so nothing can touch a dead mapping.
-import { statSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { Hfi1SdmaError } from '../errors.js';
 import { type Libc, libc, MAP_FAILED_ADDRESS, MAP_SHARED, O_RDONLY_CLOEXEC, PROT_READ } from './ffi.js';
 
@@ -9,6 +9,11 @@ import { type Libc, libc, MAP_FAILED_ADDRESS, MAP_SHARED, O_RDONLY_CLOEXEC, PROT
 export interface RegisterWindow {
   /** The 64-bit value at a BAR0 offset: 8-byte aligned, inside an allowed range. */
   read64(offset: number): bigint;
+  /**
+   * E_DEVICE_GONE when the file behind the mapping no longer covers it (a truncated image): a read
+   * would fault (SIGBUS). Call before each sample; a PCI resource0 always has the BAR's size.
+   */
+  check(): void;
   /** Release the mapping; later reads throw. Safe to call twice. */
   close(): void;
   readonly closed: boolean;
@@ -59,6 +64,9 @@ class MappedWindow implements RegisterWindow {
 
   constructor(
     private readonly c: Libc,
+    private readonly path: string,
+    /** Kept open to check the file's size before each sample. */
+    private readonly fd: number,
     mapping: unknown,
     private readonly start: number,
     private readonly length: number,
@@ -82,6 +90,24 @@ class MappedWindow implements RegisterWindow {
     return view[rel >>> 3] as bigint;
   }
 
+  check(): void {
+    if (this.view === null) throw new Hfi1SdmaError('E_INTERNAL', 'check of a closed BAR window');
+    let size: number;
+    try {
+      size = fstatSync(this.fd).size;
+    } catch (e) {
+      throw new Hfi1SdmaError('E_DEVICE_GONE', `${this.path}: cannot stat the mapped file: the device is gone`, {
+        cause: e,
+      });
+    }
+    if (size < this.start + this.length) {
+      throw new Hfi1SdmaError(
+        'E_DEVICE_GONE',
+        `${this.path}: shrank to ${size} bytes while mapped (registers up to 0x${(this.start + this.length).toString(16)} are gone): the device or its image went away`,
+      );
+    }
+  }
+
   private permits(offset: number): boolean {
     const a = this.allowed;
     for (let i = 0; i < a.length; i++) {
@@ -96,6 +122,7 @@ class MappedWindow implements RegisterWindow {
     this.view = null; // drop the view first: nothing may read a mapping being released
     this.c.munmap(this.mapping, this.length);
     this.mapping = null;
+    this.c.close(this.fd);
   }
 }
 
@@ -120,7 +147,17 @@ export function openBarWindow(path: string, spec: WindowSpec, c: Libc = libc()):
   const o = c.open(path, O_RDONLY_CLOEXEC);
   if (o.fd < 0) throw barError(path, 'open', o.errno);
   const m = c.mmap(spec.length, PROT_READ, MAP_SHARED, o.fd, spec.start);
-  c.close(o.fd); // the mapping outlives the descriptor
-  if (m.address === MAP_FAILED_ADDRESS || m.address === 0n) throw barError(path, 'mmap', m.errno);
-  return new MappedWindow(c, m.ptr, spec.start, spec.length, spec.allowed ?? [[spec.start, spec.start + spec.length]]);
+  if (m.address === MAP_FAILED_ADDRESS || m.address === 0n) {
+    c.close(o.fd);
+    throw barError(path, 'mmap', m.errno);
+  }
+  const allowed = spec.allowed ?? [[spec.start, spec.start + spec.length]];
+  const win = new MappedWindow(c, path, o.fd, m.ptr, spec.start, spec.length, allowed);
+  try {
+    win.check(); // the file may have changed between stat and mmap
+  } catch (e) {
+    win.close();
+    throw e;
+  }
+  return win;
 }

@@ -1,13 +1,16 @@
 // Discovery: hfi1 units under sys/class/infiniband, their PCI device, engine count and ring size.
-import { basename, join } from 'node:path';
+import { basename, join, relative } from 'node:path';
+import type { SourceWarning } from '../backend.js';
+import { Hfi1SdmaError } from '../errors.js';
 import {
   PCI_DEVICE_HFI1_DISCRETE,
   PCI_DEVICE_HFI1_INTEGRATED,
   PCI_VENDOR_INTEL,
   SDMA_DESCQ_CNT_DEFAULT,
+  TXE_NUM_SDMA_ENGINES,
 } from '../progress/constants.js';
 import { descqCntFromParam } from '../progress/ring.js';
-import { type HwFs, readdirOrNull, readTextOrNull, realFs } from './fsio.js';
+import { errnoCode, type HwFs, notRegularReason, readdirOrNull, readError, readTextOrNull, realFs } from './fsio.js';
 import { parseUintParam } from './parse/sysfs.js';
 import { infinibandDir, pciDevicesDir, type UnitPaths, unitPaths } from './paths.js';
 
@@ -23,6 +26,8 @@ export interface FoundUnit {
   /** The raw parameter, when readable. */
   descqCntParam: number | null;
   paths: UnitPaths;
+  /** What discovery could not use and did without (e.g. a ring-size parameter that is a directory). */
+  warnings: SourceWarning[];
 }
 
 const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
@@ -43,17 +48,61 @@ async function pciId(fs: HwFs, dir: string): Promise<{ vendor: number; device: n
 }
 
 /** The ring size the driver uses, from the module parameter (§a.1, §h.4). */
-export async function readDescqCnt(fs: HwFs, params: string): Promise<{ descqCnt: number; param: number | null }> {
+export async function readDescqCnt(
+  fs: HwFs,
+  params: string,
+): Promise<{ descqCnt: number; param: number | null; warning?: SourceWarning }> {
   const file = join(params, 'sdma_descq_cnt');
-  const text = await readTextOrNull(fs, file).catch(() => null);
+  let text: string | null;
+  try {
+    text = await readTextOrNull(fs, file);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'EFBIG') throw readError(e, file); // larger than a parameter can be: malformed
+    const why = code === 'ENOTREG' ? notRegularReason((e as { detail: string }).detail) : `cannot be read (${code || e})`;
+    const message = `${file}: ${why}; assuming the driver's default ring size ${SDMA_DESCQ_CNT_DEFAULT}`;
+    return {
+      descqCnt: SDMA_DESCQ_CNT_DEFAULT,
+      param: null,
+      warning: { source: 'sysfs', path: file, key: 'sysfs:descq-cnt-param', message },
+    };
+  }
   if (text === null) return { descqCnt: SDMA_DESCQ_CNT_DEFAULT, param: null };
   const param = parseUintParam(text, file);
   return { descqCnt: descqCntFromParam(param), param };
 }
 
+/**
+ * The names in sys/class/infiniband; none when it does not exist. A directory on the way that
+ * cannot be read is E_PERMISSION naming it: "no unit" would be a lie.
+ */
+async function listInfiniband(sysroot: string, fs: HwFs): Promise<string[]> {
+  const dir = infinibandDir(sysroot);
+  try {
+    return await fs.readdir(dir);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code !== 'EACCES' && code !== 'EPERM') return [];
+    let blocked = dir;
+    let at = sysroot;
+    for (const part of relative(sysroot, dir).split('/')) {
+      at = join(at, part);
+      if ((await readdirOrNull(fs, at)) === null) {
+        blocked = at;
+        break;
+      }
+    }
+    throw new Hfi1SdmaError(
+      'E_PERMISSION',
+      `${blocked}: permission denied (${code}): cannot look for hfi1 units under ${dir}; run as a user who can read it (e.g. root)`,
+      { cause: e },
+    );
+  }
+}
+
 /** Every hfi1 unit under the sysroot, by unit number. */
 export async function discoverUnits(sysroot: string, fs: HwFs = realFs): Promise<FoundUnit[]> {
-  const names = (await readdirOrNull(fs, infinibandDir(sysroot))) ?? [];
+  const names = await listInfiniband(sysroot, fs);
   const out: FoundUnit[] = [];
   for (const name of names) {
     const m = UNIT.exec(name);
@@ -68,8 +117,15 @@ export async function discoverUnits(sysroot: string, fs: HwFs = realFs): Promise
     const entries = (await readdirOrNull(fs, classDir)) ?? [];
     let engineDirs = 0;
     while (entries.includes(`sdma${engineDirs}`)) engineDirs++;
-    const { descqCnt, param } = await readDescqCnt(fs, paths.params);
-    out.push({ unit: Number(m[1]), name, pci, engineDirs, descqCnt, descqCntParam: param, paths });
+    if (engineDirs > TXE_NUM_SDMA_ENGINES) {
+      throw new Hfi1SdmaError(
+        'E_PARSE',
+        `${join(classDir, `sdma${TXE_NUM_SDMA_ENGINES}`)}: ${engineDirs} sdma<N> directories, but the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (sdma0 to sdma${TXE_NUM_SDMA_ENGINES - 1}): not a tree the hfi1 driver wrote; check the tree`,
+      );
+    }
+    const { descqCnt, param, warning } = await readDescqCnt(fs, paths.params);
+    const warnings = warning ? [warning] : [];
+    out.push({ unit: Number(m[1]), name, pci, engineDirs, descqCnt, descqCntParam: param, paths, warnings });
   }
   return out.sort((a, b) => a.unit - b.unit);
 }

@@ -1,12 +1,14 @@
 // File-system access of the live-host backend, passed in so tests can substitute it, and the
 // translation of a failed read into a reason and a fix.
 
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { Hfi1SdmaError } from '../errors.js';
+import { formatBytes, probeRegularFile, readRegularFile, SMALL_FILE_CAP_BYTES, SourceFileError } from './read-file.js';
 
 /** The reads src/hw performs. Nothing here writes. */
 export interface HwFs {
-  readFile(path: string): Promise<Uint8Array>;
+  /** A regular file's bytes, at most `capBytes` (1 MiB by default); never blocks, never a device. */
+  readFile(path: string, capBytes?: number): Promise<Uint8Array>;
   readdir(path: string): Promise<string[]>;
   readlink(path: string): Promise<string>;
   /** Resolves when the file opens and yields its first byte here (what access(2) cannot tell: lockdown). */
@@ -16,21 +18,20 @@ export interface HwFs {
 /**
  * The real file system. Reads are synchronous underneath: sysfs, debugfs and procfs files are
  * small and served from memory, a synchronous read costs a fraction of an asynchronous one, and
- * the files of one sample are read closer together.
+ * the files of one sample are read closer together. Every file is opened non-blocking, must be a
+ * regular file, and is read up to a cap (read-file.ts).
  */
 export const realFs: HwFs = {
-  readFile: async (p) => readFileSync(p),
+  readFile: async (p, cap) => readRegularFile(p, cap ?? SMALL_FILE_CAP_BYTES),
   readdir: async (p) => readdirSync(p),
   readlink: async (p) => readlinkSync(p),
-  canRead: async (p) => {
-    const fd = openSync(p, 'r');
-    try {
-      readSync(fd, Buffer.alloc(1), 0, 1, 0);
-    } finally {
-      closeSync(fd);
-    }
-  },
+  canRead: async (p) => probeRegularFile(p),
 };
+
+/** The most a valid sdes can hold: 16 engines, each a header and a full ring of the longest lines. */
+export function sdesCapBytes(descqCnt: number): number {
+  return 16 * (1024 + descqCnt * 160);
+}
 
 /** The errno code of a failed file operation ('ENOENT', 'EACCES', …), or '' for anything else. */
 export function errnoCode(e: unknown): string {
@@ -43,6 +44,7 @@ export function errnoCode(e: unknown): string {
  * a vanished device or driver (ENOENT, ENODEV, ENXIO), or anything else as unavailable.
  */
 export function readError(e: unknown, path: string): Hfi1SdmaError {
+  if (e instanceof SourceFileError) return sourceFileError(e);
   const code = errnoCode(e);
   if (code === 'EACCES') return new Hfi1SdmaError('E_PERMISSION', `${path}: permission denied: run as root`, { cause: e });
   if (code === 'EPERM') {
@@ -59,22 +61,48 @@ export function readError(e: unknown, path: string): Hfi1SdmaError {
       { cause: e },
     );
   }
+  if (code === 'ELOOP') {
+    return new Hfi1SdmaError('E_UNAVAILABLE', `${path}: a loop of symbolic links (ELOOP): not a kernel file; check the tree`, {
+      cause: e,
+    });
+  }
+  if (code === 'EISDIR') return sourceFileError(new SourceFileError('ENOTREG', path, 'a directory'));
   return new Hfi1SdmaError('E_UNAVAILABLE', `${path}: ${code || String(e)}`, { cause: e });
 }
 
-/** Read a whole source file; a failure becomes readError(). */
-export async function readSource(fs: HwFs, path: string): Promise<Uint8Array> {
+/**
+ * A file that is not a regular file (E_UNAVAILABLE: the source cannot be read) or larger than its
+ * cap (E_PARSE: no valid source is that large).
+ */
+export function sourceFileError(e: SourceFileError): Hfi1SdmaError {
+  if (e.code === 'EFBIG') {
+    return new Hfi1SdmaError(
+      'E_PARSE',
+      `${e.path}: holds more than ${formatBytes(e.capBytes)}, the most this source can hold: not the kernel's file (an endless file or a device?); check the tree`,
+      { cause: e },
+    );
+  }
+  return new Hfi1SdmaError('E_UNAVAILABLE', `${e.path}: ${notRegularReason(e.detail)}`, { cause: e });
+}
+
+/** Why a non-regular file is refused, and what to do. */
+export function notRegularReason(kind: string): string {
+  return `is ${kind}, not a regular file: sysfs, debugfs and procfs files are regular files, so this is not the kernel's file; replace it, or point --sysroot at a real tree`;
+}
+
+/** Read a whole source file (at most `capBytes`); a failure becomes readError(). */
+export async function readSource(fs: HwFs, path: string, capBytes?: number): Promise<Uint8Array> {
   try {
-    return await fs.readFile(path);
+    return await fs.readFile(path, capBytes);
   } catch (e) {
     throw readError(e, path);
   }
 }
 
 /** Read a text file, or null when it does not exist. */
-export async function readTextOrNull(fs: HwFs, path: string): Promise<string | null> {
+export async function readTextOrNull(fs: HwFs, path: string, capBytes?: number): Promise<string | null> {
   try {
-    return Buffer.from(await fs.readFile(path)).toString('utf8');
+    return Buffer.from(await fs.readFile(path, capBytes)).toString('utf8');
   } catch (e) {
     if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return null;
     throw e;
@@ -88,4 +116,21 @@ export async function readdirOrNull(fs: HwFs, path: string): Promise<string[] | 
   } catch {
     return null;
   }
+}
+
+/**
+ * Why a file that is there cannot be read as a source (not a regular file, a symbolic link loop,
+ * a dangling link), or null for the ordinary failures (absent, permission, lockdown).
+ */
+export async function oddFileReason(fs: HwFs, file: string, e: unknown): Promise<string | null> {
+  const code = errnoCode(e);
+  if (code === 'ENOTREG') return notRegularReason((e as { detail: string }).detail);
+  if (code === 'EISDIR') return notRegularReason('a directory');
+  if (code === 'ELOOP')
+    return "a loop of symbolic links (ELOOP): not the kernel's file; replace it, or point --sysroot at a real tree";
+  if (code === 'ENOENT') {
+    const target = await fs.readlink(file).catch(() => null);
+    if (target !== null) return `a symbolic link to ${target}, which does not exist: not the kernel's file; replace it`;
+  }
+  return null;
 }

@@ -5,7 +5,7 @@ import { Hfi1SdmaError } from '../errors.js';
 import { TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import type { RegisterWindow } from './bar.js';
 import { discoverUnits, type FoundUnit } from './discover.js';
-import { type HwFs, realFs } from './fsio.js';
+import { type HwFs, realFs, sdesCapBytes } from './fsio.js';
 import { parseSdes } from './parse/sdes.js';
 import { descqCntFromLenGen, openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
 import { probeSources, readable } from './sources.js';
@@ -39,8 +39,10 @@ export interface DescqCntCheck {
 async function engineCount(fs: HwFs, u: FoundUnit, sources: UnitInfo['sources'], win: RegisterWindow | null): Promise<number> {
   if (u.engineDirs > 0) return u.engineDirs;
   if (readable(sources, 'sdes')) {
-    const dump = parseSdes(await fs.readFile(u.paths.sdes), { file: u.paths.sdes, descqCnt: u.descqCnt });
-    if (dump.records.length > 0) return dump.records.length;
+    const bytes = await fs.readFile(u.paths.sdes, sdesCapBytes(u.descqCnt));
+    const dump = parseSdes(bytes, { file: u.paths.sdes, descqCnt: u.descqCnt });
+    const n = dump.records.length + (dump.torn?.header ? 1 : 0);
+    if (n > 0) return n;
   }
   if (win) {
     const n = readEngineCount(win, u.paths.resource0);
@@ -60,7 +62,7 @@ export function checkDescqCnt(u: FoundUnit, win: RegisterWindow | null): DescqCn
 async function openUnits(sysroot: string, clock: Clock, fs: HwFs): Promise<{ unit: HwUnit; check: DescqCntCheck }[]> {
   const out: { unit: HwUnit; check: DescqCntCheck }[] = [];
   for (const u of await discoverUnits(sysroot, fs)) {
-    const sources = await probeSources(fs, u);
+    const { sources, warnings } = await probeSources(fs, u);
     let win: RegisterWindow | null = null;
     try {
       if (readable(sources, 'bar')) win = openSdmaWindow(u.paths.resource0);
@@ -71,7 +73,7 @@ async function openUnits(sysroot: string, clock: Clock, fs: HwFs): Promise<{ uni
       } catch {
         // a device that reads all-ones has nothing to compare
       }
-      out.push({ unit: new HwUnit(u, engines, sources, clock, fs), check });
+      out.push({ unit: new HwUnit(u, engines, sources, clock, fs, [...u.warnings, ...warnings]), check });
     } finally {
       win?.close();
     }

@@ -1,16 +1,20 @@
-// Building an EngineSample from whatever sources were read (DESIGN.md "The progress sequence").
+// Building an EngineSample from whatever sources were read (README, "The progress sequence").
 import type { EngineCounters, EngineCsrs, EngineSample, EngineSoftware, SeqSource, SourceName } from '../backend.js';
 import type { SdesHeader } from './parse/sdes.js';
 import { csrsGone } from './regs.js';
 
-/** seq on a live host: 2 × interrupt-handler passes, as an unsigned 32-bit value (DESIGN.md). */
+/** seq on a live host: 2 × head-lock passes, as an unsigned 32-bit value. */
 export function seqFromPasses(passes: bigint): number {
   return Number((passes * 2n) & 0xffff_ffffn);
 }
 
-/** Interrupt-handler passes of an engine: SDMAInt + SDMAIdInt + SDMAPrIntCn (§a.2, §g.4). */
+/**
+ * Passes through the head lock an engine's counters show: every interrupt-handler call bumps
+ * exactly one of SDMAInt, SDMAIdInt and SDMAPrIntCn (sdma_engine_interrupt), and every engine
+ * error interrupt bumps SDMAErrCt and also takes the head lock (sdma_engine_error).
+ */
 export function interruptPasses(c: EngineCounters): bigint {
-  return c.sdmaInt + c.idleInt + c.progressInt;
+  return c.sdmaInt + c.idleInt + c.progressInt + c.errCount;
 }
 
 /** The CSRs an sdes header prints (§g.2); DESC_FETCHED_CNT is not among them. */
@@ -96,20 +100,23 @@ export function mergeSample(r: EngineReads): EngineSample {
     }
   }
   if (r.sysfs) sources.push('sysfs');
+  // A gone device reads all-ones: no register value and no state is real then (the software
+  // fields of sdes are kernel memory and stay true).
+  const gone = r.barGone || (csr !== null && csrsGone(csr));
   return {
     unit: r.unit,
     engine: r.engine,
     timeMs: r.timeMs,
     sources,
-    state: r.sdes?.state ?? null,
+    state: gone ? null : (r.sdes?.state ?? null),
     cpu: r.sdes?.cpu ?? null,
-    csr,
+    csr: gone ? null : csr,
     sw: r.sdes ? softwareFromHeader(r.sdes) : null,
     counters: r.counters,
     seq,
     seqSource,
     vl: r.vl,
     cpuList: r.cpuList,
-    gone: r.barGone || (csr !== null && csrsGone(csr)),
+    gone,
   };
 }

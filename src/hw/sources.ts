@@ -1,13 +1,14 @@
 // Which sources of a unit are readable here, and for each that is not, why and what to do.
 // Shared by UnitInfo.sources and `doctor`. Probing only reads (and maps resource0 read-only).
 import { join } from 'node:path';
-import type { SourceName, SourceStatus } from '../backend.js';
+import type { SourceName, SourceStatus, SourceWarning } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
 import type { FoundUnit } from './discover.js';
-import { errnoCode, type HwFs, readdirOrNull, readTextOrNull } from './fsio.js';
+import { errnoCode, type HwFs, oddFileReason, readdirOrNull, readTextOrNull } from './fsio.js';
 import { hwCounterName } from './parse/counters.js';
 import { parseInterrupts } from './parse/interrupts.js';
 import { engineDir } from './paths.js';
+import { INTERRUPTS_CAP_BYTES } from './read-file.js';
 import { openSdmaWindow } from './regs.js';
 
 const ROOT_FIX = 'run as root (e.g. sudo hfi1-sdma …)';
@@ -20,11 +21,27 @@ export async function lockdownMode(fs: HwFs, path: string): Promise<string | nul
   return m ? (m[1] as string) : null;
 }
 
-async function debugfsStatus(fs: HwFs, u: FoundUnit, source: SourceName, file: string): Promise<SourceStatus> {
+/** Statuses of sources that are there but are not the kernel's file (see probeSources). */
+const ODD = new WeakSet<SourceStatus>();
+
+function odd(status: SourceStatus): SourceStatus {
+  ODD.add(status);
+  return status;
+}
+
+/** Probe the files of a debugfs source in turn; the first that cannot be read decides. */
+async function debugfsStatus(fs: HwFs, u: FoundUnit, source: SourceName, files: readonly string[]): Promise<SourceStatus> {
+  const file = files[files.length - 1] as string;
+  let failed = file;
   try {
-    await fs.canRead(file);
+    for (const f of files) {
+      failed = f;
+      await fs.canRead(f);
+    }
     return { source, readable: true, path: file };
   } catch (e) {
+    const why = await oddFileReason(fs, failed, e);
+    if (why !== null) return odd({ source, readable: false, path: failed, reason: why });
     const code = errnoCode(e);
     if (code === 'EACCES') {
       return { source, readable: false, path: file, reason: 'debugfs is readable by root only (mode 0700, §g.1)', fix: ROOT_FIX };
@@ -71,11 +88,13 @@ async function hwCountersStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
       reason: 'hw_counters lists no per-engine SDMA counters (SDMAInt0 …) on this kernel (§h.1)',
     };
   }
+  const first = join(dir, names.find((n) => hwCounterName(n) === 'SDMAInt0') as string);
   try {
-    const first = names.find((n) => hwCounterName(n) === 'SDMAInt0') as string;
-    await fs.canRead(join(dir, first));
+    await fs.canRead(first);
     return { source: 'hwCounters', readable: true, path: dir };
   } catch (e) {
+    const why = await oddFileReason(fs, first, e);
+    if (why !== null) return odd({ source: 'hwCounters', readable: false, path: first, reason: why });
     return {
       source: 'hwCounters',
       readable: false,
@@ -90,9 +109,21 @@ async function interruptsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
   const file = u.paths.interrupts;
   let text: string | null;
   try {
-    text = await readTextOrNull(fs, file);
+    text = await readTextOrNull(fs, file, INTERRUPTS_CAP_BYTES);
   } catch (e) {
-    return { source: 'interrupts', readable: false, path: file, reason: `cannot read: ${errnoCode(e) || String(e)}` };
+    const why = await oddFileReason(fs, file, e);
+    if (why !== null) return odd({ source: 'interrupts', readable: false, path: file, reason: why });
+    const code = errnoCode(e);
+    if (code === 'EFBIG') return { source: 'interrupts', readable: true, path: file }; // the read says why
+    return {
+      source: 'interrupts',
+      readable: false,
+      path: file,
+      reason:
+        code === 'EACCES'
+          ? 'permission denied (EACCES): procfs is not readable by this user'
+          : `cannot read: ${code || String(e)}`,
+    };
   }
   if (text === null)
     return {
@@ -105,8 +136,9 @@ async function interruptsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
   let vectors: Map<string, number>;
   try {
     vectors = parseInterrupts(text, file);
-  } catch (e) {
-    return { source: 'interrupts', readable: false, path: file, reason: (e as Error).message };
+  } catch {
+    // Readable but malformed: each sample applies the one rule for malformed sources (unit.ts).
+    return { source: 'interrupts', readable: true, path: file };
   }
   if (![...vectors.keys()].some((k) => k.startsWith(`${u.unit}/`))) {
     return {
@@ -145,26 +177,41 @@ async function sysfsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
   if (u.engineDirs === 0) {
     return { source: 'sysfs', readable: false, path: dir, reason: 'no sdma<N> directories (kernels before v4.8, §h.2)' };
   }
+  const file = join(dir, 'cpu_list');
   try {
-    await fs.canRead(join(dir, 'cpu_list'));
+    await fs.canRead(file);
     return { source: 'sysfs', readable: true, path: dir };
   } catch (e) {
+    const why = await oddFileReason(fs, file, e);
+    if (why !== null) return odd({ source: 'sysfs', readable: false, path: file, reason: why });
     return { source: 'sysfs', readable: false, path: dir, reason: `cannot read cpu_list: ${errnoCode(e) || String(e)}` };
   }
 }
 
-/** The readability of every source of a unit, in DESIGN.md's order. */
-export async function probeSources(fs: HwFs, u: FoundUnit): Promise<SourceStatus[]> {
-  return [
-    await debugfsStatus(fs, u, 'sdes', u.paths.sdes),
-    await debugfsStatus(fs, u, 'counters', u.paths.counters),
+/**
+ * The readability of every source of a unit, and a warning for each source that is there but
+ * cannot be read as the kernel's file (a FIFO, a directory, a dangling link): unlike an absent
+ * source or a missing privilege that is never expected, so it is said even when others stand in.
+ */
+export async function probeSources(fs: HwFs, u: FoundUnit): Promise<{ sources: SourceStatus[]; warnings: SourceWarning[] }> {
+  const sources = [
+    await debugfsStatus(fs, u, 'sdes', [u.paths.sdes]),
+    await debugfsStatus(fs, u, 'counters', [u.paths.counterNames, u.paths.counters]),
     await hwCountersStatus(fs, u),
     await interruptsStatus(fs, u),
     await barStatus(fs, u),
     await sysfsStatus(fs, u),
   ];
+  const warnings = sources
+    .filter((st) => ODD.has(st))
+    .map((st) => ({
+      source: st.source,
+      path: st.path ?? '',
+      key: `${st.source}:unreadable`,
+      message: `${st.path}: ${st.reason}; ${st.source} is left out`,
+    }));
+  return { sources, warnings };
 }
-
 /** True when the named source is readable. */
 export function readable(sources: readonly SourceStatus[], name: SourceName): boolean {
   return sources.some((s) => s.source === name && s.readable);

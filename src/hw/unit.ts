@@ -1,40 +1,34 @@
 // One live (or sysroot) hfi1 unit: samples merged from every readable source, and the ring.
-import { join } from 'node:path';
-import type { Clock, EngineCounters, EngineCsrs, EngineSample, RingDump, SourceStatus, Unit, UnitInfo } from '../backend.js';
+//
+// One rule for a source that is present but cannot be used (malformed, not a regular file, larger
+// than it can be): it is left out, with a warning naming the file (and line), when another
+// readable source gives what it gives; when it is the last such source, the read fails with its
+// own error (65 for malformed input). Registers: sdes, else the BAR. Counters and seq: debugfs
+// counters, else hw_counters, else /proc/interrupts (seq only). VL and CPU list: sysfs only.
+import type { Clock, EngineCsrs, EngineSample, RingDump, SourceStatus, SourceWarning, Unit, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
-import {
-  COUNTER_DESC_FETCHED,
-  COUNTER_ERR,
-  COUNTER_IDLE_INT,
-  COUNTER_PROGRESS_INT,
-  COUNTER_SDMA_INT,
-} from '../progress/constants.js';
 import type { RegisterWindow } from './bar.js';
 import type { FoundUnit } from './discover.js';
-import { type HwFs, readdirOrNull, readSource } from './fsio.js';
+import { type HwFs, readSource, sdesCapBytes } from './fsio.js';
 import { type EngineReads, mergeSample } from './merge.js';
-import {
-  countersByName,
-  engineCounters,
-  hwCounterName,
-  parseCounterNames,
-  parseCounterValues,
-  parseHwCounterValue,
-} from './parse/counters.js';
-import { parseInterrupts, vectorKey } from './parse/interrupts.js';
-import { parseSdes, recordDescriptors, type SdesDump } from './parse/sdes.js';
-import { parseCpuList, parseVl } from './parse/sysfs.js';
+import { parseInterrupts, type SdmaVectorCounts, vectorKey } from './parse/interrupts.js';
+import { parseSdes, recordDescriptors, type SdesDump, type SdesHeader } from './parse/sdes.js';
 import { engineDir } from './paths.js';
+import { INTERRUPTS_CAP_BYTES } from './read-file.js';
 import { openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
+import { missingRecord, noteSdes } from './sdes-notes.js';
 import { readable } from './sources.js';
+import { type CountersByEngine, readDebugfsCounters, readEngineSysfs, readHwCounters } from './unit-reads.js';
+import { isSourceFault, WarningLog } from './warnings.js';
 
-/** Reads of a torn sdes before its error is reported. */
+/** Reads of a torn sdes before its tear is reported. */
 const SDES_ATTEMPTS = 3;
 
 /** A unit of the live-host backend. */
 export class HwUnit implements Unit {
   readonly info: UnitInfo;
   private window: RegisterWindow | null = null;
+  private readonly log: WarningLog;
 
   constructor(
     private readonly found: FoundUnit,
@@ -42,8 +36,14 @@ export class HwUnit implements Unit {
     sources: SourceStatus[],
     private readonly clock: Clock,
     private readonly fs: HwFs,
+    warnings: readonly SourceWarning[] = [],
   ) {
     this.info = { unit: found.unit, name: found.name, pci: found.pci, engines, descqCnt: found.descqCnt, sources };
+    this.log = new WarningLog(warnings);
+  }
+
+  warnings(): readonly SourceWarning[] {
+    return this.log.all();
   }
 
   private has(name: Parameters<typeof readable>[1]): boolean {
@@ -59,18 +59,45 @@ export class HwUnit implements Unit {
     }
   }
 
-  /** Read and parse sdes, re-reading a torn file; the torn error only when a wanted engine is cut. */
-  async readSdes(wanted: readonly number[]): Promise<SdesDump> {
+  /** Read and parse sdes, re-reading a torn file a few times; a tear that stays is in `torn`. */
+  async readSdes(): Promise<SdesDump> {
+    const file = this.found.paths.sdes;
     let dump: SdesDump | null = null;
-    for (let i = 0; i < SDES_ATTEMPTS; i++) {
-      const bytes = await readSource(this.fs, this.found.paths.sdes);
-      dump = parseSdes(bytes, { file: this.found.paths.sdes, descqCnt: this.found.descqCnt });
-      if (!dump.torn) return dump;
+    for (let i = 0; i < SDES_ATTEMPTS && (dump === null || dump.torn); i++) {
+      const bytes = await readSource(this.fs, file, sdesCapBytes(this.found.descqCnt));
+      dump = parseSdes(bytes, { file, descqCnt: this.found.descqCnt });
     }
-    const d = dump as SdesDump;
-    const have = d.records.length;
-    if (wanted.some((e) => e >= have)) throw d.torn?.error;
-    return d;
+    return dump as SdesDump;
+  }
+
+  /** The sdes header of each wanted engine; an engine without a usable record falls back or fails. */
+  private async sdesHeaders(list: readonly number[], canFallBack: boolean): Promise<Map<number, SdesHeader>> {
+    const file = this.found.paths.sdes;
+    let dump: SdesDump;
+    try {
+      dump = await this.readSdes();
+    } catch (e) {
+      if (!canFallBack || !isSourceFault(e)) throw e;
+      this.log.leftOut(
+        'sdes',
+        file,
+        'sdes:unusable',
+        e,
+        'registers come from the BAR instead (no state, no software head and tail)',
+      );
+      return new Map();
+    }
+    noteSdes(this.log, file, dump);
+    const out = new Map<number, SdesHeader>(dump.records.map((r) => [r.header.engine, r.header]));
+    if (dump.torn?.header) out.set(dump.torn.header.engine, dump.torn.header);
+    const missing = list.filter((e) => !out.has(e));
+    if (missing.length > 0) {
+      const err = missingRecord(file, dump, missing[0] as number);
+      if (!canFallBack) throw err;
+      const which = missing.length === 1 ? `engine ${missing[0]} comes` : `engines ${missing.join(', ')} come`;
+      this.log.leftOut('sdes', file, `sdes:records:${missing.join(',')}`, err, `${which} from the BAR and the counters instead`);
+    }
+    return out;
   }
 
   private windowOrNull(): RegisterWindow | null {
@@ -79,54 +106,47 @@ export class HwUnit implements Unit {
     return this.window;
   }
 
-  private async readCounters(): Promise<{
-    from: 'counters' | 'hwCounters';
-    get: (e: number) => Promise<EngineCounters | null>;
-  } | null> {
+  /** The counters by the rule: debugfs, else hw_counters, else none (seq then from /proc/interrupts). */
+  private async readCounters(
+    list: readonly number[],
+  ): Promise<{ from: 'counters' | 'hwCounters'; byEngine: CountersByEngine } | null> {
+    const p = this.found.paths;
     if (this.has('counters')) {
-      const p = this.found.paths;
-      const names = parseCounterNames(Buffer.from(await readSource(this.fs, p.counterNames)).toString('utf8'), p.counterNames);
-      const values = parseCounterValues(await readSource(this.fs, p.counters), names.length, p.counters);
-      const byName = countersByName(names, values);
-      return { from: 'counters', get: async (e) => engineCounters(byName, e) };
+      try {
+        return { from: 'counters', byEngine: await readDebugfsCounters(this.fs, p, list) };
+      } catch (e) {
+        if (!isSourceFault(e) || !(this.has('hwCounters') || this.has('interrupts'))) throw e;
+        this.log.leftOut(
+          'counters',
+          p.counters,
+          'counters:unusable',
+          e,
+          'the counters come from hw_counters or /proc/interrupts instead',
+        );
+      }
     }
     if (this.has('hwCounters')) {
-      const dir = this.found.paths.hwCounters;
-      const files = new Map(((await readdirOrNull(this.fs, dir)) ?? []).map((f) => [hwCounterName(f), f]));
-      const one = async (name: string): Promise<bigint | undefined> => {
-        const f = files.get(name);
-        if (f === undefined) return undefined;
-        const path = join(dir, f);
-        return parseHwCounterValue(Buffer.from(await readSource(this.fs, path)).toString('utf8'), path);
-      };
-      return {
-        from: 'hwCounters',
-        get: async (e) => {
-          const m = new Map<string, bigint>();
-          for (const base of [COUNTER_DESC_FETCHED, COUNTER_SDMA_INT, COUNTER_IDLE_INT, COUNTER_PROGRESS_INT, COUNTER_ERR]) {
-            const v = await one(`${base}${e}`);
-            if (v !== undefined) m.set(`${base}${e}`, v);
-          }
-          return engineCounters(m, e);
-        },
-      };
+      try {
+        return { from: 'hwCounters', byEngine: await readHwCounters(this.fs, p.hwCounters, list) };
+      } catch (e) {
+        if (!isSourceFault(e) || !this.has('interrupts')) throw e;
+        this.log.leftOut('hwCounters', p.hwCounters, 'hwCounters:unusable', e, 'seq comes from /proc/interrupts instead');
+      }
     }
     return null;
   }
 
-  private async readSysfs(engine: number): Promise<{ vl: number | null; cpuList: string | null }> {
-    const dir = engineDir(this.found.paths, engine);
-    const read = async (f: string) => Buffer.from(await readSource(this.fs, join(dir, f))).toString('utf8');
-    // vl reads as an error when the engine serves no VL (§h.2).
-    const vl = await read('vl').then(
-      (t) => parseVl(t, join(dir, 'vl')),
-      () => null,
-    );
-    const cpuList = await read('cpu_list').then(
-      (t) => parseCpuList(t, join(dir, 'cpu_list')).text,
-      () => null,
-    );
-    return { vl, cpuList };
+  /** The engines' vector counts from /proc/interrupts, left out by the rule when counters stand in. */
+  private async readVectors(haveCounters: boolean): Promise<SdmaVectorCounts | null> {
+    if (!this.has('interrupts')) return null;
+    const file = this.found.paths.interrupts;
+    try {
+      return parseInterrupts(Buffer.from(await readSource(this.fs, file, INTERRUPTS_CAP_BYTES)).toString('utf8'), file);
+    } catch (e) {
+      if (!haveCounters || !isSourceFault(e)) throw e;
+      this.log.leftOut('interrupts', file, 'interrupts:unusable', e, 'seq comes from the counters');
+      return null;
+    }
   }
 
   private noSource(): Hfi1SdmaError {
@@ -138,43 +158,44 @@ export class HwUnit implements Unit {
     );
   }
 
+  /** The BAR registers of the engines, or gone; the file's size is checked first (no SIGBUS). */
+  private readBar(list: readonly number[]): { csrs: (EngineCsrs | null)[]; gone: boolean } {
+    const win = this.windowOrNull();
+    if (!win) return { csrs: list.map(() => null), gone: false };
+    try {
+      win.check();
+      readEngineCount(win, this.found.paths.resource0);
+      return { csrs: list.map((e) => readEngineCsrs(win, e)), gone: false };
+    } catch (e) {
+      if (!isHfi1SdmaError(e) || e.code !== 'E_DEVICE_GONE') throw e;
+      this.log.add({ source: 'bar', path: this.found.paths.resource0, key: 'bar:gone', message: e.message });
+      return { csrs: list.map(() => null), gone: true };
+    }
+  }
+
   async sample(engines?: readonly number[]): Promise<EngineSample[]> {
     const list = engines ?? Array.from({ length: this.info.engines }, (_, i) => i);
     for (const e of list) this.checkEngine(e);
     if (!this.info.sources.some((s) => s.readable)) throw this.noSource();
     const timeMs = this.clock.nowMs();
-    const win = this.windowOrNull();
-    let barGone = false;
-    let csrs: (EngineCsrs | null)[] = list.map(() => null);
-    if (win) {
-      try {
-        readEngineCount(win, this.found.paths.resource0);
-        csrs = list.map((e) => readEngineCsrs(win, e));
-      } catch (e) {
-        if (!isHfi1SdmaError(e) || e.code !== 'E_DEVICE_GONE') throw e;
-        barGone = true;
-      }
-    }
-    const sdes = this.has('sdes') ? await this.readSdes(list) : null;
-    const counters = await this.readCounters();
-    const vectors = this.has('interrupts')
-      ? parseInterrupts(
-          Buffer.from(await readSource(this.fs, this.found.paths.interrupts)).toString('utf8'),
-          this.found.paths.interrupts,
-        )
-      : null;
+    const bar = this.readBar(list);
+    const headers = this.has('sdes') ? await this.sdesHeaders(list, this.has('bar')) : null;
+    const counters = await this.readCounters(list);
+    const vectors = await this.readVectors(counters !== null);
     const out: EngineSample[] = [];
     for (let i = 0; i < list.length; i++) {
       const engine = list[i] as number;
-      const sys = this.has('sysfs') ? await this.readSysfs(engine) : { vl: null, cpuList: null };
+      const sys = this.has('sysfs')
+        ? await readEngineSysfs(this.fs, engineDir(this.found.paths, engine), this.log)
+        : { vl: null, cpuList: null };
       const reads: EngineReads = {
         unit: this.info.unit,
         engine,
         timeMs,
-        sdes: sdes?.records[engine]?.header ?? null,
-        bar: csrs[i] ?? null,
-        barGone,
-        counters: counters ? await counters.get(engine) : null,
+        sdes: headers?.get(engine) ?? null,
+        bar: bar.csrs[i] ?? null,
+        barGone: bar.gone,
+        counters: counters?.byEngine.get(engine) ?? null,
         countersFrom: counters?.from ?? null,
         vectorCount: vectors?.get(vectorKey(this.info.unit, engine)) ?? null,
         vl: sys.vl,
@@ -192,12 +213,14 @@ export class HwUnit implements Unit {
     if (!status?.readable) {
       throw new Hfi1SdmaError(
         status?.fix?.includes('root') ? 'E_PERMISSION' : 'E_UNAVAILABLE',
-        `${this.info.name}: the ring is shown only by debugfs sdes (§g.2), which is not readable here: ${status?.reason ?? 'unknown'}${status?.fix ? `; ${status.fix}` : ''}`,
+        `${this.info.name}: the ring is shown only by debugfs sdes, which is not readable here: ${status?.path ? `${status.path}: ` : ''}${status?.reason ?? 'unknown'}${status?.fix ? `; ${status.fix}` : ''}`,
       );
     }
-    const dump = await this.readSdes([engine]);
+    const file = this.found.paths.sdes;
+    const dump = await this.readSdes();
+    noteSdes(this.log, file, dump);
     const rec = dump.records[engine];
-    if (!rec) throw new Hfi1SdmaError('E_NO_ENGINE', `${this.found.paths.sdes} has no record for engine ${engine}`);
+    if (!rec) throw missingRecord(file, dump, engine);
     return {
       unit: this.info.unit,
       engine,

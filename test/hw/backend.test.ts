@@ -120,7 +120,7 @@ describe('samples merged from every readable source', () => {
   it('the reduced, unprivileged view: sysfs, hw_counters and /proc/interrupts', async () => {
     const root = fresh();
     const hw: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ SDEDscFdCn: 1, SDMAInt: 10, SDMAErrCt: 0, SDMAIdInt: 20, SDMAPrIntCn: 30 })) {
+    for (const [k, v] of Object.entries({ SDEDscFdCn: 1, SDMAInt: 10, SDMAErrCt: 5, SDMAIdInt: 20, SDMAPrIntCn: 30 })) {
       hw[`${k}0,32`] = `${v}\n`;
       hw[`${k}1,32`] = `${v + 1}\n`;
     }
@@ -129,7 +129,14 @@ describe('samples merged from every readable source', () => {
       const [info] = await b.units();
       expect(info?.sources.filter((s) => s.readable).map((s) => s.source)).toEqual(['hwCounters', 'interrupts', 'sysfs']);
       const [s0] = await (await b.unit(0)).sample([0]);
-      expect(s0).toMatchObject({ csr: null, sw: null, seq: 120, seqSource: 'counters', counters: { sdmaInt: 10n } });
+      // seq = 2 × (SDMAInt + SDMAIdInt + SDMAPrIntCn + SDMAErrCt); the error count since driver load is kept
+      expect(s0).toMatchObject({
+        csr: null,
+        sw: null,
+        seq: 130,
+        seqSource: 'counters',
+        counters: { sdmaInt: 10n, errCount: 5n },
+      });
       expect(s0?.sources).toEqual(['hwCounters', 'interrupts', 'sysfs']);
     });
   });

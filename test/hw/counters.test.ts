@@ -35,7 +35,11 @@ describe('counter_names + counters (§g.4)', () => {
     });
   });
 
-  it('derives seq = 2 × (SDMAInt + SDMAIdInt + SDMAPrIntCn) as u32 (DESIGN.md)', () => {
+  it('derives seq = 2 × (SDMAInt + SDMAIdInt + SDMAPrIntCn + SDMAErrCt) as u32', () => {
+    // sdma_engine_error also takes the head lock: an engine-error interrupt moves seq too.
+    expect(seqFromPasses(interruptPasses({ descFetched: 9n, sdmaInt: 1n, idleInt: 2n, progressInt: 3n, errCount: 4n }))).toBe(
+      2 * (1 + 2 + 3 + 4),
+    );
     const e0 = engineCounters(byName, 0);
     if (!e0) throw new Error('engine 0 counters missing');
     expect(seqFromPasses(interruptPasses(e0))).toBe(2 * (1 + 2 + 3));
@@ -49,6 +53,17 @@ describe('counter_names + counters (§g.4)', () => {
     const bytes = fixtureBytes('counters/counters');
     expect(() => parseCounterValues(bytes.subarray(0, bytes.length - 8), names.length)).toThrow(ParseError);
     expect(() => parseCounterValues(bytes.subarray(0, bytes.length - 3), names.length)).toThrow(/688|685/);
+  });
+
+  it('refuses a counter named twice and names the second line', () => {
+    try {
+      parseCounterNames('A\nSDMAInt0,32\nB\nSDMAInt0\n', 'counter_names');
+      throw new Error('no error');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ParseError);
+      expect((e as ParseError).line).toBe(4);
+      expect((e as ParseError).message).toContain("a second counter named 'SDMAInt0' (the first is on line 2)");
+    }
   });
 
   it('refuses a suffix other than ,32 and names the line', () => {

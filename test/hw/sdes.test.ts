@@ -169,3 +169,40 @@ describe('parseSdes: split at each record boundary and inside each record', () =
     }
   });
 });
+
+describe('parseSdes: what a newer or a torn file still gives', () => {
+  const up = fixture('sdes/upstream.txt');
+
+  it('keeps labelled fields after SLC as extra, counts the headers that have them, uses the known ones', () => {
+    const d = parseSdes(up.replace(/^(SDE 1 .*)$/m, '$1 QW 0x5'), { file: 'sdes' });
+    expect(d.records).toHaveLength(2);
+    expect(d.records[1]?.header).toMatchObject({ engine: 1, cpu: 5, extra: 'QW 0x5' });
+    expect(d.records[0]?.header.extra).toBeUndefined();
+    expect(d.trailing).toEqual({ line: 7, text: 'QW 0x5', count: 1 });
+  });
+
+  it('refuses text after SLC that is not labelled fields', () => {
+    expect(parseError(() => parseSdes(up.replace(/^(SDE 0 .*)$/m, '$1 x'), { file: 'sdes' })).line).toBe(1);
+  });
+
+  it('keeps the header of a last record cut inside its descriptor lines', () => {
+    const d = parseSdes(up.split('\n').slice(0, 3).join('\n'), { file: 'sdes' }); // header, desc[0], AHG; cut
+    expect(d.records).toHaveLength(0);
+    expect(d.torn?.header).toMatchObject({ engine: 0, swTail: 3 });
+  });
+
+  it('has no header for a record cut inside its header line', () => {
+    const d = parseSdes(`${up.split('\n').slice(0, 6).join('\n')}\nSDE 1 CPU 5 STE s99_Run`, { file: 'sdes' });
+    expect(d.records).toHaveLength(1);
+    expect(d.torn).toMatchObject({ engine: null, header: null, line: 7 });
+  });
+
+  it('refuses a 17th record: the chip has 16 engines', () => {
+    const line = up.split('\n')[6] as string;
+    const text = Array.from({ length: 17 }, (_, e) => `${line.replace(/^SDE 1 /, `SDE ${e} `)}\n`).join('');
+    const e = parseError(() => parseSdes(text, { file: 'sdes' }));
+    expect(e.line).toBe(17);
+    expect(e.message).toContain('the chip has 16 SDMA engines');
+    expect(parseSdes(text.split('\n').slice(0, 16).join('\n') + '\n').records).toHaveLength(16);
+  });
+});

@@ -20,6 +20,7 @@ const NAME = /^[A-Za-z0-9_/.:+-][A-Za-z0-9_/.:+ -]*$/;
 /** Parse counter_names (§g.4): names separated by `\n`, 32-bit ones suffixed `,32`. */
 export function parseCounterNames(text: string, file = 'counter_names'): CounterName[] {
   const out: CounterName[] = [];
+  const seen = new Map<string, number>();
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   for (let i = 0; i < lines.length; i++) {
@@ -39,6 +40,14 @@ export function parseCounterNames(text: string, file = 'counter_names'): Counter
         'expected a counter name (letters, digits, _ and a few marks) (§g.4)',
       );
     }
+    const first = seen.get(name);
+    if (first !== undefined) {
+      throw new ParseError(
+        { file, line: i + 1, column: 1, text: raw },
+        `a second counter named '${name}' (the first is on line ${first}): the values could not be told apart`,
+      );
+    }
+    seen.set(name, i + 1);
     out.push({ name, bits: suffix === '' ? 64 : 32 });
   }
   return out;

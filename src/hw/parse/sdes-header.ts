@@ -28,6 +28,8 @@ export interface SdesHeader {
   flushListNonEmpty: boolean; // FLNE
   descqFullCount: number; // DQF: descq_full_count (u32)
   checkSlid: bigint; // SLC: SEND_DMA_CHECK_SLID
+  /** Labelled fields after SLC that this reader does not know (a newer driver), as printed. */
+  extra?: string;
 }
 
 /** Where a header failed: column (1-based) and what was expected. */
@@ -99,9 +101,13 @@ function convert(kind: Kind, s: string): unknown {
   }
 }
 
+/** Fields a newer driver may print after SLC: one or more ` LABEL value` pairs, as the known ones. */
+const EXTRA_FIELDS = /^(?: [A-Za-z][A-Za-z0-9_()]{0,15} [^ ]{1,40}){1,16}$/;
+
 /**
  * Parse one header line (without its newline). Returns the header, or the column and reason of
- * the first mismatch. An unknown state name is a failure: the names are exact (§d.1).
+ * the first mismatch. An unknown state name is a failure: the names are exact (§d.1). Labelled
+ * fields after SLC are kept as `extra`; the known fields are used.
  */
 export function parseSdesHeader(line: string): SdesHeader | HeaderFailure {
   const out: Record<string, unknown> = { cpu: null };
@@ -130,7 +136,16 @@ export function parseSdesHeader(line: string): SdesHeader | HeaderFailure {
     out[key] = value;
     pos = end;
   }
-  if (pos !== line.length) return { column: pos + 1, what: 'unexpected text after SLC, the last header field (§g.2)' };
+  if (pos !== line.length) {
+    const rest = line.slice(pos);
+    if (!EXTRA_FIELDS.test(rest)) {
+      return {
+        column: pos + 1,
+        what: "unexpected text after SLC, the last known header field: a newer driver's fields would read ' LABEL value'",
+      };
+    }
+    out.extra = rest.slice(1);
+  }
   return out as unknown as SdesHeader;
 }
 

@@ -4,7 +4,7 @@
 // Descriptor lines are scanned byte by byte into typed arrays; validation happens in that scan.
 import type { RingDescriptor } from '../../backend.js';
 import type { ParseError } from '../../errors.js';
-import { SDMA_DESCQ_CNT_DEFAULT } from '../../progress/constants.js';
+import { SDMA_DESCQ_CNT_DEFAULT, TXE_NUM_SDMA_ENGINES } from '../../progress/constants.js';
 import { isValidDescqCnt } from '../../progress/ring.js';
 import { fastLines, type ScanState } from './sdes-fast.js';
 import { isHeaderFailure, parseSdesHeader, type SdesHeader } from './sdes-header.js';
@@ -53,6 +53,8 @@ export interface SdesRecord {
 export interface SdesTorn {
   /** The engine of the cut record, when its header was complete. */
   engine: number | null;
+  /** The cut record's header when its line was complete (only its descriptors are cut). */
+  header: SdesHeader | null;
   /** Line where the cut record starts. */
   line: number;
   /** The error a strict parse would have raised. */
@@ -64,6 +66,10 @@ export interface SdesDump {
   records: SdesRecord[];
   descriptors: DescriptorTable;
   torn: SdesTorn | null;
+  /** The first header with fields after SLC (a newer driver), and how many headers had them. */
+  trailing: { line: number; text: string; count: number } | null;
+  /** Lines scanned (complete or not). */
+  lines: number;
 }
 
 /** Options: the file name for messages and the ring size (§a.1) that bounds slots. */
@@ -96,7 +102,7 @@ export function parseSdes(input: Uint8Array | string, opts: SdesOptions = {}): S
     const err = errorAt(file, text, e.offset, e.what);
     // A failure on the unterminated last line is a torn read: keep the complete records (§g.2).
     if (!e.hard && buf.indexOf(NL, s.lineStart) === -1 && s.lineStart < buf.length) {
-      return s.result({ engine: s.openEngine, line: s.openLine, error: err });
+      return s.result({ engine: s.openEngine, header: s.open?.header ?? null, line: s.openLine, error: err });
     }
     throw err;
   }
@@ -110,7 +116,7 @@ export function parseSdes(input: Uint8Array | string, opts: SdesOptions = {}): S
         buf.length,
         `engine ${last.header.engine}: ${last.count} of ${s.expected} descriptor lines ((T(SW) − H(SW)) mod ${descqCnt}, §g.2)`,
       );
-      return s.result({ engine: last.header.engine, line: last.line, error: err });
+      return s.result({ engine: last.header.engine, header: last.header, line: last.line, error: err });
     }
     s.records.push(last);
   }
@@ -125,6 +131,7 @@ class Scanner implements ScanState {
   lineStart = 0;
   openLine = 0;
   openEngine: number | null = null;
+  trailing: SdesDump['trailing'] = null;
   line = 1;
   lastFirst = false; // the previous line was a FIRST descriptor (an AHG line may follow)
   nextSlot = 0; // the slot the next descriptor line must show
@@ -141,7 +148,7 @@ class Scanner implements ScanState {
   }
 
   result(torn: SdesTorn | null): SdesDump {
-    return { records: this.records, descriptors: this.table, torn };
+    return { records: this.records, descriptors: this.table, torn, trailing: this.trailing, lines: this.line - 1 };
   }
 
   run(): void {
@@ -190,6 +197,13 @@ class Scanner implements ScanState {
     const h = parseSdesHeader(text);
     if (isHeaderFailure(h)) throw new Fail(p + h.column - 1, h.what);
     const want = this.records.length;
+    if (want >= TXE_NUM_SDMA_ENGINES) {
+      throw new Fail(
+        p,
+        `a record for a ${want + 1}th engine, but the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (0 to ${TXE_NUM_SDMA_ENGINES - 1})`,
+        true,
+      );
+    }
     if (h.engine !== want) throw new Fail(p + 4, `expected the record of engine ${want} here, got SDE ${h.engine} (§g.2)`);
     if (h.swTail > this.mask || h.swHead > this.mask) {
       throw new Fail(
@@ -198,6 +212,10 @@ class Scanner implements ScanState {
       );
     }
     if (cut) throw new Fail(eol, 'the header line has no newline: the read was cut short');
+    if (h.extra !== undefined) {
+      if (this.trailing) this.trailing.count++;
+      else this.trailing = { line: this.line, text: h.extra, count: 1 };
+    }
     this.openEngine = h.engine;
     this.open = { header: h, line: this.line, first: this.table.length, count: 0 };
     this.expected = (h.swTail - h.swHead) & this.mask;

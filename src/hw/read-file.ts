@@ -1,0 +1,90 @@
+// Reading one source file safely: never blocking (a FIFO in place of a debugfs file), never
+// without bound (a link to /dev/zero, an endless line), only regular files. sysfs, debugfs and
+// procfs files are all regular files, so anything else is not the kernel's file.
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from 'node:fs';
+
+/** The most a small source (a sysfs attribute, a module parameter, counter_names) may hold. */
+export const SMALL_FILE_CAP_BYTES = 1 << 20;
+/** /proc/interrupts grows with CPUs × IRQs: a few MB on the largest hosts. */
+export const INTERRUPTS_CAP_BYTES = 64 << 20;
+
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/** A source that is not a regular file, or larger than its cap. `code` is ENOTREG or EFBIG. */
+export class SourceFileError extends Error {
+  constructor(
+    readonly code: 'ENOTREG' | 'EFBIG',
+    readonly path: string,
+    /** What the file is (`a directory`, `a FIFO (named pipe)`, …) or how large it grew. */
+    readonly detail: string,
+    readonly capBytes = 0,
+  ) {
+    super(`${path}: ${code === 'ENOTREG' ? `is ${detail}, not a regular file` : detail}`);
+    this.name = 'SourceFileError';
+  }
+}
+
+/** What a non-regular file is, in words. */
+export function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/** A byte count for messages: `1 MiB`, `5.3 MiB`, `512 bytes`. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  const mib = n / (1 << 20);
+  return mib >= 1 ? `${Number(mib.toFixed(1))} MiB` : `${Number((n / 1024).toFixed(1))} KiB`;
+}
+
+/**
+ * The whole of a regular file, read synchronously, failing with SourceFileError when it is not a
+ * regular file (checked before opening, so no device is ever opened, and again on the open fd)
+ * or holds more than `capBytes`. Other failures are Node's errors (ENOENT, EACCES, ELOOP, …).
+ */
+export function readRegularFile(path: string, capBytes: number): Buffer {
+  const before = statSync(path);
+  if (!before.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(before));
+  const fd = openSync(path, OPEN_FLAGS);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(st));
+    // sysfs reports 4096 and debugfs/procfs 0 whatever they hold: the size is only a hint.
+    let buf = Buffer.allocUnsafe(Math.min(capBytes + 1, Math.max(st.size + 1, 8192)));
+    let total = 0;
+    for (;;) {
+      if (total === buf.length) {
+        const bigger = Buffer.allocUnsafe(Math.min(capBytes + 1, buf.length * 2));
+        buf.copy(bigger, 0, 0, total);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, total, buf.length - total, null);
+      if (n === 0) break;
+      total += n;
+      if (total > capBytes) {
+        throw new SourceFileError('EFBIG', path, `holds more than ${formatBytes(capBytes)}`, capBytes);
+      }
+    }
+    return buf.subarray(0, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Open the file as readRegularFile does and read its first byte (what access(2) cannot tell: lockdown). */
+export function probeRegularFile(path: string): void {
+  const before = statSync(path);
+  if (!before.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(before));
+  const fd = openSync(path, OPEN_FLAGS);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(st));
+    readSync(fd, Buffer.alloc(1), 0, 1, 0);
+  } finally {
+    closeSync(fd);
+  }
+}

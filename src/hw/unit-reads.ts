@@ -1,0 +1,82 @@
+// The per-engine reads of a unit besides sdes and the BAR: the interrupt counters from debugfs
+// counter_names + counters (§g.4) or sysfs hw_counters (§h.1), read whole so that a fault shows
+// before merging; and sdma<N>/vl and cpu_list (§h.2).
+import { join } from 'node:path';
+import type { EngineCounters } from '../backend.js';
+import {
+  COUNTER_DESC_FETCHED,
+  COUNTER_ERR,
+  COUNTER_IDLE_INT,
+  COUNTER_PROGRESS_INT,
+  COUNTER_SDMA_INT,
+} from '../progress/constants.js';
+import { errnoCode, type HwFs, oddFileReason, readdirOrNull, readError, readSource } from './fsio.js';
+import {
+  countersByName,
+  engineCounters,
+  hwCounterName,
+  parseCounterNames,
+  parseCounterValues,
+  parseHwCounterValue,
+} from './parse/counters.js';
+import { parseCpuList, parseVl } from './parse/sysfs.js';
+import type { UnitPaths } from './paths.js';
+import type { WarningLog } from './warnings.js';
+
+/** Counters of the requested engines, by engine; null where an engine's counters are incomplete. */
+export type CountersByEngine = Map<number, EngineCounters | null>;
+
+/** debugfs counter_names + counters (§g.4) for the engines. */
+export async function readDebugfsCounters(fs: HwFs, p: UnitPaths, engines: readonly number[]): Promise<CountersByEngine> {
+  const names = parseCounterNames(Buffer.from(await readSource(fs, p.counterNames)).toString('utf8'), p.counterNames);
+  const values = parseCounterValues(await readSource(fs, p.counters), names.length, p.counters);
+  const byName = countersByName(names, values);
+  return new Map(engines.map((e) => [e, engineCounters(byName, e)]));
+}
+
+const BASES = [COUNTER_DESC_FETCHED, COUNTER_SDMA_INT, COUNTER_IDLE_INT, COUNTER_PROGRESS_INT, COUNTER_ERR];
+
+/** sysfs hw_counters (§h.1): one file per counter, `SDMAInt3` or `SDMAInt3,32`, for the engines. */
+export async function readHwCounters(fs: HwFs, dir: string, engines: readonly number[]): Promise<CountersByEngine> {
+  const files = new Map(((await readdirOrNull(fs, dir)) ?? []).map((f) => [hwCounterName(f), f]));
+  const out: CountersByEngine = new Map();
+  for (const e of engines) {
+    const m = new Map<string, bigint>();
+    for (const base of BASES) {
+      const f = files.get(`${base}${e}`);
+      if (f === undefined) continue;
+      const path = join(dir, f);
+      m.set(`${base}${e}`, parseHwCounterValue(Buffer.from(await readSource(fs, path)).toString('utf8'), path));
+    }
+    out.set(e, engineCounters(m, e));
+  }
+  return out;
+}
+
+/**
+ * sdma<N>/vl and cpu_list (§h.2) of the engine directory `dir`. A read error is "unknown" (an
+ * unmapped engine's vl fails to read); a file that is not the kernel's is a warning; a malformed
+ * or oversized one fails (sysfs is their only source).
+ */
+export async function readEngineSysfs(
+  fs: HwFs,
+  dir: string,
+  log: WarningLog,
+): Promise<{ vl: number | null; cpuList: string | null }> {
+  const read = async <T>(f: 'vl' | 'cpu_list', parse: (text: string, path: string) => T): Promise<T | null> => {
+    const path = join(dir, f);
+    let text: string;
+    try {
+      text = Buffer.from(await fs.readFile(path)).toString('utf8');
+    } catch (e) {
+      if (errnoCode(e) === 'EFBIG') throw readError(e, path);
+      const why = await oddFileReason(fs, path, e);
+      if (why !== null) log.add({ source: 'sysfs', path, key: `sysfs:${path}`, message: `${path}: ${why}; ${f} is left out` });
+      return null;
+    }
+    return parse(text, path);
+  };
+  const vl = await read('vl', parseVl);
+  const cpuList = await read('cpu_list', (t, p) => parseCpuList(t, p).text);
+  return { vl, cpuList };
+}

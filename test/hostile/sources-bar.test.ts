@@ -1,0 +1,59 @@
+// A file-backed BAR (a sysroot's or snapshot's resource0) truncated while mapped: reading it would
+// raise SIGBUS. Each sample checks the file's size first and reports the device gone instead.
+// The backend runs in a child so that a fault shows as the child's signal, not a dead test worker.
+import { spawnSync } from 'node:child_process';
+import { truncateSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { openSdmaWindow } from '../../src/hw/regs.js';
+import { ROOT } from '../support/child.js';
+import { CHILD_LIMIT_MS, goodBar, goodTree, tempRoots } from './sources-tree.js';
+
+const fresh = tempRoots();
+
+/** Sample, truncate resource0 to `size`, sample again: in a child, as JSON. */
+function sampleAcrossTruncation(root: string, resource0: string, size: number) {
+  const script = `
+    import { truncateSync } from 'node:fs';
+    import { openHwBackend } from ${JSON.stringify(`${ROOT}dist/src/hw/index.js`)};
+    const b = await openHwBackend({ sysroot: ${JSON.stringify(root)} });
+    const u = await b.unit(0);
+    const before = await u.sample();
+    truncateSync(${JSON.stringify(resource0)}, ${size});
+    const after = await u.sample();
+    const again = await u.sample();
+    await b.close();
+    const show = (ss) => ss.map((s) => ({ gone: s.gone, state: s.state, csr: s.csr === null ? null : 'set', sources: s.sources }));
+    console.log(JSON.stringify({ before: show(before), after: show(after), again: show(again), warnings: u.warnings() }));
+  `;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: CHILD_LIMIT_MS });
+  return { status: r.status, signal: r.signal, stderr: r.stderr, out: r.status === 0 ? JSON.parse(r.stdout) : null };
+}
+
+describe('resource0 truncated while mapped', () => {
+  it.each([
+    ['to one page', 4096],
+    ['to nothing', 0],
+  ])('%s: the next samples are gone (E_DEVICE_GONE), no SIGBUS', (_what, size) => {
+    const t = goodTree(fresh(), { bar: goodBar });
+    const r = sampleAcrossTruncation(t.root, t.resource0, size);
+    expect(r.signal, r.stderr).toBeNull();
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.out.before.map((s: { gone: boolean }) => s.gone)).toEqual([false, false]);
+    expect(r.out.before[0].sources).toContain('bar');
+    for (const s of [...r.out.after, ...r.out.again]) expect(s).toMatchObject({ gone: true, state: null, csr: null });
+    const w = r.out.warnings.find((x: { key: string }) => x.key === 'bar:gone');
+    expect(w?.message).toContain(`${t.resource0}: shrank to ${size} bytes while mapped`);
+  });
+
+  it('the window itself: check() passes on a whole file and throws E_DEVICE_GONE once it shrank', () => {
+    const t = goodTree(fresh(), { bar: goodBar });
+    const win = openSdmaWindow(t.resource0);
+    try {
+      expect(() => win.check()).not.toThrow();
+      truncateSync(t.resource0, 1 << 20);
+      expect(() => win.check()).toThrow(expect.objectContaining({ code: 'E_DEVICE_GONE' }));
+    } finally {
+      win.close();
+    }
+  });
+});

@@ -1,0 +1,110 @@
+// Building hostile sysroots for the sources-* tests: a good tree (test/hw/sysroot.ts), then one
+// file replaced by something the kernel never puts there; and running the built CLI on it.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll } from 'vitest';
+import { engineReg } from '../../src/hw/regs.js';
+import { SEND_DMA_CTRL, SEND_DMA_ENGINES, SEND_DMA_LEN_GEN } from '../../src/progress/constants.js';
+import { writeBarImage } from '../hw/bar-image.js';
+import { fixture } from '../hw/fixtures.js';
+import { BDF, type TreeOptions, writeTree } from '../hw/sysroot.js';
+import { BIN } from '../support/child.js';
+
+/** A fresh directory per call under one temp base, removed after the file's tests. */
+export function tempRoots(): () => string {
+  const base = mkdtempSync(join(tmpdir(), 'hfi1-hostile-'));
+  chmodSync(base, 0o755); // so an unprivileged child can reach the trees inside
+  afterAll(() => {
+    spawnSync('chmod', ['-R', 'u+rwx', base]);
+    rmSync(base, { recursive: true, force: true });
+  });
+  let n = 0;
+  return () => join(base, String(n++));
+}
+
+/** A readable BAR image: 16 engines, engines 0 and 1 running with 2048-entry rings. */
+export function goodBar(path: string): void {
+  writeBarImage(
+    path,
+    new Map([
+      [SEND_DMA_ENGINES, 16n],
+      [engineReg(SEND_DMA_CTRL, 0), 0x9n],
+      [engineReg(SEND_DMA_CTRL, 1), 0x9n],
+      [engineReg(SEND_DMA_LEN_GEN, 0), 0x40800n],
+      [engineReg(SEND_DMA_LEN_GEN, 1), 0x40800n],
+    ]),
+  );
+}
+
+/** Write a good two-engine tree under `root` (options as writeTree) and return its paths. */
+export function goodTree(root: string, o: TreeOptions = {}) {
+  writeTree(root, o);
+  const cls = join(root, 'sys/class/infiniband/hfi1_0');
+  const dbg = join(root, 'sys/kernel/debug/hfi1/hfi1_0');
+  return {
+    root,
+    cls,
+    sdes: join(dbg, 'sdes'),
+    counters: join(dbg, 'counters'),
+    counterNames: join(dbg, 'counter_names'),
+    interrupts: join(root, 'proc/interrupts'),
+    param: join(root, 'sys/module/hfi1/parameters/sdma_descq_cnt'),
+    vl: join(cls, 'sdma0/vl'),
+    cpuList: join(cls, 'sdma0/cpu_list'),
+    resource0: join(root, 'sys/bus/pci/devices', BDF, 'resource0'),
+  };
+}
+
+/** What a source file can be replaced by. */
+export type Oddity = 'fifo' | 'dir' | 'dev-zero' | 'dev-urandom' | 'loop' | 'dangling' | 'empty';
+
+/** Replace the file at `path` by an oddity. */
+export function replaceWith(path: string, kind: Oddity): void {
+  rmSync(path, { recursive: true, force: true });
+  mkdirSync(dirname(path), { recursive: true });
+  if (kind === 'fifo') {
+    const r = spawnSync('mkfifo', [path]);
+    if (r.status !== 0) throw new Error(`mkfifo ${path}: ${r.stderr}`);
+  } else if (kind === 'dir') mkdirSync(path);
+  else if (kind === 'dev-zero') symlinkSync('/dev/zero', path);
+  else if (kind === 'dev-urandom') symlinkSync('/dev/urandom', path);
+  else if (kind === 'loop') symlinkSync(path, path);
+  else if (kind === 'dangling') symlinkSync(`${path}.nowhere`, path);
+  else writeFileSync(path, '');
+}
+
+/** The upstream fixture's engine-1 header (an empty ring) as engine `e`. */
+export function emptyRecord(e: number): string {
+  const line = fixture('sdes/upstream.txt').split('\n')[6] as string;
+  return `${line.replace(/^SDE 1 /, `SDE ${e} `)}\n`;
+}
+
+/** What a finished CLI child did, and how long it took. */
+export interface Run {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** The most a child may run: well under the test timeout, so a hang fails as a hang, not a timeout. */
+export const CHILD_LIMIT_MS = 20_000;
+
+/** Run the built CLI on a sysroot, optionally as `nobody` (root only). */
+export function cli(root: string, args: string[], opts: { asNobody?: boolean } = {}): Run {
+  const argv = [process.execPath, BIN, '--sysroot', root, ...args];
+  const [cmd, ...rest] = opts.asNobody ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...argv] : argv;
+  const t0 = performance.now();
+  const r = spawnSync(cmd as string, rest, {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', HFI1_SDMA_SYSROOT: '' },
+    timeout: CHILD_LIMIT_MS,
+  });
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
+}
+
+/** True when this process may run a child as another user. */
+export const IS_ROOT = process.geteuid?.() === 0;
