@@ -37,19 +37,19 @@ export function barError(path: string, call: 'open' | 'mmap', errno: number): Hf
   if (errno === EACCES) {
     return new Hfi1SdmaError(
       'E_PERMISSION',
-      `${path}: permission denied: resource0 is readable by root only (mode 0600, §f.7): run as root`,
+      `${path}: permission denied: resource0 is readable by root only (mode 0600): run as root`,
     );
   }
   if (errno === EPERM) {
     return new Hfi1SdmaError(
       'E_PERMISSION',
-      `${path}: the kernel refused to ${call} the BAR (EPERM): kernel lockdown forbids PCI BAR access from user space (LOCKDOWN_PCI_ACCESS, §f.7); see /sys/kernel/security/lockdown. Boot without lockdown (e.g. Secure Boot off or lockdown=none), or read debugfs sdes instead`,
+      `${path}: the kernel refused to ${call} the BAR (EPERM): kernel lockdown forbids PCI BAR access from user space (LOCKDOWN_PCI_ACCESS); see /sys/kernel/security/lockdown. Boot without lockdown (e.g. Secure Boot off or lockdown=none), or read debugfs sdes instead`,
     );
   }
   if (errno === EINVAL && call === 'mmap') {
     return new Hfi1SdmaError(
       'E_UNAVAILABLE',
-      `${path}: the kernel refused to map the BAR (EINVAL): hfi1 claims its regions and this kernel has CONFIG_IO_STRICT_DEVMEM=y (§f.7); boot with iomem=relaxed, or read debugfs sdes instead`,
+      `${path}: the kernel refused to map the BAR (EINVAL): hfi1 claims its regions and this kernel has CONFIG_IO_STRICT_DEVMEM=y; boot with iomem=relaxed, or read debugfs sdes instead`,
     );
   }
   if (errno === ENOENT) {
@@ -141,7 +141,7 @@ export function openBarWindow(path: string, spec: WindowSpec, c: Libc = libc()):
   if (size < spec.start + spec.length) {
     throw new Hfi1SdmaError(
       'E_UNAVAILABLE',
-      `${path}: ${size} bytes, too small for registers up to 0x${(spec.start + spec.length).toString(16)}: hfi1's BAR0 is 64 MiB (§f.1)`,
+      `${path}: ${size} bytes, too small for registers up to 0x${(spec.start + spec.length).toString(16)}: hfi1's BAR0 is 64 MiB`,
     );
   }
   const o = c.open(path, O_RDONLY_CLOEXEC);

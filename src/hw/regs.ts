@@ -61,7 +61,7 @@ export function readEngineCount(win: RegisterWindow, path: string): number {
   if (isAllOnes(v)) {
     throw new Hfi1SdmaError(
       'E_DEVICE_GONE',
-      `${path}: registers read all-ones: the device is gone (fell off the bus or was reset, §f.1)`,
+      `${path}: registers read all-ones: the device is gone (fell off the bus or was reset)`,
     );
   }
   return Number(v & 0xffn);

@@ -44,7 +44,7 @@ async function debugfsStatus(fs: HwFs, u: FoundUnit, source: SourceName, files: 
     if (why !== null) return odd({ source, readable: false, path: failed, reason: why });
     const code = errnoCode(e);
     if (code === 'EACCES') {
-      return { source, readable: false, path: file, reason: 'debugfs is readable by root only (mode 0700, §g.1)', fix: ROOT_FIX };
+      return { source, readable: false, path: file, reason: 'debugfs is readable by root only (mode 0700)', fix: ROOT_FIX };
     }
     if (code === 'EPERM') {
       const mode = await lockdownMode(fs, u.paths.lockdown);
@@ -66,7 +66,7 @@ async function debugfsStatus(fs: HwFs, u: FoundUnit, source: SourceName, files: 
         source,
         readable: false,
         path: file,
-        reason: 'debugfs is mounted but has no hfi1 directory (§g.1)',
+        reason: 'debugfs is mounted but has no hfi1 directory',
         fix: 'load the hfi1 driver (modprobe hfi1); a kernel without CONFIG_DEBUG_FS has no sdes',
       };
     }
@@ -78,14 +78,14 @@ async function hwCountersStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
   const dir = u.paths.hwCounters;
   const names = await readdirOrNull(fs, dir);
   if (names === null) {
-    return { source: 'hwCounters', readable: false, path: dir, reason: 'no hw_counters directory for this unit (§h.1)' };
+    return { source: 'hwCounters', readable: false, path: dir, reason: 'no hw_counters directory for this unit' };
   }
   if (!names.some((n) => hwCounterName(n) === 'SDMAInt0')) {
     return {
       source: 'hwCounters',
       readable: false,
       path: dir,
-      reason: 'hw_counters lists no per-engine SDMA counters (SDMAInt0 …) on this kernel (§h.1)',
+      reason: 'hw_counters lists no per-engine SDMA counters (SDMAInt0 …) on this kernel',
     };
   }
   const first = join(dir, names.find((n) => hwCounterName(n) === 'SDMAInt0') as string);
@@ -145,7 +145,7 @@ async function interruptsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
       source: 'interrupts',
       readable: false,
       path: file,
-      reason: `no '${u.name} sdma<N>' vectors: the engines have no MSI-X vectors of their own (§h.3)`,
+      reason: `no '${u.name} sdma<N>' vectors: the engines have no MSI-X vectors of their own`,
     };
   }
   return { source: 'interrupts', readable: true, path: file };
@@ -175,7 +175,7 @@ async function barStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
 async function sysfsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
   const dir = engineDir(u.paths, 0);
   if (u.engineDirs === 0) {
-    return { source: 'sysfs', readable: false, path: dir, reason: 'no sdma<N> directories (kernels before v4.8, §h.2)' };
+    return { source: 'sysfs', readable: false, path: dir, reason: 'no sdma<N> directories (kernels before v4.8)' };
   }
   const file = join(dir, 'cpu_list');
   try {

@@ -29,15 +29,12 @@ export function parseCounterNames(text: string, file = 'counter_names'): Counter
     const name = comma === -1 ? raw : raw.slice(0, comma);
     const suffix = comma === -1 ? '' : raw.slice(comma);
     if (suffix !== '' && suffix !== ',32') {
-      throw new ParseError(
-        { file, line: i + 1, column: comma + 1, text: raw },
-        "the only suffix a counter name takes is ',32' (§g.4)",
-      );
+      throw new ParseError({ file, line: i + 1, column: comma + 1, text: raw }, "the only suffix a counter name takes is ',32'");
     }
     if (!NAME.test(name)) {
       throw new ParseError(
         { file, line: i + 1, column: 1, text: raw },
-        'expected a counter name (letters, digits, _ and a few marks) (§g.4)',
+        'expected a counter name (letters, digits, _ and a few marks)',
       );
     }
     const first = seen.get(name);
@@ -58,7 +55,7 @@ export function parseCounterValues(bytes: Uint8Array, count: number, file = 'cou
   if (bytes.byteLength !== count * 8) {
     throw new ParseError(
       { file, line: 1, column: 1, text: `${bytes.byteLength} bytes` },
-      `expected ${count} native-endian u64 values (${count * 8} bytes, one per counter_names entry, §g.4), got ${bytes.byteLength} bytes; the two files may come from different driver loads: read them again`,
+      `expected ${count} native-endian u64 values (${count * 8} bytes, one per counter_names entry), got ${bytes.byteLength} bytes; the two files may come from different driver loads: read them again`,
     );
   }
   const copy = new Uint8Array(bytes.byteLength);
@@ -94,7 +91,7 @@ export function parseHwCounterValue(text: string, file: string): bigint {
   const v = m ? BigInt(m[1] as string) : -1n;
   if (v < 0n || v > 0xffff_ffff_ffff_ffffn) {
     const line = text.split('\n')[0] ?? '';
-    throw new ParseError({ file, line: 1, column: 1, text: line }, 'expected one unsigned decimal counter value (§h.1)');
+    throw new ParseError({ file, line: 1, column: 1, text: line }, 'expected one unsigned decimal counter value');
   }
   return v;
 }

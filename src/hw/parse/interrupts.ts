@@ -20,7 +20,7 @@ export function parseInterrupts(text: string, file = '/proc/interrupts'): SdmaVe
   const header = lines[0] ?? '';
   const cpus = header.trim() === '' ? [] : header.trim().split(/\s+/);
   if (cpus.length === 0 || !cpus.every((c) => /^CPU[0-9]+$/.test(c))) {
-    throw new ParseError({ file, line: 1, column: 1, text: header }, 'expected the header of CPU columns (CPU0 CPU1 …) (§h.3)');
+    throw new ParseError({ file, line: 1, column: 1, text: header }, 'expected the header of CPU columns (CPU0 CPU1 …)');
   }
   const out: SdmaVectorCounts = new Map();
   for (let i = 1; i < lines.length; i++) {
@@ -29,12 +29,12 @@ export function parseInterrupts(text: string, file = '/proc/interrupts'): SdmaVe
     if (!m) continue;
     const pos = (column: number) => ({ file, line: i + 1, column, text: line });
     const irq = /^\s*([0-9]+):/.exec(line);
-    if (!irq) throw new ParseError(pos(1), 'an hfi1 SDMA vector line must start with its IRQ number and a colon (§h.3)');
+    if (!irq) throw new ParseError(pos(1), 'an hfi1 SDMA vector line must start with its IRQ number and a colon');
     let at = irq[0].length;
     let total = 0;
     for (let c = 0; c < cpus.length; c++) {
       const n = /^\s+([0-9]{1,10})(?=\s)/.exec(line.slice(at));
-      if (!n) throw new ParseError(pos(at + 1), `expected ${cpus.length} per-CPU counts, found ${c} (§h.3)`);
+      if (!n) throw new ParseError(pos(at + 1), `expected ${cpus.length} per-CPU counts, found ${c}`);
       total += Number(n[1]);
       at += n[0].length;
     }

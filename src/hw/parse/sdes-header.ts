@@ -71,7 +71,7 @@ const DESCRIBE: Record<Kind, string> = {
   u32: 'an unsigned 32-bit decimal (%u)',
   u16: 'an unsigned 16-bit decimal (%u of a u16)',
   int: 'a signed decimal (%d)',
-  state: 'an engine state name such as s99_Running (§d.1)',
+  state: 'an engine state name such as s99_Running',
   hex: '0x and up to 16 hex digits (0x%llx)',
   hex16: '0x and exactly 16 hex digits (0x%016llx)',
   hex32: '0x and up to 8 hex digits (0x%x)',
@@ -117,7 +117,7 @@ export function parseSdesHeader(line: string): SdesHeader | HeaderFailure {
     const prefix = `${i === 0 ? '' : ' '}${label} `;
     if (!line.startsWith(prefix, pos)) {
       if (key === 'cpu') continue; // staging-era header: no CPU field (§g.2)
-      return { column: pos + 1, what: `expected '${prefix.trim()}' (field ${i + 1} of the sdes header, §g.2)` };
+      return { column: pos + 1, what: `expected '${prefix.trim()}' (field ${i + 1} of the sdes header)` };
     }
     pos += prefix.length;
     let end = line.indexOf(' ', pos);
@@ -129,7 +129,7 @@ export function parseSdesHeader(line: string): SdesHeader | HeaderFailure {
       return {
         column: pos + 1,
         what: unknownState
-          ? `unknown engine state '${token}' (the driver prints only the §d.1 names)`
+          ? `unknown engine state '${token}' (the driver prints only its own state names)`
           : `${label} must be ${DESCRIBE[kind]}, got '${token}'`,
       };
     }

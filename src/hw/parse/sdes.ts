@@ -92,7 +92,7 @@ export function parseSdes(input: Uint8Array | string, opts: SdesOptions = {}): S
   const buf = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
   const file = opts.file ?? 'sdes';
   const descqCnt = opts.descqCnt ?? SDMA_DESCQ_CNT_DEFAULT;
-  if (!isValidDescqCnt(descqCnt)) throw new RangeError(`descqCnt must be a valid ring size (§a.1), got ${descqCnt}`);
+  if (!isValidDescqCnt(descqCnt)) throw new RangeError(`descqCnt must be a valid ring size, got ${descqCnt}`);
   const s = new Scanner(buf, descqCnt);
   try {
     s.run();
@@ -114,7 +114,7 @@ export function parseSdes(input: Uint8Array | string, opts: SdesOptions = {}): S
         file,
         text,
         buf.length,
-        `engine ${last.header.engine}: ${last.count} of ${s.expected} descriptor lines ((T(SW) − H(SW)) mod ${descqCnt}, §g.2)`,
+        `engine ${last.header.engine}: ${last.count} of ${s.expected} descriptor lines ((T(SW) − H(SW)) mod ${descqCnt})`,
       );
       return s.result({ engine: last.header.engine, header: last.header, line: last.line, error: err });
     }
@@ -168,7 +168,7 @@ class Scanner implements ScanState {
       } else if (c === 83 /* S */) {
         p = this.header(p);
       } else {
-        throw new Fail(p, 'expected a header line (SDE …) or a descriptor line (a tab, then desc[…]) (§g.2)');
+        throw new Fail(p, 'expected a header line (SDE …) or a descriptor line (a tab, then desc[…])');
       }
       this.line++;
     }
@@ -184,7 +184,7 @@ class Scanner implements ScanState {
       if (prev.count !== this.expected) {
         throw new Fail(
           p,
-          `engine ${prev.header.engine} lists ${prev.count} descriptors, but (T(SW) − H(SW)) mod ${this.descqCnt} = ${this.expected} (§g.2)`,
+          `engine ${prev.header.engine} lists ${prev.count} descriptors, but (T(SW) − H(SW)) mod ${this.descqCnt} = ${this.expected}`,
           true,
         );
       }
@@ -204,11 +204,11 @@ class Scanner implements ScanState {
         true,
       );
     }
-    if (h.engine !== want) throw new Fail(p + 4, `expected the record of engine ${want} here, got SDE ${h.engine} (§g.2)`);
+    if (h.engine !== want) throw new Fail(p + 4, `expected the record of engine ${want} here, got SDE ${h.engine}`);
     if (h.swTail > this.mask || h.swHead > this.mask) {
       throw new Fail(
         p,
-        `T(SW) 0x${h.swTail.toString(16)} or H(SW) 0x${h.swHead.toString(16)} is not a slot of a ${this.descqCnt}-entry ring (sdma_descq_cnt, §a.1)`,
+        `T(SW) 0x${h.swTail.toString(16)} or H(SW) 0x${h.swHead.toString(16)} is not a slot of a ${this.descqCnt}-entry ring (sdma_descq_cnt)`,
       );
     }
     if (cut) throw new Fail(eol, 'the header line has no newline: the read was cut short');
@@ -227,8 +227,8 @@ class Scanner implements ScanState {
   private descriptor(p0: number): number {
     const buf = this.buf;
     const rec = this.open;
-    if (!rec) throw new Fail(p0, 'a descriptor line before the first header (§g.2)');
-    if (!matchAt(buf, p0, LIT_DESC)) throw new Fail(p0, "expected '\\tdesc[' (§g.2)");
+    if (!rec) throw new Fail(p0, 'a descriptor line before the first header');
+    if (!matchAt(buf, p0, LIT_DESC)) throw new Fail(p0, "expected '\\tdesc['");
     let p = p0 + 6;
     const slotAt = p;
     let slot = 0;
@@ -241,11 +241,10 @@ class Scanner implements ScanState {
     if (rec.count >= this.expected) {
       throw new Fail(
         p0,
-        `engine ${rec.header.engine}: more descriptor lines than (T(SW) − H(SW)) mod ${this.descqCnt} = ${this.expected} (§g.2)`,
+        `engine ${rec.header.engine}: more descriptor lines than (T(SW) − H(SW)) mod ${this.descqCnt} = ${this.expected}`,
       );
     }
-    if (slot !== want)
-      throw new Fail(slotAt, `expected slot ${want} (H(SW) + ${rec.count} mod ${this.descqCnt}), got ${slot} (§g.2)`);
+    if (slot !== want) throw new Fail(slotAt, `expected slot ${want} (H(SW) + ${rec.count} mod ${this.descqCnt}), got ${slot}`);
     if (!matchAt(buf, p, LIT_FLAGS)) throw new Fail(p, "expected ']: flags:'");
     p += 9;
     const fi = buf[p];
@@ -258,7 +257,7 @@ class Scanner implements ScanState {
       (ff !== FLAG_F && ff !== DASH) ||
       (fl !== FLAG_L && fl !== DASH)
     ) {
-      throw new Fail(p, 'flags must be 4 characters in the order I H F L, - where clear (§g.2)');
+      throw new Fail(p, 'flags must be 4 characters in the order I H F L, - where clear');
     }
     const flags = (fi === FLAG_I ? 8 : 0) | (fh === FLAG_H ? 4 : 0) | (ff === FLAG_F ? 2 : 0) | (fl === FLAG_L ? 1 : 0);
     p += 4;
@@ -267,12 +266,12 @@ class Scanner implements ScanState {
     const addrHi = hex8(buf, p);
     const addrLo = hex8(buf, p + 8);
     if (addrHi < 0 || addrLo < 0) throw new Fail(p, 'addr must be exactly 16 hex digits (0x%016llx)');
-    if (addrHi > 0xffff) throw new Fail(p, 'addr has bits above 47: PHY_ADDR is 48 bits (§e.1)');
+    if (addrHi > 0xffff) throw new Fail(p, 'addr has bits above 47: PHY_ADDR is 48 bits');
     p += 16;
     if (!matchAt(buf, p, LIT_GEN)) throw new Fail(p, "expected ' gen:'");
     p += 5;
     const gen = (buf[p] as number) - 48;
-    if (!(gen >= 0 && gen <= 3) || buf[p + 1] !== SPACE) throw new Fail(p, 'gen must be 0 to 3 (§e.1)');
+    if (!(gen >= 0 && gen <= 3) || buf[p + 1] !== SPACE) throw new Fail(p, 'gen must be 0 to 3');
     p += 1;
     if (!matchAt(buf, p, LIT_LEN)) throw new Fail(p, "expected ' len:'");
     p += 5;
@@ -283,14 +282,14 @@ class Scanner implements ScanState {
       p++;
     }
     if (p === lenAt || len > 16383 || (buf[lenAt] === 48 && p - lenAt > 1)) {
-      throw new Fail(lenAt, 'len must be a decimal from 0 to 16383 (BYTE_COUNT, §e.1)');
+      throw new Fail(lenAt, 'len must be a decimal from 0 to 16383 (BYTE_COUNT)');
     }
     const row = this.table.push(slot, flags, addrHi, addrLo, gen, len);
     if (buf[p + 1] === 98 /* b */) {
       if (!matchAt(buf, p, LIT_BYTES)) throw new Fail(p, "expected ' bytes' and the end of the line");
       p += 7;
     } else {
-      if (!matchAt(buf, p, LIT_D0)) throw new Fail(p, "expected ' bytes' or ' d0:0x' (§g.2)");
+      if (!matchAt(buf, p, LIT_D0)) throw new Fail(p, "expected ' bytes' or ' d0:0x'");
       p += 6;
       const a = hex8(buf, p);
       const b = hex8(buf, p + 8);
@@ -314,29 +313,29 @@ class Scanner implements ScanState {
 
   private ahg(p0: number): number {
     const buf = this.buf;
-    if (!this.lastFirst) throw new Fail(p0, 'an AHG line may only follow a descriptor with F set (§g.2)');
+    if (!this.lastFirst) throw new Fail(p0, 'an AHG line may only follow a descriptor with F set');
     this.lastFirst = false;
     let idx: number;
     let mode: number;
     let p: number;
     if (matchAt(buf, p0, LIT_AHG)) {
       [idx, p] = dec(buf, p0 + LIT_AHG.length, 31);
-      if (idx < 0) throw new Fail(p, 'ahgidx must be 0 to 31 (HEADER_INDEX, §e.1)');
+      if (idx < 0) throw new Fail(p, 'ahgidx must be 0 to 31 (HEADER_INDEX)');
       if (!matchAt(buf, p, LIT_AHGMODE)) throw new Fail(p, "expected ' ahgmode: '");
       [mode, p] = dec(buf, p + LIT_AHGMODE.length, 7);
-      if (mode < 0) throw new Fail(p, 'ahgmode must be 0 to 7 (HEADER_MODE, §e.1)');
+      if (mode < 0) throw new Fail(p, 'ahgmode must be 0 to 7 (HEADER_MODE)');
     } else if (matchAt(buf, p0, LIT_AIDX)) {
       [idx, p] = dec(buf, p0 + LIT_AIDX.length, 31);
-      if (idx < 0) throw new Fail(p, 'aidx must be 0 to 31 (HEADER_INDEX, §e.1)');
+      if (idx < 0) throw new Fail(p, 'aidx must be 0 to 31 (HEADER_INDEX)');
       if (!matchAt(buf, p, LIT_AMODE)) throw new Fail(p, "expected ' amode:'");
       [mode, p] = dec(buf, p + LIT_AMODE.length, 7);
-      if (mode < 0) throw new Fail(p, 'amode must be 0 to 7 (HEADER_MODE, §e.1)');
+      if (mode < 0) throw new Fail(p, 'amode must be 0 to 7 (HEADER_MODE)');
       if (!matchAt(buf, p, LIT_ALEN)) throw new Fail(p, "expected ' alen:'");
       let alen: number;
       [alen, p] = dec(buf, p + LIT_ALEN.length, 0xffff_ffff);
       if (alen < 0) throw new Fail(p, 'alen must be an unsigned decimal');
     } else {
-      throw new Fail(p0, "expected an AHG line: '\\t\\tahgidx: N ahgmode: N' or '\\t\\taidx:N amode:N alen:N' (§g.2)");
+      throw new Fail(p0, "expected an AHG line: '\\t\\tahgidx: N ahgmode: N' or '\\t\\taidx:N amode:N alen:N'");
     }
     if (buf[p] !== NL) throw new Fail(p, 'expected the end of the AHG line');
     this.table.setAhg(this.table.length - 1, idx, mode);

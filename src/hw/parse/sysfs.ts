@@ -12,7 +12,7 @@ function oneLine(text: string, file: string, what: string): string {
 export function parseVl(text: string, file = 'vl'): number {
   const s = oneLine(text, file, 'a VL number');
   if (!/^-?(0|[1-9][0-9]{0,9})$/.test(s)) {
-    throw new ParseError({ file, line: 1, column: 1, text: s }, 'expected the VL as a decimal (%d) (§h.2)');
+    throw new ParseError({ file, line: 1, column: 1, text: s }, 'expected the VL as a decimal (%d)');
   }
   return Number(s);
 }
@@ -36,10 +36,7 @@ export function parseCpuList(text: string, file = 'cpu_list'): CpuList {
     const lo = m ? Number(m[1]) : -1;
     const hi = m?.[2] === undefined ? lo : Number(m[2]);
     if (!m || hi < lo || hi >= MAX_CPU) {
-      throw new ParseError(
-        { file, line: 1, column: col, text: s },
-        "expected 'empty' or CPU numbers and ranges such as 0-3,8 (§h.2)",
-      );
+      throw new ParseError({ file, line: 1, column: col, text: s }, "expected 'empty' or CPU numbers and ranges such as 0-3,8");
     }
     for (let c = lo; c <= hi; c++) cpus.push(c);
     col += part.length + 1;
@@ -51,7 +48,7 @@ export function parseCpuList(text: string, file = 'cpu_list'): CpuList {
 export function parseUintParam(text: string, file: string): number {
   const s = oneLine(text, file, 'an unsigned decimal');
   if (!/^(0|[1-9][0-9]{0,9})$/.test(s) || Number(s) > 0xffff_ffff) {
-    throw new ParseError({ file, line: 1, column: 1, text: s }, 'expected an unsigned decimal module parameter (§h.4)');
+    throw new ParseError({ file, line: 1, column: 1, text: s }, 'expected an unsigned decimal module parameter');
   }
   return Number(s);
 }
@@ -60,7 +57,7 @@ export function parseUintParam(text: string, file: string): number {
 export function parseCapMask(text: string, file = 'cap_mask'): bigint {
   const s = oneLine(text, file, 'a hex mask');
   if (!/^0x[0-9a-f]{1,16}$/i.test(s)) {
-    throw new ParseError({ file, line: 1, column: 1, text: s }, 'expected cap_mask as 0x and hex digits (§h.4)');
+    throw new ParseError({ file, line: 1, column: 1, text: s }, 'expected cap_mask as 0x and hex digits');
   }
   return BigInt(s);
 }
