@@ -10,7 +10,8 @@ import { type ProgressOutcome, sampleSeq, sdmaProgressOutcome } from '../progres
 import { parseIntArg } from './args.js';
 import type { CommandSpec } from './context.js';
 import { keyValues } from './format.js';
-import { pace } from './pace.js';
+import { goneStatus, WarningSayer } from './observe.js';
+import { nextInstant, watchForStop } from './pace.js';
 import { engineArg, sampleOne, singleUnit, withBackend } from './units.js';
 
 /** Exit codes of `progress`. */
@@ -51,6 +52,8 @@ export const progressCommand: CommandSpec = {
       const engine = engineArg(args.engine, unit.info);
       const cnt = unit.info.descqCnt;
       const first = await sampleOne(unit, engine);
+      new WarningSayer(ctx.io).say([unit]);
+      if (first.gone) return goneStatus(ctx.io, [{ unit, s: first }]);
       if (first.seq === null) {
         throw new Hfi1SdmaError(
           'E_UNAVAILABLE',
@@ -63,6 +66,8 @@ export const progressCommand: CommandSpec = {
       let polls = 0;
       let s = first;
       let o: ProgressOutcome = { result: 0, reason: 'no-movement', moved: false, descAvail: null };
+      const stop = watchForStop();
+      let goneAt: EngineSample | null = null;
       for (;;) {
         const r = ringOf(s, cnt);
         o = sdmaProgressOutcome(
@@ -72,10 +77,16 @@ export const progressCommand: CommandSpec = {
         );
         everMoved ||= o.moved;
         if (o.result === 1 || s.timeMs - first.timeMs >= timeoutMs) break;
-        await pace(backend, ctx.io, intervalMs);
-        s = await sampleOne(unit, engine);
+        if (!(await nextInstant(backend, ctx.io, intervalMs, stop))) break;
+        const next = await sampleOne(unit, engine);
+        if (next.gone) {
+          goneAt = next;
+          break;
+        }
+        s = next;
         polls += 1;
       }
+      stop.dispose();
       const r = ringOf(s, cnt);
       const free = freeCount(cnt, r.head, r.tail);
       const waitedMs = s.timeMs - first.timeMs;
@@ -100,6 +111,8 @@ export const progressCommand: CommandSpec = {
           ]),
         );
       }
+      // A device gone while waiting ends the wait; the last sample before it is shown above.
+      if (goneAt) return goneStatus(ctx.io, [{ unit, s: goneAt }]);
       return satisfied ? PROGRESS_EXIT.satisfied : PROGRESS_EXIT.timeout;
     });
   },

@@ -288,8 +288,7 @@ function classifyCore(track: EngineTrack, cur: EngineSample, opts: ClassifyOptio
   const fullRising = prev?.sw && cur.sw && cur.sw.descqFullCount !== prev.sw.descqFullCount;
   if (moved && fullRising) return finish(track, { ...base, ...rates, verdict: 'backpressure', reason: 'ring-full' });
   let reason: Reason = moved ? 'moving' : 'waiting';
-  if (moved && cur.csr?.headDma !== null && now - (track.lastHeadDmaMoveMs ?? now) >= opts.stallMs)
-    reason = 'writeback-stalled';
+  if (moved && cur.csr?.headDma !== null && now - (track.lastHeadDmaMoveMs ?? now) >= opts.stallMs) reason = 'writeback-stalled';
   return finish(track, { ...base, ...rates, verdict: 'progressing', reason });
 }
 
