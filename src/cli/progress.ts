@@ -53,7 +53,17 @@ export const progressCommand: CommandSpec = {
       const cnt = unit.info.descqCnt;
       const first = await sampleOne(unit, engine);
       new WarningSayer(ctx.io).say([unit]);
-      if (first.gone) return goneStatus(ctx.io, [{ unit, s: first }]);
+      if (first.gone) {
+        ctx.io.stdout(
+          ctx.global.json
+            ? `${JSON.stringify({ unit: unit.info.unit, engine, numDesc, gone: true, satisfied: false, reason: 'device-gone' })}\n`
+            : keyValues([
+                ['engine', `${unit.info.name} sdma${engine}`],
+                ['result', 'device gone: registers read all-ones, no sender on this engine will be woken'],
+              ]),
+        );
+        return goneStatus(ctx.io, [{ unit, s: first }]);
+      }
       if (first.seq === null) {
         throw new Hfi1SdmaError(
           'E_UNAVAILABLE',
