@@ -19,6 +19,8 @@ export interface Io {
   exit?: (code: number) => void;
   /** Standard input as text, for commands reading `-` (log). */
   readStdin: () => Promise<string>;
+  /** Standard input as a stream of chunks (log reads it in bounded memory); tests may leave it out. */
+  stdinStream?: () => AsyncIterable<Uint8Array | string>;
 }
 
 let pipeWatched = false;
@@ -57,6 +59,7 @@ export function processIo(): Io {
     exit: (code) => process.exit(code),
     programPath: process.argv[1],
     execPath: process.execPath,
+    stdinStream: () => process.stdin,
     readStdin: async () => {
       const chunks: Buffer[] = [];
       for await (const c of process.stdin) chunks.push(c as Buffer);
