@@ -50,11 +50,15 @@ export function processIo(): Io {
     columns: process.stdout.columns,
     sleep: (ms, signal) =>
       new Promise((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        signal?.addEventListener('abort', () => {
+        const onAbort = () => {
           clearTimeout(timer);
           resolve();
-        });
+        };
+        const timer = setTimeout(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
       }),
     exit: (code) => process.exit(code),
     programPath: process.argv[1],

@@ -5,7 +5,7 @@ import type { Backend } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
 import { parseIntArg } from './args.js';
 import { type OpenOptions, openBackend } from './backend-select.js';
-import { COMMANDS } from './commands.js';
+import { commandsFor } from './commands.js';
 import { COMPLETION_KEY, chooseShell, completionScript, valueCompletions } from './completion.js';
 import type { CliContext, CommandSpec, GlobalOptions } from './context.js';
 import { colorEnabled, type Io, painter, processIo } from './io.js';
@@ -129,7 +129,6 @@ export interface MainDeps {
 
 /** Run the CLI on `argv` (without node and script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: Io = processIo(), deps: MainDeps = {}): Promise<number> {
-  const commands = deps.commands ?? COMMANDS;
   const open = deps.openBackend ?? openBackend;
   let chosen: { spec: CommandSpec; args: Record<string, unknown> } | undefined;
   try {
@@ -144,6 +143,8 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
       return printCompletion(argv, io);
     }
     let output = '';
+    // Load only the command that runs (every one to answer a completion request).
+    const commands = deps.commands ?? (await commandsFor(key >= 0 ? '*' : commandWord(argv)));
     const y = parser(io, commands, (spec, args) => {
       chosen = { spec, args };
     });
