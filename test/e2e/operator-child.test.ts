@@ -61,6 +61,27 @@ describe('health as a Nagios plugin', () => {
     expect(r.stdout).toMatch(/^HFI1-SDMA WARNING - emulator: .*all 4 engines in s20_Idle/);
   });
 
+  it('an engine error that recovers between samples is still a WARNING (SDMAErrCt rose)', () => {
+    const r = runChild([
+      ...EMU,
+      '--workload',
+      'qp',
+      '--at-ms',
+      '50',
+      '--fault',
+      'engine-error:1@200:3',
+      'health',
+      '--stall-ms',
+      '200',
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^WARNING: hfi1_0 sdma3 engine errors rose by 1 during the check/m);
+    const e = runChild([...EMU, '--fault', 'engine-error:1@30:3', 'engines', '--json']);
+    const engine3 = JSON.parse(e.stdout).units[0].engines[3];
+    expect(engine3.errors).toEqual([]);
+    expect(engine3.errCount).toBeGreaterThan(0);
+  });
+
   it('a bad flag is UNKNOWN (3), not 64', () => {
     const r = runChild(['health', '--bogus']);
     expect(r.code).toBe(3);
