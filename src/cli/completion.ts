@@ -41,7 +41,7 @@ complete -o bashdefault -o default -F ${fn} ${name}
 ${fn}() {
   local -a reply
   local IFS=$'\\n'
-  reply=($(ZSH_NAME=zsh ${run} ${COMPLETION_KEY} "\${words[@]:0:CURRENT}" 2>/dev/null))
+  reply=($(ZSH_NAME=zsh ${run} ${COMPLETION_KEY} "\${(@)words[1,CURRENT]}" 2>/dev/null))
   if (( \${#reply} > 0 )); then
     _describe 'values' reply
   else

@@ -96,6 +96,9 @@ export const progressCommand: CommandSpec = {
         s = next;
         polls += 1;
       }
+      // Stopped by a signal, or a recording that ended, before the timeout: say so, not "timeout".
+      const ended = o.result !== 1 && !goneAt && s.timeMs - first.timeMs < timeoutMs;
+      const endedWhy = stop.stopped() ? 'stopped by a signal' : 'the recording ended';
       stop.dispose();
       const r = ringOf(s, cnt);
       const free = freeCount(cnt, r.head, r.tail);
@@ -104,8 +107,8 @@ export const progressCommand: CommandSpec = {
       const why = satisfied
         ? `sdma_progress returned 1 after ${waitedMs} ms: seq ${seqAtSleep} → ${s.seq}, free ${free} ≥ ${numDesc}`
         : everMoved
-          ? `timeout after ${waitedMs} ms: the head moved (seq ${seqAtSleep} → ${s.seq}) but free is ${free} < ${numDesc}; a sender would be woken and sleep again`
-          : `timeout after ${waitedMs} ms: no movement (seq still ${seqAtSleep}, source ${s.seqSource}); a sender asleep now would wait for an interrupt that has not come`;
+          ? `${ended ? endedWhy : 'timeout'} after ${waitedMs} ms: the head moved (seq ${seqAtSleep} → ${s.seq}) but free is ${free} < ${numDesc}; a sender would be woken and sleep again`
+          : `${ended ? endedWhy : 'timeout'} after ${waitedMs} ms: no movement (seq still ${seqAtSleep}, source ${s.seqSource}); a sender asleep now would wait for an interrupt that has not come`;
       if (ctx.global.json) {
         ctx.io.stdout(
           `${JSON.stringify({ unit: unit.info.unit, engine, numDesc, seqAtSleep, seq: s.seq, seqSource: s.seqSource, moved: everMoved, free, freeAtSleep: freeCount(cnt, r0.head, r0.tail), result: o.result, satisfied, waitedMs, polls, reason: satisfied ? 'fits' : everMoved ? 'no-room' : 'no-movement' })}\n`,

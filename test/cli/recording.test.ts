@@ -44,6 +44,12 @@ describe('a recording of several instants', () => {
     expect(e).toMatchObject({ timeMs: 1400, errors: [], errCount: 3, errCountRise: 1, halts: 1, recoveries: 1 });
     expect(e.lastErrors.map((x: { name: string }) => x.name)).toEqual(['SDmaGenMismatchErr']);
   });
+
+  it('progress waits through the recording and says when it ended before the timeout', async () => {
+    const r = await runCli(['progress', '1', '--num-desc', '9'], {}, false, '', recorded([0, 700, 1400]));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/the recording ended after 1400 ms: no movement/);
+  });
 });
 
 describe('a recording of one instant (a frozen capture)', () => {

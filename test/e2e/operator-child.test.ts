@@ -1,6 +1,6 @@
 // The built CLI as a child process: a gone device, link-down, health's Nagios conventions,
 // closed pipes, shell completion, repeated options and stopping on SIGTERM.
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, runChild, startChild } from '../support/child.js';
 
 const EMU = ['--backend', 'emu', '--engines', '4'];
+const HAS_ZSH = (() => {
+  try {
+    execFileSync('zsh', ['-c', 'true']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -156,5 +164,23 @@ describe('completion', () => {
     );
     expect(complete(['hfi1-sdma', '--fault', 'dev'])).toBe('device-gone@');
     expect(complete(['hfi1-sdma', 'heal'])).toBe('health');
+  });
+
+  it.skipIf(!HAS_ZSH)('zsh completes commands and --workload values through the script (skipped: zsh not installed)', () => {
+    const script = runChild(['completion', 'zsh']).stdout;
+    // _describe and _default stand in for the completion system's widgets: they print what they are given.
+    const complete = (words: string[]) =>
+      spawnSync(
+        'zsh',
+        [
+          '-c',
+          `autoload -U compinit; compinit -u -D; eval "$SCRIPT"; _describe() { print -rl -- \${(P)2} }; _default() { print DEFAULT }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _hfi1_sdma_completions`,
+        ],
+        { encoding: 'utf8', env: { ...process.env, SCRIPT: script, HOME: tmpdir() }, timeout: 60_000 },
+      ).stdout.trim();
+    expect(complete(['hfi1-sdma', '--workload', '']).split('\n')).toEqual(['mixed', 'line-rate', 'qp', 'psm', 'small', 'idle']);
+    expect(complete(['hfi1-sdma', 'hea']).split('\n')).toContain(
+      'health:Nagios plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN; one line per finding',
+    );
   });
 });
