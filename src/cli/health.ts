@@ -108,7 +108,8 @@ function report(
 
 /** The UNKNOWN answer: one line, exit 3. */
 function unknown(ctx: CliContext, what: string, backend?: Backend): number {
-  ctx.io.stdout(`HFI1-SDMA UNKNOWN - ${backend ? subject(backend) : ''}${what}\n`);
+  const who = backend ? subject(backend) : ctx.global.backend === 'emu' ? 'emulator: ' : '';
+  ctx.io.stdout(`HFI1-SDMA UNKNOWN - ${who}${what}\n`);
   return NAGIOS.UNKNOWN;
 }
 
