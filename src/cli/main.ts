@@ -1,6 +1,6 @@
 // The hfi1-sdma command line: parse with yargs, pick a backend, run a command, map errors to exit
 // codes (DESIGN.md: 0 ok, 64 usage, 65 parse, 66 no unit/engine, 69 unavailable, 77 permission).
-import yargs, { type Argv } from 'yargs';
+import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
 import { parseIntArg } from './args.js';
@@ -45,6 +45,7 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
 }
 
 function parser(
+  yargs: typeof import('yargs').default,
   io: Io,
   commands: readonly CommandSpec[],
   onRun: (spec: CommandSpec, args: Record<string, unknown>) => void,
@@ -132,6 +133,11 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
   const open = deps.openBackend ?? openBackend;
   let chosen: { spec: CommandSpec; args: Record<string, unknown> } | undefined;
   try {
+    // The plain version needs no parser: answer it before loading one.
+    if (argv.length === 1 && argv[0] === '--version') {
+      io.stdout(`${version()}\n`);
+      return 0;
+    }
     const key = argv.indexOf(COMPLETION_KEY);
     if (key >= 0) {
       const values = await valueCompletions(argv.slice(key + 1));
@@ -145,7 +151,7 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
     let output = '';
     // Load only the command that runs (every one to answer a completion request).
     const commands = deps.commands ?? (await commandsFor(key >= 0 ? '*' : commandWord(argv)));
-    const y = parser(io, commands, (spec, args) => {
+    const y = parser((await import('yargs')).default, io, commands, (spec, args) => {
       chosen = { spec, args };
     });
     await y.parseAsync([...argv], {}, (_err, _args, out) => {
