@@ -152,16 +152,20 @@ export const healthCommand: CommandSpec = {
     } catch (e) {
       return unknown(ctx, (e as Error).message);
     }
-    if (observationMs(stallMs) >= timeoutMs) {
+    // The plugin's own start-up counts against the caller's timeout: answer a little before it.
+    const deadlineMs = timeoutMs - Math.min(1000, timeoutMs / 10);
+    if (observationMs(stallMs) >= deadlineMs) {
       return unknown(
         ctx,
-        `--stall-ms ${stallMs} needs ${observationMs(stallMs)} ms of observation, not less than --timeout ${timeoutMs / 1000} s: lower --stall-ms or raise --timeout`,
+        `--stall-ms ${stallMs} needs ${observationMs(stallMs)} ms of observation, too close to --timeout ${timeoutMs / 1000} s: lower --stall-ms or raise --timeout`,
       );
     }
     const stop = watchForStop();
+    let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
+    // A wall-clock deadline by nature (the caller's timeout is wall time), whatever clock paces the samples.
     const deadline = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      timer = setTimeout(() => resolve('timeout'), deadlineMs);
     });
     const check = withBackend(ctx, async (backend) => {
       try {
@@ -175,7 +179,7 @@ export const healthCommand: CommandSpec = {
           );
         }
         const { level, text } = report(backend, units, observed, warning, critical);
-        ctx.io.stdout(text);
+        if (!timedOut) ctx.io.stdout(text);
         return NAGIOS[level];
       } catch (e) {
         if (e instanceof Stopped) return unknown(ctx, 'interrupted before the observation completed', backend);
@@ -185,6 +189,7 @@ export const healthCommand: CommandSpec = {
     try {
       const first = await Promise.race([check, deadline]);
       if (first !== 'timeout') return first;
+      timedOut = true;
       stop.dispose();
       const code = unknown(ctx, `no answer within --timeout ${timeoutMs / 1000} s (a source did not answer in time)`);
       // The stuck read cannot be cancelled: end the process rather than overrun.
