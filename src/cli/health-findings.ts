@@ -5,6 +5,7 @@
 import type { EngineSample, Unit } from '../backend.js';
 import { usageError } from '../errors.js';
 import type { Classification } from '../progress/classify.js';
+import { isOperational } from '../progress/state.js';
 
 export const NAGIOS = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;
 export type Level = keyof typeof NAGIOS;
@@ -81,9 +82,20 @@ function engineFindings(o: Observed): Finding[] {
   return f;
 }
 
-/** Not running without a halt: ENABLE off in an idle state (a link down), said per unit when all share it. */
+/**
+ * Not running without a halt: an operational idle state such as s20_Idle (the link is down), or,
+ * without sdes, SDMA_ENABLE off in CTRL. Said per unit when all its engines share it.
+ */
 function notRunning(o: Observed): boolean {
-  return !o.s.gone && o.s.state !== null && o.s.state !== 's99_Running' && o.c.verdict !== 'halted';
+  const { s } = o;
+  if (s.gone || o.c.verdict === 'halted') return false;
+  if (s.state !== null) return isOperational(s.state) && s.state !== 's99_Running';
+  return s.csr !== null && (s.csr.ctrl & 0x1n) === 0n;
+}
+
+/** The state a not-running engine is in, as the output names it. */
+function stateName(o: Observed): string {
+  return o.s.state ?? 'CTRL.ENABLE off';
 }
 
 /** Every finding of the observation, grouped per unit where the whole unit shares one. */
@@ -103,7 +115,7 @@ export function findings(observed: readonly Observed[]): Finding[] {
       continue;
     }
     const idle = mine.filter(notRunning);
-    const states = [...new Set(idle.map((o) => o.s.state))];
+    const states = [...new Set(idle.map(stateName))];
     if (idle.length === mine.length && idle.length > 1 && states.length === 1) {
       out.push({
         count: 'notrunning',
@@ -114,7 +126,7 @@ export function findings(observed: readonly Observed[]): Finding[] {
       for (const o of idle)
         out.push({
           count: 'notrunning',
-          text: `${name} sdma${o.s.engine} in ${o.s.state}, not running (the link is down or the engine is stopped)`,
+          text: `${name} sdma${o.s.engine} in ${stateName(o)}, not running (the link is down or the engine is stopped)`,
           engines: 1,
         });
     }

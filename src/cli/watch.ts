@@ -71,7 +71,7 @@ export function renderScreen(rows: { unit: Unit; s: EngineSample; c: Classificat
     const inflight = w ? inFlight(w.descqHead, w.descqTail) : null;
     return [
       `${unit.info.name}/${s.engine}`,
-      s.state ?? '-',
+      s.gone ? paint('red', 'GONE') : (s.state ?? '-'),
       w ? String(w.swHead) : '-',
       s.csr && !s.gone ? String(s.csr.hwHead) : '-',
       w ? String(w.swTail) : '-',
@@ -81,10 +81,26 @@ export function renderScreen(rows: { unit: Unit; s: EngineSample; c: Classificat
       rate(c.descPerSec),
       rate(c.txPerSec),
       String(c.stallCount),
+      c.errCount === null ? '-' : c.errCountRise > 0 ? paint('yellow', `${c.errCount} (+${c.errCountRise})`) : String(c.errCount),
       verdictCell(c, paint),
     ];
   });
-  return `${header}\n${table(['engine', 'state', 'H(SW)', 'H(HW)', 'T(SW)', 'inflight', 'ring', 'free', 'desc/s', 'tx/s', 'stalls', 'verdict'], body, new Set([2, 3, 4, 5, 7, 8, 9, 10]))}`;
+  const header2 = [
+    'engine',
+    'state',
+    'H(SW)',
+    'H(HW)',
+    'T(SW)',
+    'inflight',
+    'ring',
+    'free',
+    'desc/s',
+    'tx/s',
+    'stalls',
+    'errs',
+    'verdict',
+  ];
+  return `${header}\n${table(header2, body, new Set([2, 3, 4, 5, 7, 8, 9, 10, 11]))}`;
 }
 
 export const watchCommand: CommandSpec = {

@@ -72,6 +72,20 @@ describe('health sees what a single sample misses', () => {
     expect(r.stdout.split('\n').filter((l) => l.startsWith('WARNING:'))).toHaveLength(1);
   });
 
+  it('link-down without sdes: CTRL.ENABLE off on every engine is the same WARNING', async () => {
+    const down: Script = () => ({ state: null, noSw: true, ctrl: 0n });
+    const r = await run(['health'], new FakeBackend(down, 4));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/hfi1_0 all 4 engines in CTRL\.ENABLE off, not running/);
+  });
+
+  it('an engine inside its recovery window is not called "not running"', async () => {
+    const recovering: Script = (_e, t) => ({ state: t >= 1500 ? 's50_HwHaltWait' : 's99_Running' });
+    const r = await run(['health'], new FakeBackend(recovering, 2));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/2 not yet determined \(recovering\)/);
+  });
+
   it('an engine error that recovered between samples is a WARNING naming the bits last seen', async () => {
     // SDMAErrCt rises at 500 ms; the halt-class bit shows in one sample only.
     const blip: Script = (e, t) => ({ errCount: e === 1 && t >= 500 ? 8 : 7, err: e === 1 && t === 500 ? 0x2n : 0n });
