@@ -76,7 +76,7 @@ export class WarningSayer {
   }
 }
 
-/** Names of the units with an engine that reads as gone, in order, each once. */
+/** The units with an engine that reads as gone, in order, each once. */
 export function goneUnits(rows: readonly { unit: Unit; s: EngineSample }[]): Unit[] {
   const out: Unit[] = [];
   for (const { unit, s } of rows) if (s.gone && !out.includes(unit)) out.push(unit);
