@@ -1,31 +1,105 @@
-// Every subcommand, in the order --help lists them.
+// Every subcommand, in the order --help lists them. Only the name and the one-line description
+// are here: a command's module (its options, its code, the libraries it needs) is loaded only
+// when that command runs, so `--version` or `engines` never load the emulator, the exporter or
+// the archive library.
 import type { CommandSpec } from './context.js';
-import { decodeCommand } from './decode.js';
-import { doctorCommand } from './doctor.js';
-import { emuCommand } from './emu.js';
-import { enginesCommand } from './engines.js';
-import { exportCommand } from './export.js';
-import { fitCommand } from './fit.js';
-import { healthCommand } from './health.js';
-import { logCommand } from './log.js';
-import { progressCommand } from './progress.js';
-import { ringCommand } from './ring.js';
-import { showCommand } from './show.js';
-import { snapshotCommand } from './snapshot.js';
-import { watchCommand } from './watch.js';
 
-export const COMMANDS: readonly CommandSpec[] = [
-  enginesCommand,
-  showCommand,
-  ringCommand,
-  watchCommand,
-  progressCommand,
-  fitCommand,
-  decodeCommand,
-  logCommand,
-  healthCommand,
-  doctorCommand,
-  snapshotCommand,
-  exportCommand,
-  emuCommand,
+/** A command as --help lists it, and how to load the whole of it. */
+export interface CommandEntry {
+  /** The yargs command string (`show <engine>`). */
+  command: string;
+  describe: string;
+  load(): Promise<CommandSpec>;
+}
+
+export const COMMAND_TABLE: readonly CommandEntry[] = [
+  {
+    command: 'engines',
+    describe: 'all engines: state, cpu, vl, heads, tail, in flight, free, DQF, error bits',
+    load: async () => (await import('./engines.js')).enginesCommand,
+  },
+  {
+    command: 'show <engine>',
+    describe: 'one engine in full: every field, CTRL/STATUS/ERR bits decoded',
+    load: async () => (await import('./show.js')).showCommand,
+  },
+  {
+    command: 'ring <engine>',
+    describe: 'the decoded descriptor ring between head and tail',
+    load: async () => (await import('./ring.js')).ringCommand,
+  },
+  {
+    command: 'watch',
+    describe: 'live view: heads, in-flight bar, rates and a verdict per engine (NDJSON with --json)',
+    load: async () => (await import('./watch.js')).watchCommand,
+  },
+  {
+    command: 'progress <engine>',
+    describe: 'sample seq, then wait until sdma_progress would return 1 (head moved and N fits)',
+    load: async () => (await import('./progress.js')).progressCommand,
+  },
+  {
+    command: 'fit [engine]',
+    describe: 'would N descriptors fit now: free count, headroom, progress-schedule threshold',
+    load: async () => (await import('./fit.js')).fitCommand,
+  },
+  {
+    command: 'decode <qw0> <qw1>',
+    describe: 'decode one hardware descriptor (both qwords, §e.1)',
+    load: async () => (await import('./decode.js')).decodeCommand,
+  },
+  {
+    command: 'log [file]',
+    describe: 'decode the hfi1 SDMA lines of a kernel log (dmesg/journalctl text; - for stdin)',
+    load: async () => (await import('./log.js')).logCommand,
+  },
+  {
+    command: 'health',
+    describe: 'Nagios plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN; one line per finding',
+    load: async () => (await import('./health.js')).healthCommand,
+  },
+  {
+    command: 'doctor',
+    describe: 'which sources are readable here, and for each that is not, why and what to do',
+    load: async () => (await import('./doctor.js')).doctorCommand,
+  },
+  {
+    command: 'snapshot',
+    describe: 'capture sysfs/debugfs/procfs and the SDMA CSR block into a .tar.gz (read back with --sysroot FILE)',
+    load: async () => (await import('./snapshot.js')).snapshotCommand,
+  },
+  {
+    command: 'export',
+    describe: 'Prometheus exporter: per-engine metrics on /metrics',
+    load: async () => (await import('./export.js')).exportCommand,
+  },
+  {
+    command: 'emu <action>',
+    describe: 'the emulator: run headless, write its sysroot once, keep it live, or explore races',
+    load: async () => (await import('./emu.js')).emuCommand,
+  },
 ];
+
+/** The word that names a command (`show` of `show <engine>`). */
+export function commandName(command: string | readonly string[]): string {
+  const first = typeof command === 'string' ? command : (command[0] ?? '');
+  return first.split(' ')[0] ?? first;
+}
+
+/**
+ * The specs for one run: the command named by `word` loaded in full (all of them when `word` is
+ * '*', for completion), every other one a light stand-in that --help can list.
+ */
+export async function commandsFor(word: string | undefined): Promise<CommandSpec[]> {
+  return Promise.all(
+    COMMAND_TABLE.map(async (entry) =>
+      word === '*' || commandName(entry.command) === word
+        ? entry.load()
+        : {
+            command: entry.command,
+            describe: entry.describe,
+            run: async (args, ctx) => (await entry.load()).run(args, ctx),
+          },
+    ),
+  );
+}

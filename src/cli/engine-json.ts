@@ -1,5 +1,6 @@
 // DESIGN.md's EngineJson: the stable JSON shape of one engine sample.
 import type { EngineSample } from '../backend.js';
+import type { Classification } from '../progress/classify.js';
 import { decodeEngErr, type EngErrBit } from '../progress/csr.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 import { hexJson } from './format.js';
@@ -35,16 +36,16 @@ export interface EngineJson {
   timeMs: number;
 }
 
-/** Convert a sample to EngineJson; `descqCnt` is the unit's ring size. */
+/** Convert a sample to EngineJson; `descqCnt` is the unit's ring size. A gone engine has no state, is not running and has no CSRs. */
 export function engineJson(s: EngineSample, descqCnt: number): EngineJson {
-  const c = s.csr;
+  const c = s.gone ? null : s.csr;
   const w = s.sw;
   const j: EngineJson = {
     unit: s.unit,
     engine: s.engine,
     cpu: s.cpu,
-    state: s.state,
-    running: s.state === null ? null : s.state === 's99_Running',
+    state: s.gone ? null : s.state,
+    running: s.gone ? false : s.state === null ? null : s.state === 's99_Running',
     seq: s.seq,
     seqSource: s.seqSource,
     csr: c
@@ -91,4 +92,28 @@ export function engineJson(s: EngineSample, descqCnt: number): EngineJson {
     };
   }
   return j;
+}
+
+/** What the observation saw of an engine's errors over time (fields added to EngineJson by engines and watch). */
+export interface ErrorHistoryJson {
+  /** Engine-error interrupts since driver load (SDMAErrCt); null when the counters are unread. */
+  errCount: number | null;
+  /** How much errCount rose while observed. */
+  errCountRise: number;
+  /** Entries into a halt condition, and returns from one, seen between samples. */
+  halts: number;
+  recoveries: number;
+  /** The error bits of the last sample that showed any. */
+  lastErrors: EngErrBit[];
+}
+
+/** The error history of one classified engine. */
+export function errorHistoryJson(c: Classification): ErrorHistoryJson {
+  return {
+    errCount: c.errCount,
+    errCountRise: c.errCountRise,
+    halts: c.halts,
+    recoveries: c.recoveries,
+    lastErrors: c.lastErrors,
+  };
 }

@@ -1,11 +1,13 @@
 // `engines`: every engine of the selected unit(s) in one table (DESIGN.md), or EngineJson.
-import type { EngineSample, UnitInfo } from '../backend.js';
+import type { Backend, EngineSample, Unit, UnitInfo } from '../backend.js';
 import { decodeEngErr } from '../progress/csr.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 import type { CommandSpec } from './context.js';
-import { engineJson } from './engine-json.js';
+import { engineJson, errorHistoryJson } from './engine-json.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
+import { goneStatus, Observer, type Row, WarningSayer } from './observe.js';
+import { watchForStop } from './pace.js';
 import { missingSources, selectedUnits, withBackend } from './units.js';
 
 const dash = '-';
@@ -44,6 +46,7 @@ export function engineRow(s: EngineSample, info: UnitInfo, paint: Paint): string
     w ? String(freeCount(info.descqCnt, w.descqHead, w.descqTail)) : dash,
     w ? String(w.descqFullCount) : dash,
     s.seq === null ? dash : String(s.seq),
+    s.counters && !s.gone ? String(s.counters.errCount) : dash,
     errorsCell(s, paint),
   ];
 }
@@ -60,9 +63,28 @@ export const ENGINE_HEADER = [
   'free',
   'DQF',
   'seq',
+  'errs',
   'errors',
 ];
-const RIGHT = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+const RIGHT = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+
+/**
+ * The rows to show: one sample of every engine; on a recording of several instants, every
+ * instant in turn (so halts and error counts seen along the way are known) and the last shown.
+ */
+async function observe(backend: Backend, units: Unit[]): Promise<Row[]> {
+  const observer = new Observer(backend, units, { stallMs: 1000 });
+  let rows = await observer.round();
+  const recording = backend.recording;
+  if (!recording) return rows;
+  const stop = watchForStop();
+  try {
+    while (!stop.stopped() && (await recording.advance())) rows = await observer.round();
+  } finally {
+    stop.dispose();
+  }
+  return rows;
+}
 
 export const enginesCommand: CommandSpec = {
   command: 'engines',
@@ -71,16 +93,19 @@ export const enginesCommand: CommandSpec = {
   async run(_args, ctx) {
     return withBackend(ctx, async (backend) => {
       const units = await selectedUnits(backend, ctx.global.unit);
-      const out: { unit: number; name: string; descqCnt: number; engines: ReturnType<typeof engineJson>[] }[] = [];
+      const rows = await observe(backend, units);
+      new WarningSayer(ctx.io).say(units);
+      const out: { unit: number; name: string; descqCnt: number; engines: object[] }[] = [];
       let text = '';
       for (const unit of units) {
-        const samples = await unit.sample();
+        const mine = rows.filter((r) => r.unit === unit);
+        const samples = mine.map((r) => r.s);
         const info = unit.info;
         out.push({
           unit: info.unit,
           name: info.name,
           descqCnt: info.descqCnt,
-          engines: samples.map((s) => engineJson(s, info.descqCnt)),
+          engines: mine.map(({ s, c }) => ({ ...engineJson(s, info.descqCnt), ...errorHistoryJson(c) })),
         });
         const srcs = [...new Set(samples.flatMap((s) => s.sources))].join(', ') || 'none';
         text += `${info.name}${info.pci ? ` (${info.pci})` : ''}  descq_cnt ${info.descqCnt}  engines ${info.engines}  backend ${backend.kind}  sources ${srcs}\n`;
@@ -93,7 +118,7 @@ export const enginesCommand: CommandSpec = {
         if (missing && backend.kind === 'hw') ctx.io.stderr(`hfi1-sdma: ${missing}\n`);
       }
       ctx.io.stdout(ctx.global.json ? `${JSON.stringify({ backend: backend.kind, units: out })}\n` : text);
-      return 0;
+      return goneStatus(ctx.io, rows);
     });
   },
 };

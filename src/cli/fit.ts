@@ -6,6 +6,7 @@ import { type FitReport, fitReport, inProcess, slot } from '../progress/ring.js'
 import { parseDescqCnt, parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { keyValues } from './format.js';
+import { goneStatus, WarningSayer } from './observe.js';
 
 const U32_MAX = 0xffff_ffff;
 
@@ -69,6 +70,7 @@ export const fitCommand: CommandSpec = {
     const numDesc = parseIntArg('--num-desc', args.numDesc, 1, MAX_DESC);
     let report: FitJson;
     let where: string;
+    let status = 0;
     if (args.engine === undefined) {
       if (args.descqCnt === undefined || args.head === undefined || args.tail === undefined) {
         throw usageError('fit needs an engine, or all of --descq-cnt, --head and --tail');
@@ -90,6 +92,8 @@ export const fitCommand: CommandSpec = {
         if (unitNo === undefined) throw new Hfi1SdmaError('E_NO_DEVICE', 'no hfi1 unit found');
         const unit = await backend.unit(unitNo);
         const [s] = await unit.sample([engine]);
+        new WarningSayer(ctx.io).say([unit]);
+        if (s?.gone) status = goneStatus(ctx.io, [{ unit, s }]);
         if (!s?.sw) {
           throw new Hfi1SdmaError(
             'E_UNAVAILABLE',
@@ -104,6 +108,6 @@ export const fitCommand: CommandSpec = {
       }
     }
     ctx.io.stdout(ctx.global.json ? `${JSON.stringify(report)}\n` : render(report, where));
-    return 0;
+    return status;
   },
 };

@@ -1,61 +1,116 @@
 // `health`: a Nagios plugin. Observes every engine long enough to confirm a stall (two-stage),
 // then prints one status line with perfdata and one line per finding.
-// Exit codes (Nagios plugin API): 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+// Exit codes (Nagios plugin API): 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also for a usage error).
 import type { Argv } from 'yargs';
-import type { EngineSample, Unit } from '../backend.js';
+import type { Backend, Unit } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
-import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, newTrack } from '../progress/classify.js';
 import { parseIntArg } from './args.js';
-import type { CommandSpec } from './context.js';
-import { pace } from './pace.js';
+import type { CliContext, CommandSpec } from './context.js';
+import {
+  COUNTS,
+  countsOf,
+  DEFAULT_CRITICAL,
+  DEFAULT_WARNING,
+  findings,
+  type Level,
+  levelOf,
+  NAGIOS,
+  type Observed,
+  parseThresholds,
+  type Thresholds,
+} from './health-findings.js';
+import { Observer, type Row } from './observe.js';
+import { isFrozenCapture, nextInstant, type StopWatch, watchForStop } from './pace.js';
 import { missingSources, selectedUnits, withBackend } from './units.js';
 
-export const NAGIOS = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;
-type Level = keyof typeof NAGIOS;
+export { NAGIOS } from './health-findings.js';
 
-/** One finding: its level and the line that says it. */
-export interface Finding {
-  level: Level;
-  text: string;
+/** Samples in a live observation: 2 × --stall-ms, --stall-ms/2 apart. */
+const LIVE_ROUNDS = 5;
+
+/** The observation that --stall-ms asks for, in ms of (wall or virtual) time. */
+function observationMs(stallMs: number): number {
+  return (LIVE_ROUNDS - 1) * Math.max(1, Math.ceil(stallMs / 2));
 }
 
-/**
- * Findings for one engine's final classification. `fullRounds` counts the rounds (after the
- * first) in which the engine was in backpressure: a full ring under load is normal, so only a
- * ring full in every round is a warning.
- */
-export function findingsFor(name: string, s: EngineSample, c: Classification, fullRounds = 0, rounds = 1): Finding[] {
-  const where = `${name} sdma${s.engine}`;
-  const f: Finding[] = [];
-  switch (c.verdict) {
-    case 'stalled':
-      f.push({
-        level: 'CRITICAL',
-        text: `${where} stalled (${c.reason}): ${c.inFlight ?? '?'} descriptors in flight, no head movement for ${c.stallMaxMs} ms`,
-      });
+/** The name every output line starts with, saying what was observed unless it is this host. */
+function subject(backend: Backend): string {
+  if (backend.recording) return `snapshot ${backend.recording.source}: `;
+  return backend.kind === 'emu' ? 'emulator: ' : '';
+}
+
+class Stopped extends Error {}
+
+/** Observe every unit: 5 rounds live; every recorded instant on a recording. */
+async function observe(backend: Backend, units: Unit[], stallMs: number, ctx: CliContext, stop: StopWatch) {
+  const observer = new Observer(backend, units, { stallMs, recoveryMs: stallMs });
+  const fullRounds = new Map<string, number>();
+  let rounds = 0;
+  let rows: Row[] = await observer.round();
+  for (let i = 1; backend.recording || i < LIVE_ROUNDS; i++) {
+    if (!(await nextInstant(backend, ctx.io, Math.max(1, Math.ceil(stallMs / 2)), stop))) {
+      if (stop.stopped()) throw new Stopped();
       break;
-    case 'halted':
-      f.push({
-        level: 'CRITICAL',
-        text: `${where} halted (${c.reason}): state ${s.state ?? '?'}${c.errors.length ? `, errors ${c.errors.map((e) => e.name).join(',')}` : ''}`,
-      });
-      break;
-    case 'gone':
-      f.push({ level: 'CRITICAL', text: `${where} gone: registers read all-ones (device reset or removed)` });
-      break;
+    }
+    rows = await observer.round();
+    rounds += 1;
+    for (const { s, c } of rows) {
+      const key = `${s.unit}/${s.engine}`;
+      if (c.verdict === 'backpressure') fullRounds.set(key, (fullRounds.get(key) ?? 0) + 1);
+    }
   }
-  if (fullRounds >= rounds) {
-    f.push({
-      level: 'WARNING',
-      text: `${where} ring persistently full: descq_full_count rose in every sample (senders keep waiting for descriptors)`,
-    });
+  const observed: Observed[] = rows.map((r) => ({
+    ...r,
+    persistentlyFull: rounds > 0 && (fullRounds.get(`${r.s.unit}/${r.s.engine}`) ?? 0) >= rounds,
+  }));
+  return observed;
+}
+
+/** The status line, perfdata and finding lines; returns the level. */
+function report(
+  backend: Backend,
+  units: Unit[],
+  observed: Observed[],
+  warning: Thresholds,
+  critical: Thresholds,
+): { level: Level; text: string } {
+  const fs = findings(observed);
+  const counts = countsOf(fs);
+  const lines = fs.map((f) => ({ level: levelOf(f.count, counts[f.count], warning, critical), text: f.text }));
+  const order: Record<Level, number> = { CRITICAL: 0, WARNING: 1, UNKNOWN: 2, OK: 3 };
+  lines.sort((a, b) => order[a.level] - order[b.level]);
+  for (const unit of units) {
+    const m = missingSources(unit.info);
+    if (m && backend.kind === 'hw') lines.push({ level: 'OK', text: `note: ${m}` });
   }
-  if (c.orphanedWork)
-    f.push({ level: 'WARNING', text: `${where} flush list non-empty beyond the recovery window: orphaned txreqs` });
-  const soft = c.errors.filter((e) => !e.halts);
-  if (soft.length && c.verdict !== 'halted')
-    f.push({ level: 'WARNING', text: `${where} correctable error bits: ${soft.map((e) => e.name).join(',')}` });
-  return f;
+  const levels = COUNTS.map((k) => levelOf(k, counts[k], warning, critical));
+  const level: Level = levels.includes('CRITICAL') ? 'CRITICAL' : levels.includes('WARNING') ? 'WARNING' : 'OK';
+  const perf = [
+    `engines=${observed.length}`,
+    ...COUNTS.map((k) => `${k}=${counts[k]};${warning[k] ?? ''};${critical[k] ?? ''}`),
+    `backpressure=${observed.filter((o) => o.c.verdict === 'backpressure').length}`,
+    ...observed.map(
+      ({ unit, s, c }) => `${unit.info.name}_sdma${s.engine}_inflight=${c.inFlight ?? 'U'};;;0;${unit.info.descqCnt - 1}`,
+    ),
+  ].join(' ');
+  const problems = lines.filter((l) => l.level !== 'OK');
+  const undetermined = observed.filter((o) => o.c.verdict === 'unknown');
+  const reasons = [...new Set(undetermined.map((o) => o.c.reason))].join(', ');
+  const summary =
+    problems.length > 0
+      ? `${problems.length} finding(s): ${problems[0]?.text}${problems.length > 1 ? ' ...' : ''}`
+      : undetermined.length > 0
+        ? `${observed.length - undetermined.length} engines on ${units.length} unit(s) healthy, ${undetermined.length} not yet determined (${reasons})`
+        : `${observed.length} engines on ${units.length} unit(s) healthy`;
+  const text = `HFI1-SDMA ${level} - ${subject(backend)}${summary} | ${perf}\n${lines.map((l) => `${l.level}: ${l.text}\n`).join('')}`;
+  return { level, text };
+}
+
+/** The UNKNOWN answer: one line, exit 3. */
+function unknown(ctx: CliContext, what: string, backend?: Backend): number {
+  const who = backend ? subject(backend) : ctx.global.backend === 'emu' ? 'emulator: ' : '';
+  ctx.io.stdout(`HFI1-SDMA UNKNOWN - ${who}${what}\n`);
+  return NAGIOS.UNKNOWN;
 }
 
 export const healthCommand: CommandSpec = {
@@ -65,77 +120,90 @@ export const healthCommand: CommandSpec = {
   builder: (y: Argv) =>
     y
       .option('stall-ms', { type: 'string', default: '1000', describe: 'no head movement this long while in flight is a stall' })
+      .option('timeout', {
+        alias: 't',
+        type: 'string',
+        default: '10',
+        describe: 'seconds the whole check may take; UNKNOWN rather than overrun',
+      })
+      .option('warning', {
+        alias: 'w',
+        type: 'string',
+        describe: `WARNING when a count exceeds N: name=N|off,... (default ${thresholdText(DEFAULT_WARNING)})`,
+      })
+      .option('critical', {
+        alias: 'c',
+        type: 'string',
+        describe: `CRITICAL when a count exceeds N: name=N|off,... (default ${thresholdText(DEFAULT_CRITICAL)})`,
+      })
       .epilogue(
-        'Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is CRITICAL.',
+        `Counts (engines): ${COUNTS.join(', ')}. Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is a halt. A snapshot is replayed instant by instant; a snapshot of one instant is UNKNOWN. Any usage error is UNKNOWN (3).`,
       ),
   async run(args, ctx) {
     let stallMs: number;
+    let timeoutMs: number;
+    let warning: Thresholds;
+    let critical: Thresholds;
     try {
       stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
+      timeoutMs = parseIntArg('--timeout', args.timeout, 1, 86_400) * 1000;
+      warning = parseThresholds('--warning', args.warning, DEFAULT_WARNING);
+      critical = parseThresholds('--critical', args.critical, DEFAULT_CRITICAL);
     } catch (e) {
-      ctx.io.stdout(`HFI1-SDMA UNKNOWN - ${(e as Error).message}\n`);
-      return NAGIOS.UNKNOWN;
+      return unknown(ctx, (e as Error).message);
     }
-    const intervalMs = Math.max(1, Math.ceil(stallMs / 2));
-    try {
-      return await withBackend(ctx, async (backend) => {
+    // The plugin's own start-up counts against the caller's timeout: answer a little before it.
+    const deadlineMs = timeoutMs - Math.min(1000, timeoutMs / 10);
+    if (observationMs(stallMs) >= deadlineMs) {
+      return unknown(
+        ctx,
+        `--stall-ms ${stallMs} needs ${observationMs(stallMs)} ms of observation, too close to --timeout ${timeoutMs / 1000} s: lower --stall-ms or raise --timeout`,
+      );
+    }
+    const stop = watchForStop();
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
+    // A wall-clock deadline by nature (the caller's timeout is wall time), whatever clock paces the samples.
+    const deadline = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), deadlineMs);
+    });
+    const check = withBackend(ctx, async (backend) => {
+      try {
         const units = await selectedUnits(backend, ctx.global.unit);
-        const tracks = new Map<string, ReturnType<typeof newTrack>>();
-        const fullRounds = new Map<string, number>();
-        let rounds = 0;
-        let final: { unit: Unit; s: EngineSample; c: Classification }[] = [];
-        for (let i = 0; i < 5; i++) {
-          if (i > 0) await pace(backend, ctx.io, intervalMs);
-          final = [];
-          if (i > 0) rounds += 1;
-          for (const unit of units) {
-            // One window for both: a halt that outlasts the observation is a finding.
-            const opts = { ...DEFAULT_CLASSIFY_OPTIONS, stallMs, recoveryMs: stallMs, descqCnt: unit.info.descqCnt };
-            for (const s of await unit.sample()) {
-              const key = `${s.unit}/${s.engine}`;
-              const track = tracks.get(key) ?? newTrack();
-              tracks.set(key, track);
-              const c = classify(track, s, opts);
-              if (i > 0 && c.verdict === 'backpressure') fullRounds.set(key, (fullRounds.get(key) ?? 0) + 1);
-              final.push({ unit, s, c });
-            }
-          }
+        const observed = await observe(backend, units, stallMs, ctx, stop);
+        if (isFrozenCapture(backend)) {
+          return unknown(
+            ctx,
+            'a capture of a single instant shows no movement, so no stall or rate can be judged from it; take a snapshot of several samples',
+            backend,
+          );
         }
-        const order = { CRITICAL: 0, WARNING: 1, UNKNOWN: 2, OK: 3 };
-        const findings = final
-          .flatMap(({ unit, s, c }) => findingsFor(unit.info.name, s, c, fullRounds.get(`${s.unit}/${s.engine}`) ?? 0, rounds))
-          .sort((a, b) => order[a.level] - order[b.level]);
-        for (const unit of units) {
-          const m = missingSources(unit.info);
-          if (m && backend.kind === 'hw') findings.push({ level: 'OK', text: `note: ${m}` });
-        }
-        const worst: Level = findings.some((f) => f.level === 'CRITICAL')
-          ? 'CRITICAL'
-          : findings.some((f) => f.level === 'WARNING')
-            ? 'WARNING'
-            : 'OK';
-        const count = (v: string) => final.filter((r) => r.c.verdict === v).length;
-        const perf = [
-          `engines=${final.length}`,
-          `stalled=${count('stalled')};;1`,
-          `halted=${count('halted')};;1`,
-          `backpressure=${count('backpressure')};1`,
-          ...final.map(
-            ({ unit, s, c }) => `${unit.info.name}_sdma${s.engine}_inflight=${c.inFlight ?? 'U'};;;0;${unit.info.descqCnt - 1}`,
-          ),
-        ].join(' ');
-        const problems = findings.filter((f) => f.level !== 'OK');
-        const summary =
-          problems.length === 0
-            ? `${final.length} engines on ${units.length} unit(s) healthy (${backend.kind})`
-            : `${problems.length} finding(s): ${problems[0]?.text}${problems.length > 1 ? ' ...' : ''}`;
-        ctx.io.stdout(`HFI1-SDMA ${worst} - ${summary} | ${perf}\n${findings.map((f) => `${f.level}: ${f.text}\n`).join('')}`);
-        return NAGIOS[worst];
-      });
-    } catch (e) {
-      const msg = isHfi1SdmaError(e) ? e.message : String(e);
-      ctx.io.stdout(`HFI1-SDMA UNKNOWN - ${msg}\n`);
-      return NAGIOS.UNKNOWN;
+        const { level, text } = report(backend, units, observed, warning, critical);
+        if (!timedOut) ctx.io.stdout(text);
+        return NAGIOS[level];
+      } catch (e) {
+        if (e instanceof Stopped) return unknown(ctx, 'interrupted before the observation completed', backend);
+        throw e;
+      }
+    }).catch((e: unknown) => unknown(ctx, isHfi1SdmaError(e) ? e.message : String(e)));
+    try {
+      const first = await Promise.race([check, deadline]);
+      if (first !== 'timeout') return first;
+      timedOut = true;
+      stop.dispose();
+      const code = unknown(ctx, `no answer within --timeout ${timeoutMs / 1000} s (a source did not answer in time)`);
+      // The stuck read cannot be cancelled: end the process rather than overrun.
+      ctx.io.exit?.(code);
+      return code;
+    } finally {
+      clearTimeout(timer);
+      stop.dispose();
     }
   },
 };
+
+function thresholdText(t: Thresholds): string {
+  return Object.entries(t)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}

@@ -10,21 +10,60 @@ export interface Io {
   isTTY: boolean;
   /** Terminal width in columns, when known. */
   columns?: number;
-  /** Wait `ms` of wall time (watch, progress and health pacing); tests pass a no-op. */
-  sleep: (ms: number) => Promise<void>;
+  /** Wait `ms` of wall time (watch, progress and health pacing), ending early on `signal`; tests pass a no-op. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The script this program was run as and the node that runs it (completion scripts call them back). */
+  programPath?: string;
+  execPath?: string;
+  /** End the process now with `code` (a command that must not overrun abandons a stuck read); absent in tests. */
+  exit?: (code: number) => void;
   /** Standard input as text, for commands reading `-` (log). */
   readStdin: () => Promise<string>;
+  /** Standard input as a stream of chunks (log reads it in bounded memory); tests may leave it out. */
+  stdinStream?: () => AsyncIterable<Uint8Array | string>;
+}
+
+let pipeWatched = false;
+
+/**
+ * A closed standard output (`| head -1`) ends the command quietly with status 0, as a Unix tool
+ * killed by SIGPIPE would end silently; any other write error on it is exit 74 with a message.
+ */
+function endOnClosedStdout(): void {
+  if (pipeWatched) return;
+  pipeWatched = true;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`hfi1-sdma: cannot write standard output: ${e.code ?? e.message}\n`);
+    process.exit(74);
+  });
 }
 
 /** The real process streams. */
 export function processIo(): Io {
+  endOnClosedStdout();
   return {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
     env: process.env,
     isTTY: process.stdout.isTTY === true,
     columns: process.stdout.columns,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    sleep: (ms, signal) =>
+      new Promise((resolve) => {
+        const onAbort = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+    exit: (code) => process.exit(code),
+    programPath: process.argv[1],
+    execPath: process.execPath,
+    stdinStream: () => process.stdin,
     readStdin: async () => {
       const chunks: Buffer[] = [];
       for await (const c of process.stdin) chunks.push(c as Buffer);

@@ -1,10 +1,11 @@
 // `log [FILE|-]`: decode the hfi1 SDMA lines of a kernel log (§g.5).
 import type { Argv } from 'yargs';
 import { Hfi1SdmaError } from '../errors.js';
-import { type KernelLog, type LogEvent, parseKernelLog } from '../kmsg/parse.js';
+import { type KernelLog, type LogEvent, MAX_EVENTS, MAX_UNITS } from '../kmsg/parse.js';
+import { MAX_LINE_BYTES, readKernelLog } from '../kmsg/stream.js';
 import { flagString } from '../progress/descriptor.js';
 import type { CommandSpec } from './context.js';
-import { readInputFile } from './files.js';
+import { readLogFile, stdinChunks } from './files.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
 
@@ -91,8 +92,18 @@ export const logCommand: CommandSpec = {
       .example('$0 log node17-dmesg.txt --json', 'a log pasted from a failed node'),
   async run(args, ctx) {
     const file = String(args.file ?? '-');
-    const text = file === '-' ? await ctx.io.readStdin() : await readInputFile(file);
-    const log = parseKernelLog(text);
+    const log = file === '-' ? await readKernelLog(stdinChunks(ctx.io)) : await readLogFile(file);
+    const name = file === '-' ? 'standard input' : file;
+    if (log.overlongLines > 0) {
+      ctx.io.stderr(
+        `hfi1-sdma: ${name}: skipped ${log.overlongLines} line(s) longer than ${MAX_LINE_BYTES} bytes (not kernel messages)\n`,
+      );
+    }
+    if (log.eventsDropped > 0) {
+      ctx.io.stderr(
+        `hfi1-sdma: ${name}: kept the first ${MAX_EVENTS} SDMA events of ${MAX_UNITS} unit(s) at most; ${log.eventsDropped} more were left out: narrow the log (e.g. journalctl -k --since ...)\n`,
+      );
+    }
     if (log.hfi1Lines === 0) {
       throw new Hfi1SdmaError(
         'E_PARSE',

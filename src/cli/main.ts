@@ -1,16 +1,33 @@
 // The hfi1-sdma command line: parse with yargs, pick a backend, run a command, map errors to exit
 // codes (DESIGN.md: 0 ok, 64 usage, 65 parse, 66 no unit/engine, 69 unavailable, 77 permission).
-import yargs, { type Argv } from 'yargs';
+import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
 import { parseIntArg } from './args.js';
 import { type OpenOptions, openBackend } from './backend-select.js';
-import { COMMANDS } from './commands.js';
+import { commandsFor } from './commands.js';
+import { COMPLETION_KEY, chooseShell, completionScript, valueCompletions } from './completion.js';
 import type { CliContext, CommandSpec, GlobalOptions } from './context.js';
 import { colorEnabled, type Io, painter, processIo } from './io.js';
 import { version } from './version.js';
 
+/** Global options that take one value: given twice, which one was meant is unknown (exit 64). */
+const SINGLE_VALUED = ['backend', 'sysroot', 'unit', 'seed', 'engines', 'descq-cnt', 'workload', 'at-ms'] as const;
+
+/** Options that take a value, so the word after them is not the command. */
+const TAKES_VALUE = new Set(SINGLE_VALUED.map((o) => `--${o}`).concat(['--fault']));
+
+function camel(name: string): string {
+  return name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
+
 function globalOptions(args: Record<string, unknown>): GlobalOptions {
+  for (const name of SINGLE_VALUED) {
+    const v = args[camel(name)];
+    if (Array.isArray(v)) {
+      throw usageError(`--${name} was given ${v.length} times (${v.join(', ')}); give it once`);
+    }
+  }
   const faults = args.fault;
   return {
     backend: (args.backend as GlobalOptions['backend']) ?? 'auto',
@@ -28,6 +45,7 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
 }
 
 function parser(
+  yargs: typeof import('yargs').default,
   io: Io,
   commands: readonly CommandSpec[],
   onRun: (spec: CommandSpec, args: Record<string, unknown>) => void,
@@ -88,7 +106,7 @@ function parser(
     .fail((msg, err) => {
       throw err ?? usageError(`${msg}\nRun 'hfi1-sdma --help' for usage.`);
     })
-    .completion('completion', 'print a bash/zsh completion script')
+    .completion('completion', 'completion [bash|zsh]: print a shell completion script')
     .epilogue(
       'Exit codes: 0 ok, 64 usage, 65 malformed input, 66 no such unit/engine, 69 source unavailable or device gone, 77 permission denied; health and progress document their own.',
     );
@@ -112,12 +130,28 @@ export interface MainDeps {
 
 /** Run the CLI on `argv` (without node and script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: Io = processIo(), deps: MainDeps = {}): Promise<number> {
-  const commands = deps.commands ?? COMMANDS;
   const open = deps.openBackend ?? openBackend;
   let chosen: { spec: CommandSpec; args: Record<string, unknown> } | undefined;
   try {
+    // The plain version needs no parser: answer it before loading one.
+    if (argv.length === 1 && argv[0] === '--version') {
+      io.stdout(`${version()}\n`);
+      return 0;
+    }
+    const key = argv.indexOf(COMPLETION_KEY);
+    if (key >= 0) {
+      const values = await valueCompletions(argv.slice(key + 1));
+      if (values) {
+        io.stdout(values.map((v) => `${v}\n`).join(''));
+        return 0;
+      }
+    } else if (commandWord(argv) === 'completion') {
+      return printCompletion(argv, io);
+    }
     let output = '';
-    const y = parser(io, commands, (spec, args) => {
+    // Load only the command that runs (every one to answer a completion request).
+    const commands = deps.commands ?? (await commandsFor(key >= 0 ? '*' : commandWord(argv)));
+    const y = parser((await import('yargs')).default, io, commands, (spec, args) => {
       chosen = { spec, args };
     });
     await y.parseAsync([...argv], {}, (_err, _args, out) => {
@@ -138,8 +172,37 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
     };
     return await spec.run(chosen.args, ctx);
   } catch (e) {
+    if (isHfi1SdmaError(e) && e.code === 'E_USAGE' && commandWord(argv) === 'health') {
+      // A Nagios plugin exits 3 (UNKNOWN) on a usage error, with its status line on stdout.
+      io.stdout(`HFI1-SDMA UNKNOWN - ${e.message.split('\n')[0]}\n`);
+      return 3;
+    }
     return reportError(e, io);
   }
+}
+
+/** The command word of `argv`: the first word that is neither an option nor an option's value. */
+export function commandWord(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '--') return argv[i + 1];
+    if (a.startsWith('-')) {
+      if (TAKES_VALUE.has(a)) i += 1;
+      continue;
+    }
+    return a;
+  }
+  return undefined;
+}
+
+/** `completion [bash|zsh]`: the script, calling back this program by the path it was run as. */
+function printCompletion(argv: readonly string[], io: Io): number {
+  const rest = argv.slice(argv.indexOf('completion') + 1).filter((a) => !a.startsWith('-'));
+  if (rest.length > 1) throw usageError(`completion takes one shell name (bash or zsh), got ${rest.join(' ')}`);
+  const shell = chooseShell(rest[0], io.env.SHELL);
+  const invoke = io.programPath ? [io.execPath ?? 'node', io.programPath] : ['hfi1-sdma'];
+  io.stdout(completionScript(shell, invoke));
+  return 0;
 }
 
 function reportError(e: unknown, io: Io): number {

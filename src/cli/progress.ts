@@ -10,7 +10,8 @@ import { type ProgressOutcome, sampleSeq, sdmaProgressOutcome } from '../progres
 import { parseIntArg } from './args.js';
 import type { CommandSpec } from './context.js';
 import { keyValues } from './format.js';
-import { pace } from './pace.js';
+import { goneStatus, WarningSayer } from './observe.js';
+import { nextInstant, watchForStop } from './pace.js';
 import { engineArg, sampleOne, singleUnit, withBackend } from './units.js';
 
 /** Exit codes of `progress`. */
@@ -51,6 +52,18 @@ export const progressCommand: CommandSpec = {
       const engine = engineArg(args.engine, unit.info);
       const cnt = unit.info.descqCnt;
       const first = await sampleOne(unit, engine);
+      new WarningSayer(ctx.io).say([unit]);
+      if (first.gone) {
+        ctx.io.stdout(
+          ctx.global.json
+            ? `${JSON.stringify({ unit: unit.info.unit, engine, numDesc, gone: true, satisfied: false, reason: 'device-gone' })}\n`
+            : keyValues([
+                ['engine', `${unit.info.name} sdma${engine}`],
+                ['result', 'device gone: registers read all-ones, no sender on this engine will be woken'],
+              ]),
+        );
+        return goneStatus(ctx.io, [{ unit, s: first }]);
+      }
       if (first.seq === null) {
         throw new Hfi1SdmaError(
           'E_UNAVAILABLE',
@@ -63,6 +76,8 @@ export const progressCommand: CommandSpec = {
       let polls = 0;
       let s = first;
       let o: ProgressOutcome = { result: 0, reason: 'no-movement', moved: false, descAvail: null };
+      const stop = watchForStop();
+      let goneAt: EngineSample | null = null;
       for (;;) {
         const r = ringOf(s, cnt);
         o = sdmaProgressOutcome(
@@ -72,10 +87,19 @@ export const progressCommand: CommandSpec = {
         );
         everMoved ||= o.moved;
         if (o.result === 1 || s.timeMs - first.timeMs >= timeoutMs) break;
-        await pace(backend, ctx.io, intervalMs);
-        s = await sampleOne(unit, engine);
+        if (!(await nextInstant(backend, ctx.io, intervalMs, stop))) break;
+        const next = await sampleOne(unit, engine);
+        if (next.gone) {
+          goneAt = next;
+          break;
+        }
+        s = next;
         polls += 1;
       }
+      // Stopped by a signal, or a recording that ended, before the timeout: say so, not "timeout".
+      const ended = o.result !== 1 && !goneAt && s.timeMs - first.timeMs < timeoutMs;
+      const endedWhy = stop.stopped() ? 'stopped by a signal' : 'the recording ended';
+      stop.dispose();
       const r = ringOf(s, cnt);
       const free = freeCount(cnt, r.head, r.tail);
       const waitedMs = s.timeMs - first.timeMs;
@@ -83,8 +107,8 @@ export const progressCommand: CommandSpec = {
       const why = satisfied
         ? `sdma_progress returned 1 after ${waitedMs} ms: seq ${seqAtSleep} → ${s.seq}, free ${free} ≥ ${numDesc}`
         : everMoved
-          ? `timeout after ${waitedMs} ms: the head moved (seq ${seqAtSleep} → ${s.seq}) but free is ${free} < ${numDesc}; a sender would be woken and sleep again`
-          : `timeout after ${waitedMs} ms: no movement (seq still ${seqAtSleep}, source ${s.seqSource}); a sender asleep now would wait for an interrupt that has not come`;
+          ? `${ended ? endedWhy : 'timeout'} after ${waitedMs} ms: the head moved (seq ${seqAtSleep} → ${s.seq}) but free is ${free} < ${numDesc}; a sender would be woken and sleep again`
+          : `${ended ? endedWhy : 'timeout'} after ${waitedMs} ms: no movement (seq still ${seqAtSleep}, source ${s.seqSource}); a sender asleep now would wait for an interrupt that has not come`;
       if (ctx.global.json) {
         ctx.io.stdout(
           `${JSON.stringify({ unit: unit.info.unit, engine, numDesc, seqAtSleep, seq: s.seq, seqSource: s.seqSource, moved: everMoved, free, freeAtSleep: freeCount(cnt, r0.head, r0.tail), result: o.result, satisfied, waitedMs, polls, reason: satisfied ? 'fits' : everMoved ? 'no-room' : 'no-movement' })}\n`,
@@ -100,6 +124,8 @@ export const progressCommand: CommandSpec = {
           ]),
         );
       }
+      // A device gone while waiting ends the wait; the last sample before it is shown above.
+      if (goneAt) return goneStatus(ctx.io, [{ unit, s: goneAt }]);
       return satisfied ? PROGRESS_EXIT.satisfied : PROGRESS_EXIT.timeout;
     });
   },

@@ -3,7 +3,8 @@ import type { RingDump } from '../backend.js';
 import { hex16 } from '../progress/descriptor.js';
 import type { CommandSpec } from './context.js';
 import { hexJson, table } from './format.js';
-import { engineArg, singleUnit, withBackend } from './units.js';
+import { goneStatus, WarningSayer } from './observe.js';
+import { engineArg, sampleOne, singleUnit, withBackend } from './units.js';
 
 /** DESIGN.md's `ring --json` shape. */
 export function ringJson(r: RingDump) {
@@ -50,8 +51,10 @@ export const ringCommand: CommandSpec = {
       const unit = await singleUnit(backend, ctx.global.unit);
       const engine = engineArg(args.engine, unit.info);
       const r = await unit.ring(engine);
+      new WarningSayer(ctx.io).say([unit]);
       ctx.io.stdout(ctx.global.json ? `${JSON.stringify(ringJson(r))}\n` : renderRing(r, unit.info.name));
-      return 0;
+      // The ring is host memory and outlives the device: say when the engine behind it is gone.
+      return goneStatus(ctx.io, [{ unit, s: await sampleOne(unit, engine) }]);
     });
   },
 };

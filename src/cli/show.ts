@@ -6,6 +6,7 @@ import type { CommandSpec } from './context.js';
 import { engineJson } from './engine-json.js';
 import { keyValues } from './format.js';
 import type { Paint } from './io.js';
+import { goneStatus, WarningSayer } from './observe.js';
 import { engineArg, sampleOne, singleUnit, withBackend } from './units.js';
 
 const hx = (v: bigint | null | undefined) => (v === null || v === undefined ? '-' : `0x${v.toString(16)}`);
@@ -65,6 +66,12 @@ export function renderShow(s: EngineSample, info: UnitInfo, paint: Paint): strin
     );
   }
   pairs.push(['seq', s.seq === null ? '-' : `${s.seq} (${s.seqSource})`]);
+  pairs.push([
+    'engine errors',
+    s.counters && !s.gone
+      ? `${s.counters.errCount} since driver load (SDMAErrCt; a halting error recovers within a millisecond, so the count shows what the bits no longer do)`
+      : '-',
+  ]);
   if (s.counters) {
     const k = s.counters;
     pairs.push(
@@ -85,12 +92,14 @@ export const showCommand: CommandSpec = {
       const unit = await singleUnit(backend, ctx.global.unit);
       const engine = engineArg(args.engine, unit.info);
       const s = await sampleOne(unit, engine);
+      new WarningSayer(ctx.io).say([unit]);
+      const errCount = s.counters && !s.gone ? Number(s.counters.errCount) : null;
       ctx.io.stdout(
         ctx.global.json
-          ? `${JSON.stringify({ backend: backend.kind, ...engineJson(s, unit.info.descqCnt) })}\n`
+          ? `${JSON.stringify({ backend: backend.kind, ...engineJson(s, unit.info.descqCnt), errCount })}\n`
           : renderShow(s, unit.info, ctx.paint),
       );
-      return 0;
+      return goneStatus(ctx.io, [{ unit, s }]);
     });
   },
 };

@@ -3,14 +3,15 @@
 // the previous sample of each engine is kept.
 import type { Argv } from 'yargs';
 import type { EngineSample, Unit } from '../backend.js';
-import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, type EngineTrack, newTrack } from '../progress/classify.js';
+import type { Classification } from '../progress/classify.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
-import { engineJson } from './engine-json.js';
+import { engineJson, errorHistoryJson } from './engine-json.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
-import { pace } from './pace.js';
+import { goneStatus, Observer, WarningSayer } from './observe.js';
+import { nextInstant, watchForStop } from './pace.js';
 import { selectedUnits, withBackend } from './units.js';
 
 /** One NDJSON line of `watch --json` (DESIGN.md): EngineJson plus the verdict fields. */
@@ -26,6 +27,7 @@ export function watchLine(s: EngineSample, descqCnt: number, c: Classification, 
     stallMaxMs: c.stallMaxMs,
     stuckSinceMs: c.stuckSinceMs,
     orphanedWork: c.orphanedWork,
+    ...errorHistoryJson(c),
   };
 }
 
@@ -52,6 +54,8 @@ export function verdictCell(c: Classification, paint: Paint): string {
       return paint(['bold', 'red'], text.toUpperCase());
     case 'backpressure':
       return paint('yellow', text);
+    case 'unknown':
+      return paint('dim', text);
     case 'progressing':
       return paint('green', text);
     default:
@@ -67,7 +71,7 @@ export function renderScreen(rows: { unit: Unit; s: EngineSample; c: Classificat
     const inflight = w ? inFlight(w.descqHead, w.descqTail) : null;
     return [
       `${unit.info.name}/${s.engine}`,
-      s.state ?? '-',
+      s.gone ? paint('red', 'GONE') : (s.state ?? '-'),
       w ? String(w.swHead) : '-',
       s.csr && !s.gone ? String(s.csr.hwHead) : '-',
       w ? String(w.swTail) : '-',
@@ -77,10 +81,26 @@ export function renderScreen(rows: { unit: Unit; s: EngineSample; c: Classificat
       rate(c.descPerSec),
       rate(c.txPerSec),
       String(c.stallCount),
+      c.errCount === null ? '-' : c.errCountRise > 0 ? paint('yellow', `${c.errCount} (+${c.errCountRise})`) : String(c.errCount),
       verdictCell(c, paint),
     ];
   });
-  return `${header}\n${table(['engine', 'state', 'H(SW)', 'H(HW)', 'T(SW)', 'inflight', 'ring', 'free', 'desc/s', 'tx/s', 'stalls', 'verdict'], body, new Set([2, 3, 4, 5, 7, 8, 9, 10]))}`;
+  const header2 = [
+    'engine',
+    'state',
+    'H(SW)',
+    'H(HW)',
+    'T(SW)',
+    'inflight',
+    'ring',
+    'free',
+    'desc/s',
+    'tx/s',
+    'stalls',
+    'errs',
+    'verdict',
+  ];
+  return `${header}\n${table(header2, body, new Set([2, 3, 4, 5, 7, 8, 9, 10, 11]))}`;
 }
 
 export const watchCommand: CommandSpec = {
@@ -92,7 +112,8 @@ export const watchCommand: CommandSpec = {
       .option('count', { type: 'string', describe: 'stop after this many samples (default: until interrupted)' })
       .option('stall-ms', { type: 'string', default: '1000', describe: 'no head movement this long while in flight is a stall' })
       .example('$0 watch', 'a screen redrawn every second')
-      .example('$0 watch --json --count 10 | jq .verdict', 'NDJSON for scripts'),
+      .example('$0 watch --json --count 10 | jq .verdict', 'NDJSON for scripts')
+      .example('$0 --sysroot node17.tar.gz watch', 'replay a recorded snapshot in its own time, to its end'),
   async run(args, ctx: CliContext) {
     const intervalMs = parseIntArg('--interval-ms', args.intervalMs, 10, 3_600_000);
     const count =
@@ -101,36 +122,36 @@ export const watchCommand: CommandSpec = {
     const screen = ctx.io.isTTY && !ctx.global.json;
     return withBackend(ctx, async (backend) => {
       const units = await selectedUnits(backend, ctx.global.unit);
-      const tracks = new Map<string, EngineTrack>();
+      const observer = new Observer(backend, units, { stallMs });
+      const warnings = new WarningSayer(ctx.io);
+      const stop = watchForStop();
+      const rec = backend.recording;
+      const source = rec ? `recording ${rec.source} (${rec.timesMs.length} instants)` : `backend ${backend.kind}`;
       let t0: number | null = null;
-      for (let i = 0; i < count; i++) {
-        if (i > 0) await pace(backend, ctx.io, intervalMs);
-        const rows: { unit: Unit; s: EngineSample; c: Classification }[] = [];
-        for (const unit of units) {
-          const opts = { ...DEFAULT_CLASSIFY_OPTIONS, stallMs, descqCnt: unit.info.descqCnt };
-          for (const s of await unit.sample()) {
-            const key = `${s.unit}/${s.engine}`;
-            let track = tracks.get(key);
-            if (!track) {
-              track = newTrack();
-              tracks.set(key, track);
-            }
-            rows.push({ unit, s, c: classify(track, s, opts) });
+      try {
+        for (let i = 0; i < count; i++) {
+          if (i > 0 && !(await nextInstant(backend, ctx.io, intervalMs, stop))) break;
+          const rows = await observer.round();
+          warnings.say(units);
+          const first = rows[0];
+          if (t0 === null && first) t0 = first.s.timeMs;
+          if (screen) {
+            const at = rec ? `instant ${rec.position() + 1}/${rec.timesMs.length}` : `sample ${i + 1}  every ${intervalMs} ms`;
+            const header = `hfi1-sdma watch  ${source}  ${at}  stall ≥ ${stallMs} ms  (Ctrl-C to stop)`;
+            ctx.io.stdout(`\x1b[H\x1b[2J${renderScreen(rows, header, ctx.paint)}`);
+          } else {
+            let out = '';
+            for (const { unit, s, c } of rows)
+              out += `${JSON.stringify(watchLine(s, unit.info.descqCnt, c, s.timeMs - (t0 ?? s.timeMs)))}\n`;
+            ctx.io.stdout(out);
           }
+          // A gone device does not come back: say so and end.
+          if (rows.some((r) => r.s.gone)) return goneStatus(ctx.io, rows);
         }
-        const first = rows[0];
-        if (t0 === null && first) t0 = first.s.timeMs;
-        if (screen) {
-          const header = `hfi1-sdma watch  backend ${backend.kind}  sample ${i + 1}  every ${intervalMs} ms  stall ≥ ${stallMs} ms  (Ctrl-C to stop)`;
-          ctx.io.stdout(`\x1b[H\x1b[2J${renderScreen(rows, header, ctx.paint)}`);
-        } else {
-          let out = '';
-          for (const { unit, s, c } of rows)
-            out += `${JSON.stringify(watchLine(s, unit.info.descqCnt, c, s.timeMs - (t0 ?? s.timeMs)))}\n`;
-          ctx.io.stdout(out);
-        }
+        return 0;
+      } finally {
+        stop.dispose();
       }
-      return 0;
     });
   },
 };

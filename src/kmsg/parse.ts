@@ -200,33 +200,46 @@ interface Ctx {
   emit(e: Omit<LogEvent, 'line' | 'unit'>): LogEvent;
 }
 
-/** Parse kernel-log text into units and SDMA events. */
-export function parseKernelLog(text: string): KernelLog {
-  const units = new Map<string, LogUnit>();
-  const engineOf = new Map<string, number | undefined>();
-  const descOf = new Map<string, LogEvent | undefined>();
-  const events: LogEvent[] = [];
-  const lines = text.split(/\r?\n/);
-  if (lines.at(-1) === '') lines.pop();
-  let hfi1Lines = 0;
-  lines.forEach((raw, i) => {
+/** At most this many events are kept; later ones are counted (a log is read in bounded memory). */
+export const MAX_EVENTS = 100_000;
+/** At most this many units are kept (a real host has a handful). */
+export const MAX_UNITS = 64;
+
+/** Reads a kernel log line by line, keeping only what the report needs (units, SDMA events). */
+export class KernelLogParser {
+  private readonly units = new Map<string, LogUnit>();
+  private readonly engineOf = new Map<string, number | undefined>();
+  private readonly descOf = new Map<string, LogEvent | undefined>();
+  private readonly events: LogEvent[] = [];
+  private hfi1Lines = 0;
+  /** Events (and lines of units beyond MAX_UNITS) not kept. */
+  eventsDropped = 0;
+
+  /** Take one line (without its newline); `line` counts from 1. */
+  push(raw: string, line: number): void {
     const m = PREFIX.exec(raw);
     if (!m) return;
-    hfi1Lines += 1;
+    this.hfi1Lines += 1;
     const [, pci = '', name = '', msg = ''] = m;
-    let unit = units.get(name);
+    let unit = this.units.get(name);
     if (!unit) {
+      if (this.units.size >= MAX_UNITS) {
+        this.eventsDropped += 1;
+        return;
+      }
       unit = { name, pci, engines: null, descqCnt: null, engineCpu: [], chipEngines: null, memSize: null };
-      units.set(name, unit);
+      this.units.set(name, unit);
     }
-    const line = i + 1;
+    const events = this.events;
+    const self = this;
     const ctx: Ctx = {
       unit,
-      engine: engineOf.get(name),
-      desc: descOf.get(name),
+      engine: this.engineOf.get(name),
+      desc: this.descOf.get(name),
       emit(e) {
         const ev: LogEvent = { line, unit: name, ...e };
-        events.push(ev);
+        if (events.length < MAX_EVENTS) events.push(ev);
+        else self.eventsDropped += 1;
         return ev;
       },
     };
@@ -239,8 +252,23 @@ export function parseKernelLog(text: string): KernelLog {
     } else if (/SDMA|sdma|sde /.test(msg)) {
       ctx.emit({ kind: 'unrecognised', text: msg });
     }
-    engineOf.set(name, ctx.engine);
-    descOf.set(name, ctx.desc);
+    this.engineOf.set(name, ctx.engine);
+    this.descOf.set(name, ctx.desc);
+  }
+
+  /** The parse so far, given how many lines were read. */
+  result(linesRead: number): KernelLog {
+    return { units: [...this.units.values()], events: this.events, linesRead, hfi1Lines: this.hfi1Lines };
+  }
+}
+
+/** Parse kernel-log text into units and SDMA events. */
+export function parseKernelLog(text: string): KernelLog {
+  const parser = new KernelLogParser();
+  const lines = text.split(/\r?\n/);
+  if (lines.at(-1) === '') lines.pop();
+  lines.forEach((raw, i) => {
+    parser.push(raw, i + 1);
   });
-  return { units: [...units.values()], events, linesRead: lines.length, hfi1Lines };
+  return parser.result(lines.length);
 }

@@ -1,33 +1,42 @@
 // The stall classifier: from successive samples of one engine, a verdict and a reason. Pure: it
 // keeps its memory in a state object the caller holds, and takes time from the samples.
 //
-// Verdicts (DESIGN.md watch --json): idle | progressing | stalled | halted | backpressure | gone.
-// A stall is reported only once a second sample confirms it (two-stage, as mlx5's TX timeout
-// does), and per-engine counters in the manner of BQL: stallCount, stallMaxMs, stuckSinceMs.
+// Verdicts: idle | progressing | stalled | halted | backpressure | gone | unknown. A stall is
+// reported only once a second sample confirms it (two-stage, as mlx5's TX timeout does), and
+// per-engine counters in the manner of BQL: stallCount, stallMaxMs, stuckSinceMs. Until a verdict
+// is confirmed (the first samples, a suspected stall, a halt inside its recovery window, a frozen
+// capture) the engine is `unknown`, never a healthy verdict.
 
 import type { EngineSample } from '../backend.js';
 import { decodeEngErr, type EngErrBit, isEngHalted, isHaltClassError } from './csr.js';
 import { inFlight } from './ring.js';
 import { isOperational } from './state.js';
 
-export type Verdict = 'idle' | 'progressing' | 'stalled' | 'halted' | 'backpressure' | 'gone';
+/** Every verdict, in a stable order (exporters iterate it to keep their series stable). */
+export const VERDICTS = ['idle', 'progressing', 'backpressure', 'stalled', 'halted', 'gone', 'unknown'] as const;
+export type Verdict = (typeof VERDICTS)[number];
 
-/** Why: for stalled, one of the three stall reasons; for others, a short tag. */
-export type Reason =
-  | 'chip-not-fetching' // H(HW) and the fetched counter frozen while T(HW) ≠ H(HW)
-  | 'retirement-lost' // the chip is ahead of the software head: a lost interrupt or a stuck handler
-  | 'writeback-stalled' // H(D) frozen while H(HW) moves (informational: the driver reads HEAD, §b.10)
-  | 'no-head-movement' // stalled without a more specific cause
-  | 'ring-full' // backpressure: descq_full_count rising
-  | 'state' // halted: a non-operational state outlasted the recovery window
-  | 'status-halted' // halted: SEND_DMA_STATUS bit 56
-  | 'error-bits' // halted: a halt-class ENG_ERR bit (§f.4)
-  | 'recovering' // a halt or clean-up in progress, still within the recovery window
-  | 'waiting' // in flight, no movement this interval, not yet stalled
-  | 'moving'
-  | 'empty'
-  | 'registers-all-ones'
-  | 'no-ring-state'; // only interrupt counts are readable: in-flight work is unknown
+/** Every reason, in a stable order: for stalled one of the stall causes; for others a short tag. */
+export const REASONS = [
+  'chip-not-fetching', // stalled: H(HW) and the fetched counter frozen while T(HW) ≠ H(HW)
+  'retirement-lost', // stalled: the chip is ahead of the software head (a lost interrupt, a stuck handler)
+  'no-head-movement', // stalled without a more specific cause
+  'writeback-stalled', // progressing: H(D) frozen while H(HW) moves (informational: the driver reads HEAD)
+  'moving', // progressing: the head moved this interval
+  'waiting', // progressing: no movement this interval, but the head moved within --stall-ms
+  'ring-full', // backpressure: descq_full_count rising
+  'empty', // idle: nothing in flight
+  'state', // halted: a non-operational state outlasted the recovery window
+  'status-halted', // halted: SEND_DMA_STATUS bit 56
+  'error-bits', // halted: a halt-class ENG_ERR bit
+  'registers-all-ones', // gone
+  'no-ring-state', // only interrupt counts are readable: in-flight work is unknown
+  'warming-up', // unknown: work in flight and no movement seen yet (the first samples)
+  'stall-suspected', // unknown: no movement for --stall-ms, awaiting the confirming sample
+  'recovering', // unknown: a halt or clean-up in progress, still within the recovery window
+  'single-instant-capture', // unknown: a recording of one instant shows no movement, so no time-based verdict
+] as const;
+export type Reason = (typeof REASONS)[number];
 
 /** Classifier settings. */
 export interface ClassifyOptions {
@@ -37,6 +46,11 @@ export interface ClassifyOptions {
   recoveryMs: number;
   /** Ring size of the unit (for slot arithmetic on H(HW)). */
   descqCnt: number;
+  /**
+   * The samples come from a recording of one instant (a frozen capture): nothing can move, so
+   * only verdicts that need no time are given (idle, gone); the rest are `unknown`.
+   */
+  frozen?: boolean;
 }
 
 export const DEFAULT_CLASSIFY_OPTIONS: Omit<ClassifyOptions, 'descqCnt'> = { stallMs: 1000, recoveryMs: 2000 };
@@ -57,6 +71,17 @@ export interface EngineTrack {
   stalled: boolean;
   stallCount: number;
   stallMaxMs: number;
+  /** The head was seen to move at least once (a stall-free verdict can be confirmed). */
+  seenMove: boolean;
+  /** The previous sample met a halt condition (state, STATUS bit 56, halt-class error bits). */
+  wasHalted: boolean;
+  /** Entries into a halt condition, and returns from one, seen between samples. */
+  halts: number;
+  recoveries: number;
+  /** SDMAErrCt at the first sample that showed it. */
+  errCountFirst: bigint | null;
+  /** The error bits of the last sample that showed any. */
+  lastErrors: EngErrBit[];
 }
 
 /** A fresh track. */
@@ -71,6 +96,12 @@ export function newTrack(): EngineTrack {
     stalled: false,
     stallCount: 0,
     stallMaxMs: 0,
+    seenMove: false,
+    wasHalted: false,
+    halts: 0,
+    recoveries: 0,
+    errCountFirst: null,
+    lastErrors: [],
   };
 }
 
@@ -91,7 +122,22 @@ export interface Classification {
   errors: EngErrBit[];
   /** The flush list stayed non-empty beyond the recovery window: txreqs nobody will complete. */
   orphanedWork: boolean;
+  /** Entries into a halt condition (halted state, STATUS bit 56, halt-class bits) seen so far. */
+  halts: number;
+  /** Returns from a halt condition to an operational state seen so far. */
+  recoveries: number;
+  /** Engine-error interrupts since driver load (SDMAErrCt); null when the counters are unread. */
+  errCount: number | null;
+  /** How much SDMAErrCt rose since the first sample of this track. */
+  errCountRise: number;
+  /** The error bits of the last sample that showed any (a halt-class error clears within a ms). */
+  lastErrors: EngErrBit[];
 }
+
+type Core = Omit<
+  Classification,
+  'stallCount' | 'stallMaxMs' | 'stuckSinceMs' | 'halts' | 'recoveries' | 'errCount' | 'errCountRise' | 'lastErrors'
+>;
 
 function perSec(delta: number, dtMs: number): number | null {
   return dtMs > 0 ? (delta * 1000) / dtMs : null;
@@ -151,12 +197,23 @@ function stallReason(prev: EngineSample, cur: EngineSample, descqCnt: number): R
  * the same engine; the first sample can only say idle, progressing (no rate), halted or gone.
  */
 export function classify(track: EngineTrack, cur: EngineSample, opts: ClassifyOptions): Classification {
-  const prev = track.prev;
+  const c = classifyCore(track, cur, opts);
+  if (opts.frozen && c.verdict !== 'idle' && c.verdict !== 'gone') {
+    return { ...c, verdict: 'unknown', reason: 'single-instant-capture', descPerSec: null, txPerSec: null };
+  }
+  return c;
+}
+
+function classifyCore(track: EngineTrack, cur: EngineSample, opts: ClassifyOptions): Classification {
+  // A frozen capture is always a first sample: nothing moved because nothing could.
+  const prev = opts.frozen ? null : track.prev;
   const now = cur.timeMs;
   const dtMs = prev ? now - prev.timeMs : 0;
   const errors = cur.csr && !cur.gone ? decodeEngErr(cur.csr.errStatus) : [];
-  const base = { errors, inFlight: inFlightOf(cur, opts.descqCnt) };
+  const base = { errors, inFlight: cur.gone ? null : inFlightOf(cur, opts.descqCnt) };
   track.prev = cur;
+  if (errors.length) track.lastErrors = errors;
+  if (cur.counters && track.errCountFirst === null) track.errCountFirst = cur.counters.errCount;
 
   if (cur.gone) {
     track.suspect = false;
@@ -179,6 +236,9 @@ export function classify(track: EngineTrack, cur: EngineSample, opts: ClassifyOp
   const rates = { descPerSec, txPerSec, orphanedWork };
 
   const halt = haltReason(cur);
+  if (halt && !track.wasHalted && prev) track.halts += 1;
+  if (!halt && track.wasHalted) track.recoveries += 1;
+  track.wasHalted = halt !== null;
   track.haltSinceMs = halt ? (track.haltSinceMs ?? now) : null;
   if (halt && track.haltSinceMs !== null && now - track.haltSinceMs >= opts.recoveryMs) {
     track.suspect = false;
@@ -194,13 +254,19 @@ export function classify(track: EngineTrack, cur: EngineSample, opts: ClassifyOp
     // Only interrupt counts: a changing seq shows interrupt passes, nothing more.
     const active = prev !== null && prev.seq !== null && cur.seq !== null && prev.seq !== cur.seq;
     track.lastMoveMs = now;
+    if (!prev) return finish(track, { ...base, ...rates, verdict: 'unknown', reason: 'warming-up' });
     return finish(track, { ...base, ...rates, verdict: active ? 'progressing' : 'idle', reason: 'no-ring-state' });
   }
 
   if (base.inFlight === 0 || moved || track.lastMoveMs === null) track.lastMoveMs = now;
+  if (moved || base.inFlight === 0) track.seenMove = true;
+  if (halt) {
+    track.suspect = false;
+    return finish(track, { ...base, ...rates, verdict: 'unknown', reason: 'recovering' });
+  }
   if (base.inFlight === 0) {
     track.suspect = false;
-    return finish(track, { ...base, ...rates, verdict: 'idle', reason: halt ? 'recovering' : 'empty' });
+    return finish(track, { ...base, ...rates, verdict: 'idle', reason: 'empty' });
   }
 
   const stuckMs = now - track.lastMoveMs;
@@ -216,21 +282,30 @@ export function classify(track: EngineTrack, cur: EngineSample, opts: ClassifyOp
     );
   }
   track.suspect = candidate;
+  if (candidate) return finish(track, { ...base, ...rates, verdict: 'unknown', reason: 'stall-suspected' });
+  if (!moved && !track.seenMove) return finish(track, { ...base, ...rates, verdict: 'unknown', reason: 'warming-up' });
 
   const fullRising = prev?.sw && cur.sw && cur.sw.descqFullCount !== prev.sw.descqFullCount;
   if (moved && fullRising) return finish(track, { ...base, ...rates, verdict: 'backpressure', reason: 'ring-full' });
   let reason: Reason = moved ? 'moving' : 'waiting';
-  if (halt) reason = 'recovering';
-  else if (moved && cur.csr?.headDma !== null && now - (track.lastHeadDmaMoveMs ?? now) >= opts.stallMs)
-    reason = 'writeback-stalled';
+  if (moved && cur.csr?.headDma !== null && now - (track.lastHeadDmaMoveMs ?? now) >= opts.stallMs) reason = 'writeback-stalled';
   return finish(track, { ...base, ...rates, verdict: 'progressing', reason });
 }
 
-function finish(
-  track: EngineTrack,
-  c: Omit<Classification, 'stallCount' | 'stallMaxMs' | 'stuckSinceMs'>,
-  stuckSinceMs: number | null = null,
-): Classification {
+function finish(track: EngineTrack, c: Core, stuckSinceMs: number | null = null): Classification {
   if (c.verdict !== 'stalled') track.stalled = false;
-  return { ...c, stallCount: track.stallCount, stallMaxMs: track.stallMaxMs, stuckSinceMs };
+  const errCount = track.prev?.counters && !track.prev.gone ? track.prev.counters.errCount : null;
+  const rise = errCount === null || track.errCountFirst === null ? 0n : errCount - track.errCountFirst;
+  return {
+    ...c,
+    stallCount: track.stallCount,
+    stallMaxMs: track.stallMaxMs,
+    stuckSinceMs,
+    halts: track.halts,
+    recoveries: track.recoveries,
+    errCount: errCount === null ? null : Number(errCount),
+    // A counter that went backwards was reset (a driver reload): count what it shows since.
+    errCountRise: Number(rise < 0n ? errCount : rise),
+    lastErrors: track.lastErrors,
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Classification, classify, newTrack } from '../../src/progress/classify.js';
+import { type Classification, classify, newTrack, REASONS, VERDICTS } from '../../src/progress/classify.js';
 import { mkSample, type SampleSpec } from '../support/samples.js';
 
 const OPTS = { stallMs: 1000, recoveryMs: 2000, descqCnt: 2048 };
@@ -54,8 +54,8 @@ describe('classifier verdicts', () => {
   it('stalled chip-not-fetching: H(HW) and fetched frozen with T(HW) ≠ H(HW); only after a confirming sample', () => {
     const s = (t: number) => ({ t, dh: 100, dt: 600, fetched: 100 });
     const r = series([s(0), s(500), s(1000), s(1500), s(2000)]);
-    expect(r.map((c) => c.verdict)).toEqual(['progressing', 'progressing', 'progressing', 'stalled', 'stalled']);
-    expect(r[2]?.reason).toBe('waiting'); // first sample meeting the condition: not yet reported
+    expect(r.map((c) => c.verdict)).toEqual(['unknown', 'unknown', 'unknown', 'stalled', 'stalled']);
+    expect(r.map((c) => c.reason).slice(0, 3)).toEqual(['warming-up', 'warming-up', 'stall-suspected']);
     expect(last(r)).toMatchObject({ reason: 'chip-not-fetching', stallCount: 1, stallMaxMs: 2000, stuckSinceMs: 0 });
   });
 
@@ -77,7 +77,7 @@ describe('classifier verdicts', () => {
   it('counts a second stall after recovery, keeping the longest', () => {
     const stuck = (t: number, dh: number) => ({ t, dh, dt: dh + 100, fetched: 1 });
     const r = series([stuck(0, 0), stuck(1000, 0), stuck(2500, 0), stuck(3000, 50), stuck(4000, 50), stuck(5000, 50)]);
-    expect(r.map((c) => c.verdict)).toEqual(['progressing', 'progressing', 'stalled', 'progressing', 'progressing', 'stalled']);
+    expect(r.map((c) => c.verdict)).toEqual(['unknown', 'unknown', 'stalled', 'progressing', 'unknown', 'stalled']);
     expect(last(r)).toMatchObject({ stallCount: 2, stallMaxMs: 2500, stuckSinceMs: 3000 });
   });
 
@@ -90,8 +90,8 @@ describe('classifier verdicts', () => {
     const s = (t: number) => ({ t, dh: 0, dt: 0, state: 's50_HwHaltWait' });
     const r = series([s(0), s(1000), s(2000)]);
     expect(r.map((c) => [c.verdict, c.reason])).toEqual([
-      ['idle', 'recovering'],
-      ['idle', 'recovering'],
+      ['unknown', 'recovering'],
+      ['unknown', 'recovering'],
       ['halted', 'state'],
     ]);
   });
@@ -146,7 +146,7 @@ describe('classifier verdicts', () => {
       { t: 200, noSw: true, noCsr: true, seq: 14 },
     ]);
     expect(r.map((c) => [c.verdict, c.reason])).toEqual([
-      ['idle', 'no-ring-state'],
+      ['unknown', 'warming-up'],
       ['progressing', 'no-ring-state'],
       ['idle', 'no-ring-state'],
     ]);
@@ -158,5 +158,58 @@ describe('classifier verdicts', () => {
       { t: 100, dh: 0, dt: 40, hwHead: 0, hwTail: 40 },
     ]);
     expect(last(r).descPerSec).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a stuck engine is unknown (warming up) until the stall is confirmed, never progressing at 0 desc/s', () => {
+    const s = (t: number) => ({ t, dh: 100, dt: 600, fetched: 100 });
+    const r = series([s(0), s(400), s(800)]);
+    expect(r.map((c) => c.verdict)).toEqual(['unknown', 'unknown', 'unknown']);
+    expect(r.every((c) => c.reason === 'warming-up')).toBe(true);
+  });
+
+  it('waiting after movement within --stall-ms stays progressing', () => {
+    const r = series([
+      { t: 0, dh: 0, dt: 500 },
+      { t: 200, dh: 100, dt: 500 },
+      { t: 400, dh: 100, dt: 500 },
+    ]);
+    expect(r.map((c) => [c.verdict, c.reason])).toEqual([
+      ['unknown', 'warming-up'],
+      ['progressing', 'moving'],
+      ['progressing', 'waiting'],
+    ]);
+  });
+
+  it('a frozen capture gets no time-based verdict: unknown (single-instant-capture), idle and gone kept', () => {
+    const frozen = { ...OPTS, frozen: true };
+    const stuck = classify(newTrack(), mkSample({ t: 0, dh: 100, dt: 600, fetched: 100 }), frozen);
+    expect(stuck).toMatchObject({ verdict: 'unknown', reason: 'single-instant-capture', descPerSec: null });
+    const t = newTrack();
+    for (const at of [0, 5000, 10000]) classify(t, mkSample({ t: at, dh: 100, dt: 600 }), frozen);
+    expect(classify(t, mkSample({ t: 20000, dh: 100, dt: 600 }), frozen).verdict).toBe('unknown');
+    expect(classify(newTrack(), mkSample({ t: 0, dh: 5, dt: 5 }), frozen).verdict).toBe('idle');
+    expect(classify(newTrack(), mkSample({ t: 0, gone: true }), frozen).verdict).toBe('gone');
+  });
+
+  it('counts halts and recoveries across samples, and the rise of SDMAErrCt with the bits last seen', () => {
+    const track = newTrack();
+    const at = (t: number, err: bigint, errCount: number) => {
+      const s = mkSample({ t, err, fetched: 0 });
+      if (s.counters) s.counters.errCount = BigInt(errCount);
+      return classify(track, s, OPTS);
+    };
+    at(0, 0n, 4);
+    at(100, 0x2n, 5); // a halt-class error seen
+    const back = at(200, 0n, 5); // recovered: the bits are gone
+    expect(back).toMatchObject({ halts: 1, recoveries: 1, errCount: 5, errCountRise: 1, errors: [] });
+    expect(back.lastErrors.map((e) => e.name)).toEqual(['SDmaGenMismatchErr']);
+    const unseen = at(300, 0n, 7); // two more errors that recovered between samples
+    expect(unseen).toMatchObject({ halts: 1, errCountRise: 3 });
+  });
+
+  it('exports every verdict and reason as constants', () => {
+    expect(VERDICTS).toContain('unknown');
+    expect(new Set(REASONS).size).toBe(REASONS.length);
+    expect(REASONS).toContain('single-instant-capture');
   });
 });

@@ -1,23 +1,67 @@
 // A scripted backend for command tests: each engine follows a function of virtual time, and
 // time advances only through advanceMs (as the emulator's does).
-import type { Backend, EngineSample, RingDump, Unit, UnitInfo } from '../../src/backend.js';
+import type {
+  Backend,
+  BackendKind,
+  EngineSample,
+  Recording,
+  RingDump,
+  SourceWarning,
+  Unit,
+  UnitInfo,
+} from '../../src/backend.js';
 import { Hfi1SdmaError } from '../../src/errors.js';
 import { mkSample, type SampleSpec } from './samples.js';
 
 export type Script = (engine: number, tMs: number) => Omit<SampleSpec, 't' | 'engine'>;
 
+/** A recording of the fake's script at the given instants: sample() shows the current one. */
+class FakeRecording implements Recording {
+  private at = 0;
+  advances = 0;
+
+  constructor(
+    readonly source: string,
+    readonly timesMs: readonly number[],
+  ) {}
+
+  position(): number {
+    return this.at;
+  }
+
+  async advance(): Promise<boolean> {
+    this.advances += 1;
+    if (this.at + 1 >= this.timesMs.length) return false;
+    this.at += 1;
+    return true;
+  }
+}
+
+/** Extras of a fake: a recording instead of live time, source warnings, the backend kind. */
+export interface FakeOptions {
+  recordingTimesMs?: readonly number[];
+  warnings?: readonly SourceWarning[];
+  kind?: BackendKind;
+}
+
 /** A one-unit backend whose engines follow `script`; virtual time starts at 0. */
 export class FakeBackend implements Backend {
-  readonly kind = 'emu' as const;
+  readonly kind: BackendKind;
   nowMs = 0;
   closed = 0;
   readonly info: UnitInfo;
+  readonly recording?: FakeRecording;
+  private readonly sourceWarnings: readonly SourceWarning[];
 
   constructor(
     private readonly script: Script,
     engines = 4,
     descqCnt = 2048,
+    opts: FakeOptions = {},
   ) {
+    this.kind = opts.kind ?? 'emu';
+    this.sourceWarnings = opts.warnings ?? [];
+    if (opts.recordingTimesMs) this.recording = new FakeRecording('node17.tar.gz', opts.recordingTimesMs);
     this.info = {
       unit: 0,
       name: 'hfi1_0',
@@ -38,9 +82,10 @@ export class FakeBackend implements Backend {
 
   async unit(n: number): Promise<Unit> {
     if (n !== 0) throw new Hfi1SdmaError('E_NO_DEVICE', `no unit hfi1_${n}`);
+    const now = () => (this.recording ? (this.recording.timesMs[this.recording.position()] ?? 0) : this.nowMs);
     const sample = async (engines?: readonly number[]): Promise<EngineSample[]> =>
       (engines ?? Array.from({ length: this.info.engines }, (_, i) => i)).map((e) =>
-        mkSample({ ...this.script(e, this.nowMs), t: this.nowMs, engine: e, descqCnt: this.info.descqCnt }),
+        mkSample({ ...this.script(e, now()), t: now(), engine: e, descqCnt: this.info.descqCnt }),
       );
     const ring = async (engine: number): Promise<RingDump> => {
       const [s] = await sample([engine]);
@@ -62,7 +107,7 @@ export class FakeBackend implements Backend {
         })),
       };
     };
-    return { info: this.info, sample, ring };
+    return { info: this.info, sample, ring, warnings: () => this.sourceWarnings };
   }
 
   async close(): Promise<void> {

@@ -17,6 +17,8 @@ export interface SampleSpec {
   txh?: number;
   txt?: number;
   fetched?: number;
+  /** SDMAErrCt; gives the sample counters (fetched 0) when set alone. */
+  errCount?: number;
   seq?: number;
   gone?: boolean;
   flne?: boolean;
@@ -72,9 +74,15 @@ export function mkSample(s: SampleSpec): EngineSample {
           descqFullCount: s.dqf ?? 0,
         },
     counters:
-      s.fetched === undefined
+      s.fetched === undefined && s.errCount === undefined
         ? null
-        : { descFetched: BigInt(s.fetched), sdmaInt: 0n, idleInt: 0n, progressInt: 0n, errCount: 0n },
+        : {
+            descFetched: BigInt(s.fetched ?? 0),
+            sdmaInt: 0n,
+            idleInt: 0n,
+            progressInt: 0n,
+            errCount: BigInt(s.errCount ?? 0),
+          },
     seq: s.seq ?? 0,
     seqSource: 'counters',
     vl: 0,

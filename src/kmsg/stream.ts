@@ -1,0 +1,87 @@
+// Reading a kernel log as a stream in bounded memory: only lines that carry the hfi1 prefix are
+// decoded and parsed; every other line is only counted. A line longer than MAX_LINE_BYTES is
+// not a kernel message (printk lines are at most 1 KiB): it is skipped and counted.
+import { type KernelLog, KernelLogParser } from './parse.js';
+
+/** Longest line kept for parsing, in bytes. */
+export const MAX_LINE_BYTES = 64 * 1024;
+
+/** A parsed log plus what had to be left out to stay in bounded memory. */
+export interface StreamedLog extends KernelLog {
+  /** Lines longer than MAX_LINE_BYTES, skipped. */
+  overlongLines: number;
+  /** Events beyond the parser's cap, counted but not kept. */
+  eventsDropped: number;
+}
+
+const NL = 10;
+const CR = 13;
+const MARK = Buffer.from('hfi1 ');
+
+function countNewlines(b: Uint8Array, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) if (b[i] === NL) n++;
+  return n;
+}
+
+/** Parse a kernel log from a stream of chunks (a file, standard input). */
+export async function readKernelLog(chunks: AsyncIterable<Uint8Array | string>): Promise<StreamedLog> {
+  const parser = new KernelLogParser();
+  let lines = 0; // complete lines before `carry`
+  let carry: Buffer = Buffer.alloc(0); // the start of an unfinished line
+  let skipping = false; // inside an overlong line: drop bytes up to its newline
+  let overlongLines = 0;
+
+  const take = (line: Buffer) => {
+    let end = line.length;
+    if (end > 0 && line[end - 1] === CR) end -= 1;
+    parser.push(line.toString('utf8', 0, end), lines + 1);
+  };
+
+  for await (const chunk of chunks) {
+    let data: Buffer =
+      typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (skipping) {
+      const nl = data.indexOf(NL);
+      if (nl < 0) continue;
+      skipping = false;
+      lines += 1;
+      data = data.subarray(nl + 1);
+    }
+    if (carry.length > 0) data = Buffer.concat([carry, data]);
+    let pos = 0; // start of the current line
+    for (;;) {
+      const hit = data.indexOf(MARK, pos);
+      if (hit < 0) break;
+      const start = data.lastIndexOf(NL, hit) + 1;
+      const at = Math.max(start, pos);
+      lines += countNewlines(data, pos, at);
+      const end = data.indexOf(NL, hit);
+      if (end < 0) {
+        pos = at;
+        break;
+      }
+      if (end - at <= MAX_LINE_BYTES) take(data.subarray(at, end));
+      else overlongLines += 1;
+      lines += 1;
+      pos = end + 1;
+    }
+    const last = data.lastIndexOf(NL);
+    if (last >= pos) {
+      lines += countNewlines(data, pos, last + 1);
+      pos = last + 1;
+    }
+    carry = Buffer.from(data.subarray(pos));
+    if (carry.length > MAX_LINE_BYTES) {
+      overlongLines += 1;
+      carry = Buffer.alloc(0);
+      skipping = true;
+    }
+  }
+  if (skipping) lines += 1;
+  else if (carry.length > 0) {
+    take(carry);
+    lines += 1;
+  }
+  return { ...parser.result(lines), overlongLines, eventsDropped: parser.eventsDropped };
+}
