@@ -4,7 +4,8 @@
 // (its locals, its txreq, its place in tx_ring, dmawait and the harvest, the locks it holds) and
 // sorts the tuples: equal keys ⇔ one state is a permutation of the other. The orbit size (how many
 // distinct states the key stands for) is n! / Π (multiplicity of equal tuples)!.
-import type { StateVec } from './state.js';
+import { capture } from './state.js';
+import { KeyBuilder } from './state-table.js';
 import type { World } from './world.js';
 
 /** Numbers per submitter tuple. */
@@ -12,36 +13,45 @@ const TUPLE = 16;
 
 const FACTORIAL = [1, 1, 2, 6, 24, 120, 720];
 
-/** A state's canonical key, how many distinct states it stands for, and each submitter's canonical place. */
+/** How many distinct states a canonical key stands for, and each submitter's canonical place. */
 export interface Canonical {
-  key: string;
   orbit: number;
   /** place[i]: the canonical position of submitter i (a permutation of 0…n−1). */
   place: number[];
 }
 
-/** Keys of one world: the canonical one (symmetry on) or the plain state key with orbit 1. */
+/** Keys of one world's states: the canonical one (symmetry on) or the plain state key with orbit 1. */
 export class Canonizer {
   private readonly n: number;
   private readonly tuples: number[][];
   private readonly order: number[];
   private readonly identity: number[];
   private readonly buf: number[] = [];
+  private readonly place: number[];
+  /** The key of the last state passed to `canonical`. */
+  readonly key = new KeyBuilder();
 
   constructor(
-    private readonly w: World,
+    w: World,
     private readonly symmetric: boolean,
   ) {
     this.n = w.subs.length;
     this.tuples = Array.from({ length: this.n }, () => new Array<number>(TUPLE).fill(0));
     this.order = Array.from({ length: this.n }, (_, i) => i);
     this.identity = this.order.slice();
+    this.place = this.order.slice();
   }
 
-  /** The key of the world's current state, captured as `v`. */
-  canonical(v: StateVec): Canonical {
-    if (!this.symmetric) return { key: packKey(v), orbit: 1, place: this.identity };
-    const w = this.w;
+  /**
+   * Build the key of the world's current state into `key`. The `place` returned is reused by the
+   * next call.
+   */
+  canonical(w: World): Canonical {
+    if (!this.symmetric) {
+      this.key.clear();
+      for (const x of capture(w)) this.key.push(x);
+      return { orbit: 1, place: this.identity };
+    }
     const e = w.e;
     const n = this.n;
     const base = w.txs.length - n; // submitter i's txreq is txs[base + i]
@@ -105,9 +115,16 @@ export class Canonizer {
     }
     k0.push(e.dmawait.length, e.harvest.length);
     const order = this.order;
-    for (let i = 0; i < n; i++) order[i] = i;
     const tuples = this.tuples;
-    order.sort((a, b) => compareTuples(tuples[a] as number[], tuples[b] as number[]) || a - b);
+    // Insertion sort of at most a few submitters, stable (ties keep index order).
+    for (let i = 0; i < n; i++) {
+      let p = i;
+      while (p > 0 && compareTuples(tuples[order[p - 1] as number] as number[], tuples[i] as number[]) > 0) {
+        order[p] = order[p - 1] as number;
+        p--;
+      }
+      order[p] = i;
+    }
     let orbit = FACTORIAL[n] ?? Number.NaN;
     let run = 1;
     for (let p = 0; p < n; p++) {
@@ -119,9 +136,11 @@ export class Canonizer {
         orbit /= run;
       } else run = 1;
     }
-    const place = new Array<number>(n);
+    const place = this.place;
     for (let p = 0; p < n; p++) place[order[p] as number] = p;
-    return { key: packKey(k0), orbit, place };
+    this.key.clear();
+    for (const x of k0) this.key.push(x);
+    return { orbit, place };
   }
 }
 
@@ -131,22 +150,4 @@ function compareTuples(a: number[], b: number[]): number {
     if (d !== 0) return d;
   }
   return 0;
-}
-
-/** A vector of small integers as a compact string (one UTF-16 unit each; larger values escaped). */
-export function packKey(v: readonly number[]): string {
-  let small = true;
-  for (const x of v) {
-    if (x < -2 || x > 0xfffc || !Number.isInteger(x)) {
-      small = false;
-      break;
-    }
-  }
-  if (small) {
-    const codes = v.map((x) => x + 2);
-    let s = '';
-    for (let i = 0; i < codes.length; i += 4096) s += String.fromCharCode(...codes.slice(i, i + 4096));
-    return s;
-  }
-  return `\uffff${v.join(',')}`;
 }

@@ -11,8 +11,9 @@
 // A woken submitter's step that finds no room (a wasted wake-up) is a property of a step, not a
 // state: a state's asleep steps are checked for it without being explored.
 import { Canonizer } from './canon.js';
-import { footprint, independent } from './footprint.js';
+import { type Footprint, footprint, independent } from './footprint.js';
 import { capture, restore, type StateVec } from './state.js';
+import { StateTable } from './state-table.js';
 import { actorCount, isEnabled, lostWaiter, runStep, STEP_WASTED } from './steps.js';
 import { Pc, type World } from './world.js';
 
@@ -57,7 +58,8 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
   const canon = new Canonizer(w, symmetric);
   const n = w.subs.length;
   const actors = actorCount(w);
-  const seen = new Map<string, number>();
+  const seen = new StateTable();
+  const key = canon.key;
   const lost = new Map<string, number>();
   const wasted = new Map<string, number>();
   const path: number[] = [];
@@ -99,27 +101,30 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
   const markWasted = (key: string, orbit: number): void => {
     if (!wasted.has(key)) wasted.set(key, orbit);
   };
-  /** The world holds `v`, reached by `path`; `flags` of the step that led here; `sleep` over actor indices. */
-  const visit = (v: StateVec, depth: number, sleep: number, flags: number): void => {
-    const { key, orbit, place } = canon.canonical(v);
-    if (flags & STEP_WASTED) markWasted(key, orbit);
+  /** Visit the world's state, reached by `path`; `flags` of the step that led here; `sleep` over actor indices. */
+  const visit = (depth: number, sleep: number, flags: number): void => {
+    const { orbit, place } = canon.canonical(w);
+    if (flags & STEP_WASTED) markWasted(key.toString(), orbit);
     if (lostWaiter(w) !== null) {
-      if (!lost.has(key)) {
-        lost.set(key, orbit);
+      const k = key.toString();
+      if (!lost.has(k)) {
+        lost.set(k, orbit);
         if (keepAll) out.lostSchedules.push(path.slice());
       }
       if (out.lostSchedule === null || path.length < out.lostSchedule.length) out.lostSchedule = path.slice();
     }
     const enabled = enabledMask();
-    const entry = seen.get(key);
+    const id = seen.find(key);
     let todo: number;
-    if (entry === undefined) {
-      seen.set(key, depth * (1 << SLEEP_BITS) + toCanon(sleep, place));
+    let asleep = 0;
+    if (id < 0) {
+      seen.add(key, depth * (1 << SLEEP_BITS) + toCanon(sleep, place));
       out.states += orbit;
       out.graphSteps += orbit * popcount(enabled);
       todo = enabled & ~sleep;
-      if (sleep & enabled) checkAsleep(v, sleep & enabled);
+      asleep = sleep & enabled;
     } else {
+      const entry = seen.get(id);
       const seenDepth = Math.floor(entry / (1 << SLEEP_BITS));
       const seenSleep = fromCanon(entry % (1 << SLEEP_BITS), place);
       if (depth < seenDepth) todo = enabled & ~sleep;
@@ -131,13 +136,20 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
         end(depth, false);
         return;
       }
-      seen.set(key, Math.min(depth, seenDepth) * (1 << SLEEP_BITS) + toCanon(sleep & seenSleep, place));
+      seen.set(id, Math.min(depth, seenDepth) * (1 << SLEEP_BITS) + toCanon(sleep & seenSleep, place));
     }
-    if (enabled === 0 || depth >= bound || todo === 0) {
-      end(depth, enabled !== 0 && depth >= bound);
+    if (enabled === 0 || depth >= bound) {
+      end(depth, enabled !== 0);
       return;
     }
-    const prints = por ? Array.from({ length: actors }, (_, a) => (enabled & (1 << a) ? footprint(w, a) : null)) : [];
+    const v = capture(w);
+    if (asleep !== 0) checkAsleep(v, asleep);
+    if (todo === 0) {
+      end(depth, false);
+      return;
+    }
+    const prints: (Footprint | null)[] = [];
+    if (por) for (let a = 0; a < actors; a++) prints.push(enabled & (1 << a) ? footprint(w, a) : null);
     let first = true;
     for (let a = 0; a < actors; a++) {
       if (!(todo & (1 << a))) continue;
@@ -155,7 +167,7 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
         sleep |= 1 << a;
       }
       path.push(a);
-      visit(capture(w), depth + 1, childSleep, f);
+      visit(depth + 1, childSleep, f);
       path.pop();
     }
   };
@@ -166,13 +178,13 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
       const s = w.subs[a];
       if (!s || s.pc !== Pc.check || s.afterWake !== 1 || s.tx.numDesc <= w.e.freecnt()) continue;
       runStep(w, a, null);
-      const c = canon.canonical(capture(w));
-      markWasted(c.key, c.orbit);
+      const { orbit } = canon.canonical(w);
+      markWasted(key.toString(), orbit);
       restore(w, v);
     }
     out.sleptSteps += popcount(asleep);
   };
-  visit(capture(w), 0, 0, 0);
+  visit(0, 0, 0);
   out.statesExplored = seen.size;
   for (const o of lost.values()) out.lostWakeups += o;
   for (const o of wasted.values()) out.wastedWakeups += o;
