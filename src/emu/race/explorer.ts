@@ -44,7 +44,7 @@ export interface RaceResult extends SearchFound {
   bound: number;
   seed: number;
   mode: 'exhaustive' | 'random';
-  reduce: Reduction | 'none';
+  reduce: Reduction;
 }
 
 /** Explore one variant; see RaceOptions. */

@@ -40,12 +40,18 @@ export class KeyBuilder {
   }
 }
 
+/** Bytes per arena chunk: keys never straddle two, and growing never copies what is stored. */
+const CHUNK_BITS = 24;
+const CHUNK = 1 << CHUNK_BITS;
+
 /** A set of keys with one integer of data each. */
 export class StateTable {
-  private arena = new Uint8Array(1 << 20);
+  private readonly chunks: Uint8Array[] = [];
+  /** Position of the next key: chunk index × CHUNK + offset. */
   private used = 0;
   private slots = new Int32Array(1 << 16);
-  private offsets = new Int32Array(1 << 15);
+  private offsets = new Float64Array(1 << 15);
+  private lengths = new Uint16Array(1 << 15);
   private hashes = new Uint32Array(1 << 15);
   private data = new Float64Array(1 << 15);
   /** States stored. */
@@ -68,13 +74,25 @@ export class StateTable {
     if ((this.size + 1) * 2 > this.slots.length) this.rehash();
     const id = this.size++;
     if (id >= this.offsets.length) this.growRecords();
-    if (this.used + k.length > this.arena.length) {
-      const a = new Uint8Array(Math.max(this.arena.length * 2, this.used + k.length));
-      a.set(this.arena.subarray(0, this.used));
-      this.arena = a;
+    if (k.length > 0xffff) throw new Error(`race state key of ${k.length} bytes`);
+    let at = this.used % CHUNK;
+    if (this.chunks.length === 0 || at + k.length > CHUNK) {
+      // A small first chunk, so that small searches stay small; then whole chunks.
+      const size = this.chunks.length === 0 ? 1 << 16 : CHUNK;
+      this.chunks.push(new Uint8Array(size));
+      this.used = (this.chunks.length - 1) * CHUNK;
+      at = 0;
     }
-    this.arena.set(k.bytes.subarray(0, k.length), this.used);
+    let chunk = this.chunks[this.chunks.length - 1] as Uint8Array;
+    if (at + k.length > chunk.length) {
+      const bigger = new Uint8Array(Math.min(CHUNK, chunk.length * 4));
+      bigger.set(chunk);
+      this.chunks[this.chunks.length - 1] = bigger;
+      chunk = bigger;
+    }
+    chunk.set(k.bytes.subarray(0, k.length), at);
     this.offsets[id] = this.used;
+    this.lengths[id] = k.length;
     this.used += k.length;
     this.hashes[id] = k.hash >>> 0;
     this.data[id] = data;
@@ -94,14 +112,17 @@ export class StateTable {
 
   /** Bytes held (arena and tables). */
   bytes(): number {
-    return this.arena.byteLength + this.slots.byteLength + this.offsets.byteLength * 2 + this.data.byteLength;
+    let b = this.slots.byteLength + this.offsets.byteLength + this.lengths.byteLength;
+    b += this.hashes.byteLength + this.data.byteLength;
+    for (const c of this.chunks) b += c.byteLength;
+    return b;
   }
 
   private equals(id: number, k: KeyBuilder): boolean {
-    const start = this.offsets[id] as number;
-    const end = id + 1 < this.size ? (this.offsets[id + 1] as number) : this.used;
-    if (end - start !== k.length) return false;
-    const a = this.arena;
+    if (this.lengths[id] !== k.length) return false;
+    const pos = this.offsets[id] as number;
+    const a = this.chunks[Math.floor(pos / CHUNK)] as Uint8Array;
+    const start = pos % CHUNK;
     const b = k.bytes;
     for (let i = 0; i < k.length; i++) if (a[start + i] !== b[i]) return false;
     return true;
@@ -121,9 +142,12 @@ export class StateTable {
 
   private growRecords(): void {
     const n = this.offsets.length * 2;
-    const o = new Int32Array(n);
+    const o = new Float64Array(n);
     o.set(this.offsets);
     this.offsets = o;
+    const l = new Uint16Array(n);
+    l.set(this.lengths);
+    this.lengths = l;
     const h = new Uint32Array(n);
     h.set(this.hashes);
     this.hashes = h;
