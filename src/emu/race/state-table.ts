@@ -75,11 +75,11 @@ export class StateTable {
     const id = this.size++;
     if (id >= this.offsets.length) this.growRecords();
     if (k.length > 0xffff) throw new Error(`race state key of ${k.length} bytes`);
-    let at = this.used % CHUNK;
+    // The last chunk starts at (chunks − 1) × CHUNK; `used` is past its last key.
+    let at = this.used - (this.chunks.length - 1) * CHUNK;
     if (this.chunks.length === 0 || at + k.length > CHUNK) {
       // A small first chunk, so that small searches stay small; then whole chunks.
-      const size = this.chunks.length === 0 ? 1 << 16 : CHUNK;
-      this.chunks.push(new Uint8Array(size));
+      this.chunks.push(new Uint8Array(this.chunks.length === 0 ? 1 << 16 : CHUNK));
       this.used = (this.chunks.length - 1) * CHUNK;
       at = 0;
     }
