@@ -31,6 +31,8 @@ export interface RaceOptions {
   reduce?: Reduction;
   /** Keep a schedule for every lost wake-up state (the first path found to it). */
   keepAll?: boolean;
+  /** Called every few thousand steps of the exhaustive search (e.g. to sample memory). */
+  probe?: () => void;
 }
 
 /**
@@ -54,7 +56,7 @@ export function explore(opts: RaceOptions): RaceResult {
   const reduce = random ? 'none' : (opts.reduce ?? 'all');
   const run =
     opts.schedules === undefined
-      ? exhaustive(w, opts.bound, reduce, opts.keepAll === true)
+      ? exhaustive(w, opts.bound, reduce, opts.keepAll === true, opts.probe)
       : sample(w, new Tally(opts.keepAll === true), opts.schedules, opts.seed);
   return {
     variant: opts.variant,

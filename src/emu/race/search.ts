@@ -50,9 +50,11 @@ export interface SearchFound {
 
 /** Depth and sleep set (over canonical actor positions) a state was explored with, packed. */
 const SLEEP_BITS = 8;
+/** The probe runs every 2^14 steps. */
+const PROBE_MASK = (1 << 14) - 1;
 
 /** Explore every schedule of `w` from its current state to `bound` steps. */
-export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: boolean): SearchFound {
+export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: boolean, probe?: () => void): SearchFound {
   const symmetric = reduce === 'symmetry' || reduce === 'all';
   const por = reduce === 'por' || reduce === 'all';
   const canon = new Canonizer(w, symmetric);
@@ -156,7 +158,7 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
       if (!first) restore(w, v);
       first = false;
       const f = runStep(w, a, null);
-      out.steps++;
+      if ((++out.steps & PROBE_MASK) === 0) probe?.();
       let childSleep = 0;
       if (por) {
         const fa = prints[a];
