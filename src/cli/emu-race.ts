@@ -42,7 +42,7 @@ export function raceOptions(y: Argv): Argv {
     .option('variant', { type: 'string', describe: `race: ${VARIANTS.join(' | ')} (default kernel)` })
     .option('submitters', {
       type: 'string',
-      describe: `race: submitters, 1-${MAX_SUBMITTERS} (default 2; 3 take seconds, 4 take minutes and gigabytes)`,
+      describe: `race: submitters, 1-${MAX_SUBMITTERS} (default 2; 3 take seconds and about 150 MB, 4 take minutes and about 2 GB)`,
     })
     .option('bound', {
       type: 'string',
