@@ -4,30 +4,26 @@
 // (its locals, its txreq, its place in tx_ring, dmawait and the harvest, the locks it holds) and
 // sorts the tuples: equal keys ⇔ one state is a permutation of the other. The orbit size (how many
 // distinct states the key stands for) is n! / Π (multiplicity of equal tuples)!.
+import type { EmuTx } from '../tx.js';
 import { capture } from './state.js';
 import { KeyBuilder } from './state-table.js';
-import type { World } from './world.js';
+import type { Submitter, World } from './world.js';
 
 /** Numbers per submitter tuple. */
 const TUPLE = 16;
 
 const FACTORIAL = [1, 1, 2, 6, 24, 120, 720];
 
-/** How many distinct states a canonical key stands for, and each submitter's canonical place. */
-export interface Canonical {
-  orbit: number;
-  /** place[i]: the canonical position of submitter i (a permutation of 0…n−1). */
-  place: number[];
-}
-
-/** Keys of one world's states: the canonical one (symmetry on) or the plain state key with orbit 1. */
+/** Keys of one world's states: canonical ones (symmetry on) or the plain state vector. */
 export class Canonizer {
   private readonly n: number;
-  private readonly tuples: number[][];
+  /** Submitter i's tuple at [i × TUPLE, (i + 1) × TUPLE). */
+  private readonly tuples: Int32Array;
   private readonly order: number[];
-  private readonly identity: number[];
-  private readonly buf: number[] = [];
-  private readonly place: number[];
+  /** place[i]: the canonical position of submitter i (a permutation of 0…n−1), after `canonical`. */
+  readonly place: number[];
+  /** How many distinct states the last key stands for: n! / Π (multiplicity of equal tuples)!. */
+  orbit = 1;
   /** The key of the last state passed to `canonical`. */
   readonly key = new KeyBuilder();
 
@@ -36,90 +32,84 @@ export class Canonizer {
     private readonly symmetric: boolean,
   ) {
     this.n = w.subs.length;
-    this.tuples = Array.from({ length: this.n }, () => new Array<number>(TUPLE).fill(0));
+    this.tuples = new Int32Array(this.n * TUPLE);
     this.order = Array.from({ length: this.n }, (_, i) => i);
-    this.identity = this.order.slice();
     this.place = this.order.slice();
   }
 
-  /**
-   * Build the key of the world's current state into `key`. The `place` returned is reused by the
-   * next call.
-   */
-  canonical(w: World): Canonical {
+  /** Build the key of the world's current state into `key`; set `orbit` and `place`. */
+  canonical(w: World): void {
+    const k = this.key;
+    k.clear();
     if (!this.symmetric) {
-      this.key.clear();
-      for (const x of capture(w)) this.key.push(x);
-      return { orbit: 1, place: this.identity };
+      for (const x of capture(w)) k.push(x);
+      return;
     }
     const e = w.e;
     const n = this.n;
+    const t = this.tuples;
     const base = w.txs.length - n; // submitter i's txreq is txs[base + i]
     for (let i = 0; i < n; i++) {
-      const s = w.subs[i];
-      const t = this.tuples[i];
-      if (s === undefined || t === undefined) throw new Error('race canonical key: submitter missing');
+      const s = w.subs[i] as Submitter;
       const q = s.wait;
-      t[0] = s.pc;
-      t[1] = s.seq;
-      t[2] = s.busy;
-      t[3] = s.woken;
-      t[4] = s.afterWake;
-      t[5] = q.starvedCnt;
-      t[6] = q.priority;
-      t[7] = q.deferred ? 1 : 0;
-      t[8] = q.sdmaBusy;
-      t[9] = s.tx.phase;
-      t[10] = s.tx.nextDescqIdx;
-      t[11] = -1;
-      t[12] = e.dmawait.indexOf(q);
-      t[13] = e.harvest.indexOf(q);
-      t[14] = w.tailHolder === i ? 1 : 0;
-      t[15] = w.waitHolder === i ? 1 : 0;
+      const o = i * TUPLE;
+      t[o] = s.pc;
+      t[o + 1] = s.seq;
+      t[o + 2] = s.busy;
+      t[o + 3] = s.woken;
+      t[o + 4] = s.afterWake;
+      t[o + 5] = q.starvedCnt;
+      t[o + 6] = q.priority;
+      t[o + 7] = q.deferred ? 1 : 0;
+      t[o + 8] = q.sdmaBusy;
+      t[o + 9] = s.tx.phase;
+      t[o + 10] = s.tx.nextDescqIdx;
+      t[o + 11] = -1;
+      t[o + 12] = e.dmawait.indexOf(q);
+      t[o + 13] = e.harvest.indexOf(q);
+      t[o + 14] = w.tailHolder === i ? 1 : 0;
+      t[o + 15] = w.waitHolder === i ? 1 : 0;
     }
-    const k0 = this.buf;
-    k0.length = 0;
-    k0.push(
-      e.descqHead,
-      e.descqTail,
-      e.txHead,
-      e.txTail,
-      e.descAvail,
-      e.descqFullCount,
-      e.headSeq,
-      e.waitSeq,
-      w.chip.hwHead,
-      w.chip.hwTail,
-      w.chip.genCount,
-      w.pending,
-      w.tailHolder === -1 ? 0 : 1,
-      w.waitHolder === -1 ? 0 : 1,
-      w.irq.pc,
-      w.irq.bits,
-      w.irq.avail,
-      w.irq.top,
-    );
-    for (let k = 0; k < base; k++) {
-      const tx = w.txs[k];
-      if (tx) k0.push(tx.phase, tx.nextDescqIdx);
+    k.push(e.descqHead);
+    k.push(e.descqTail);
+    k.push(e.txHead);
+    k.push(e.txTail);
+    k.push(e.descAvail);
+    k.push(e.descqFullCount);
+    k.push(e.headSeq);
+    k.push(e.waitSeq);
+    k.push(w.chip.hwHead);
+    k.push(w.chip.hwTail);
+    k.push(w.chip.genCount);
+    k.push(w.pending);
+    k.push(w.tailHolder === -1 ? 0 : 1);
+    k.push(w.waitHolder === -1 ? 0 : 1);
+    k.push(w.irq.pc);
+    k.push(w.irq.bits);
+    k.push(w.irq.avail);
+    k.push(w.irq.top);
+    for (let j = 0; j < base; j++) {
+      const tx = w.txs[j] as EmuTx;
+      k.push(tx.phase);
+      k.push(tx.nextDescqIdx);
     }
     // tx_ring from tx_head: the initial txreqs by index, a submitter's as a mark (its place is in its tuple).
     const inRing = (e.txTail - e.txHead) & 0xffff;
-    k0.push(inRing);
-    for (let k = 0; k < inRing; k++) {
-      const idx = w.txs.indexOf(e.txRing[(e.txHead + k) & e.mask] as never);
+    k.push(inRing);
+    for (let j = 0; j < inRing; j++) {
+      const idx = w.txs.indexOf(e.txRing[(e.txHead + j) & e.mask] as EmuTx);
       if (idx >= base) {
-        (this.tuples[idx - base] as number[])[11] = k;
-        k0.push(-2);
-      } else k0.push(idx);
+        t[(idx - base) * TUPLE + 11] = j;
+        k.push(-2);
+      } else k.push(idx);
     }
-    k0.push(e.dmawait.length, e.harvest.length);
-    const order = this.order;
-    const tuples = this.tuples;
+    k.push(e.dmawait.length);
+    k.push(e.harvest.length);
     // Insertion sort of at most a few submitters, stable (ties keep index order).
+    const order = this.order;
     for (let i = 0; i < n; i++) {
       let p = i;
-      while (p > 0 && compareTuples(tuples[order[p - 1] as number] as number[], tuples[i] as number[]) > 0) {
+      while (p > 0 && compareTuples(t, order[p - 1] as number, i) > 0) {
         order[p] = order[p - 1] as number;
         p--;
       }
@@ -129,24 +119,22 @@ export class Canonizer {
     let run = 1;
     for (let p = 0; p < n; p++) {
       const i = order[p] as number;
-      const t = tuples[i] as number[];
-      for (let k = 0; k < TUPLE; k++) k0.push(t[k] as number);
-      if (p > 0 && compareTuples(tuples[order[p - 1] as number] as number[], t) === 0) {
+      for (let j = i * TUPLE; j < (i + 1) * TUPLE; j++) k.push(t[j] as number);
+      if (p > 0 && compareTuples(t, order[p - 1] as number, i) === 0) {
         run++;
         orbit /= run;
       } else run = 1;
+      this.place[i] = p;
     }
-    const place = this.place;
-    for (let p = 0; p < n; p++) place[order[p] as number] = p;
-    this.key.clear();
-    for (const x of k0) this.key.push(x);
-    return { orbit, place };
+    this.orbit = orbit;
   }
 }
 
-function compareTuples(a: number[], b: number[]): number {
+function compareTuples(t: Int32Array, a: number, b: number): number {
+  const oa = a * TUPLE;
+  const ob = b * TUPLE;
   for (let k = 0; k < TUPLE; k++) {
-    const d = (a[k] as number) - (b[k] as number);
+    const d = (t[oa + k] as number) - (t[ob + k] as number);
     if (d !== 0) return d;
   }
   return 0;

@@ -105,7 +105,8 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
   };
   /** Visit the world's state, reached by `path`; `flags` of the step that led here; `sleep` over actor indices. */
   const visit = (depth: number, sleep: number, flags: number): void => {
-    const { orbit, place } = canon.canonical(w);
+    canon.canonical(w);
+    const { orbit, place } = canon;
     if (flags & STEP_WASTED) markWasted(key.toString(), orbit);
     if (lostWaiter(w) !== null) {
       const k = key.toString();
@@ -180,8 +181,8 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
       const s = w.subs[a];
       if (!s || s.pc !== Pc.check || s.afterWake !== 1 || s.tx.numDesc <= w.e.freecnt()) continue;
       runStep(w, a, null);
-      const { orbit } = canon.canonical(w);
-      markWasted(key.toString(), orbit);
+      canon.canonical(w);
+      markWasted(key.toString(), canon.orbit);
       restore(w, v);
     }
     out.sleptSteps += popcount(asleep);

@@ -18,20 +18,21 @@ export class KeyBuilder {
   /** Append a value from −2 up to 65533: one byte below 253, else an escape and two bytes (FNV-1a over values). */
   push(x: number): void {
     const u = x + 2;
-    if (u < 0 || u > 0xffff || !Number.isInteger(u)) throw new Error(`race state value ${x} out of range`);
-    if (this.length + 3 > this.bytes.length) {
-      const b = new Uint8Array(this.bytes.length * 2);
-      b.set(this.bytes);
-      this.bytes = b;
-    }
-    const b = this.bytes;
-    if (u < 0xff) b[this.length++] = u;
+    if (this.length + 3 > this.bytes.length) this.grow();
+    if (u >= 0 && u < 0xff && (u | 0) === u) this.bytes[this.length++] = u;
     else {
-      b[this.length++] = 0xff;
-      b[this.length++] = u >>> 8;
-      b[this.length++] = u & 0xff;
+      if (u < 0 || u > 0xffff || !Number.isInteger(u)) throw new Error(`race state value ${x} out of range`);
+      this.bytes[this.length++] = 0xff;
+      this.bytes[this.length++] = u >>> 8;
+      this.bytes[this.length++] = u & 0xff;
     }
     this.hash = Math.imul(this.hash ^ u, 0x01000193);
+  }
+
+  private grow(): void {
+    const b = new Uint8Array(this.bytes.length * 2);
+    b.set(this.bytes);
+    this.bytes = b;
   }
 
   /** The key as a string (for the few states kept in ordinary maps). */
