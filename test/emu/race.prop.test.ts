@@ -101,6 +101,18 @@ describe.skipIf(!SOAK)('race explorer, exhaustive (under npm run soak only: minu
     expect({ schedules: r.schedules, states: r.states, lost: r.lostWakeups, wasted: r.wastedWakeups }).toEqual(p);
   }, 600_000);
 
+  it('kernel, 4 submitters: the lost wake-ups of the sdma_check_progress order, and the shortest replays', () => {
+    const r = explore({ variant: 'kernel', submitters: 4, bound: defaultBound(4), seed: 1 });
+    expect(r.cut).toBe(0);
+    expect({ states: r.states, lost: r.lostWakeups, wasted: r.wastedWakeups }).toEqual({
+      states: 298_587_148,
+      lost: 164_152,
+      wasted: 589_104,
+    });
+    expect(r.lostSchedule).toHaveLength(14);
+    expect(lostWaiter(replaySchedule('kernel', 4, r.lostSchedule ?? []).world)).not.toBeNull();
+  }, 3_600_000);
+
   it('kernel-sample-first, 4 submitters: no schedule loses a wake-up', () => {
     const r = explore({ variant: 'kernel-sample-first', submitters: 4, bound: defaultBound(4), seed: 1 });
     expect(r.cut).toBe(0);
