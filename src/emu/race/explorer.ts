@@ -13,10 +13,11 @@ export const DEFAULT_BOUND = 80;
 /** Most submitters the explorer takes: the exhaustive search with 4 needs minutes and gigabytes. */
 export const MAX_SUBMITTERS = 4;
 
-/** The default depth bound for `submitters`: long enough for every schedule to end. */
+/** The default depth bound for `submitters`: every schedule ends within it (4 submitters: 106 steps at most). */
 export function defaultBound(submitters: number): number {
   return submitters <= 3 ? DEFAULT_BOUND : 40 * submitters;
 }
+
 /** Steps after which a random schedule is abandoned (the step graph is finite and acyclic). */
 const RANDOM_STEP_CAP = 10_000;
 
@@ -53,7 +54,7 @@ export interface RaceResult extends SearchFound {
 export function explore(opts: RaceOptions): RaceResult {
   const w = buildWorld(opts.variant, opts.submitters);
   const random = opts.schedules !== undefined;
-  const reduce = random ? 'none' : (opts.reduce ?? 'all');
+  const reduce = random ? 'none' : (opts.reduce ?? 'all'); // random sampling reduces nothing
   const run =
     opts.schedules === undefined
       ? exhaustive(w, opts.bound, reduce, opts.keepAll === true, opts.probe)
@@ -68,8 +69,6 @@ export function explore(opts: RaceOptions): RaceResult {
     ...run,
   };
 }
-
-type Found = SearchFound;
 
 class Tally {
   schedules = 0;
@@ -98,7 +97,7 @@ class Tally {
     if (depth > this.maxDepth) this.maxDepth = depth;
   }
 
-  found(states: number, steps: number): Found {
+  found(states: number, steps: number): SearchFound {
     return {
       schedules: this.schedules,
       cut: this.cut,
@@ -123,7 +122,7 @@ function enabledActors(w: World): number[] {
   return out;
 }
 
-function sample(w: World, t: Tally, schedules: number, seed: number): Found {
+function sample(w: World, t: Tally, schedules: number, seed: number): SearchFound {
   const seen = new Set<string>();
   const rng = new Sfc32(seed);
   const root = capture(w);
