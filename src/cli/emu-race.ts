@@ -64,6 +64,10 @@ export function runRace(args: Record<string, unknown>, seed: number): { result: 
   const schedules = args.schedules === undefined ? undefined : parseIntArg('--schedules', args.schedules, 1, 100_000_000);
   const reduce = args.reduce === undefined ? 'all' : String(args.reduce);
   if (!isReduction(reduce)) throw usageError(`--reduce must be one of ${REDUCTIONS.join(', ')}, got ${JSON.stringify(reduce)}`);
+  if (schedules !== undefined && args.reduce !== undefined)
+    throw usageError(
+      '--reduce applies to the exhaustive search; random sampling (--schedules) reduces nothing: drop one of them',
+    );
   const result = explore({ variant: name, submitters, bound, seed, schedules, reduce });
   const replay = result.lostSchedule ? replaySchedule(name, submitters, result.lostSchedule) : null;
   const json: RaceJson = {

@@ -87,6 +87,7 @@ describe('emu race', () => {
     [['--submitters', '5'], /--submitters must be from 1 to 4/],
     [['--submitters', '0'], /--submitters must be from 1 to 4/],
     [['--reduce', 'some'], /--reduce must be one of none, symmetry, por, all/],
+    [['--reduce', 'all', '--schedules', '10'], /--reduce applies to the exhaustive search/],
     [['--bound', 'x'], /--bound expects an integer/],
   ])('usage error for %j', async (extra, message) => {
     const r = await runCli(['emu', 'race', ...extra]);
