@@ -1,7 +1,9 @@
-// `emu race`: explore the interleavings of the sleep/wake-up protocol (§b.9) on the emulator's
-// engine, report lost and wasted wake-ups, and print the first lost wake-up as a reproduction.
+// `emu race`: explore the interleavings of the sleep/wake-up protocol (sdma_check_progress and the
+// sleep callbacks against sdma_desc_avail) on the emulator's engine, report lost and wasted
+// wake-ups and what the reductions saved, and print the shortest lost wake-up as a reproduction.
 import type { Argv } from 'yargs';
-import { DEFAULT_BOUND, explore, type RaceResult } from '../emu/race/explorer.js';
+import { DEFAULT_BOUND, defaultBound, explore, MAX_SUBMITTERS, type RaceResult } from '../emu/race/explorer.js';
+import { REDUCTIONS, type Reduction } from '../emu/race/search.js';
 import { replaySchedule, type TraceRow, whyStuck } from '../emu/race/trace.js';
 import { isVariant, VARIANT_ORDER, VARIANTS, type Variant } from '../emu/race/variants.js';
 import { RACE_DESCQ_CNT, RACE_IN_FLIGHT, RACE_NUM_DESC } from '../emu/race/world.js';
@@ -10,7 +12,10 @@ import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { keyValues, table } from './format.js';
 
-/** DESIGN.md's `emu race --json` shape. */
+/**
+ * The `emu race --json` shape: the documented fields first (states and wake-up counts are of the
+ * unreduced state space whatever the reduction), then what the search did and saved.
+ */
 export interface RaceJson {
   variant: Variant;
   submitters: number;
@@ -21,16 +26,31 @@ export interface RaceJson {
   lostWakeups: number;
   wastedWakeups: number;
   trace: TraceRow[];
+  /** `random` for seeded random schedules, else the reduction of the exhaustive search. */
+  reduce: Reduction | 'random';
+  /** States the search stored (canonical ones under symmetry). */
+  statesExplored: number;
+  /** Steps the search took. */
+  steps: number;
+  /** Steps of the unreduced state graph (Σ over its states of the steps enabled there); 0 when sampling. */
+  graphSteps: number;
 }
 
 /** The options `emu race` adds (the seed is the global --seed). */
 export function raceOptions(y: Argv): Argv {
   return y
     .option('variant', { type: 'string', describe: `race: ${VARIANTS.join(' | ')} (default kernel)` })
-    .option('submitters', { type: 'string', describe: 'race: submitters, 1-3 (default 2)' })
+    .option('submitters', {
+      type: 'string',
+      describe: `race: submitters, 1-${MAX_SUBMITTERS} (default 2; 3 take seconds and about 150 MB, 4 take minutes and about 2 GB)`,
+    })
     .option('bound', {
       type: 'string',
-      describe: `race: depth bound of the exhaustive search in steps (default ${DEFAULT_BOUND})`,
+      describe: `race: depth bound of the exhaustive search in steps (default ${DEFAULT_BOUND}, ${defaultBound(4)} with 4 submitters)`,
+    })
+    .option('reduce', {
+      type: 'string',
+      describe: `race: what the exhaustive search reduces: ${REDUCTIONS.join(' | ')} (default all: symmetric submitters and sleep sets; the counts are the same)`,
     })
     .option('schedules', { type: 'string', describe: 'race: sample N seeded random schedules instead of the exhaustive search' });
 }
@@ -39,10 +59,16 @@ export function raceOptions(y: Argv): Argv {
 export function runRace(args: Record<string, unknown>, seed: number): { result: RaceResult; json: RaceJson; why: string } {
   const name = args.variant === undefined ? 'kernel' : String(args.variant);
   if (!isVariant(name)) throw usageError(`--variant must be one of ${VARIANTS.join(', ')}, got ${JSON.stringify(name)}`);
-  const submitters = args.submitters === undefined ? 2 : parseIntArg('--submitters', args.submitters, 1, 3);
-  const bound = args.bound === undefined ? DEFAULT_BOUND : parseIntArg('--bound', args.bound, 1, 10_000);
+  const submitters = args.submitters === undefined ? 2 : parseIntArg('--submitters', args.submitters, 1, MAX_SUBMITTERS);
+  const bound = args.bound === undefined ? defaultBound(submitters) : parseIntArg('--bound', args.bound, 1, 10_000);
   const schedules = args.schedules === undefined ? undefined : parseIntArg('--schedules', args.schedules, 1, 100_000_000);
-  const result = explore({ variant: name, submitters, bound, seed, schedules });
+  const reduce = args.reduce === undefined ? 'all' : String(args.reduce);
+  if (!isReduction(reduce)) throw usageError(`--reduce must be one of ${REDUCTIONS.join(', ')}, got ${JSON.stringify(reduce)}`);
+  if (schedules !== undefined && args.reduce !== undefined)
+    throw usageError(
+      '--reduce applies to the exhaustive search; random sampling (--schedules) reduces nothing: drop one of them',
+    );
+  const result = explore({ variant: name, submitters, bound, seed, schedules, reduce });
   const replay = result.lostSchedule ? replaySchedule(name, submitters, result.lostSchedule) : null;
   const json: RaceJson = {
     variant: name,
@@ -54,8 +80,26 @@ export function runRace(args: Record<string, unknown>, seed: number): { result: 
     lostWakeups: result.lostWakeups,
     wastedWakeups: result.wastedWakeups,
     trace: replay ? replay.rows : [],
+    reduce: result.mode === 'random' ? 'random' : reduce,
+    statesExplored: result.statesExplored,
+    steps: result.steps,
+    graphSteps: result.graphSteps,
   };
   return { result, json, why: replay ? whyStuck(replay) : '' };
+}
+
+function isReduction(name: string): name is Reduction {
+  return (REDUCTIONS as readonly string[]).includes(name);
+}
+
+const count = (x: number): string => x.toLocaleString('en-US');
+
+/** What the reductions saved: states stored against the distinct states, steps against the state graph's. */
+function reductionLine(r: RaceResult): string {
+  const states = `${count(r.statesExplored)} states stored for ${count(r.states)} distinct`;
+  const steps = `${count(r.steps)} steps taken, the state graph has ${count(r.graphSteps)}`;
+  const pct = (part: number, whole: number): string => `${Math.round((100 * (whole - part)) / Math.max(whole, 1))}%`;
+  return `${r.reduce}: ${states} (${pct(r.statesExplored, r.states)} saved), ${steps} (${pct(r.steps, r.graphSteps)} saved)`;
 }
 
 function searchLine(r: RaceResult): string {
@@ -74,7 +118,8 @@ function render(j: RaceJson, r: RaceResult, why: string): string {
       `descq_cnt ${RACE_DESCQ_CNT}, ${RACE_IN_FLIGHT.reduce((a, b) => a + b, 0)} descriptors in flight (packets of ${RACE_IN_FLIGHT.join(', ')}), free ${RACE_DESCQ_CNT - 1 - RACE_IN_FLIGHT.reduce((a, b) => a + b, 0)}; ${j.submitters} submitter${j.submitters === 1 ? '' : 's'} of ${RACE_NUM_DESC} descriptors`,
     ],
     ['search', searchLine(r)],
-    ['schedules', String(j.schedules)],
+    ...(r.mode === 'exhaustive' ? [['reduction', reductionLine(r)] as [string, string]] : []),
+    ['schedules', `${j.schedules}${r.mode === 'exhaustive' ? ' explored' : ''}`],
     ['states', `${j.states} distinct`],
     ['lost wake-ups', `${j.lostWakeups} (distinct states)`],
     ['wasted wake-ups', `${j.wastedWakeups} (woken, still no room)`],
@@ -92,7 +137,8 @@ function render(j: RaceJson, r: RaceResult, why: string): string {
 /** `emu race` as a subcommand definition (registered under `emu` in emu.ts). */
 export const emuRaceCommand: CommandSpec = {
   command: 'race',
-  describe: 'explore interleavings of the sleep/wake-up protocol (§b.9): lost and wasted wake-ups',
+  describe:
+    'explore interleavings of the sleep/wake-up protocol (sdma_check_progress vs sdma_desc_avail): lost and wasted wake-ups',
   builder: raceOptions,
   async run(args, ctx: CliContext) {
     const { result, json, why } = runRace(args, ctx.global.seed);

@@ -1,15 +1,23 @@
-// The explorer: every interleaving of the actors' steps up to a depth bound (depth-first, states
-// hashed so that a state is expanded again only when reached in fewer steps), or seeded random
-// schedules run to completion. Deterministic: actors are tried in index order, the generator is
-// the emulator's sfc32.
+// The explorer: every interleaving of the actors' steps up to a depth bound (search.ts), or
+// seeded random schedules run to completion. Deterministic: actors are tried in index order, the
+// generator is the emulator's sfc32.
 import { Sfc32 } from '../prng.js';
-import { capture, restore, type StateVec, stateKey } from './state.js';
+import { exhaustive, type Reduction, type SearchFound } from './search.js';
+import { capture, restore, stateKey } from './state.js';
 import { actorCount, isEnabled, lostWaiter, runStep, STEP_WASTED } from './steps.js';
 import type { Variant } from './variants.js';
 import { buildWorld, type World } from './world.js';
 
 /** Depth bound (steps) of the exhaustive search: every schedule of up to 3 submitters ends within it. */
 export const DEFAULT_BOUND = 80;
+/** Most submitters the explorer takes: the exhaustive search with 4 needs minutes and gigabytes. */
+export const MAX_SUBMITTERS = 4;
+
+/** The default depth bound for `submitters`: every schedule ends within it (4 submitters: 106 steps at most). */
+export function defaultBound(submitters: number): number {
+  return submitters <= 3 ? DEFAULT_BOUND : 40 * submitters;
+}
+
 /** Steps after which a random schedule is abandoned (the step graph is finite and acyclic). */
 const RANDOM_STEP_CAP = 10_000;
 
@@ -20,51 +28,47 @@ export interface RaceOptions {
   bound: number;
   seed: number;
   schedules?: number;
+  /** What the exhaustive search reduces (default all). */
+  reduce?: Reduction;
   /** Keep a schedule for every lost wake-up state (the first path found to it). */
   keepAll?: boolean;
+  /** Called every few thousand steps of the exhaustive search (e.g. to sample memory). */
+  probe?: () => void;
 }
 
-/** What was found. Counts of lost and wasted wake-ups are of distinct states. */
-export interface RaceResult {
+/**
+ * What was found. Counts of states, lost and wasted wake-ups are of distinct states of the
+ * unreduced state space whatever the reduction; `statesExplored`, `steps` and `sleptSteps` say
+ * what the search itself did (for random sampling: the states seen, the steps taken, 0).
+ */
+export interface RaceResult extends SearchFound {
   variant: Variant;
   submitters: number;
   bound: number;
   seed: number;
   mode: 'exhaustive' | 'random';
-  /** Schedules explored: maximal paths (ended, cut at the bound, or reaching a state already explored). */
-  schedules: number;
-  /** Of those, cut at the bound with steps still enabled. */
-  cut: number;
-  /** Distinct states. */
-  states: number;
-  /** Distinct states holding a lost wake-up. */
-  lostWakeups: number;
-  /** Distinct states reached by a step in which a woken submitter found no room. */
-  wastedWakeups: number;
-  /** Longest schedule taken. */
-  maxDepth: number;
-  /** The shortest schedule (actor per step) reaching a lost wake-up, or null. */
-  lostSchedule: number[] | null;
-  /** With keepAll: one schedule per lost wake-up state. */
-  lostSchedules: number[][];
+  reduce: Reduction;
 }
 
 /** Explore one variant; see RaceOptions. */
 export function explore(opts: RaceOptions): RaceResult {
   const w = buildWorld(opts.variant, opts.submitters);
-  const t = new Tally(opts.keepAll === true);
-  const run = opts.schedules === undefined ? exhaustive(w, t, opts.bound) : sample(w, t, opts.schedules, opts.seed);
+  const random = opts.schedules !== undefined;
+  const reduce = random ? 'none' : (opts.reduce ?? 'all'); // random sampling reduces nothing
+  const run =
+    opts.schedules === undefined
+      ? exhaustive(w, opts.bound, reduce, opts.keepAll === true, opts.probe)
+      : sample(w, new Tally(opts.keepAll === true), opts.schedules, opts.seed);
   return {
     variant: opts.variant,
     submitters: opts.submitters,
     bound: opts.bound,
     seed: opts.seed,
-    mode: opts.schedules === undefined ? 'exhaustive' : 'random',
+    mode: random ? 'random' : 'exhaustive',
+    reduce,
     ...run,
   };
 }
-
-type Found = Omit<RaceResult, 'variant' | 'submitters' | 'bound' | 'seed' | 'mode'>;
 
 class Tally {
   schedules = 0;
@@ -93,11 +97,15 @@ class Tally {
     if (depth > this.maxDepth) this.maxDepth = depth;
   }
 
-  found(states: number): Found {
+  found(states: number, steps: number): SearchFound {
     return {
       schedules: this.schedules,
       cut: this.cut,
       states,
+      statesExplored: states,
+      steps,
+      graphSteps: 0,
+      sleptSteps: 0,
       lostWakeups: this.lost.size,
       wastedWakeups: this.wasted.size,
       maxDepth: this.maxDepth,
@@ -114,46 +122,14 @@ function enabledActors(w: World): number[] {
   return out;
 }
 
-function exhaustive(w: World, t: Tally, bound: number): Found {
-  const seen = new Map<string, number>();
-  const path: number[] = [];
-  const root = capture(w);
-  seen.set(stateKey(root), 0);
-  t.note(w, stateKey(root), 0, path);
-  const visit = (v: StateVec, depth: number): void => {
-    restore(w, v);
-    const actors = enabledActors(w);
-    if (actors.length === 0 || depth >= bound) {
-      t.end(depth, actors.length > 0);
-      return;
-    }
-    for (const a of actors) {
-      restore(w, v);
-      const flags = runStep(w, a, null);
-      const child = capture(w);
-      const key = stateKey(child);
-      path.push(a);
-      t.note(w, key, flags, path);
-      const at = seen.get(key);
-      if (at !== undefined && at <= depth + 1) t.end(depth + 1, false);
-      else {
-        seen.set(key, depth + 1);
-        visit(child, depth + 1);
-      }
-      path.pop();
-    }
-  };
-  visit(root, 0);
-  return t.found(seen.size);
-}
-
-function sample(w: World, t: Tally, schedules: number, seed: number): Found {
+function sample(w: World, t: Tally, schedules: number, seed: number): SearchFound {
   const seen = new Set<string>();
   const rng = new Sfc32(seed);
   const root = capture(w);
   seen.add(stateKey(root));
   t.note(w, stateKey(root), 0, []);
   const path: number[] = [];
+  let steps = 0;
   for (let i = 0; i < schedules; i++) {
     restore(w, root);
     path.length = 0;
@@ -163,11 +139,12 @@ function sample(w: World, t: Tally, schedules: number, seed: number): Found {
       const a = actors[rng.int(0, actors.length - 1)] as number;
       const flags = runStep(w, a, null);
       path.push(a);
+      steps++;
       const key = stateKey(capture(w));
       seen.add(key);
       t.note(w, key, flags, path);
     }
     t.end(path.length, path.length >= RANDOM_STEP_CAP);
   }
-  return t.found(seen.size);
+  return t.found(seen.size, steps);
 }

@@ -80,7 +80,6 @@ export function restore(w: World, v: StateVec): void {
     tx.wait = null;
     tx.status = tx.phase === TxPhase.done ? 0 : -1;
   }
-  const byId = new Map<number, IoWait>();
   for (const s of w.subs) {
     const q2 = s.wait;
     s.pc = next();
@@ -93,7 +92,6 @@ export function restore(w: World, v: StateVec): void {
     q2.deferred = next() === 1;
     q2.sdmaBusy = next();
     q2.queuedOn = null;
-    byId.set(q2.id, q2);
     if (s.tx.phase === TxPhase.ring) s.tx.wait = q2;
   }
   const base = w.txBase;
@@ -103,13 +101,20 @@ export function restore(w: World, v: StateVec): void {
   e.dmawait.length = 0;
   const waiting = next();
   for (let k = 0; k < waiting; k++) {
-    const x = byId.get(next()) as IoWait;
+    const x = waitById(w, next());
     x.queuedOn = e;
     e.dmawait.push(x);
   }
   e.harvest.length = 0;
   const harvested = next();
-  for (let k = 0; k < harvested; k++) e.harvest.push(byId.get(next()) as IoWait);
+  for (let k = 0; k < harvested; k++) e.harvest.push(waitById(w, next()));
+}
+
+/** Submitter i's iowait has id i + 1 (world.ts). */
+function waitById(w: World, id: number): IoWait {
+  const s = w.subs[id - 1];
+  if (s === undefined || s.wait.id !== id) throw new Error(`race state: no submitter with iowait ${id}`);
+  return s.wait;
 }
 
 /** The hash key of a state. */

@@ -53,7 +53,7 @@ export function isEnabled(w: World, a: number): boolean {
   }
   if (a === n) return w.chip.hwHead !== w.chip.hwTail;
   if (w.irq.pc === IrqPc.idle) return w.pending !== 0;
-  // sdma_desc_avail's read_seqbegin spins while a writer holds waitlock (§b.11).
+  // sdma_desc_avail's read_seqbegin spins while a writer holds waitlock.
   if (w.irq.pc === IrqPc.avail) return w.waitHolder === -1;
   return true;
 }
@@ -75,7 +75,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
     case Pc.asleep:
     case Pc.start:
     case Pc.retry: {
-      // sdma_send_txreq (§b.6): running, then num_desc against the cached desc_avail.
+      // sdma_send_txreq: running, then num_desc against the cached desc_avail.
       const woke = s.pc === Pc.asleep;
       if (woke) {
         s.woken = 0;
@@ -86,7 +86,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
       if (need <= e.descAvail) {
         const avail = e.descAvail;
         tx.wait = s.wait;
-        e.submitTx(tx); // §c.5
+        e.submitTx(tx); // submit_tx
         s.wait.sdmaBusy++;
         w.chip.writeTail(e.descqTail & e.mask);
         w.tailHolder = -1;
@@ -102,7 +102,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
       return 0;
     }
     case Pc.check: {
-      // sdma_check_progress step 1 (§b.5): refresh desc_avail from the free count.
+      // sdma_check_progress, first: refresh desc_avail from the free count.
       e.descAvail = e.freecnt();
       if (need <= e.descAvail) {
         s.afterWake = 0;
@@ -117,7 +117,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
       return wasted ? STEP_WASTED : 0;
     }
     case Pc.sample: {
-      // raw_seqcount_begin (§b.4): bit 0 cleared.
+      // raw_seqcount_begin: bit 0 cleared.
       s.seq = sampleSeq(e.headSeq);
       s.pc = samplesFirst(w.variant) ? Pc.check : w.variant === 'psm-pre-2019' ? Pc.progressUnlocked : Pc.lock;
       notes?.push(
@@ -133,7 +133,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
       return 0;
     case Pc.progress:
     case Pc.progressUnlocked: {
-      // sdma_progress (§b.3) and its desc_avail refresh.
+      // sdma_progress and its desc_avail refresh.
       const r = sdmaProgressOutcome(e, s.seq, need);
       if (r.descAvail !== null) e.descAvail = r.descAvail;
       const why = r.moved
@@ -146,7 +146,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
           takeWaitlock(e);
           w.waitHolder = -1;
         } else s.busy++;
-        e.descAvail = e.freecnt(); // §b.5: refreshed again after -EAGAIN
+        e.descAvail = e.freecnt(); // sdma_check_progress refreshes it again after -EAGAIN
         s.pc = Pc.retry;
         notes?.push(`${where}: ${why} → 1${locked ? ', release waitlock' : `, busycount ${s.busy}`}: -EAGAIN`);
         return 0;
@@ -160,7 +160,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
       q.deferred = true;
       if (q.queuedOn === null) {
         computePriority(q);
-        iowaitQueue(false, q, e); // §b.11 queue discipline
+        iowaitQueue(false, q, e); // iowait_queue's discipline
         e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, q.id, need, EBUSY);
       }
       s.pc = Pc.unlock;
@@ -183,7 +183,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
 /**
  * The chip completes the packet at HEAD and raises an interrupt source: progress, or idle when
  * that drained the ring. Packet ends are the txreqs' LAST descriptors, found through tx_ring's
- * next_descq_idx (§c.5) rather than the ring's words, which a saved state does not carry.
+ * next_descq_idx (set by submit_tx) rather than the ring's words, which a saved state does not carry.
  */
 function chipStep(w: World, notes: string[] | null): void {
   const c = w.chip;
@@ -215,7 +215,7 @@ function irqName(bits: number): string {
   return bits & INT_IDLE ? 'idle' : bits & INT_PROGRESS ? 'progress' : bits & INT_SDMA ? 'SDmaInt' : 'none';
 }
 
-/** sdma_engine_interrupt (§b.10) and sdma_desc_avail (§b.11), one §b.9 step (A)–(E) at a time. */
+/** sdma_engine_interrupt and sdma_desc_avail, one step at a time: entry, retirement, harvest, wake-up, exit. */
 function irqStep(w: World, notes: string[] | null): void {
   const e = w.e;
   const q = w.irq;
@@ -284,7 +284,7 @@ function harvestNames(w: World): string {
 }
 
 /**
- * A lost wake-up (§b.8 history): a submitter asleep on dmawait whose request fits, the engine
+ * A lost wake-up (the 2019 PSM hang, "Close PSM sdma_progress sleep window"): a submitter asleep on dmawait whose request fits, the engine
  * running, the chip idle and no interrupt pending or running that could still wake it.
  */
 export function lostWaiter(w: World): Submitter | null {

@@ -1,5 +1,5 @@
 // A schedule replayed step by step on a fresh emulated engine, as the rows of a reproduction
-// (DESIGN.md `emu race --json` trace), and the sentence that says why the sender is stuck.
+// (the `trace` of `emu race --json`), and the sentence that says why the sender is stuck.
 import { actorName, isEnabled, lostWaiter, runStep } from './steps.js';
 import type { Variant } from './variants.js';
 import { buildWorld, IrqPc, Pc, type World } from './world.js';
@@ -73,7 +73,7 @@ export function whyStuck(r: Replay): string {
   let tail = '';
   if (w.variant === 'psm-pre-2019') {
     const p = lastStep(r, s.name, [Pc.progressUnlocked], enq);
-    tail = ` ${s.name}'s sdma_progress at step ${p} ran before it took waitlock, so nothing forced the retirement to wait for the enqueue (§b.8, §b.9).`;
+    tail = ` ${s.name}'s sdma_progress at step ${p} ran before it took waitlock, so nothing forced the retirement to wait for the enqueue (defer_packet_queue before the 2019 fix).`;
   } else if (w.variant === 'no-progress-check') {
     tail = ` ${s.name} never asked sdma_progress whether the head had moved since its check.`;
   } else {

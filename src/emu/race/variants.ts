@@ -1,21 +1,24 @@
-// The orders of the submitter's shortage path the explorer compares (§b.8, §b.9).
+// The orders of the submitter's shortage path the explorer compares (sdma_check_progress and the
+// sleep callbacks iowait_sleep / defer_packet_queue).
 
 /**
- * The submitter orders: today's kernel (§b.5 free count, then the sample, then the callback of
- * §b.8), the PSM callback before 2019, no progress check at all, and the kernel's order with the
+ * The submitter orders: today's kernel (sdma_check_progress: free count, then the sample, then the
+ * sleep callback), the PSM callback before 2019, no progress check at all, and the kernel's order with the
  * sequence sampled before the free count is recomputed.
  */
 export const VARIANTS = ['kernel', 'psm-pre-2019', 'no-progress-check', 'kernel-sample-first'] as const;
 
 export type Variant = (typeof VARIANTS)[number];
 
-/** defer_packet_queue before 2019 retried an -EAGAIN at most this often per txreq (§b.8). */
+/** defer_packet_queue before 2019 retried an -EAGAIN at most this often per txreq. */
 export const MAX_DEFER_RETRY_COUNT = 1;
 
-/** One line per variant: the order of its shortage path after the free-count check (§b.9). */
+/** One line per variant: the order of its shortage path after the free-count check. */
 export const VARIANT_ORDER: Readonly<Record<Variant, string>> = {
-  kernel: 'free count, sample head_lock, take waitlock, sdma_progress, enqueue on dmawait, release (§b.5, §b.8)',
-  'psm-pre-2019': 'sdma_progress outside waitlock (one retry), then take waitlock, enqueue, release (§b.8 history)',
+  kernel:
+    'free count, sample head_lock, take waitlock, sdma_progress, enqueue on dmawait, release (sdma_check_progress, defer_packet_queue)',
+  'psm-pre-2019':
+    'sdma_progress outside waitlock (one retry), then take waitlock, enqueue, release (defer_packet_queue before the 2019 fix)',
   'no-progress-check': 'take waitlock, enqueue on dmawait, release: no sdma_progress at all',
   'kernel-sample-first': 'sample head_lock before recomputing the free count, then as kernel',
 };
@@ -30,7 +33,7 @@ export function samplesFirst(v: Variant): boolean {
   return v === 'kernel-sample-first';
 }
 
-/** The variant calls sdma_progress under waitlock (today's callbacks, §b.8). */
+/** The variant calls sdma_progress under waitlock (today's iowait_sleep and defer_packet_queue). */
 export function progressUnderWaitlock(v: Variant): boolean {
   return v === 'kernel' || v === 'kernel-sample-first';
 }

@@ -1,7 +1,7 @@
 // The world the explorer steps through: one emulated engine (an EmuUnit of one engine with a small
 // ring, brought to s99_Running and its chip paused so that only explicit steps move it), the
 // txreqs in flight, and the actors — submitters, the chip, the interrupt handler — with their
-// program counters and locals. Starts from the shortage of §b.13 scaled to descq_cnt 64.
+// program counters and locals. Starts from a ring short of room, scaled to descq_cnt 64.
 import { buildTx, isTxFailure, type TxReq } from '../../progress/txreq.js';
 import type { Chip } from '../chip.js';
 import type { Engine } from '../engine.js';
@@ -10,50 +10,50 @@ import { EmuTx, type TxOwner } from '../tx.js';
 import { EmuUnit } from '../unit.js';
 import type { Variant } from './variants.js';
 
-/** Ring size of the race scenario: small, so that states are cheap (§a.1: the smallest valid size). */
+/** Ring size of the race scenario: small, so that states are cheap (the driver's smallest valid size). */
 export const RACE_DESCQ_CNT = 64;
-/** Packets in flight at the start: 56 descriptors of 63 usable, free count 7 (§b.13 scaled). */
+/** Packets in flight at the start: 56 descriptors of 63 usable, free count 7. */
 export const RACE_IN_FLIGHT = [8, 16, 32] as const;
-/** Descriptors per submitter request: 9 > 7, as in §b.13. */
+/** Descriptors per submitter request: 9 > 7. */
 export const RACE_NUM_DESC = 9;
 
 /** Program counter of a submitter. */
 export const Pc = {
-  /** About to call sdma_send_txreq: take tail_lock, compare desc_avail (§b.6). */
+  /** About to call sdma_send_txreq: take tail_lock, compare desc_avail. */
   start: 0,
-  /** -EAGAIN came back: retry under tail_lock (§b.6 `goto retry`). */
+  /** -EAGAIN came back: retry under tail_lock (sdma_send_txreq's `goto retry`). */
   retry: 1,
-  /** sdma_check_progress step 1: recompute the free count (§b.5, §b.9 (3)). */
+  /** sdma_check_progress step 1: recompute the free count. */
   check: 2,
-  /** Sample the head_lock sequence (§b.4, §b.9 (4)). */
+  /** Sample the head_lock sequence (raw_seqcount_begin). */
   sample: 3,
-  /** Take waitlock (§b.9 (5)). */
+  /** Take waitlock. */
   lock: 4,
-  /** sdma_progress under waitlock (§b.9 (6)). */
+  /** sdma_progress under waitlock. */
   progress: 5,
-  /** Enqueue on dmawait (§b.9 (7)). */
+  /** Enqueue on dmawait (iowait_queue). */
   enqueue: 6,
-  /** Release waitlock and tail_lock, -EBUSY, sleep (§b.9 (8)). */
+  /** Release waitlock and tail_lock, -EBUSY, sleep. */
   unlock: 7,
-  /** Asleep until a wake-up (§b.11); then sdma_send_txreq again. */
+  /** Asleep until sdma_desc_avail wakes it; then sdma_send_txreq again. */
   asleep: 8,
-  /** sdma_progress before taking waitlock: the pre-2019 PSM order (§b.8 history). */
+  /** sdma_progress before taking waitlock: the pre-2019 PSM order (defer_packet_queue). */
   progressUnlocked: 9,
   /** The request is in the ring. */
   done: 10,
 } as const;
 
-/** Program counter of the interrupt handler (§b.10, §b.11). */
+/** Program counter of the interrupt handler (sdma_engine_interrupt, sdma_desc_avail). */
 export const IrqPc = {
   /** Not running; runs when an interrupt is pending. */
   idle: 0,
-  /** head_lock held: advance descq_head to the hardware head (§b.9 (B)). */
+  /** head_lock held: advance descq_head to the hardware head (sdma_make_progress). */
   advance: 1,
-  /** sdma_desc_avail: probe/take waitlock, harvest (§b.9 (C)). */
+  /** sdma_desc_avail: probe/take waitlock, harvest. */
   avail: 2,
-  /** Wake the harvested waiters (§b.9 (D)). */
+  /** Wake the harvested waiters. */
   wake: 3,
-  /** Release head_lock (§b.9 (E)). */
+  /** Release head_lock. */
   exit: 4,
 } as const;
 
@@ -98,7 +98,7 @@ export interface World {
   /** Interrupt sources raised by the chip and not yet taken by the handler (chip.ts INT_*). */
   pending: number;
   /** Holder of tail_lock / waitlock across steps: a submitter index, or −1 when free. The
-   * interrupt handler takes waitlock only inside one step (§b.11) and head_lock is its alone. */
+   * interrupt handler takes waitlock only inside one step (sdma_desc_avail) and head_lock is its alone. */
   tailHolder: number;
   waitHolder: number;
   /** txRing slot of the first txreq (tx_tail when the scenario began). */
