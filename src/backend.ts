@@ -144,7 +144,7 @@ export interface SourceWarning {
   path: string;
   /** Stable identity of the warning, so a caller can say it once (e.g. `sdes:trailing-field`). */
   key: string;
-  /** One line: what was seen, what was done instead, what to do. */
+  /** One line, starting with the path (and line): what was seen, what was done instead, what to do. */
   message: string;
 }
 

@@ -70,7 +70,7 @@ export class WarningSayer {
         const key = `${unit.info.name}\0${w.key}\0${w.path}`;
         if (this.said.has(key)) continue;
         this.said.add(key);
-        this.io.stderr(`hfi1-sdma: warning: ${w.path}: ${w.message}\n`);
+        this.io.stderr(`hfi1-sdma: warning: ${w.message.startsWith(w.path) ? w.message : `${w.path}: ${w.message}`}\n`);
       }
     }
   }

@@ -21,23 +21,13 @@ export async function selectedUnits(backend: Backend, unit: number | undefined):
   return Promise.all(chosen.map((u) => backend.unit(u.unit)));
 }
 
-/** Open the backend, run `fn`, say the sources' warnings and close the backend whatever happens. */
+/** Open the backend, run `fn`, and close the backend whatever happens. */
 export async function withBackend<T>(ctx: CliContext, fn: (backend: Backend) => Promise<T>): Promise<T> {
   const backend = await ctx.openBackend();
   try {
     return await fn(backend);
   } finally {
-    await sayWarnings(ctx, backend).catch(() => undefined);
     await backend.close();
-  }
-}
-
-/** Each distinct source warning of the live host's units, one line each on stderr. */
-async function sayWarnings(ctx: CliContext, backend: Backend): Promise<void> {
-  if (backend.kind !== 'hw') return;
-  for (const info of await backend.units()) {
-    const unit = await backend.unit(info.unit);
-    for (const w of unit.warnings?.() ?? []) ctx.io.stderr(`hfi1-sdma: warning: ${w.message}\n`);
   }
 }
 
