@@ -1,0 +1,265 @@
+// Writing the emulated host's tree safely and cheaply. The tree is the user's directory, and
+// anything may sit in it: nothing is ever opened through a symlink. Each file is created in a
+// hidden staging directory at the tree's root with O_CREAT|O_EXCL|O_NOFOLLOW and renamed into
+// place (rename replaces a symlink itself, never writes through it), so readers listing a
+// directory never see a temporary. Directories are checked with lstat; a symlinked directory
+// inside the tree is refused. Files whose bytes did not change since the last write are skipped.
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Hfi1SdmaError } from '../errors.js';
+
+/** The marker at the root of a tree this program wrote; a non-empty directory without it is refused. */
+export const TREE_MARKER = '.hfi1-sdma-emulated';
+/** Where temporaries are made before they are renamed into place (same file system: atomic). */
+export const TREE_STAGING = '.hfi1-sdma-tmp';
+
+const EXCLUSIVE = constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+const CREATE_FLAGS = constants.O_WRONLY | EXCLUSIVE;
+const REOPEN_FLAGS = constants.O_RDWR | constants.O_NOFOLLOW;
+
+/** A file-system error turned into the program's error, naming the path and what to do. */
+export function treeError(err: unknown, path: string, what: string): Hfi1SdmaError {
+  if (err instanceof Hfi1SdmaError) return err;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EACCES' || code === 'EPERM')
+    return new Hfi1SdmaError('E_PERMISSION', `${path}: permission denied while ${what}; pass a directory you can write`, {
+      cause: err,
+    });
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EIO')
+    return new Hfi1SdmaError('E_IO', `${path}: ${code} while ${what}; free some space and run again`, { cause: err });
+  return new Hfi1SdmaError(
+    'E_CANT_CREATE',
+    `${path}: cannot write here (${code ?? String(err)}) while ${what}; pass an empty or new directory`,
+    { cause: err },
+  );
+}
+
+function refuseSymlink(path: string): Hfi1SdmaError {
+  return new Hfi1SdmaError(
+    'E_CANT_CREATE',
+    `${path}: a symlink or special file where the emulated tree needs a directory; refusing to write through it. Remove it or pass an empty or new directory`,
+  );
+}
+
+/** The inode a writer created, to tell it from anything put in its place later. */
+interface Inode {
+  dev: number;
+  ino: number;
+}
+
+function byteLength(v: string | Buffer): number {
+  return typeof v === 'string' ? Buffer.byteLength(v) : v.length;
+}
+
+function inodeOf(fd: number): Inode {
+  const st = fstatSync(fd);
+  return { dev: st.dev, ino: st.ino };
+}
+
+/** One tree under a root directory already checked by openTree (cli) or created empty. */
+export class TreeWriter {
+  /** The bytes last written per relative path (a symlink: its target). */
+  private readonly last = new Map<string, string | Buffer>();
+  /** The inodes created for files updated in place, by relative path. */
+  private readonly inodes = new Map<string, Inode>();
+  /** Directories checked (lstat) in the current pass, by relative path. */
+  private readonly checked = new Set<string>();
+  private serial = 0;
+
+  constructor(readonly root: string) {}
+
+  /** Start a pass: directories are checked again (once each) before anything is written in them. */
+  beginPass(): void {
+    this.checked.clear();
+  }
+
+  /**
+   * Make `rel` hold `data`, unless it already holds exactly that. A changed file is created anew
+   * and renamed into place; with `inPlace`, a file whose length did not change is overwritten by
+   * one pwrite into the inode this writer created (opened with O_NOFOLLOW and checked by fstat),
+   * which costs a hundredth of a new file on a journaling file system. Use it only for small
+   * values read whole (a counter), never for a file a reader parses line by line.
+   */
+  file(rel: string, data: string | Buffer, inPlace = false): void {
+    const prev = this.last.get(rel);
+    if (prev !== undefined && (typeof data === 'string' ? prev === data : typeof prev !== 'string' && prev.equals(data))) return;
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    const kept = typeof data === 'string' ? data : Buffer.from(data);
+    if (inPlace && prev !== undefined && byteLength(prev) === bytes.length && this.overwrite(rel, bytes)) {
+      this.last.set(rel, kept);
+      return;
+    }
+    this.dir(dirname(rel));
+    const tmp = this.stage();
+    try {
+      const fd = openSync(tmp, CREATE_FLAGS, 0o644);
+      try {
+        writeSync(fd, bytes, 0, bytes.length);
+        if (inPlace) this.inodes.set(rel, inodeOf(fd));
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, join(this.root, rel));
+    } catch (err) {
+      this.unstage(tmp);
+      this.inodes.delete(rel);
+      throw treeError(err, join(this.root, rel), 'writing the emulated host');
+    }
+    this.last.set(rel, kept);
+  }
+
+  /** pwrite `bytes` over the inode created for `rel`; false when it is no longer there (then it is created). */
+  private overwrite(rel: string, bytes: Buffer): boolean {
+    const known = this.inodes.get(rel);
+    if (!known) return false;
+    this.dir(dirname(rel));
+    const path = join(this.root, rel);
+    let fd = -1;
+    try {
+      fd = openSync(path, REOPEN_FLAGS);
+      const st = fstatSync(fd);
+      if (st.dev !== known.dev || st.ino !== known.ino || !st.isFile()) return false;
+      writeSync(fd, bytes, 0, bytes.length, 0);
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ELOOP' || code === 'EISDIR') return false;
+      throw treeError(err, path, 'updating the emulated host');
+    } finally {
+      if (fd >= 0) closeSync(fd);
+    }
+  }
+
+  /** Make `rel` a symlink to `target` (replacing whatever else is there by rename). */
+  link(rel: string, target: string): void {
+    const want = `->${target}`;
+    if (this.last.get(rel) === want) return;
+    this.dir(dirname(rel));
+    const path = join(this.root, rel);
+    let current: string | null = null;
+    try {
+      current = readlinkSync(path);
+    } catch {
+      // absent, or not a symlink: replaced below
+    }
+    if (current !== target) {
+      const tmp = this.stage();
+      try {
+        symlinkSync(target, tmp);
+        renameSync(tmp, path);
+      } catch (err) {
+        this.unstage(tmp);
+        throw treeError(err, path, 'linking the emulated host');
+      }
+    }
+    this.last.set(rel, want);
+  }
+
+  /**
+   * A sparse image of `size` bytes at `rel` with `blocks` (offset, bytes) written. Created once by
+   * rename; later passes pwrite only the blocks whose bytes changed into the same inode, opened
+   * with O_NOFOLLOW and checked to be the inode created (else it is created again).
+   */
+  image(rel: string, size: number, blocks: readonly (readonly [number, Buffer])[]): void {
+    const path = join(this.root, rel);
+    const known = this.inodes.get(rel);
+    if (known) {
+      this.dir(dirname(rel));
+      let fd = -1;
+      try {
+        fd = openSync(path, REOPEN_FLAGS);
+        const st = fstatSync(fd);
+        if (st.dev === known.dev && st.ino === known.ino && st.isFile() && st.size === size) {
+          for (const [offset, bytes] of blocks) {
+            const key = `${rel}@${offset}`;
+            const prev = this.last.get(key);
+            if (Buffer.isBuffer(prev) && prev.equals(bytes)) continue;
+            writeSync(fd, bytes, 0, bytes.length, offset);
+            this.last.set(key, Buffer.from(bytes));
+          }
+          return;
+        }
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ELOOP') throw treeError(err, path, 'updating the BAR image');
+      } finally {
+        if (fd >= 0) closeSync(fd);
+      }
+    }
+    this.createImage(rel, size, blocks);
+  }
+
+  private createImage(rel: string, size: number, blocks: readonly (readonly [number, Buffer])[]): void {
+    const path = join(this.root, rel);
+    this.dir(dirname(rel));
+    const tmp = this.stage();
+    try {
+      const fd = openSync(tmp, constants.O_RDWR | EXCLUSIVE, 0o644);
+      try {
+        ftruncateSync(fd, size);
+        for (const [offset, bytes] of blocks) writeSync(fd, bytes, 0, bytes.length, offset);
+        this.inodes.set(rel, inodeOf(fd));
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, path);
+    } catch (err) {
+      this.unstage(tmp);
+      this.inodes.delete(rel);
+      throw treeError(err, path, 'writing the BAR image');
+    }
+    for (const [offset, bytes] of blocks) this.last.set(`${rel}@${offset}`, Buffer.from(bytes));
+  }
+
+  /** Remove the staging directory (empty unless a write failed half-way). */
+  close(): void {
+    try {
+      rmSync(join(this.root, TREE_STAGING), { recursive: true, force: true });
+    } catch {
+      // best effort: a leftover staging directory is hidden and reused next time
+    }
+  }
+
+  /** A fresh temporary name in the staging directory (which is checked like any directory). */
+  private stage(): string {
+    this.dir(TREE_STAGING);
+    return join(this.root, TREE_STAGING, `${process.pid}-${this.serial++}`);
+  }
+
+  private unstage(tmp: string): void {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // never created, or already renamed
+    }
+  }
+
+  /** Ensure every component of `rel` is a real directory (not a symlink), creating what is missing. */
+  private dir(rel: string): void {
+    if (rel === '.' || rel === '' || this.checked.has(rel)) return;
+    this.dir(dirname(rel));
+    const path = join(this.root, rel);
+    try {
+      const st = lstatSync(path, { throwIfNoEntry: false });
+      if (st === undefined) mkdirSync(path);
+      else if (!st.isDirectory()) throw refuseSymlink(path);
+    } catch (err) {
+      throw treeError(err, path, 'creating a directory of the emulated host');
+    }
+    this.checked.add(rel);
+  }
+}
