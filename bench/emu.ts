@@ -1,5 +1,5 @@
 // emu.lineRate: descriptors per second on one core for the line-rate workload, and the real-time
-// factor (virtual seconds per wall second). Goal ≥ 10 M descriptors/s.
+// factor (virtual seconds per CPU second). Goal ≥ 10 M descriptors/s.
 // emu.writeSysroot: one refresh of a served tree (default workload, 16 engines, 100 virtual ms
 // later: the layout unchanged, the values moved) against the first full write of the same tree.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -48,30 +48,40 @@ async function writeSysrootResult(): Promise<BenchResult> {
 
 const VIRTUAL_MS = 1000;
 
-function runOnce(seed: number): { wallMs: number; descriptors: number } {
+/**
+ * One measured second of line rate, timed by the process's CPU time (user + system): what one
+ * core spent. On a shared machine wall time also counts the time other processes ran. The last
+ * unit's garbage is collected first (the bench runs with --expose-gc) so it is not charged here.
+ */
+function runOnce(seed: number): { cpuMs: number; wallMs: number; descriptors: number } {
+  (globalThis as { gc?: () => void }).gc?.();
   const u = new EmuUnit({ seed, workload: 'line-rate' });
   u.runUntilMs(2); // driver load and port ACTIVE, not measured
   const d0 = u.totals().descriptors;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   u.runUntilMs(2 + VIRTUAL_MS);
-  return { wallMs: performance.now() - t0, descriptors: u.totals().descriptors - d0 };
+  const wallMs = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { cpuMs: (c.user + c.system) / 1000, wallMs, descriptors: u.totals().descriptors - d0 };
 }
 
 export const emuSuite: BenchSuite = {
   name: 'emu',
   async run(): Promise<BenchResult[]> {
     runOnce(1); // warm-up
-    const runs = [runOnce(2), runOnce(3), runOnce(4)].sort((a, b) => a.wallMs - b.wallMs);
+    runOnce(2);
+    const runs = [runOnce(3), runOnce(4), runOnce(5)].sort((a, b) => a.cpuMs - b.cpuMs);
     const median = runs[1] ?? runs[0];
     if (!median) return [];
-    const realTimeFactor = VIRTUAL_MS / median.wallMs;
-    const perSec = (median.descriptors / median.wallMs) * 1000;
+    const perSec = (median.descriptors / median.cpuMs) * 1000;
     return [
       {
         name: 'emu.lineRate',
         value: round(perSec),
         unit: 'descriptors/s',
-        realTimeFactor: round(realTimeFactor),
+        wallDescPerSec: round((median.descriptors / median.wallMs) * 1000),
+        realTimeFactor: round(VIRTUAL_MS / median.cpuMs),
         virtualDescPerSec: round(median.descriptors / (VIRTUAL_MS / 1000)),
         goal: `≥ ${LINE_RATE_GOAL / 1e6} M descriptors/s`,
         met: perSec >= LINE_RATE_GOAL,
