@@ -9,6 +9,7 @@ import {
   constants,
   fstatSync,
   ftruncateSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -30,6 +31,8 @@ export const TREE_STAGING = '.hfi1-sdma-tmp';
 const EXCLUSIVE = constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const CREATE_FLAGS = constants.O_WRONLY | EXCLUSIVE;
 const REOPEN_FLAGS = constants.O_RDWR | constants.O_NOFOLLOW;
+/** Replaced inodes kept per file before one is rewritten. */
+const SPARE_DEPTH = 2;
 
 /** A file-system error turned into the program's error, naming the path and what to do. */
 export function treeError(err: unknown, path: string, what: string): Hfi1SdmaError {
@@ -65,6 +68,20 @@ function byteLength(v: string | Buffer): number {
   return typeof v === 'string' ? Buffer.byteLength(v) : v.length;
 }
 
+/** Open a kept file for rewriting if it is still the inode given; −1 otherwise. */
+function reopen(path: string, inode: Inode): number {
+  let fd = -1;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_NOFOLLOW);
+    const st = fstatSync(fd);
+    if (st.isFile() && st.dev === inode.dev && st.ino === inode.ino) return fd;
+  } catch {
+    // gone or replaced: a new file is made instead
+  }
+  if (fd >= 0) closeSync(fd);
+  return -1;
+}
+
 function inodeOf(fd: number): Inode {
   const st = fstatSync(fd);
   return { dev: st.dev, ino: st.ino };
@@ -74,8 +91,10 @@ function inodeOf(fd: number): Inode {
 export class TreeWriter {
   /** The bytes last written per relative path (a symlink: its target). */
   private readonly last = new Map<string, string | Buffer>();
-  /** The inodes created for files updated in place, by relative path. */
+  /** The inode each file was last given, by relative path. */
   private readonly inodes = new Map<string, Inode>();
+  /** Inodes replaced but kept (under staging names) for reuse, oldest first, by relative path. */
+  private readonly spares = new Map<string, { path: string; inode: Inode }[]>();
   /** Directories checked (lstat) in the current pass, by relative path. */
   private readonly checked = new Set<string>();
   private serial = 0;
@@ -104,22 +123,62 @@ export class TreeWriter {
       return;
     }
     this.dir(dirname(rel));
-    const tmp = this.stage();
+    const path = join(this.root, rel);
+    let tmp = '';
     try {
-      const fd = openSync(tmp, CREATE_FLAGS, 0o644);
-      try {
-        writeSync(fd, bytes, 0, bytes.length);
-        if (inPlace) this.inodes.set(rel, inodeOf(fd));
-      } finally {
-        closeSync(fd);
+      let fd = -1;
+      const spare = this.takeSpare(rel);
+      if (spare) {
+        fd = reopen(spare.path, spare.inode);
+        if (fd >= 0) {
+          tmp = spare.path;
+          writeSync(fd, bytes, 0, bytes.length, 0);
+          ftruncateSync(fd, bytes.length);
+        } else this.unstage(spare.path);
       }
-      renameSync(tmp, join(this.root, rel));
+      if (fd < 0) {
+        tmp = this.stage();
+        fd = openSync(tmp, CREATE_FLAGS, 0o644);
+        writeSync(fd, bytes, 0, bytes.length);
+      }
+      const inode = inodeOf(fd);
+      closeSync(fd);
+      this.keepSpare(rel, path);
+      renameSync(tmp, path);
+      this.inodes.set(rel, inode);
     } catch (err) {
-      this.unstage(tmp);
+      if (tmp) this.unstage(tmp);
       this.inodes.delete(rel);
-      throw treeError(err, join(this.root, rel), 'writing the emulated host');
+      throw treeError(err, path, 'writing the emulated host');
     }
     this.last.set(rel, kept);
+  }
+
+  /**
+   * Before `rel` is replaced, keep its inode (ours, checked by lstat) alive under a staging name,
+   * so the replacement frees no blocks; it is rewritten SPARE_DEPTH replacements later, by when
+   * any reader of it has long finished. On a journaling file system, freeing and allocating
+   * blocks is most of what replacing a file costs.
+   */
+  private keepSpare(rel: string, path: string): void {
+    const inode = this.inodes.get(rel);
+    if (!inode) return;
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    if (!st?.isFile() || st.dev !== inode.dev || st.ino !== inode.ino) return;
+    const spare = this.stage();
+    linkSync(path, spare);
+    let queue = this.spares.get(rel);
+    if (!queue) {
+      queue = [];
+      this.spares.set(rel, queue);
+    }
+    queue.push({ path: spare, inode });
+  }
+
+  /** The oldest kept inode of `rel`, once SPARE_DEPTH of them are kept. */
+  private takeSpare(rel: string): { path: string; inode: Inode } | undefined {
+    const queue = this.spares.get(rel);
+    return queue && queue.length >= SPARE_DEPTH ? queue.shift() : undefined;
   }
 
   /** pwrite `bytes` over the inode created for `rel`; false when it is no longer there (then it is created). */
