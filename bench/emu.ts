@@ -1,7 +1,8 @@
 // emu.lineRate: descriptors per second on one core for the line-rate workload, and the real-time
 // factor (virtual seconds per CPU second). Goal ≥ 10 M descriptors/s.
 // emu.writeSysroot: one refresh of a served tree (default workload, 16 engines, 100 virtual ms
-// later: the layout unchanged, the values moved) against the first full write of the same tree.
+// later: the layout unchanged, the values moved) against the first full write of the same tree,
+// both in CPU time (user + system). Goal ≤ 5 ms a refresh.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,21 +14,33 @@ import { type BenchResult, type BenchSuite, round } from './harness.js';
 const LINE_RATE_GOAL = 10e6;
 const REFRESH_GOAL_MS = 5;
 const REFRESHES = 40;
+/** Refreshes before timing: the JIT warms up and the writer reaches its steady state. */
+const WARMUP_REFRESHES = 10;
+
+/** CPU ms (user + system: the writer's work is mostly system calls) since `c0`. */
+function cpuMsSince(c0: NodeJS.CpuUsage): number {
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+}
 
 async function writeSysrootResult(): Promise<BenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'hfi1-bench-sysroot-'));
   try {
     const u = new EmuUnit({ seed: 1 });
     u.runUntilMs(20);
-    const t0 = performance.now();
+    const c0 = process.cpuUsage();
     await writeSysroot(u, dir);
-    const firstMs = performance.now() - t0;
+    const firstMs = cpuMsSince(c0);
     const times: number[] = [];
+    for (let i = 0; i < WARMUP_REFRESHES; i++) {
+      u.advance(100);
+      await writeSysroot(u, dir);
+    }
     for (let i = 0; i < REFRESHES; i++) {
       u.advance(100);
-      const t = performance.now();
+      const c = process.cpuUsage();
       await writeSysroot(u, dir);
-      times.push(performance.now() - t);
+      times.push(cpuMsSince(c));
     }
     closeSysroot(u, dir);
     times.sort((a, b) => a - b);

@@ -131,7 +131,7 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   const { names, values } = counterTable(samples, u.errBitCounts);
   for (const [i, n] of names.entries()) w.file(join(classDir, 'hw_counters', n), `${values[i] ?? 0n}\n`, IN_PLACE);
 
-  w.file(join(dbg, 'sdes'), state.sdes.render(u));
+  w.file(join(dbg, 'sdes'), state.sdes.render(u, samples));
   w.file(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
   w.file(join(dbg, 'counters'), countersBinary(values, endianness() === 'LE'), IN_PLACE);
   w.file(join(dbg, 'sdma_cpu_list'), '');

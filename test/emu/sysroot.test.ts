@@ -74,7 +74,7 @@ describe('sdes (§g.2)', () => {
     const [s] = await u.sample([0]);
     expect(s).toMatchObject({ gone: true, state: null, csr: null });
     expect(JSON.stringify(s, (_k, v) => (typeof v === 'bigint' ? v.toString(16) : v))).not.toContain('ffffffffffffffff');
-    const text = new SdesRenderer().render(u);
+    const text = new SdesRenderer().render(u).toString('latin1');
     // The live format (test/fixtures/sdes/device-gone.txt): software state and counts, CSRs all-ones.
     const header =
       /^SDE 0 CPU \d+ STE s99_Running C 0xffffffffffffffff S 0xffffffffffffffff E 0xffffffffffffffff T\(HW\) 0xffffffffffffffff T\(SW\) 0x0 H\(HW\) 0xffffffffffffffff H\(SW\) 0x0 H\(D\) 0x[0-9a-f]+ DM 0xffffffffffffffff GL 0xffffffffffffffff R 0xffffffffffffffff LIS 0x[0-9a-f]+ AHGI 0x[0-9a-f]+ TXT \d+ TXH \d+ DT \d+ DH \d+ FLNE 0 DQF \d+ SLC 0xffffffffffffffff$/m;
@@ -88,7 +88,7 @@ describe('sdes (§g.2)', () => {
     for (let i = 0; i < 40; i++) {
       u.runUntilMs(2 + i * 0.25);
       const expected = sdesText(await u.sample(), await Promise.all(u.engines.map((e) => u.ring(e.idx))));
-      expect(r.render(u)).toBe(expected);
+      expect(r.render(u).toString('latin1')).toBe(expected);
     }
     expect(u.engines[0]?.descqHead ?? 0).toBeGreaterThan(64);
   });
