@@ -68,8 +68,7 @@ export function openTree(dir: string, version: string): TreeWriter {
       'E_CANT_CREATE',
       `--sysroot ${dir}: a non-empty directory that hfi1-sdma did not write (no ${TREE_MARKER}); refusing to write into it. Pass an empty or new directory`,
     );
-  const w = new TreeWriter(root);
+  const w = new TreeWriter(root, markerText(version));
   w.beginPass();
-  w.file(TREE_MARKER, markerText(version));
   return w;
 }

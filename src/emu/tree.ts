@@ -99,11 +99,32 @@ export class TreeWriter {
   private readonly checked = new Set<string>();
   private serial = 0;
 
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    private readonly markerText: string,
+  ) {}
 
-  /** Start a pass: directories are checked again (once each) before anything is written in them. */
+  /**
+   * Start a pass: directories are checked again (once each) before anything is written in them.
+   * When the marker is not the one this writer made (the tree was removed or replaced since),
+   * everything remembered is dropped and the whole tree is written again.
+   */
   beginPass(): void {
     this.checked.clear();
+    const known = this.inodes.get(TREE_MARKER);
+    const st = lstatSync(join(this.root, TREE_MARKER), { throwIfNoEntry: false });
+    if (known && st?.isFile() && st.dev === known.dev && st.ino === known.ino) return;
+    this.last.clear();
+    this.inodes.clear();
+    this.spares.clear();
+    try {
+      const r = lstatSync(this.root, { throwIfNoEntry: false });
+      if (r === undefined) mkdirSync(this.root, { recursive: true });
+      else if (!r.isDirectory()) throw refuseSymlink(this.root);
+    } catch (err) {
+      throw treeError(err, this.root, 'creating the directory for the emulated host');
+    }
+    this.file(TREE_MARKER, this.markerText);
   }
 
   /**

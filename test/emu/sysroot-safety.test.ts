@@ -150,3 +150,17 @@ describe('one refresh of emu serve', () => {
     expect(a.logHash()).toBe(b.logHash());
   });
 });
+
+describe('a tree removed between refreshes', () => {
+  it('is written again in full by the same unit', async () => {
+    const u = new EmuUnit({ seed: 3, engines: 2, workload: 'idle' });
+    const dir = tempDir();
+    u.runUntilMs(5);
+    await writeSysroot(u, dir);
+    rmSync(dir, { recursive: true });
+    await writeSysroot(u, dir);
+    expect(readFileSync(join(dir, 'sys/module/hfi1/parameters/sdma_descq_cnt'), 'utf8')).toBe('2048\n');
+    expect(statSync(join(dir, BAR)).size).toBe(0x4000000);
+    closeSysroot(u, dir);
+  });
+});
