@@ -15,7 +15,6 @@ import {
   PCI_VENDOR_INTEL,
   SDMA_CSR_BLOCK_SIZE,
   SDMA_CSR_BLOCK_START,
-  SDMA_ENGINE_STRIDE,
   SEND_DMA_ENGINES,
   SEND_DMA_MEM_SIZE,
   SEND_DMA_MEM_SIZE_OBSERVED,
@@ -51,12 +50,13 @@ export function barRegisters(u: EmuUnit): { block: Buffer; device: [number, bigi
   };
 }
 
-/** The BAR image as the blocks the writer compares and pwrites: one per engine, then each device register. */
+/**
+ * The BAR image as the blocks the writer compares and pwrites: the SDMA CSR block (4 KiB, one
+ * pwrite when anything in it changed), then each device register.
+ */
 function barBlocks(u: EmuUnit): [number, Buffer][] {
   const { block, device } = barRegisters(u);
-  const out: [number, Buffer][] = [];
-  for (let off = 0; off < block.length; off += SDMA_ENGINE_STRIDE)
-    out.push([SDMA_CSR_BLOCK_START + off, block.subarray(off, off + SDMA_ENGINE_STRIDE)]);
+  const out: [number, Buffer][] = [[SDMA_CSR_BLOCK_START, block]];
   for (const [offset, value] of device) {
     const b = Buffer.alloc(8);
     b.writeBigUInt64LE(value);
