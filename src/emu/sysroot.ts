@@ -75,6 +75,8 @@ interface SysrootState {
 }
 
 const writers = new WeakMap<EmuUnit, Map<string, SysrootState>>();
+/** A unit dropped without closeSysroot still gets its writers' descriptors closed. */
+const closeWhenDropped = new FinalizationRegistry<TreeWriter>((tree) => tree.closeFiles());
 
 /** The writer of `dir` for this unit: the root is checked (and marked) on the first write only. */
 function writerFor(u: EmuUnit, dir: string): SysrootState {
@@ -87,6 +89,7 @@ function writerFor(u: EmuUnit, dir: string): SysrootState {
   let w = byDir.get(key);
   if (!w) {
     w = { tree: openTree(dir, version()), sdes: new SdesRenderer() };
+    closeWhenDropped.register(u, w.tree, w.tree);
     byDir.set(key, w);
   }
   return w;
@@ -96,7 +99,11 @@ function writerFor(u: EmuUnit, dir: string): SysrootState {
 export function closeSysroot(u: EmuUnit, dir: string): void {
   const byDir = writers.get(u);
   const key = resolve(dir);
-  byDir?.get(key)?.tree.close();
+  const tree = byDir?.get(key)?.tree;
+  if (tree) {
+    tree.close();
+    closeWhenDropped.unregister(tree);
+  }
   byDir?.delete(key);
 }
 

@@ -31,6 +31,8 @@ export const TREE_STAGING = '.hfi1-sdma-tmp';
 const EXCLUSIVE = constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const CREATE_FLAGS = constants.O_WRONLY | EXCLUSIVE;
 const REOPEN_FLAGS = constants.O_RDWR | constants.O_NOFOLLOW;
+/** Most descriptors one writer holds open for in-place updates. */
+const MAX_HELD = 256;
 /** Replaced inodes kept per file before one is rewritten. */
 const SPARE_DEPTH = 2;
 
@@ -93,6 +95,8 @@ export class TreeWriter {
   private readonly last = new Map<string, string | Buffer>();
   /** The inode each file was last given, by relative path. */
   private readonly inodes = new Map<string, Inode>();
+  /** Descriptors of files overwritten in place, held open between passes (at most MAX_HELD). */
+  readonly held = new Map<string, number>();
   /** Inodes replaced but kept (under staging names) for reuse, oldest first, by relative path. */
   private readonly spares = new Map<string, { path: string; inode: Inode }[]>();
   /** Directories checked (lstat) in the current pass, by relative path. */
@@ -114,6 +118,7 @@ export class TreeWriter {
     const known = this.inodes.get(TREE_MARKER);
     const st = lstatSync(join(this.root, TREE_MARKER), { throwIfNoEntry: false });
     if (known && st?.isFile() && st.dev === known.dev && st.ino === known.ino) return;
+    this.closeFiles();
     this.last.clear();
     this.inodes.clear();
     this.spares.clear();
@@ -166,9 +171,11 @@ export class TreeWriter {
       closeSync(fd);
       this.keepSpare(rel, path);
       renameSync(tmp, path);
+      this.release(rel);
       this.inodes.set(rel, inode);
     } catch (err) {
       if (tmp) this.unstage(tmp);
+      this.release(rel);
       this.inodes.delete(rel);
       throw treeError(err, path, 'writing the emulated host');
     }
@@ -208,20 +215,51 @@ export class TreeWriter {
     if (!known) return false;
     this.dir(dirname(rel));
     const path = join(this.root, rel);
-    let fd = -1;
+    let fd = this.held.get(rel) ?? -1;
     try {
-      fd = openSync(path, REOPEN_FLAGS);
-      const st = fstatSync(fd);
-      if (st.dev !== known.dev || st.ino !== known.ino || !st.isFile()) return false;
+      if (fd >= 0) {
+        // The held descriptor is our inode whatever happened to the path; the path is checked
+        // (lstat) so that a file put in its place is replaced by the next write, not left there.
+        const st = lstatSync(path, { throwIfNoEntry: false });
+        if (!st?.isFile() || st.dev !== known.dev || st.ino !== known.ino) {
+          this.release(rel);
+          return false;
+        }
+      } else {
+        fd = openSync(path, REOPEN_FLAGS);
+        const st = fstatSync(fd);
+        if (st.dev !== known.dev || st.ino !== known.ino || !st.isFile()) {
+          closeSync(fd);
+          return false;
+        }
+        if (this.held.size < MAX_HELD) this.held.set(rel, fd);
+      }
       writeSync(fd, bytes, 0, bytes.length, 0);
+      if (this.held.get(rel) !== fd) closeSync(fd);
       return true;
     } catch (err) {
+      this.release(rel);
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ELOOP' || code === 'EISDIR') return false;
       throw treeError(err, path, 'updating the emulated host');
-    } finally {
-      if (fd >= 0) closeSync(fd);
     }
+  }
+
+  /** Close the held descriptor of `rel`, if any. */
+  private release(rel: string): void {
+    const fd = this.held.get(rel);
+    if (fd === undefined) return;
+    this.held.delete(rel);
+    try {
+      closeSync(fd);
+    } catch {
+      // already closed
+    }
+  }
+
+  /** Close every held descriptor (the tree stays as it is). */
+  closeFiles(): void {
+    for (const rel of [...this.held.keys()]) this.release(rel);
   }
 
   /** Make `rel` a symlink to `target` (replacing whatever else is there by rename). */
@@ -307,6 +345,7 @@ export class TreeWriter {
 
   /** Remove the staging directory (empty unless a write failed half-way). */
   close(): void {
+    this.closeFiles();
     try {
       rmSync(join(this.root, TREE_STAGING), { recursive: true, force: true });
     } catch {
