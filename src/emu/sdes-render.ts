@@ -1,12 +1,12 @@
 // The `sdes` file of a served tree, rendered pass after pass: a descriptor's line is formatted
-// once and reused while the four words in its slot stay the same, and the file is assembled in
+// once (as descriptorLines in sdes.ts prints it) and reused while the four words in its slot stay the same, and the file is assembled in
 // one reused buffer, so a refresh costs little more than the headers and the descriptors written
 // since the last one.
 import type { EngineSample } from '../backend.js';
-import { emptyDescriptor } from '../progress/descriptor.js';
+import { decodeAt, emptyDescriptor, flagString, hex16 } from '../progress/descriptor.js';
 import type { Engine } from './engine.js';
-import { descriptorAt, sampleEngine } from './sample.js';
-import { descriptorLines, sdesHeader } from './sdes.js';
+import { sampleEngine } from './sample.js';
+import { sdesHeader } from './sdes.js';
 import type { EmuUnit } from './unit.js';
 
 /** Per engine: the words each slot's cached line was made from, and the line (ASCII bytes). */
@@ -36,6 +36,13 @@ export class SdesRenderer {
     return this.out.subarray(0, this.used);
   }
 
+  /** descriptorLines for slot `s`, from the decoded fields (no bigint on the way). */
+  private lines(w: Uint32Array, s: number): string {
+    const f = decodeAt(w, s, this.scratch);
+    const line = `\tdesc[${s}]: flags:${flagString(f)} addr:${hex16(f.addr)} gen:${f.gen} len:${f.len} bytes\n`;
+    return f.first ? `${line}\t\tahgidx: ${f.ahgIdx} ahgmode: ${f.ahgMode}\n` : line;
+  }
+
   private room(n: number): void {
     if (this.used + n <= this.out.length) return;
     const bigger = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.used + n));
@@ -61,7 +68,7 @@ export class SdesRenderer {
       const i = s * 4;
       let line = c.lines[s];
       if (line === undefined || cw[i] !== w[i] || cw[i + 1] !== w[i + 1] || cw[i + 2] !== w[i + 2] || cw[i + 3] !== w[i + 3]) {
-        line = Buffer.from(descriptorLines(descriptorAt(w, s, this.scratch)), 'latin1');
+        line = Buffer.from(this.lines(w, s), 'latin1');
         c.lines[s] = line;
         cw[i] = w[i] ?? 0;
         cw[i + 1] = w[i + 1] ?? 0;
