@@ -63,11 +63,11 @@ const VIRTUAL_MS = 1000;
 
 /**
  * One measured second of line rate, timed by the process's CPU time (user + system): what one
- * core spent. On a shared machine wall time also counts the time other processes ran. The last
- * unit's garbage is collected first (the bench runs with --expose-gc) so it is not charged here.
+ * core spent. On a shared machine wall time also counts the time other processes ran. (No forced
+ * collection before it: a full collection shrinks the young generation, and the run then pays
+ * for growing it again.)
  */
 function runOnce(seed: number): { cpuMs: number; wallMs: number; descriptors: number } {
-  (globalThis as { gc?: () => void }).gc?.();
   const u = new EmuUnit({ seed, workload: 'line-rate' });
   u.runUntilMs(2); // driver load and port ACTIVE, not measured
   const d0 = u.totals().descriptors;
