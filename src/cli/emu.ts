@@ -5,8 +5,8 @@ import type { Argv } from 'yargs';
 import { onStop } from '../cleanup.js';
 import { defaultAtMs, emuUnitFromOptions } from '../emu/index.js';
 import { invariantViolations } from '../emu/invariants.js';
-import { serveSysroot } from '../emu/serve.js';
-import { closeSysroot, writeSysroot } from '../emu/sysroot.js';
+import { MAX_STEP_WALL_MS, runBounded, serveSysroot } from '../emu/serve.js';
+import { closeSysroot, openSysroot, writeSysroot } from '../emu/sysroot.js';
 import type { EmuUnit } from '../emu/unit.js';
 import { DEFAULT_WORKLOAD } from '../emu/workload.js';
 import { usageError } from '../errors.js';
@@ -146,10 +146,17 @@ const serve: Action = async (args, ctx) => {
   const speed = parseSpeed(args.speed);
   const intervalMs = args.intervalMs === undefined ? 100 : parseIntArg('--interval-ms', args.intervalMs, 10, 60_000);
   const u = emuUnitFromOptions(ctx.global);
-  u.runUntilMs(ctx.global.atMs ?? 0);
+  openSysroot(u, dir); // refuses a place it must not write before anything else happens
   const ac = new AbortController();
   const unregister = onStop(() => ac.abort());
   try {
+    // Catch up to --at-ms in bounded slices, letting a stop signal through between them.
+    const atMs = ctx.global.atMs ?? 0;
+    while (u.nowMs < atMs && !ac.signal.aborted) {
+      runBounded(u, atMs, () => performance.now(), MAX_STEP_WALL_MS);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (ac.signal.aborted) return 0;
     ctx.io.stderr(`serving ${u.info.name} under ${dir} (${speed}× real time); SIGINT or SIGTERM stops\n`);
     const writes = await serveSysroot(u, dir, {
       speed,

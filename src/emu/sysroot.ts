@@ -95,6 +95,11 @@ function writerFor(u: EmuUnit, dir: string): SysrootState {
   return w;
 }
 
+/** Check `dir` as the root of this unit's tree and mark it, without writing the rest yet. */
+export function openSysroot(u: EmuUnit, dir: string): void {
+  writerFor(u, dir);
+}
+
 /** Forget the writer of `dir` for this unit and remove its staging directory. */
 export function closeSysroot(u: EmuUnit, dir: string): void {
   const byDir = writers.get(u);

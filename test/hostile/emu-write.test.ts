@@ -164,6 +164,19 @@ describe('symlinks planted inside an emulated tree are never followed', () => {
   });
 });
 
+describe('emu serve refuses the same places before serving', () => {
+  it('--sysroot /. and a foreign directory: the exit code, and no "serving" line', async () => {
+    const root = await runCli(['emu', 'serve', '--sysroot', '/.']);
+    expect(root.code).toBe(64);
+    expect(root.stderr).not.toContain('serving');
+    const before = treeHash(canary);
+    const foreign = await runCli(['emu', 'serve', '--sysroot', canary]);
+    expect(foreign.code).toBe(73);
+    expect(foreign.stderr).not.toContain('serving');
+    expect(treeHash(canary)).toBe(before);
+  });
+});
+
 describe('emu serve --speed', () => {
   it.each(['1e-300', '0', '-1', '1001', 'abc', 'Infinity'])('--speed %s is a usage error (64)', async (speed) => {
     const r = await runCli(['emu', 'serve', '--sysroot', join(tmp, 'host'), '--speed', speed]);
