@@ -6,7 +6,6 @@
 // inside the tree is refused. Files whose bytes did not change since the last write are skipped.
 import {
   closeSync,
-  constants,
   fstatSync,
   ftruncateSync,
   linkSync,
@@ -21,73 +20,27 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Hfi1SdmaError } from '../errors.js';
+import {
+  byteLength,
+  CREATE_FLAGS,
+  type Inode,
+  inodeOf,
+  isInode,
+  REOPEN_FLAGS,
+  refuseSymlink,
+  reopen,
+  TREE_MARKER,
+  TREE_STAGING,
+  treeError,
+} from './tree-fs.js';
+import { ImageFile } from './tree-image.js';
 
-/** The marker at the root of a tree this program wrote; a non-empty directory without it is refused. */
-export const TREE_MARKER = '.hfi1-sdma-emulated';
-/** Where temporaries are made before they are renamed into place (same file system: atomic). */
-export const TREE_STAGING = '.hfi1-sdma-tmp';
+export { TREE_MARKER, TREE_STAGING, treeError } from './tree-fs.js';
 
-const EXCLUSIVE = constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-const CREATE_FLAGS = constants.O_WRONLY | EXCLUSIVE;
-const REOPEN_FLAGS = constants.O_RDWR | constants.O_NOFOLLOW;
 /** Most descriptors one writer holds open for in-place updates. */
 const MAX_HELD = 256;
 /** Replaced inodes kept per file before one is rewritten. */
 const SPARE_DEPTH = 2;
-
-/** A file-system error turned into the program's error, naming the path and what to do. */
-export function treeError(err: unknown, path: string, what: string): Hfi1SdmaError {
-  if (err instanceof Hfi1SdmaError) return err;
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'EACCES' || code === 'EPERM')
-    return new Hfi1SdmaError('E_PERMISSION', `${path}: permission denied while ${what}; pass a directory you can write`, {
-      cause: err,
-    });
-  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EIO')
-    return new Hfi1SdmaError('E_IO', `${path}: ${code} while ${what}; free some space and run again`, { cause: err });
-  return new Hfi1SdmaError(
-    'E_CANT_CREATE',
-    `${path}: cannot write here (${code ?? String(err)}) while ${what}; pass an empty or new directory`,
-    { cause: err },
-  );
-}
-
-function refuseSymlink(path: string): Hfi1SdmaError {
-  return new Hfi1SdmaError(
-    'E_CANT_CREATE',
-    `${path}: a symlink or special file where the emulated tree needs a directory; refusing to write through it. Remove it or pass an empty or new directory`,
-  );
-}
-
-/** The inode a writer created, to tell it from anything put in its place later. */
-interface Inode {
-  dev: number;
-  ino: number;
-}
-
-function byteLength(v: string | Buffer): number {
-  return typeof v === 'string' ? Buffer.byteLength(v) : v.length;
-}
-
-/** Open a kept file for rewriting if it is still the inode given; −1 otherwise. */
-function reopen(path: string, inode: Inode): number {
-  let fd = -1;
-  try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_NOFOLLOW);
-    const st = fstatSync(fd);
-    if (st.isFile() && st.dev === inode.dev && st.ino === inode.ino) return fd;
-  } catch {
-    // gone or replaced: a new file is made instead
-  }
-  if (fd >= 0) closeSync(fd);
-  return -1;
-}
-
-function inodeOf(fd: number): Inode {
-  const st = fstatSync(fd);
-  return { dev: st.dev, ino: st.ino };
-}
 
 /** One tree under a root directory already checked by openTree (cli) or created empty. */
 export class TreeWriter {
@@ -99,6 +52,8 @@ export class TreeWriter {
   readonly held = new Map<string, number>();
   /** Inodes replaced but kept (under staging names) for reuse, oldest first, by relative path. */
   private readonly spares = new Map<string, { path: string; inode: Inode }[]>();
+  /** The BAR image (and any other sparse image), by relative path. */
+  private readonly images = new Map<string, ImageFile>();
   /** Directories checked (lstat) in the current pass, by relative path. */
   private readonly checked = new Set<string>();
   private serial = 0;
@@ -117,11 +72,12 @@ export class TreeWriter {
     this.checked.clear();
     const known = this.inodes.get(TREE_MARKER);
     const st = lstatSync(join(this.root, TREE_MARKER), { throwIfNoEntry: false });
-    if (known && st?.isFile() && st.dev === known.dev && st.ino === known.ino) return;
+    if (known && isInode(st, known)) return;
     this.closeFiles();
     this.last.clear();
     this.inodes.clear();
     this.spares.clear();
+    this.images.clear();
     try {
       const r = lstatSync(this.root, { throwIfNoEntry: false });
       if (r === undefined) mkdirSync(this.root, { recursive: true });
@@ -148,7 +104,7 @@ export class TreeWriter {
       this.last.set(rel, kept);
       return;
     }
-    this.dir(dirname(rel));
+    this.checkDir(dirname(rel));
     const path = join(this.root, rel);
     let tmp = '';
     try {
@@ -163,7 +119,7 @@ export class TreeWriter {
         } else this.unstage(spare.path);
       }
       if (fd < 0) {
-        tmp = this.stage();
+        tmp = this.stagePath();
         fd = openSync(tmp, CREATE_FLAGS, 0o644);
         writeSync(fd, bytes, 0, bytes.length);
       }
@@ -191,9 +147,8 @@ export class TreeWriter {
   private keepSpare(rel: string, path: string): void {
     const inode = this.inodes.get(rel);
     if (!inode) return;
-    const st = lstatSync(path, { throwIfNoEntry: false });
-    if (!st?.isFile() || st.dev !== inode.dev || st.ino !== inode.ino) return;
-    const spare = this.stage();
+    if (!isInode(lstatSync(path, { throwIfNoEntry: false }), inode)) return;
+    const spare = this.stagePath();
     linkSync(path, spare);
     let queue = this.spares.get(rel);
     if (!queue) {
@@ -213,7 +168,7 @@ export class TreeWriter {
   private overwrite(rel: string, bytes: Buffer): boolean {
     const known = this.inodes.get(rel);
     if (!known) return false;
-    this.dir(dirname(rel));
+    this.checkDir(dirname(rel));
     const path = join(this.root, rel);
     let fd = this.held.get(rel) ?? -1;
     try {
@@ -221,14 +176,14 @@ export class TreeWriter {
         // The held descriptor is our inode whatever happened to the path; the path is checked
         // (lstat) so that a file put in its place is replaced by the next write, not left there.
         const st = lstatSync(path, { throwIfNoEntry: false });
-        if (!st?.isFile() || st.dev !== known.dev || st.ino !== known.ino) {
+        if (!isInode(st, known)) {
           this.release(rel);
           return false;
         }
       } else {
         fd = openSync(path, REOPEN_FLAGS);
         const st = fstatSync(fd);
-        if (st.dev !== known.dev || st.ino !== known.ino || !st.isFile()) {
+        if (!isInode(st, known)) {
           closeSync(fd);
           return false;
         }
@@ -266,7 +221,7 @@ export class TreeWriter {
   link(rel: string, target: string): void {
     const want = `->${target}`;
     if (this.last.get(rel) === want) return;
-    this.dir(dirname(rel));
+    this.checkDir(dirname(rel));
     const path = join(this.root, rel);
     let current: string | null = null;
     try {
@@ -275,7 +230,7 @@ export class TreeWriter {
       // absent, or not a symlink: replaced below
     }
     if (current !== target) {
-      const tmp = this.stage();
+      const tmp = this.stagePath();
       try {
         symlinkSync(target, tmp);
         renameSync(tmp, path);
@@ -287,60 +242,14 @@ export class TreeWriter {
     this.last.set(rel, want);
   }
 
-  /**
-   * A sparse image of `size` bytes at `rel` with `blocks` (offset, bytes) written. Created once by
-   * rename; later passes pwrite only the blocks whose bytes changed into the same inode, opened
-   * with O_NOFOLLOW and checked to be the inode created (else it is created again).
-   */
+  /** A sparse image of `size` bytes at `rel` with `blocks` (offset, bytes) written (tree-image.ts). */
   image(rel: string, size: number, blocks: readonly (readonly [number, Buffer])[]): void {
-    const path = join(this.root, rel);
-    const known = this.inodes.get(rel);
-    if (known) {
-      this.dir(dirname(rel));
-      let fd = -1;
-      try {
-        fd = openSync(path, REOPEN_FLAGS);
-        const st = fstatSync(fd);
-        if (st.dev === known.dev && st.ino === known.ino && st.isFile() && st.size === size) {
-          for (const [offset, bytes] of blocks) {
-            const key = `${rel}@${offset}`;
-            const prev = this.last.get(key);
-            if (Buffer.isBuffer(prev) && prev.equals(bytes)) continue;
-            writeSync(fd, bytes, 0, bytes.length, offset);
-            this.last.set(key, Buffer.from(bytes));
-          }
-          return;
-        }
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code !== 'ENOENT' && code !== 'ELOOP') throw treeError(err, path, 'updating the BAR image');
-      } finally {
-        if (fd >= 0) closeSync(fd);
-      }
+    let img = this.images.get(rel);
+    if (!img) {
+      img = new ImageFile(rel);
+      this.images.set(rel, img);
     }
-    this.createImage(rel, size, blocks);
-  }
-
-  private createImage(rel: string, size: number, blocks: readonly (readonly [number, Buffer])[]): void {
-    const path = join(this.root, rel);
-    this.dir(dirname(rel));
-    const tmp = this.stage();
-    try {
-      const fd = openSync(tmp, constants.O_RDWR | EXCLUSIVE, 0o644);
-      try {
-        ftruncateSync(fd, size);
-        for (const [offset, bytes] of blocks) writeSync(fd, bytes, 0, bytes.length, offset);
-        this.inodes.set(rel, inodeOf(fd));
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(tmp, path);
-    } catch (err) {
-      this.unstage(tmp);
-      this.inodes.delete(rel);
-      throw treeError(err, path, 'writing the BAR image');
-    }
-    for (const [offset, bytes] of blocks) this.last.set(`${rel}@${offset}`, Buffer.from(bytes));
+    img.update(this, size, blocks);
   }
 
   /** Remove the staging directory (empty unless a write failed half-way). */
@@ -353,13 +262,14 @@ export class TreeWriter {
     }
   }
 
-  /** A fresh temporary name in the staging directory (which is checked like any directory). */
-  private stage(): string {
-    this.dir(TREE_STAGING);
+  /** A fresh temporary name in the staging directory (checked like any directory). */
+  stagePath(): string {
+    this.checkDir(TREE_STAGING);
     return join(this.root, TREE_STAGING, `${process.pid}-${this.serial++}`);
   }
 
-  private unstage(tmp: string): void {
+  /** Remove a temporary that was not renamed into place. */
+  unstage(tmp: string): void {
     try {
       unlinkSync(tmp);
     } catch {
@@ -368,9 +278,9 @@ export class TreeWriter {
   }
 
   /** Ensure every component of `rel` is a real directory (not a symlink), creating what is missing. */
-  private dir(rel: string): void {
+  checkDir(rel: string): void {
     if (rel === '.' || rel === '' || this.checked.has(rel)) return;
-    this.dir(dirname(rel));
+    this.checkDir(dirname(rel));
     const path = join(this.root, rel);
     try {
       const st = lstatSync(path, { throwIfNoEntry: false });
