@@ -9,10 +9,10 @@ import { sampleEngine } from './sample.js';
 import { sdesHeader } from './sdes.js';
 import type { EmuUnit } from './unit.js';
 
-/** Per engine: the words each slot's cached line was made from, and the line (ASCII bytes). */
+/** Per engine: the words each slot's cached line was made from, and the line. */
 interface SlotCache {
   words: Uint32Array;
-  lines: (Buffer | undefined)[];
+  lines: (string | undefined)[];
 }
 
 /** Renders one unit's `sdes` file, byte for byte what sdesText gives for the same state. */
@@ -64,19 +64,20 @@ export class SdesRenderer {
     const w = e.descq;
     const cw = c.words;
     const tail = e.descqTail & e.mask;
+    let body = '';
     for (let s = e.descqHead & e.mask; s !== tail; s = (s + 1) & e.mask) {
       const i = s * 4;
       let line = c.lines[s];
       if (line === undefined || cw[i] !== w[i] || cw[i + 1] !== w[i + 1] || cw[i + 2] !== w[i + 2] || cw[i + 3] !== w[i + 3]) {
-        line = Buffer.from(this.lines(w, s), 'latin1');
+        line = this.lines(w, s);
         c.lines[s] = line;
         cw[i] = w[i] ?? 0;
         cw[i + 1] = w[i + 1] ?? 0;
         cw[i + 2] = w[i + 2] ?? 0;
         cw[i + 3] = w[i + 3] ?? 0;
       }
-      this.room(line.length);
-      this.used += line.copy(this.out, this.used);
+      body += line;
     }
+    this.text(body);
   }
 }

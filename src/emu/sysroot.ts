@@ -65,7 +65,7 @@ function barBlocks(u: EmuUnit): [number, Buffer][] {
   return out;
 }
 
-/** Counter values, read whole by every reader: overwritten in place when their length is unchanged. */
+/** A sysfs counter (one short line, read whole): overwritten in place when its length is unchanged. */
 const IN_PLACE = true;
 
 /** What one unit keeps between writes of one tree. */
@@ -145,7 +145,7 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
 
   w.file(join(dbg, 'sdes'), state.sdes.render(u, samples));
   w.file(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
-  w.file(join(dbg, 'counters'), countersBinary(values, endianness() === 'LE'), IN_PLACE);
+  w.file(join(dbg, 'counters'), countersBinary(values, endianness() === 'LE'));
   w.file(join(dbg, 'sdma_cpu_list'), '');
 
   const params = 'sys/module/hfi1/parameters';
