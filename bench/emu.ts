@@ -1,38 +1,105 @@
 // emu.lineRate: descriptors per second on one core for the line-rate workload, and the real-time
-// factor (virtual seconds per wall second). Goal ≥ 1 (about 3 M descriptors/s), stretch ≥ 3.
+// factor (virtual seconds per CPU second). Goal ≥ 10 M descriptors/s.
+// emu.writeSysroot: one refresh of a served tree (default workload, 16 engines, 100 virtual ms
+// later: the layout unchanged, the values moved) against the first full write of the same tree,
+// both in CPU time (user + system). Goal ≤ 5 ms a refresh.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { closeSysroot, writeSysroot } from '../src/emu/sysroot.js';
 import { EmuUnit } from '../src/emu/unit.js';
 import { type BenchResult, type BenchSuite, round } from './harness.js';
 
+const LINE_RATE_GOAL = 10e6;
+const REFRESH_GOAL_MS = 5;
+const REFRESHES = 40;
+/** Refreshes before timing: the JIT warms up and the writer reaches its steady state. */
+const WARMUP_REFRESHES = 10;
+
+/** CPU ms (user + system: the writer's work is mostly system calls) since `c0`. */
+function cpuMsSince(c0: NodeJS.CpuUsage): number {
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+}
+
+async function writeSysrootResult(): Promise<BenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'hfi1-bench-sysroot-'));
+  try {
+    const u = new EmuUnit({ seed: 1 });
+    u.runUntilMs(20);
+    const c0 = process.cpuUsage();
+    await writeSysroot(u, dir);
+    const firstMs = cpuMsSince(c0);
+    const times: number[] = [];
+    for (let i = 0; i < WARMUP_REFRESHES; i++) {
+      u.advance(100);
+      await writeSysroot(u, dir);
+    }
+    for (let i = 0; i < REFRESHES; i++) {
+      u.advance(100);
+      const c = process.cpuUsage();
+      await writeSysroot(u, dir);
+      times.push(cpuMsSince(c));
+    }
+    closeSysroot(u, dir);
+    times.sort((a, b) => a - b);
+    const refreshMs = times[Math.floor(times.length / 2)] ?? Number.NaN;
+    return {
+      name: 'emu.writeSysroot',
+      value: round(refreshMs),
+      unit: 'ms',
+      baseline: round(firstMs),
+      ratio: round(refreshMs / firstMs),
+      goal: `refresh ≤ ${REFRESH_GOAL_MS} ms`,
+      met: refreshMs <= REFRESH_GOAL_MS,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const VIRTUAL_MS = 1000;
 
-function runOnce(seed: number): { wallMs: number; descriptors: number } {
+/**
+ * One measured second of line rate, timed by the process's CPU time (user + system): what one
+ * core spent. On a shared machine wall time also counts the time other processes ran. (No forced
+ * collection before it: a full collection shrinks the young generation, and the run then pays
+ * for growing it again.)
+ */
+function runOnce(seed: number): { cpuMs: number; wallMs: number; descriptors: number } {
   const u = new EmuUnit({ seed, workload: 'line-rate' });
   u.runUntilMs(2); // driver load and port ACTIVE, not measured
   const d0 = u.totals().descriptors;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   u.runUntilMs(2 + VIRTUAL_MS);
-  return { wallMs: performance.now() - t0, descriptors: u.totals().descriptors - d0 };
+  const wallMs = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { cpuMs: (c.user + c.system) / 1000, wallMs, descriptors: u.totals().descriptors - d0 };
 }
 
 export const emuSuite: BenchSuite = {
   name: 'emu',
-  run(): BenchResult[] {
+  async run(): Promise<BenchResult[]> {
     runOnce(1); // warm-up
-    const runs = [runOnce(2), runOnce(3), runOnce(4)].sort((a, b) => a.wallMs - b.wallMs);
+    runOnce(2);
+    const runs = [runOnce(3), runOnce(4), runOnce(5)].sort((a, b) => a.cpuMs - b.cpuMs);
     const median = runs[1] ?? runs[0];
     if (!median) return [];
-    const realTimeFactor = VIRTUAL_MS / median.wallMs;
+    const perSec = (median.descriptors / median.cpuMs) * 1000;
     return [
       {
         name: 'emu.lineRate',
-        value: round((median.descriptors / median.wallMs) * 1000),
+        value: round(perSec),
         unit: 'descriptors/s',
-        realTimeFactor: round(realTimeFactor),
+        wallDescPerSec: round((median.descriptors / median.wallMs) * 1000),
+        realTimeFactor: round(VIRTUAL_MS / median.cpuMs),
         virtualDescPerSec: round(median.descriptors / (VIRTUAL_MS / 1000)),
-        goal: 'realTimeFactor ≥ 1 (stretch ≥ 3)',
-        met: realTimeFactor >= 1,
+        goal: `≥ ${LINE_RATE_GOAL / 1e6} M descriptors/s`,
+        met: perSec >= LINE_RATE_GOAL,
       },
+      await writeSysrootResult(),
     ];
   },
 };

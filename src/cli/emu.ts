@@ -1,11 +1,12 @@
 // `emu run|write|serve|race`: the emulator headless (totals, per-engine figures, invariants), its
-// sysroot written once, or kept live for other processes (DESIGN.md, "CLI surface").
+// sysroot written once, or kept live for other processes.
 import { performance } from 'node:perf_hooks';
 import type { Argv } from 'yargs';
+import { onStop } from '../cleanup.js';
 import { defaultAtMs, emuUnitFromOptions } from '../emu/index.js';
 import { invariantViolations } from '../emu/invariants.js';
-import { serveSysroot } from '../emu/serve.js';
-import { writeSysroot } from '../emu/sysroot.js';
+import { MAX_STEP_WALL_MS, runBounded, serveSysroot } from '../emu/serve.js';
+import { closeSysroot, openSysroot, writeSysroot } from '../emu/sysroot.js';
 import type { EmuUnit } from '../emu/unit.js';
 import { DEFAULT_WORKLOAD } from '../emu/workload.js';
 import { usageError } from '../errors.js';
@@ -19,6 +20,8 @@ import { keyValues, table } from './format.js';
 type Action = (args: Record<string, unknown>, ctx: CliContext) => Promise<number>;
 
 const CHUNK_MS = 50;
+const SPEED_MIN = 0.001;
+const SPEED_MAX = 1000;
 /** `emu run` without --duration-ms or --at-ms runs one virtual second. */
 const RUN_DEFAULT_MS = 1000;
 
@@ -109,16 +112,28 @@ const run: Action = async (args, ctx) => {
 
 function sysrootDir(ctx: CliContext, action: string): string {
   const dir = ctx.global.sysroot;
-  if (!dir || dir === '/')
-    throw usageError(`emu ${action} needs --sysroot DIR (a directory to write the emulated host into, never /)`);
+  if (!dir) throw usageError(`emu ${action} needs --sysroot DIR (an empty or new directory to write the emulated host into)`);
   return dir;
+}
+
+/** `--speed`: virtual ms per wall ms, from a thousandth to a thousand times real time. */
+export function parseSpeed(raw: unknown): number {
+  if (raw === undefined) return 1;
+  const speed = Number(raw);
+  if (!(speed >= SPEED_MIN && speed <= SPEED_MAX))
+    throw usageError(`--speed must be a number from ${SPEED_MIN} to ${SPEED_MAX} (virtual ms per wall ms), got ${String(raw)}`);
+  return speed;
 }
 
 const write: Action = async (_args, ctx) => {
   const dir = sysrootDir(ctx, 'write');
   const u = emuUnitFromOptions(ctx.global);
   u.runUntilMs(defaultAtMs(ctx.global));
-  await writeSysroot(u, dir);
+  try {
+    await writeSysroot(u, dir);
+  } finally {
+    closeSysroot(u, dir);
+  }
   const j = { sysroot: dir, virtualMs: u.nowMs, logHash: u.logHash() };
   ctx.io.stdout(
     ctx.global.json ? `${JSON.stringify(j)}\n` : `wrote ${u.info.name} at ${j.virtualMs} ms virtual time under ${dir}\n`,
@@ -128,17 +143,20 @@ const write: Action = async (_args, ctx) => {
 
 const serve: Action = async (args, ctx) => {
   const dir = sysrootDir(ctx, 'serve');
-  const speed = args.speed === undefined ? 1 : Number(args.speed);
-  if (!(speed > 0) || speed > 1000)
-    throw usageError(`--speed must be a number above 0 and at most 1000, got ${String(args.speed)}`);
+  const speed = parseSpeed(args.speed);
   const intervalMs = args.intervalMs === undefined ? 100 : parseIntArg('--interval-ms', args.intervalMs, 10, 60_000);
   const u = emuUnitFromOptions(ctx.global);
-  u.runUntilMs(ctx.global.atMs ?? 0);
+  openSysroot(u, dir); // refuses a place it must not write before anything else happens
   const ac = new AbortController();
-  const stop = () => ac.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const unregister = onStop(() => ac.abort());
   try {
+    // Catch up to --at-ms in bounded slices, letting a stop signal through between them.
+    const atMs = ctx.global.atMs ?? 0;
+    while (u.nowMs < atMs && !ac.signal.aborted) {
+      runBounded(u, atMs, () => performance.now(), MAX_STEP_WALL_MS);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (ac.signal.aborted) return 0;
     ctx.io.stderr(`serving ${u.info.name} under ${dir} (${speed}× real time); SIGINT or SIGTERM stops\n`);
     const writes = await serveSysroot(u, dir, {
       speed,
@@ -151,8 +169,8 @@ const serve: Action = async (args, ctx) => {
     });
     ctx.io.stderr(`stopped at ${u.nowMs.toFixed(0)} ms virtual time after ${writes} writes\n`);
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    unregister();
+    closeSysroot(u, dir);
   }
   return 0;
 };
@@ -167,7 +185,7 @@ export const emuCommand: CommandSpec = {
     raceOptions(y)
       .positional('action', { choices: Object.keys(EMU_ACTIONS), describe: 'run | write | serve | race' })
       .option('duration-ms', { type: 'string', describe: 'run: virtual ms to run (default --at-ms, else 1000)' })
-      .option('speed', { type: 'string', describe: 'serve: virtual ms per wall ms (default 1)' })
+      .option('speed', { type: 'string', describe: 'serve: virtual ms per wall ms, 0.001-1000 (default 1)' })
       .option('interval-ms', { type: 'string', describe: 'serve: wall ms between sysroot refreshes (default 100)' })
       .example('$0 emu run --seed 7 --workload line-rate --duration-ms 1000 --json', 'totals, engines and invariants as JSON')
       .example('$0 emu run --fault engine-error:1@200', 'a halting engine error on every engine at 200 ms')

@@ -60,7 +60,7 @@ export class EventLog {
   private hash: Hash = createHash('sha256');
   private chunk = new Float64Array(CHUNK_RECORDS * FIELDS);
   private used = 0;
-  private kept: Float64Array[] = [];
+  private kept: Float64Array<ArrayBuffer>[] = [];
   private keptRecords = 0;
   /** Records written since the start. */
   count = 0;
@@ -85,11 +85,13 @@ export class EventLog {
     this.hash.update(new Uint8Array(this.chunk.buffer, 0, this.used * FIELDS * 8));
     this.kept.push(this.chunk);
     this.keptRecords += this.used;
+    let reuse: Float64Array<ArrayBuffer> | undefined;
     while (this.keptRecords > this.retain && this.kept.length > 0) {
-      this.kept.shift();
+      reuse = this.kept.shift();
       this.keptRecords -= CHUNK_RECORDS;
     }
-    this.chunk = new Float64Array(CHUNK_RECORDS * FIELDS);
+    // A chunk that fell out of the retained tail is reused rather than left to the collector.
+    this.chunk = reuse ?? new Float64Array(CHUNK_RECORDS * FIELDS);
     this.used = 0;
   }
 

@@ -92,8 +92,13 @@ export function retireToHwHead(e: Engine, status: number, idle: boolean): number
   for (;;) {
     let txp = e.txRing[e.txHead & mask] ?? null;
     let swhead = e.descqHead & mask;
+    // Descriptor by descriptor in the kernel; here in jumps to the next txreq boundary or the
+    // hardware head, whichever comes first (the same completions in the same order).
     while (swhead !== hwhead) {
-      e.descqHead = (e.descqHead + 1) >>> 0;
+      const toHead = (hwhead - swhead) & mask;
+      const toTx = txp === null ? 0 : (txp.nextDescqIdx - swhead) & mask;
+      const step = toTx !== 0 && toTx <= toHead ? toTx : toHead;
+      e.descqHead = (e.descqHead + step) >>> 0;
       swhead = e.descqHead & mask;
       if (txp !== null && txp.nextDescqIdx === swhead) {
         e.txRing[e.txHead & mask] = null;

@@ -22,7 +22,7 @@ import {
   SEND_DMA_STATUS_ENG_HALTED_BIT,
   SEND_DMA_TAIL,
 } from '../progress/constants.js';
-import { decodeAt, emptyDescriptor, flagString } from '../progress/descriptor.js';
+import { type DescriptorFields, decodeAt, emptyDescriptor, flagString } from '../progress/descriptor.js';
 import type { Chip } from './chip.js';
 import type { Engine } from './engine.js';
 import type { EmuUnit } from './unit.js';
@@ -98,32 +98,39 @@ export function csrOffset(base: number, engine: number): number {
   return base + SDMA_ENGINE_STRIDE * engine;
 }
 
-/** One EngineSample with every field filled from the model. */
-export function sampleEngine(u: EmuUnit, e: Engine): EngineSample {
+/**
+ * One EngineSample with every field filled from the model. Once the device is gone the contract
+ * holds: no state (so not running) and no registers (they read all-ones). `asKernelPrints`
+ * instead gives what the driver's sdes shows then: its software state and the all-ones CSRs.
+ */
+export function sampleEngine(u: EmuUnit, e: Engine, asKernelPrints = false): EngineSample {
   const c = e.chip;
   const gone = u.host.gone;
   const r = (base: number) => readCsr(c, gone, base);
   const vl = u.vlMap.engineToVl[e.idx] ?? -1;
+  const hideRegisters = gone && !asKernelPrints;
   return {
     unit: u.info.unit,
     engine: e.idx,
     timeMs: u.nowMs,
     sources: ['model'],
-    state: e.state,
+    state: hideRegisters ? null : e.state,
     cpu: e.cpu,
-    csr: {
-      ctrl: r(SEND_DMA_CTRL),
-      status: r(SEND_DMA_STATUS),
-      errStatus: r(SEND_DMA_ENG_ERR_STATUS),
-      hwTail: r(SEND_DMA_TAIL),
-      hwHead: r(SEND_DMA_HEAD),
-      headDma: BigInt(c.headDma),
-      memory: r(SEND_DMA_MEMORY),
-      lenGen: r(SEND_DMA_LEN_GEN),
-      reloadCnt: r(SEND_DMA_RELOAD_CNT),
-      checkSlid: r(SEND_DMA_CHECK_SLID),
-      descFetchedCnt: r(SEND_DMA_DESC_FETCHED_CNT),
-    },
+    csr: hideRegisters
+      ? null
+      : {
+          ctrl: r(SEND_DMA_CTRL),
+          status: r(SEND_DMA_STATUS),
+          errStatus: r(SEND_DMA_ENG_ERR_STATUS),
+          hwTail: r(SEND_DMA_TAIL),
+          hwHead: r(SEND_DMA_HEAD),
+          headDma: BigInt(c.headDma),
+          memory: r(SEND_DMA_MEMORY),
+          lenGen: r(SEND_DMA_LEN_GEN),
+          reloadCnt: r(SEND_DMA_RELOAD_CNT),
+          checkSlid: r(SEND_DMA_CHECK_SLID),
+          descFetchedCnt: r(SEND_DMA_DESC_FETCHED_CNT),
+        },
     sw: {
       descqTail: e.descqTail,
       descqHead: e.descqHead,
@@ -151,30 +158,32 @@ export function sampleEngine(u: EmuUnit, e: Engine): EngineSample {
   };
 }
 
+/** The descriptor in ring slot `s` of the words `w`, decoded into the scratch `f`. */
+export function descriptorAt(w: Uint32Array, s: number, f: DescriptorFields): RingDescriptor {
+  decodeAt(w, s, f);
+  const i = s * 4;
+  const d: RingDescriptor = {
+    slot: s,
+    flags: flagString(f),
+    addr: BigInt(f.addr),
+    gen: f.gen,
+    len: f.len,
+    qw0: (BigInt(w[i + 1] ?? 0) << 32n) | BigInt(w[i] ?? 0),
+    qw1: (BigInt(w[i + 3] ?? 0) << 32n) | BigInt(w[i + 2] ?? 0),
+  };
+  if (f.first) {
+    d.ahgIdx = f.ahgIdx;
+    d.ahgMode = f.ahgMode;
+  }
+  return d;
+}
+
 /** The descriptors from the software head slot up to the software tail slot (§g.2). */
 export function ringDump(u: EmuUnit, e: Engine): RingDump {
   const head = e.descqHead & e.mask;
   const tail = e.descqTail & e.mask;
   const out: RingDescriptor[] = [];
   const f = emptyDescriptor();
-  const w = e.descq;
-  for (let s = head; s !== tail; s = (s + 1) & e.mask) {
-    decodeAt(w, s, f);
-    const i = s * 4;
-    const d: RingDescriptor = {
-      slot: s,
-      flags: flagString(f),
-      addr: BigInt(f.addr),
-      gen: f.gen,
-      len: f.len,
-      qw0: (BigInt(w[i + 1] ?? 0) << 32n) | BigInt(w[i] ?? 0),
-      qw1: (BigInt(w[i + 3] ?? 0) << 32n) | BigInt(w[i + 2] ?? 0),
-    };
-    if (f.first) {
-      d.ahgIdx = f.ahgIdx;
-      d.ahgMode = f.ahgMode;
-    }
-    out.push(d);
-  }
+  for (let s = head; s !== tail; s = (s + 1) & e.mask) out.push(descriptorAt(e.descq, s, f));
   return { unit: u.info.unit, engine: e.idx, descqCnt: e.descqCnt, head, tail, descriptors: out };
 }

@@ -1,6 +1,6 @@
 // The kernel's text and binary formats the sysroot writer produces: the debugfs `sdes` records
 // (§g.2), counter_names / counters (§g.4) and /proc/interrupts (§h.3). Pure functions of samples.
-import type { EngineSample, RingDump } from '../backend.js';
+import type { EngineSample, RingDescriptor, RingDump } from '../backend.js';
 import {
   COUNTER_DESC_FETCHED,
   COUNTER_ERR,
@@ -14,23 +14,31 @@ import { hex, hex16 } from '../progress/descriptor.js';
 
 const ONES = 0xffffffffffffffffn;
 
-/** One engine's `sdes` record: the 23-field header, then one line per descriptor (§g.2). */
-export function sdesRecord(s: EngineSample, ring: RingDump): string {
+/** The 23-field header line of one engine's `sdes` record (§g.2). */
+export function sdesHeader(s: EngineSample): string {
   const c = s.csr;
   const w = s.sw;
   if (!c || !w) throw new Error(`engine ${s.engine}: an sdes record needs the CSRs and the software state`);
-  const header =
+  return (
     `SDE ${s.engine} CPU ${s.cpu ?? -1} STE ${s.state ?? 's00_HwDown'} C ${hex(c.ctrl)} S ${hex16(c.status)} E ${hex(c.errStatus)}` +
     ` T(HW) ${hex(c.hwTail)} T(SW) ${hex(w.swTail)} H(HW) ${hex(c.hwHead)} H(SW) ${hex(w.swHead)} H(D) ${hex(c.headDma ?? 0n)}` +
     ` DM ${hex(c.memory)} GL ${hex(c.lenGen)} R ${hex(c.reloadCnt)} LIS ${hex(w.lastStatus)} AHGI ${hex(w.ahgBits)}` +
     ` TXT ${w.txTail} TXH ${w.txHead} DT ${w.descqTail >>> 0} DH ${w.descqHead >>> 0} FLNE ${w.flushListNonEmpty ? 1 : 0}` +
-    ` DQF ${w.descqFullCount >>> 0} SLC ${hex(c.checkSlid)}\n`;
+    ` DQF ${w.descqFullCount >>> 0} SLC ${hex(c.checkSlid)}\n`
+  );
+}
+
+/** The line (two for a FIRST descriptor) one descriptor gets in an `sdes` record (§g.2). */
+export function descriptorLines(d: RingDescriptor): string {
+  const line = `\tdesc[${d.slot}]: flags:${d.flags} addr:${hex16(d.addr)} gen:${d.gen} len:${d.len} bytes\n`;
+  return d.flags[2] === 'F' ? `${line}\t\tahgidx: ${d.ahgIdx ?? 0} ahgmode: ${d.ahgMode ?? 0}\n` : line;
+}
+
+/** One engine's `sdes` record: the 23-field header, then one line per descriptor (§g.2). */
+export function sdesRecord(s: EngineSample, ring: RingDump): string {
   let body = '';
-  for (const d of ring.descriptors) {
-    body += `\tdesc[${d.slot}]: flags:${d.flags} addr:${hex16(d.addr)} gen:${d.gen} len:${d.len} bytes\n`;
-    if (d.flags[2] === 'F') body += `\t\tahgidx: ${d.ahgIdx ?? 0} ahgmode: ${d.ahgMode ?? 0}\n`;
-  }
-  return header + body;
+  for (const d of ring.descriptors) body += descriptorLines(d);
+  return sdesHeader(s) + body;
 }
 
 /** The whole `sdes` file: every engine's record in order. */

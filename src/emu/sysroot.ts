@@ -1,21 +1,11 @@
-// The sysroot writer: the DESIGN.md layout in the kernel's formats, so that src/hw reads an
-// emulated host exactly as a live one. Text files are replaced atomically (write, rename);
-// resource0 is a sparse 64 MiB BAR image updated in place so a reader mapping it sees live values.
+// The sysroot writer: the layout src/hw reads, in the kernel's formats, so that an emulated host
+// reads exactly as a live one. Files are replaced atomically and only when they changed;
+// resource0 is a sparse 64 MiB BAR image updated in place so a reader mapping it sees live values
+// (tree.ts: how nothing is written through a symlink).
 
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  symlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
 import { endianness } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { version } from '../cli/version.js';
 import {
   ALL_ONES_64,
   BAR0_SIZE,
@@ -29,22 +19,12 @@ import {
   SEND_DMA_MEM_SIZE,
   SEND_DMA_MEM_SIZE_OBSERVED,
 } from '../progress/constants.js';
-import { writeRegisters } from './bar-image.js';
-import { CSR_OFFSETS, readCsr } from './sample.js';
-import { countersBinary, counterTable, procInterrupts, sdesText } from './sdes.js';
+import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
+import { countersBinary, counterTable, procInterrupts } from './sdes.js';
+import { SdesRenderer } from './sdes-render.js';
+import type { TreeWriter } from './tree.js';
+import { openTree } from './tree-root.js';
 import type { EmuUnit } from './unit.js';
-
-function writeAtomic(path: string, data: string | Buffer): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
-}
-
-function link(target: string, path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  if (!existsSync(path)) symlinkSync(target, path);
-}
 
 /** The BAR0 bytes the writer owns, as (offset, 8-byte value) pairs: SDMA CSR block and §f.3 registers. */
 export function barRegisters(u: EmuUnit): { block: Buffer; device: [number, bigint][] } {
@@ -70,62 +50,116 @@ export function barRegisters(u: EmuUnit): { block: Buffer; device: [number, bigi
   };
 }
 
-function writeBar(u: EmuUnit, path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const fd = openSync(path, existsSync(path) ? 'r+' : 'w+');
-  try {
-    if (fstatSync(fd).size !== BAR0_SIZE) ftruncateSync(fd, BAR0_SIZE);
-    const { block, device } = barRegisters(u);
-    writeSync(fd, block, 0, block.length, SDMA_CSR_BLOCK_START);
-    writeRegisters(fd, device);
-  } finally {
-    closeSync(fd);
+/**
+ * The BAR image as the blocks the writer compares and pwrites: the SDMA CSR block (4 KiB, one
+ * pwrite when anything in it changed), then each device register.
+ */
+function barBlocks(u: EmuUnit): [number, Buffer][] {
+  const { block, device } = barRegisters(u);
+  const out: [number, Buffer][] = [[SDMA_CSR_BLOCK_START, block]];
+  for (const [offset, value] of device) {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(value);
+    out.push([offset, b]);
   }
+  return out;
+}
+
+/** A sysfs counter (one short line, read whole): overwritten in place when its length is unchanged. */
+const IN_PLACE = true;
+
+/** What one unit keeps between writes of one tree. */
+interface SysrootState {
+  tree: TreeWriter;
+  sdes: SdesRenderer;
+}
+
+const writers = new WeakMap<EmuUnit, Map<string, SysrootState>>();
+/** A unit dropped without closeSysroot still gets its writers' descriptors closed. */
+const closeWhenDropped = new FinalizationRegistry<TreeWriter>((tree) => tree.closeFiles());
+
+/** The writer of `dir` for this unit: the root is checked (and marked) on the first write only. */
+function writerFor(u: EmuUnit, dir: string): SysrootState {
+  let byDir = writers.get(u);
+  if (!byDir) {
+    byDir = new Map();
+    writers.set(u, byDir);
+  }
+  const key = resolve(dir);
+  let w = byDir.get(key);
+  if (!w) {
+    w = { tree: openTree(dir, version()), sdes: new SdesRenderer() };
+    closeWhenDropped.register(u, w.tree, w.tree);
+    byDir.set(key, w);
+  }
+  return w;
+}
+
+/** Check `dir` as the root of this unit's tree and mark it, without writing the rest yet. */
+export function openSysroot(u: EmuUnit, dir: string): void {
+  writerFor(u, dir);
+}
+
+/** Forget the writer of `dir` for this unit and remove its staging directory. */
+export function closeSysroot(u: EmuUnit, dir: string): void {
+  const byDir = writers.get(u);
+  const key = resolve(dir);
+  const tree = byDir?.get(key)?.tree;
+  if (tree) {
+    tree.close();
+    closeWhenDropped.unregister(tree);
+  }
+  byDir?.delete(key);
 }
 
 /**
  * Write (or refresh) the whole emulated sysroot of one unit under `dir`: sysfs class and PCI
  * device, debugfs sdes/counters/counter_names/sdma_cpu_list, module parameters, /proc/interrupts.
+ * The first write checks `dir` (never /, a file or a foreign non-empty directory) and marks it;
+ * later writes of the same unit replace only the files whose bytes changed (see tree.ts).
  */
 export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   const { unit, name, pci } = u.info;
   const cfg = u.host.cfg;
-  const samples = await u.sample();
-  const rings = await Promise.all(u.engines.map((e) => u.ring(e.idx)));
-  const pciDir = join(dir, 'sys/bus/pci/devices', pci);
-  const classDir = join(dir, 'sys/class/infiniband', name);
-  const dbg = join(dir, 'sys/kernel/debug/hfi1', name);
+  const state = writerFor(u, dir);
+  const w = state.tree;
+  w.beginPass();
+  // The driver's view (its software state beside all-ones registers once the device is gone).
+  const samples = u.engines.map((e) => sampleEngine(u, e, true));
+  const pciDir = join('sys/bus/pci/devices', pci);
+  const classDir = join('sys/class/infiniband', name);
+  const dbg = join('sys/kernel/debug/hfi1', name);
 
-  writeAtomic(join(pciDir, 'vendor'), `0x${PCI_VENDOR_INTEL.toString(16).padStart(4, '0')}\n`);
-  writeAtomic(join(pciDir, 'device'), `0x${PCI_DEVICE_HFI1_DISCRETE.toString(16).padStart(4, '0')}\n`);
-  writeBar(u, join(pciDir, 'resource0'));
-  link(`../../../bus/pci/devices/${pci}`, join(classDir, 'device'));
-  link(name, join(dir, 'sys/kernel/debug/hfi1', String(unit)));
+  w.file(join(pciDir, 'vendor'), `0x${PCI_VENDOR_INTEL.toString(16).padStart(4, '0')}\n`);
+  w.file(join(pciDir, 'device'), `0x${PCI_DEVICE_HFI1_DISCRETE.toString(16).padStart(4, '0')}\n`);
+  w.image(join(pciDir, 'resource0'), BAR0_SIZE, barBlocks(u));
+  w.link(join(classDir, 'device'), `../../../bus/pci/devices/${pci}`);
+  w.link(join('sys/kernel/debug/hfi1', String(unit)), name);
 
   for (const s of samples) {
-    writeAtomic(join(classDir, `sdma${s.engine}`, 'vl'), `${s.vl ?? -1}\n`);
-    writeAtomic(join(classDir, `sdma${s.engine}`, 'cpu_list'), `${s.cpuList ?? 'empty'}\n`);
+    w.file(join(classDir, `sdma${s.engine}`, 'vl'), `${s.vl ?? -1}\n`);
+    w.file(join(classDir, `sdma${s.engine}`, 'cpu_list'), `${s.cpuList ?? 'empty'}\n`);
   }
   const { names, values } = counterTable(samples, u.errBitCounts);
-  for (const [i, n] of names.entries()) writeAtomic(join(classDir, 'hw_counters', n), `${values[i] ?? 0n}\n`);
+  for (const [i, n] of names.entries()) w.file(join(classDir, 'hw_counters', n), `${values[i] ?? 0n}\n`, IN_PLACE);
 
-  writeAtomic(join(dbg, 'sdes'), sdesText(samples, rings));
-  writeAtomic(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
-  writeAtomic(join(dbg, 'counters'), countersBinary(values, endianness() === 'LE'));
-  writeAtomic(join(dbg, 'sdma_cpu_list'), '');
+  w.file(join(dbg, 'sdes'), state.sdes.render(u, samples));
+  w.file(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
+  w.file(join(dbg, 'counters'), countersBinary(values, endianness() === 'LE'));
+  w.file(join(dbg, 'sdma_cpu_list'), '');
 
-  const params = join(dir, 'sys/module/hfi1/parameters');
-  writeAtomic(join(params, 'sdma_descq_cnt'), `${cfg.descqCntParam}\n`);
-  writeAtomic(join(params, 'sdma_idle_cnt'), `${cfg.idleCntNs}\n`);
-  writeAtomic(join(params, 'num_sdma'), `${cfg.engines === 16 ? 0 : cfg.engines}\n`);
-  writeAtomic(join(params, 'desct_intr'), `${cfg.desctIntr}\n`);
-  writeAtomic(join(params, 'sdma_comp_size'), '128\n');
-  writeAtomic(join(params, 'num_vls'), `${cfg.numVls}\n`);
-  writeAtomic(join(params, 'piothreshold'), '256\n');
-  writeAtomic(join(params, 'cap_mask'), `0x${cfg.capMask.toString(16)}\n`);
+  const params = 'sys/module/hfi1/parameters';
+  w.file(join(params, 'sdma_descq_cnt'), `${cfg.descqCntParam}\n`);
+  w.file(join(params, 'sdma_idle_cnt'), `${cfg.idleCntNs}\n`);
+  w.file(join(params, 'num_sdma'), `${cfg.engines === 16 ? 0 : cfg.engines}\n`);
+  w.file(join(params, 'desct_intr'), `${cfg.desctIntr}\n`);
+  w.file(join(params, 'sdma_comp_size'), '128\n');
+  w.file(join(params, 'num_vls'), `${cfg.numVls}\n`);
+  w.file(join(params, 'piothreshold'), '256\n');
+  w.file(join(params, 'cap_mask'), `0x${cfg.capMask.toString(16)}\n`);
 
-  writeAtomic(
-    join(dir, 'proc/interrupts'),
+  w.file(
+    'proc/interrupts',
     procInterrupts(
       unit,
       pci,

@@ -1,6 +1,6 @@
 // The emulator's sdma_txreq (§c.1): the counting fields the engine reads, the descriptor words
 // built by src/progress/txreq.ts, and where the request is in its life. Requests are pooled and
-// reused by their owners, so the submission path allocates nothing.
+// reused by their owners, and share their templates' words, so the submission path allocates nothing.
 import type { TxReq } from '../progress/txreq.js';
 import type { IoWait } from './iowait.js';
 
@@ -27,6 +27,8 @@ export interface TxOwner {
   complete(tx: EmuTx, status: number): void;
 }
 
+const NO_WORDS = new Uint32Array(0);
+
 /** One request. `words` holds 4 u32 per descriptor: qw0 low, qw0 high, qw1 low, qw1 high. */
 export class EmuTx {
   /** Submission serial number, unique per unit (0 before the first submission). */
@@ -43,24 +45,18 @@ export class EmuTx {
   status = -1;
   /** The iowait of the submitter, or null (§b.6). */
   wait: IoWait | null = null;
-  words: Uint32Array;
-  private loadedFrom: TxReq | null = null;
+  /** The request's descriptor words: shared with the template it was loaded from, never written. */
+  words: Uint32Array = NO_WORDS;
 
+  /** `_capacity` is accepted for callers that size their requests; the words come with load(). */
   constructor(
     readonly owner: TxOwner | null,
-    capacity = 6,
-  ) {
-    this.words = new Uint32Array(capacity * 4);
-  }
+    _capacity = 6,
+  ) {}
 
   /** Take the descriptors and lengths of a request built with src/progress/txreq.ts. */
   load(req: TxReq): this {
-    // The words are only read after loading, so a request reloaded from the same template keeps them.
-    if (this.loadedFrom !== req) {
-      if (this.words.length < req.words.length) this.words = new Uint32Array(req.words.length);
-      this.words.set(req.words);
-      this.loadedFrom = req;
-    }
+    this.words = req.words;
     this.numDesc = req.numDesc;
     this.tlen = req.tlen;
     this.packetLen = req.packetLen;

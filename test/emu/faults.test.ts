@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { parseFault } from '../../src/emu/faults.js';
 import { invariantViolations } from '../../src/emu/invariants.js';
 import type { LogRecord } from '../../src/emu/log.js';
+import { readCsr } from '../../src/emu/sample.js';
 import { EmuUnit } from '../../src/emu/unit.js';
 import { Hfi1SdmaError } from '../../src/errors.js';
+import { SEND_DMA_HEAD } from '../../src/progress/constants.js';
 import { EVENT_NAMES, STATE_NAMES } from '../../src/progress/state.js';
 
 /** The engine's state events from `fromMs` as "event from → to" strings, plus marker kinds. */
@@ -148,10 +150,11 @@ describe('faults (§d.4 life cycles)', () => {
     expect(e0 / e1).toBeLessThan(0.3);
   });
 
-  it('device-gone: every register reads all-ones and samples say gone', async () => {
+  it('device-gone: every register reads all-ones; samples say gone, with no state and no registers', async () => {
     const u = unit(['device-gone@10'], 'qp', 12);
     const s = await u.sample();
-    expect(s.every((x) => x.gone && x.csr?.ctrl === 0xffffffffffffffffn && x.csr.hwHead === 0xffffffffffffffffn)).toBe(true);
+    expect(s.every((x) => x.gone && x.state === null && x.csr === null)).toBe(true);
+    expect(u.chips.every((c) => readCsr(c, u.host.gone, SEND_DMA_HEAD) === 0xffffffffffffffffn)).toBe(true);
   });
 
   it('refuses a bad fault spec with a usage error that lists the names', () => {

@@ -22,6 +22,26 @@ it('emu serve refreshes the sysroot until SIGTERM, then exits 0 with a complete 
     expect(text.match(/^SDE /gm)).toHaveLength(2);
     expect(text.endsWith('\n')).toBe(true);
     expect(readdirSync(join(dir, 'sys/kernel/debug/hfi1/hfi1_0')).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    expect(readdirSync(dir).sort()).toEqual(['.hfi1-sdma-emulated', 'proc', 'sys']); // no staging left
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('emu serve at line rate and --speed 1000 stops gracefully on SIGTERM (within the 1 s grace, else exit 143)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hfi1-serve-'));
+  try {
+    const run = startChild(['emu', 'serve', '--sysroot', dir, '--workload', 'line-rate', '--speed', '1000']);
+    const sdes = join(dir, 'sys/kernel/debug/hfi1/hfi1_0/sdes');
+    for (let i = 0; i < 200 && !existsSync(sdes); i++) await delay(50);
+    expect(existsSync(sdes)).toBe(true);
+    await delay(300); // a few refreshes, each simulating as much as its wall budget allows
+    run.child.kill('SIGTERM');
+    // Exit 0 with the closing line means the serve loop itself ended; an event loop blocked by
+    // simulation would have been cut off by the grace timer with 143.
+    expect(await run.exited).toBe(0);
+    expect(run.err()).toMatch(/stopped at \d+ ms virtual time after \d+ writes/);
+    expect(readdirSync(dir).sort()).toEqual(['.hfi1-sdma-emulated', 'proc', 'sys']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

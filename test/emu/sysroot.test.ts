@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sdesText } from '../../src/emu/sdes.js';
+import { SdesRenderer } from '../../src/emu/sdes-render.js';
 import { serveSysroot } from '../../src/emu/serve.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import { EmuUnit } from '../../src/emu/unit.js';
@@ -67,13 +68,29 @@ describe('sdes (§g.2)', () => {
     expect(sdesText(samples, rings)).toBe(EXPECTED_SDES);
   });
 
-  it('prints all-ones registers once the device is gone', async () => {
+  it('once the device is gone: the sample has no state and no registers; sdes prints the driver state beside all-ones', async () => {
     const u = quietUnit({ faults: ['device-gone@3'] });
     u.runUntilMs(4);
-    const text = sdesText(await u.sample([0]), [await u.ring(0)]);
-    expect(text).toMatch(
-      /^SDE 0 CPU 0 STE s99_Running C 0xffffffffffffffff S 0xffffffffffffffff E 0xffffffffffffffff T\(HW\) 0xffffffffffffffff /,
-    );
+    const [s] = await u.sample([0]);
+    expect(s).toMatchObject({ gone: true, state: null, csr: null });
+    expect(JSON.stringify(s, (_k, v) => (typeof v === 'bigint' ? v.toString(16) : v))).not.toContain('ffffffffffffffff');
+    const text = new SdesRenderer().render(u).toString('latin1');
+    // The live format (test/fixtures/sdes/device-gone.txt): software state and counts, CSRs all-ones.
+    const header =
+      /^SDE 0 CPU \d+ STE s99_Running C 0xffffffffffffffff S 0xffffffffffffffff E 0xffffffffffffffff T\(HW\) 0xffffffffffffffff T\(SW\) 0x0 H\(HW\) 0xffffffffffffffff H\(SW\) 0x0 H\(D\) 0x[0-9a-f]+ DM 0xffffffffffffffff GL 0xffffffffffffffff R 0xffffffffffffffff LIS 0x[0-9a-f]+ AHGI 0x[0-9a-f]+ TXT \d+ TXH \d+ DT \d+ DH \d+ FLNE 0 DQF \d+ SLC 0xffffffffffffffff$/m;
+    expect(text).toMatch(header);
+    expect(readFileSync(new URL('../fixtures/sdes/device-gone.txt', import.meta.url), 'utf8')).toMatch(header);
+  });
+
+  it('the incremental renderer gives exactly what sdesText gives, refresh after refresh, across the wrap', async () => {
+    const u = new EmuUnit({ seed: 5, engines: 4, workload: 'mixed', descqCnt: 64 });
+    const r = new SdesRenderer();
+    for (let i = 0; i < 40; i++) {
+      u.runUntilMs(2 + i * 0.25);
+      const expected = sdesText(await u.sample(), await Promise.all(u.engines.map((e) => u.ring(e.idx))));
+      expect(r.render(u).toString('latin1')).toBe(expected);
+    }
+    expect(u.engines[0]?.descqHead ?? 0).toBeGreaterThan(64);
   });
 });
 
