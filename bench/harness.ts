@@ -1,5 +1,5 @@
 // The benchmark harness: time a function over enough iterations to be stable, in this process,
-// and express results as ratios against a baseline measured in the same run (DESIGN.md).
+// and express results as ratios against a baseline measured in the same run.
 import { performance } from 'node:perf_hooks';
 
 /** One entry of bench/results.json. */

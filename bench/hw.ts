@@ -11,7 +11,7 @@ import { ENGINE_CSR_OFFSETS, engineReg, openSdmaWindow, readEngineCsrs, SDMA_WIN
 import { type BenchResult, type BenchSuite, nsPerOp, ratioResult } from './harness.js';
 
 /**
- * A full sdes (§g.2) from the emulator's writer: 16 engines at line rate whose chips stopped
+ * A full sdes (sdma_seqfile_dump_sde, sdma.c) from the emulator's writer: 16 engines at line rate whose chips stopped
  * fetching, so every ring holds 2046 descriptors (2-descriptor packets leave the last slot free).
  */
 async function fullSdes(): Promise<{ text: string; descriptors: number }> {

@@ -1,22 +1,22 @@
 // The contract between the backends (src/hw: a live host; src/emu: the emulator) and everything
 // above them (src/progress, src/cli). Types and doc comments only: this file imports nothing.
 //
-// Units: counters named descq* are the kernel's free-running u32 counts (§a.2); sw*/hw* slots are
+// Units: counters named descq* are the kernel's free-running u32 counts (struct sdma_engine, sdma.h); sw*/hw* slots are
 // ring positions already masked with descq_cnt − 1; tx* are free-running u16 counts. Register
 // values are bigint (64-bit); times are milliseconds from the backend's injected clock.
-// Section marks (§a.2 …) point into the reference specification, reference/hfi1-sdma.md.
+// Section marks (struct sdma_engine, sdma.h …) point into the kernel driver sources (drivers/infiniband/hw/hfi1).
 
 /** Which backend produced a sample. */
 export type BackendKind = 'hw' | 'emu';
 
 /** A data source a backend may read. A live host without root has only some of them. */
 export type SourceName =
-  | 'sdes' // debugfs hfi1_<u>/sdes (§g.2): every header field, the ring (root, debugfs mounted)
-  | 'counters' // debugfs counter_names + counters (§g.4): per-engine interrupt counters
-  | 'hwCounters' // sysfs hw_counters (§h.1): the same counters, world-readable where present
-  | 'interrupts' // /proc/interrupts (§h.3): per-engine vector counts, world-readable
-  | 'bar' // sysfs resource0 (§f.7): per-engine CSRs through a read-only mapping (root)
-  | 'sysfs' // sysfs sdma<N>/vl and cpu_list (§h.2), module parameters (§h.4)
+  | 'sdes' // debugfs hfi1_<u>/sdes (sdma_seqfile_dump_sde, sdma.c): every header field, the ring (root, debugfs mounted)
+  | 'counters' // debugfs counter_names + counters (the debugfs counters, debugfs.c): per-engine interrupt counters
+  | 'hwCounters' // sysfs hw_counters (the hfi1 sysfs attributes, sysfs.c): the same counters, world-readable where present
+  | 'interrupts' // /proc/interrupts (/proc/interrupts): per-engine vector counts, world-readable
+  | 'bar' // sysfs resource0 (pci_mmap_resource, drivers/pci): per-engine CSRs through a read-only mapping (root)
+  | 'sysfs' // sysfs sdma<N>/vl and cpu_list (sdma<N>/vl and cpu_list, sysfs.c), module parameters (the hfi1 module parameters)
   | 'model'; // the emulator's own state (emu backend only)
 
 /** Whether a source can be read here, and if not, why and what to do about it. */
@@ -39,15 +39,15 @@ export interface UnitInfo {
   name: string;
   /** PCI address, e.g. `0000:05:00.0`; empty when unknown. */
   pci: string;
-  /** Engines in use (num_sdma; 16 on real parts, §f.5). */
+  /** Engines in use (num_sdma; 16 on real parts, num_sdma, chip.c). */
   engines: number;
-  /** Ring size in descriptors, by the module-parameter rule (§a.1). */
+  /** Ring size in descriptors, by the module-parameter rule (sdma_get_descq_cnt, sdma.c). */
   descqCnt: number;
   /** Every source with its readability. */
   sources: SourceStatus[];
 }
 
-/** Per-engine CSR values (§f.2), as read from the BAR or printed in the sdes header. */
+/** Per-engine CSR values (SEND_DMA_* per-engine CSRs, chip_registers.h), as read from the BAR or printed in the sdes header. */
 export interface EngineCsrs {
   ctrl: bigint; // SEND_DMA_CTRL (sdes C)
   status: bigint; // SEND_DMA_STATUS (sdes S)
@@ -64,7 +64,7 @@ export interface EngineCsrs {
   descFetchedCnt: bigint | null;
 }
 
-/** The software side of an engine (§a.2), as the sdes header (or the emulator) shows it. */
+/** The software side of an engine (struct sdma_engine, sdma.h), as the sdes header (or the emulator) shows it. */
 export interface EngineSoftware {
   /** descq_tail, free-running u32 (DT). */
   descqTail: number;
@@ -88,7 +88,7 @@ export interface EngineSoftware {
   descqFullCount: number;
 }
 
-/** Per-engine counters (§g.4), cumulative since driver load. 32-bit on the chip side. */
+/** Per-engine counters (the debugfs counters, debugfs.c), cumulative since driver load. 32-bit on the chip side. */
 export interface EngineCounters {
   descFetched: bigint; // SDEDscFdCn<N>: descriptors the chip fetched
   sdmaInt: bigint; // SDMAInt<N>: handler calls with only the INT_REQ bit
@@ -100,7 +100,7 @@ export interface EngineCounters {
 /**
  * Where `seq` came from. The kernel's head-lock sequence is only visible in the emulator; a live
  * host gives 2 × (interrupt-handler passes) from the counters or /proc/interrupts, which misses
- * state events and clean-ups (DESIGN.md, "The progress sequence").
+ * state events and clean-ups (the README, "The progress sequence").
  */
 export type SeqSource = 'head-lock' | 'counters' | 'interrupts' | 'none';
 
@@ -112,7 +112,7 @@ export interface EngineSample {
   timeMs: number;
   /** The sources that contributed to this sample. */
   sources: SourceName[];
-  /** State name as the driver prints it (§d.1), e.g. `s99_Running`; null when unknown. */
+  /** State name as the driver prints it (the state names, sdma.c), e.g. `s99_Running`; null when unknown. */
   state: string | null;
   /** The engine's IRQ CPU (sdes CPU); null when unknown (e.g. the 22-field staging header). */
   cpu: number | null;
@@ -122,12 +122,12 @@ export interface EngineSample {
   /** Progress sequence, always even when taken from counters; compare only within one source. */
   seq: number | null;
   seqSource: SeqSource;
-  /** The VL the engine serves (sysfs vl, §h.2); null when unmapped or unknown. */
+  /** The VL the engine serves (sysfs vl, sdma<N>/vl and cpu_list, sysfs.c); null when unmapped or unknown. */
   vl: number | null;
-  /** User CPU list (sysfs cpu_list, §h.2): `empty` or a list such as `0-3,8`; null if unknown. */
+  /** User CPU list (sysfs cpu_list, sdma<N>/vl and cpu_list, sysfs.c): `empty` or a list such as `0-3,8`; null if unknown. */
   cpuList: string | null;
   /**
-   * Registers read all-ones (§g.2, §f.1): the device is gone. A gone engine has no state: `state`
+   * Registers read all-ones (sdma_seqfile_dump_sde, sdma.c, the BAR0 map, chip_registers.h): the device is gone. A gone engine has no state: `state`
    * is null (so it is not running), and `csr`/`sw` carry nothing that was read as all-ones.
    */
   gone: boolean;
@@ -148,7 +148,7 @@ export interface SourceWarning {
   message: string;
 }
 
-/** One descriptor of a ring listing (§g.2, §e.1). */
+/** One descriptor of a ring listing (sdma_seqfile_dump_sde, sdma.c, the SDMA_DESC0_ and SDMA_DESC1_ fields, sdma.h). */
 export interface RingDescriptor {
   /** Ring slot (masked). */
   slot: number;

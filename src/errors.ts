@@ -1,5 +1,5 @@
 // One error type for the whole program. Code branches on `code`, never on message text.
-// Exit codes follow BSD sysexits, as DESIGN.md fixes them for every command other than
+// Exit codes follow BSD sysexits, as the README's exit-code table fixes them for every command other than
 // `health` and `progress` (which have their own documented codes).
 
 /** Stable error codes; scripts and tests may rely on them. */

@@ -26,7 +26,7 @@ export function parseU64Arg(name: string, raw: unknown): bigint {
   return v;
 }
 
-/** A ring size: a power of two from 64 to 32768 (§a.1). */
+/** A ring size: a power of two from 64 to 32768 (sdma_get_descq_cnt, sdma.c). */
 export function parseDescqCnt(raw: unknown): number {
   const v = parseIntArg('--descq-cnt', raw, 1, 0xffff_ffff);
   if (!isValidDescqCnt(v)) {

@@ -45,7 +45,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
   {
     command: 'decode <qw0> <qw1>',
-    describe: 'decode one hardware descriptor (both qwords, §e.1)',
+    describe: 'decode one hardware descriptor (both qwords)',
     load: async () => (await import('./decode.js')).decodeCommand,
   },
   {

@@ -1,4 +1,4 @@
-// `decode QW0 QW1`: one hardware descriptor, both qwords decoded (§e.1).
+// `decode QW0 QW1`: one hardware descriptor, both qwords decoded (the SDMA_DESC0_ and SDMA_DESC1_ fields, sdma.h).
 import type { Argv } from 'yargs';
 import { type DescriptorFields, decode, flagString, hex16 } from '../progress/descriptor.js';
 import { parseU64Arg } from './args.js';
@@ -13,7 +13,7 @@ const AHG_MODES = [
   'apply 6-9 updates (UPDATE3)',
 ];
 
-/** DESIGN.md's `decode --json` shape. */
+/** The `decode --json` shape (docs/json.md). */
 export function decodeJson(qw0: bigint, qw1: bigint, d: DescriptorFields) {
   return {
     qw0: hexJson(qw0),
@@ -55,7 +55,7 @@ function render(qw0: bigint, qw1: bigint, d: DescriptorFields): string {
 
 export const decodeCommand: CommandSpec = {
   command: 'decode <qw0> <qw1>',
-  describe: 'decode one hardware descriptor (both qwords, §e.1)',
+  describe: 'decode one hardware descriptor (both qwords)',
   builder: (y: Argv) =>
     y
       .positional('qw0', { type: 'string', describe: 'first qword, 0x-prefixed hex or decimal' })

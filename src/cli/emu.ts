@@ -40,7 +40,7 @@ function runWithProgress(u: EmuUnit, ms: number, ctx: CliContext): void {
   if (bar) ctx.io.stderr('\n');
 }
 
-/** `emu run --json`: DESIGN.md's shape. */
+/** `emu run --json`: the shape in docs/json.md. */
 export async function emuRunJson(u: EmuUnit, wallMs: number) {
   const t = u.totals();
   const samples = await u.sample();

@@ -1,4 +1,4 @@
-// DESIGN.md's EngineJson: the stable JSON shape of one engine sample.
+// EngineJson (docs/json.md): the stable JSON shape of one engine sample.
 import type { EngineSample } from '../backend.js';
 import type { Classification } from '../progress/classify.js';
 import { decodeEngErr, type EngErrBit } from '../progress/csr.js';

@@ -1,4 +1,4 @@
-// `engines`: every engine of the selected unit(s) in one table (DESIGN.md), or EngineJson.
+// `engines`: every engine of the selected unit(s) in one table or EngineJson (docs/json.md).
 import type { Backend, EngineSample, Unit, UnitInfo } from '../backend.js';
 import { decodeEngErr } from '../progress/csr.js';
 import { freeCount, inFlight } from '../progress/ring.js';

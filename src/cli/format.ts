@@ -1,6 +1,6 @@
 // Text formatting shared by the commands: aligned tables and 64-bit hex for JSON.
 
-/** A 64-bit value as DESIGN.md's JSON wants it: "0x…" lowercase. */
+/** A 64-bit value as the JSON outputs carry it (docs/json.md): "0x…" lowercase. */
 export function hexJson(v: bigint | null | undefined): string | null {
   return v === null || v === undefined ? null : `0x${v.toString(16)}`;
 }

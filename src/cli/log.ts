@@ -1,4 +1,4 @@
-// `log [FILE|-]`: decode the hfi1 SDMA lines of a kernel log (§g.5).
+// `log [FILE|-]`: decode the hfi1 SDMA lines of a kernel log (the driver log lines, sdma.c).
 import type { Argv } from 'yargs';
 import { Hfi1SdmaError } from '../errors.js';
 import { type KernelLog, type LogEvent, MAX_EVENTS, MAX_UNITS } from '../kmsg/parse.js';
@@ -9,7 +9,7 @@ import { readLogFile, stdinChunks } from './files.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
 
-/** DESIGN.md's `log --json` shape. */
+/** The `log --json` shape (docs/json.md). */
 export function logJson(log: KernelLog) {
   return {
     units: log.units.map((u) => ({

@@ -1,5 +1,5 @@
 // The hfi1-sdma command line: parse with yargs, pick a backend, run a command, map errors to exit
-// codes (DESIGN.md: 0 ok, 64 usage, 65 parse, 66 no unit/engine, 69 unavailable, 77 permission).
+// codes (0 ok, 64 usage, 65 parse, 66 no unit/engine, 69 unavailable, 77 permission).
 import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';

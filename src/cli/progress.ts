@@ -1,5 +1,5 @@
 // `progress <engine> --num-desc N`: what a sender that found the ring full would see. Sample seq
-// (bit 0 cleared, §b.4), then poll until sdma_progress (§b.3) would return 1. Exit 0 with the
+// (bit 0 cleared, the head_lock seqlock, sdma.h), then poll until sdma_progress (sdma_progress, sdma.h) would return 1. Exit 0 with the
 // satisfying sample; exit 1 on timeout, saying whether nothing moved or it moved without room.
 import type { Argv } from 'yargs';
 import type { EngineSample } from '../backend.js';

@@ -1,4 +1,4 @@
-// `ring <engine>`: the decoded descriptors between software head and tail (§g.2, §e).
+// `ring <engine>`: the decoded descriptors between software head and tail (sdma_seqfile_dump_sde, sdma.c, the descriptor fields, sdma.h).
 import type { RingDump } from '../backend.js';
 import { hex16 } from '../progress/descriptor.js';
 import type { CommandSpec } from './context.js';
@@ -6,7 +6,7 @@ import { hexJson, table } from './format.js';
 import { goneStatus, WarningSayer } from './observe.js';
 import { engineArg, sampleOne, singleUnit, withBackend } from './units.js';
 
-/** DESIGN.md's `ring --json` shape. */
+/** The `ring --json` shape (docs/json.md). */
 export function ringJson(r: RingDump) {
   return {
     unit: r.unit,

@@ -14,7 +14,7 @@ import { goneStatus, Observer, WarningSayer } from './observe.js';
 import { nextInstant, watchForStop } from './pace.js';
 import { selectedUnits, withBackend } from './units.js';
 
-/** One NDJSON line of `watch --json` (DESIGN.md): EngineJson plus the verdict fields. */
+/** One NDJSON line of `watch --json` (docs/json.md): EngineJson plus the verdict fields. */
 export function watchLine(s: EngineSample, descqCnt: number, c: Classification, t: number) {
   return {
     t,

@@ -1,6 +1,6 @@
-// The chip side of one engine: the per-engine CSRs of §f.2 holding what the driver programs
-// (§f.6), descriptor fetch at a configured rate with the generation check (§e.2), HEAD and the
-// head write-back (§e.3), and the three interrupt sources of §a.4. Completions are applied in
+// The chip side of one engine: the per-engine CSRs of SEND_DMA_* per-engine CSRs, chip_registers.h holding what the driver programs
+// (init_sdma_regs, sdma.c), descriptor fetch at a configured rate with the generation check (SDMA_DESC1_GENERATION, sdma.h), HEAD and the
+// head write-back (the head write-back, sdma.c), and the three interrupt sources of the engine interrupt masks, sdma.c. Completions are applied in
 // steps of at most `maxBatch` descriptors, ending early at an INT_REQ descriptor or when the
 // DESC_CNT progress threshold is reached, so HEAD moves as the chip finishes each step.
 import {
@@ -15,12 +15,12 @@ import { LogKind } from './log.js';
 
 export { INT_IDLE, INT_PROGRESS, INT_SDMA } from './fetch.js';
 
-const CTRL_ENABLE = 0x1; // §f.2 SEND_DMA_CTRL bits
+const CTRL_ENABLE = 0x1; // SEND_DMA_* per-engine CSRs, chip_registers.h SEND_DMA_CTRL bits
 const CTRL_HALT = 0x2;
 const CTRL_CLEANUP = 0x4;
 const CTRL_INT_ENABLE = 0x8;
-const HALT_CLASS = 0x7fdff; // §f.4
-const GEN_MISMATCH_BIT = 1; // §f.4 SDmaGenMismatchErr
+const HALT_CLASS = 0x7fdff; // SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h
+const GEN_MISMATCH_BIT = 1; // SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h SDmaGenMismatchErr
 
 /** One engine's registers and fetch engine. */
 export class Chip {
@@ -39,7 +39,7 @@ export class Chip {
   memory = 0;
   readonly baseAddr: number;
   readonly headAddr: number;
-  /** Descriptors consumed since LEN_GEN was loaded: the chip's generation counter (§e.2). */
+  /** Descriptors consumed since LEN_GEN was loaded: the chip's generation counter (SDMA_DESC1_GENERATION, sdma.h). */
   genCount = 0;
   genCheck = false;
   /** AHG edit descriptors still to come in the current packet (no generation check). */
@@ -71,7 +71,7 @@ export class Chip {
     private readonly descq: Uint32Array,
   ) {
     this.baseAddr = 0x1_0000_0000 + idx * 0x10_0000;
-    this.headAddr = 0x2_0000_0000 + idx * 64; // one cache line per engine (§a.2 head_dma)
+    this.headAddr = 0x2_0000_0000 + idx * 64; // one cache line per engine (struct sdma_engine, sdma.h head_dma)
   }
 
   /** The chip fetches descriptors: enabled, not halted, not stopped, frozen, paused or gone. */
@@ -92,7 +92,7 @@ export class Chip {
     return !this.active && this.hwHead === this.hwTail && !this.irqScheduled;
   }
 
-  /** Driver init (§f.6): RELOAD_CNT from sdma_idle_cnt, MEMORY credits, DESC_CNT 0. */
+  /** Driver init (init_sdma_regs, sdma.c): RELOAD_CNT from sdma_idle_cnt, MEMORY credits, DESC_CNT 0. */
   init(descqCnt: number, idleCntNs: number, engines: number, memSize: number): void {
     this.reloadCnt = idleCntNs > 0 ? Math.max(1, Math.floor((idleCntNs * 1000) / ASIC_CCLOCK_PS)) : 0;
     const credits = Math.floor(memSize / (engines * 64));
@@ -101,7 +101,7 @@ export class Chip {
     this.writeLenGen(descqCnt);
   }
 
-  /** SEND_DMA_LEN_GEN written twice (§e.2): length, then generation 4 (check on, counter 0). */
+  /** SEND_DMA_LEN_GEN written twice (SDMA_DESC1_GENERATION, sdma.h): length, then generation 4 (check on, counter 0). */
   writeLenGen(descqCnt: number): void {
     this.lenGen = ((descqCnt / 64) << SEND_DMA_LEN_GEN_LENGTH_SHIFT) | (4 << SEND_DMA_LEN_GEN_GENERATION_SHIFT);
     this.genCount = 0;
@@ -109,7 +109,7 @@ export class Chip {
     this.editRemaining = 0;
   }
 
-  /** SEND_DMA_TAIL written by software (§b.6). */
+  /** SEND_DMA_TAIL written by software (sdma_send_txreq, sdma.c). */
   writeTail(slot: number): void {
     this.hwTail = slot;
     if (this.idleArmed) {
@@ -119,7 +119,7 @@ export class Chip {
     this.kick();
   }
 
-  /** SEND_DMA_CTRL written on a state change (§d.1); the clean-up bit is a pulse. */
+  /** SEND_DMA_CTRL written on a state change (the state names, sdma.c); the clean-up bit is a pulse. */
   writeCtrl(v: number): void {
     this.ctrl = v & ~CTRL_CLEANUP;
     const s = this.host.sched;
@@ -142,13 +142,13 @@ export class Chip {
     }
   }
 
-  /** The chip has halted after CTRL.HALT and reports it with SDmaHaltErr (§d.4 load). */
+  /** The chip has halted after CTRL.HALT and reports it with SDmaHaltErr (__sdma_process_event, sdma.c load). */
   haltDone(): void {
     this.halted = true;
     this.raiseError(1 << SDMA_ENG_ERR_HALT_BIT);
   }
 
-  /** The clean-up pulse has finished (§f.2 ENG_CLEANED_UP): HEAD back to 0, halt cleared. */
+  /** The clean-up pulse has finished (SEND_DMA_* per-engine CSRs, chip_registers.h ENG_CLEANED_UP): HEAD back to 0, halt cleared. */
   cleanUpDone(): void {
     this.stop();
     this.hwHead = 0;
@@ -160,7 +160,7 @@ export class Chip {
     this.idleEpoch++;
   }
 
-  /** Set SEND_DMA_ENG_ERR_STATUS bits; a halt-class bit stops the engine (§f.4). */
+  /** Set SEND_DMA_ENG_ERR_STATUS bits; a halt-class bit stops the engine (SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h). */
   raiseError(bits: number): void {
     this.errStatus = (this.errStatus | bits) >>> 0;
     if (bits & HALT_CLASS) {
@@ -182,7 +182,7 @@ export class Chip {
     return s;
   }
 
-  /** Raise interrupt sources; `forced` is a CCE_INT_FORCE write (§b.2), not a chip event. */
+  /** Raise interrupt sources; `forced` is a CCE_INT_FORCE write (sdma_engine_progress_schedule, sdma.h), not a chip event. */
   raise(bits: number, forced = false): void {
     if (!forced && (this.ctrl & CTRL_INT_ENABLE) === 0) return;
     if (this.host.gone) return;
@@ -198,7 +198,7 @@ export class Chip {
     }
   }
 
-  /** This engine's pending bits of CCE_INT_STATUS #3 as the §a.4 masks (for the BAR image). */
+  /** This engine's pending bits of CCE_INT_STATUS #3 as the the engine interrupt masks, sdma.c masks (for the BAR image). */
   pendingStatusMask(): number {
     let m = 0;
     if (this.pending & INT_SDMA) m += 2 ** this.idx;
@@ -207,7 +207,7 @@ export class Chip {
     return m;
   }
 
-  /** CCE_INT_STATUS for this engine, cleared as sdma_interrupt clears it (§b.10). */
+  /** CCE_INT_STATUS for this engine, cleared as sdma_interrupt clears it (sdma_make_progress, sdma.c). */
   takeStatus(): number {
     this.irqScheduled = false;
     const s = this.pending;
@@ -241,7 +241,7 @@ export class Chip {
     const step = this.step;
     const k = computeStep(this.descq, this, this.host.cfg, sched.nowNs, step);
     if (k === 0) {
-      // The descriptor at HEAD carries the wrong generation: halt (§e.2). A mismatch later in
+      // The descriptor at HEAD carries the wrong generation: halt (SDMA_DESC1_GENERATION, sdma.h). A mismatch later in
       // the step ends the step and is found here at the start of the next one.
       this.active = false;
       this.host.stats.genMismatches++;
@@ -265,7 +265,7 @@ export class Chip {
     this.run(epoch);
   }
 
-  /** DESC_CNT written by the interrupt handler (§b.10 step 3); restarts the progress count. */
+  /** DESC_CNT written by the interrupt handler (sdma_make_progress, sdma.c step 3); restarts the progress count. */
   writeDescCnt(n: number): void {
     this.descCnt = n & 0xffff;
     this.progressCount = 0;

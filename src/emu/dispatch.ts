@@ -1,4 +1,4 @@
-// Dispatching scheduler events to the parts of a unit, applying faults (§d.4 life cycles), and the
+// Dispatching scheduler events to the parts of a unit, applying faults (__sdma_process_event, sdma.c life cycles), and the
 // periodic check for lost wake-ups.
 
 import type { Engine } from './engine.js';
@@ -141,7 +141,7 @@ export function applyFault(u: EmuUnit, f: FaultSpec): void {
   }
 }
 
-/** SPC freeze handling (§d.4): sdma_freeze (e81), then the chip unfreezes (e82). */
+/** SPC freeze handling (__sdma_process_event, sdma.c): sdma_freeze (e81), then the chip unfreezes (e82). */
 function freezeStep(u: EmuUnit, e: Engine, step: number): void {
   if (step === 1) {
     processEvent(e, 'e81_HwFrozen');

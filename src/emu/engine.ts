@@ -1,5 +1,5 @@
-// The software side of one engine (struct sdma_engine, §a.2) and submission: sdma_send_txreq
-// (§b.6), sdma_send_txlist (§b.7), sdma_check_progress (§b.5) and submit_tx (§c.5).
+// The software side of one engine (struct sdma_engine, struct sdma_engine, sdma.h) and submission: sdma_send_txreq
+// (sdma_send_txreq, sdma.c), sdma_send_txlist (sdma_send_txlist, sdma.c), sdma_check_progress (sdma_check_progress, sdma.c) and submit_tx (submit_tx, sdma.c).
 import { SDMA_TAIL_UPDATE_THRESH } from '../progress/constants.js';
 import { generationFromTail, withGeneration } from '../progress/descriptor.js';
 import { freeCount, progressScheduleFires, sdmaShift } from '../progress/ring.js';
@@ -11,7 +11,7 @@ import { deferPacketQueue, type IoWait, iowaitSleep, SleepKind } from './iowait.
 import { LogKind } from './log.js';
 import { EAGAIN, EBUSY, ECOMM, EINVAL, type EmuTx, TxPhase } from './tx.js';
 
-/** One engine's software state. Counters follow the kernel's C types (§a.2). */
+/** One engine's software state. Counters follow the kernel's C types (struct sdma_engine, sdma.h). */
 export class Engine {
   readonly descqCnt: number;
   readonly mask: number;
@@ -20,29 +20,29 @@ export class Engine {
   descqTail = 0; // u32 free-running
   txHead = 0; // u16 free-running
   txTail = 0; // u16 free-running
-  descAvail: number; // u16 cache, stale-low (§a.2)
+  descAvail: number; // u16 cache, stale-low (struct sdma_engine, sdma.h)
   descqFullCount = 0;
-  /** head_lock sequence: +1 entering and +1 leaving every write section (§b.4). */
+  /** head_lock sequence: +1 entering and +1 leaving every write section (the head_lock seqlock, sdma.h). */
   headSeq = 0;
-  /** waitlock sequence (§a.3). */
+  /** waitlock sequence (struct sdma_engine locks, sdma.h). */
   waitSeq = 0;
-  /** last_status as a number (masks of §a.4 fit in 48 bits). */
+  /** last_status as a number (masks of the engine interrupt masks, sdma.c fit in 48 bits). */
   lastStatus = 0;
   sdmaIntCnt = 0;
   progressIntCnt = 0;
   idleIntCnt = 0;
   errCnt = 0;
-  readonly ahgBits = 0xfffffffe00000000n; // §a.2 initial value
+  readonly ahgBits = 0xfffffffe00000000n; // struct sdma_engine, sdma.h initial value
   state: StateName = 's00_HwDown';
   previousState: StateName = 's00_HwDown';
   go = false;
-  /** p_senddmactrl shadow (§d.1). */
+  /** p_senddmactrl shadow (the state names, sdma.c). */
   pSendDmaCtrl = 0;
   /** The ring: 4 u32 per descriptor, as the chip reads it from host memory. */
   readonly descq: Uint32Array;
   readonly txRing: (EmuTx | null)[];
   readonly dmawait: IoWait[] = [];
-  /** Scratch list of sdma_desc_avail's harvest (§b.11). */
+  /** Scratch list of sdma_desc_avail's harvest (sdma_desc_avail, sdma.c). */
   readonly harvest: IoWait[] = [];
   readonly flushlist: EmuTx[] = [];
   /** Set while a flush-worker run is queued. */
@@ -68,18 +68,18 @@ export class Engine {
     return this.headSeq;
   }
 
-  /** __sdma_running (§b.1). */
+  /** __sdma_running (sdma_descq_freecnt, sdma.h). */
   running(): boolean {
     return this.state === 's99_Running';
   }
 
-  /** sdma_descq_freecnt (§b.1). */
+  /** sdma_descq_freecnt (sdma_descq_freecnt, sdma.h). */
   freecnt(): number {
     return freeCount(this.descqCnt, this.descqHead, this.descqTail);
   }
 
   /**
-   * sdma_engine_progress_schedule (§b.2): when in-process ≥ descq_cnt / 8, write the engine's
+   * sdma_engine_progress_schedule (sdma_engine_progress_schedule, sdma.h): when in-process ≥ descq_cnt / 8, write the engine's
    * progress mask to CCE_INT_FORCE #3, raising its own progress interrupt. True when it fired.
    */
   progressSchedule(): boolean {
@@ -93,7 +93,7 @@ export class Engine {
     this.headSeq = (this.headSeq + 1) >>> 0;
   }
 
-  /** submit_tx (§c.5): copy the descriptors with their generation, record the txreq. */
+  /** submit_tx (submit_tx, sdma.c): copy the descriptors with their generation, record the txreq. */
   submitTx(tx: EmuTx): void {
     const d = this.descq;
     const src = tx.words;
@@ -118,7 +118,7 @@ export class Engine {
     this.host.stats.txSubmitted++;
   }
 
-  /** Hand a txreq to the flush list while the engine is not running (§b.6 noconn). */
+  /** Hand a txreq to the flush list while the engine is not running (sdma_send_txreq, sdma.c noconn). */
   private toFlushList(tx: EmuTx, wait: IoWait | null): void {
     if (wait) {
       wait.txCount++;
@@ -135,7 +135,7 @@ export class Engine {
     }
   }
 
-  /** sdma_check_progress (§b.5), called with tail_lock held. */
+  /** sdma_check_progress (sdma_check_progress, sdma.c), called with tail_lock held. */
   checkProgress(wait: IoWait | null, tx: EmuTx, pktsSent: boolean): number {
     this.descAvail = this.freecnt();
     if (tx.numDesc <= this.descAvail) return EAGAIN;
@@ -150,7 +150,7 @@ export class Engine {
     return ret;
   }
 
-  /** sdma_send_txreq (§b.6): 0, -EINVAL, -ECOMM (tx will complete ABORTED), -EBUSY, or 0 (QP dropped). */
+  /** sdma_send_txreq (sdma_send_txreq, sdma.c): 0, -EINVAL, -ECOMM (tx will complete ABORTED), -EBUSY, or 0 (QP dropped). */
   sendTxreq(wait: IoWait | null, tx: EmuTx, pktsSent: boolean): number {
     if (tx.tlen !== 0) return EINVAL;
     tx.wait = wait;
@@ -175,7 +175,7 @@ export class Engine {
   }
 
   /**
-   * sdma_send_txlist (§b.7): submits from the front of `list`, removing what it placed or flushed;
+   * sdma_send_txlist (sdma_send_txlist, sdma.c): submits from the front of `list`, removing what it placed or flushed;
    * what is left stays at the front. `count.value` gets submitted + flushed.
    */
   sendTxlist(wait: IoWait | null, list: EmuTx[], count: { value: number }): number {

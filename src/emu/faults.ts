@@ -1,4 +1,4 @@
-// Faults scheduled by time and engine: `NAME@MS[:ENGINE]` (DESIGN.md), all engines when ENGINE
+// Faults scheduled by time and engine: `NAME@MS[:ENGINE]` (the README's fault table), all engines when ENGINE
 // is left out. Parsing is pure; the unit applies a fault when its time comes.
 import { usageError } from '../errors.js';
 import { ENG_ERR_BITS } from '../progress/constants.js';

@@ -1,11 +1,11 @@
-// One fetch step of the chip: from HEAD, descriptors are checked for their generation (§e.2) and
+// One fetch step of the chip: from HEAD, descriptors are checked for their generation (SDMA_DESC1_GENERATION, sdma.h) and
 // completed at the engine's rate until the tail, `maxBatch` descriptors, an INT_REQ descriptor, or
-// the DESC_CNT progress threshold (§a.4). The loop reads the ring's words and allocates nothing.
+// the DESC_CNT progress threshold (the engine interrupt masks, sdma.c). The loop reads the ring's words and allocates nothing.
 import { SDMA_AHG_APPLY_UPDATE2, SDMA_DESC1_HEAD_TO_HOST, SDMA_DESC1_INT_REQ } from '../progress/constants.js';
 import { descAhgMode, descByteCount, descFirst, descGeneration, generationFromTail } from '../progress/descriptor.js';
 import type { EmuConfig } from './host.js';
 
-/** Local interrupt bits; the engine turns them into the §a.4 masks. */
+/** Local interrupt bits; the engine turns them into the the engine interrupt masks, sdma.c masks. */
 export const INT_SDMA = 1;
 export const INT_PROGRESS = 2;
 export const INT_IDLE = 4;
@@ -19,7 +19,7 @@ export class FetchStep {
   gen = 0;
   progress = 0;
   edit = 0;
-  /** Slot written to head_dma (HEAD_TO_HOST, §e.3), −1 when none. */
+  /** Slot written to head_dma (HEAD_TO_HOST, the head write-back, sdma.c), −1 when none. */
   headDma = -1;
   bits = 0;
   endNs = 0;
@@ -64,7 +64,7 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
       if (c.genCheck && descGeneration(q1) !== generationFromTail(gen, shift)) break;
       if (descFirst(hi)) {
         const mode = descAhgMode(q1);
-        if (mode >= SDMA_AHG_APPLY_UPDATE2) edit = mode - 2; // AHG edit descriptors carry no generation (§c.5)
+        if (mode >= SDMA_AHG_APPLY_UPDATE2) edit = mode - 2; // AHG edit descriptors carry no generation (submit_tx, sdma.c)
       }
     }
     t += Math.max(descByteCount(hi) * nsPerByte, nsPerDesc);

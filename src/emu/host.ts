@@ -44,25 +44,25 @@ export interface ChipConfig {
 /** Configuration of one emulated unit. */
 export interface EmuConfig {
   engines: number;
-  /** The sdma_descq_cnt module parameter as given (§a.1); the ring size is derived from it. */
+  /** The sdma_descq_cnt module parameter as given (sdma_get_descq_cnt, sdma.c); the ring size is derived from it. */
   descqCntParam: number;
   descqCnt: number;
-  /** sdma_idle_cnt in ns (§a.1); 0 means no idle timeout (LAST descriptors get INT_REQ, §c.3). */
+  /** sdma_idle_cnt in ns (sdma_get_descq_cnt, sdma.c); 0 means no idle timeout (LAST descriptors get INT_REQ, sdma_txadd_page/kvaddr/daddr, sdma.h). */
   idleCntNs: number;
-  /** desct_intr (§a.1). */
+  /** desct_intr (sdma_get_descq_cnt, sdma.c). */
   desctIntr: number;
-  /** num_vls (§a.1), capped at the engine count (§f.5). */
+  /** num_vls (sdma_get_descq_cnt, sdma.c), capped at the engine count (num_sdma, chip.c). */
   numVls: number;
-  /** cap_mask bits (§h.4): USE_SDMA_HEAD is bit 6, SDMA_HEAD_CHECK bit 17. */
+  /** cap_mask bits (the hfi1 module parameters): USE_SDMA_HEAD is bit 6, SDMA_HEAD_CHECK bit 17. */
   capMask: number;
-  /** Virtual time at which the port becomes ACTIVE (e30 to every engine, §d.4). */
+  /** Virtual time at which the port becomes ACTIVE (e30 to every engine, __sdma_process_event, sdma.c). */
   portActiveNs: number;
   /** Emulated online CPUs (engine i's IRQ is affined to CPU i mod cpus). */
   cpus: number;
   chip: ChipConfig;
 }
 
-/** Running totals of a unit (DESIGN.md, `emu run --json`). */
+/** Running totals of a unit (`emu run --json`, docs/json.md). */
 export class EmuStats {
   txSubmitted = 0;
   txCompleted = 0;
@@ -71,7 +71,7 @@ export class EmuStats {
   descriptors = 0;
   /** Submissions that were not placed: the independent count behind descq_full_count. */
   failedPlacements = 0;
-  /** Txreqs a QP sleep callback dropped because the QP could not send (§b.8). */
+  /** Txreqs a QP sleep callback dropped because the QP could not send (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c). */
   dropped = 0;
   lostWakeups = 0;
   genMismatches = 0;
@@ -93,15 +93,15 @@ export interface Host {
   readonly stats: EmuStats;
   /** The device reads all-ones (fault `device-gone`). */
   gone: boolean;
-  /** Test hook: runs between the sequence sample and the sleep callback (§b.9 step 4–5). */
+  /** Test hook: runs between the sequence sample and the sleep callback (sdma_check_progress vs sdma_desc_avail, sdma.c step 4–5). */
   afterSeqSample: ((engine: number) => void) | null;
-  /** `hfi1 <bdf>: hfi1_<u>: `, the prefix of the unit's kernel log lines (§g.5). */
+  /** `hfi1 <bdf>: hfi1_<u>: `, the prefix of the unit's kernel log lines (the driver log lines, sdma.c). */
   readonly logPrefix: string;
-  /** Kernel log lines (dmesg text of §g.5), bounded. */
+  /** Kernel log lines (dmesg text of the driver log lines, sdma.c), bounded. */
   kernelLog: string[];
 }
 
-/** Append a kernel log line (§g.5 text) with the unit's prefix, keeping the last 1000. */
+/** Append a kernel log line (the driver log lines, sdma.c text) with the unit's prefix, keeping the last 1000. */
 export function kernelLogLine(host: Host, text: string): void {
   host.kernelLog.push(`${host.logPrefix}${text}`);
   if (host.kernelLog.length > 1000) host.kernelLog.splice(0, host.kernelLog.length - 1000);

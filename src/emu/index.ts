@@ -9,7 +9,7 @@ export type { LogKindName, LogRecord } from './log.js';
 export { type EmuTotals, EmuUnit, type EmuUnitOptions } from './unit.js';
 export { DEFAULT_WORKLOAD, WORKLOADS } from './workload.js';
 
-/** Emulator options as the CLI passes them (DESIGN.md, "Emulator options"). */
+/** Emulator options as the CLI passes them (the README's emulator options). */
 export interface EmuCliOptions {
   seed: number;
   engines: number | undefined;

@@ -1,6 +1,6 @@
 // The invariant report of a unit: conservation of txreqs, ring bounds, generations in the ring,
-// state changes only along the table of §d.3, descq_full_count against failed placements, and
-// no lost wake-ups (DESIGN.md `emu run`).
+// state changes only along the table of __sdma_process_event, sdma.c, descq_full_count against failed placements, and
+// no lost wake-ups (`emu run`).
 import { decodeAt, emptyDescriptor, generationFromTail } from '../progress/descriptor.js';
 import { inFlight } from '../progress/ring.js';
 import { EVENT_NAMES, findTransition, STATE_NAMES } from '../progress/state.js';
@@ -51,7 +51,7 @@ export function invariantViolations(u: EmuUnit): string[] {
     const ok = row
       ? to !== null && (row.next === 'go?' ? to === 's99_Running' || to === 's20_Idle' : to === row.next)
       : to === null;
-    if (!ok) out.push(`transition ${state} + ${event} → ${to ?? 'none'} is not in the table of §d.3`);
+    if (!ok) out.push(`transition ${state} + ${event} → ${to ?? 'none'} is not in the driver's transition table`);
   }
   return out;
 }

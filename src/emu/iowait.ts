@@ -1,24 +1,24 @@
-// struct iowait and the sleep callbacks of §b.8 that call sdma_progress, with the queue
-// discipline of iowait_queue and the harvest key of sdma_desc_avail (§b.11).
+// struct iowait and the sleep callbacks of the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c that call sdma_progress, with the queue
+// discipline of iowait_queue and the harvest key of sdma_desc_avail (sdma_desc_avail, sdma.c).
 import { SDMA_TXREQ_F_VIP } from '../progress/constants.js';
 import { sdmaProgress, seqChanged } from '../progress/seq.js';
 import type { Engine } from './engine.js';
 import { LogKind } from './log.js';
 import { EAGAIN, EBUSY, type EmuTx } from './tx.js';
 
-/** Which sleep callback an iowait uses (§b.8). */
+/** Which sleep callback an iowait uses (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c). */
 export const SleepKind = {
   /** verbs QP: iowait_sleep (qp.c). */
   qp: 0,
   /** PSM packet queue: defer_packet_queue (user_sdma.c), the post-2019 order. */
   psm: 1,
-  /** No sleep callback: sdma_check_progress returns -EBUSY (§b.5 step 3). */
+  /** No sleep callback: sdma_check_progress returns -EBUSY (sdma_check_progress, sdma.c step 3). */
   none: 2,
 } as const;
 
 /** The owner of an iowait: what its wakeup does, and whether a QP may still send. */
 export interface WaitClient {
-  /** Wake action (§b.11): reschedule the sender. `flushed` is true when sdma_flush woke it. */
+  /** Wake action (sdma_desc_avail, sdma.c): reschedule the sender. `flushed` is true when sdma_flush woke it. */
   wakeup(w: IoWait, flushed: boolean): void;
   /** The QP may still send (iowait_sleep checks this under s_lock). */
   canSend(): boolean;
@@ -30,13 +30,13 @@ export class IoWait {
   starvedCnt = 0;
   /** The engine whose dmawait holds this iowait, or null. */
   queuedOn: Engine | null = null;
-  /** The IB work list: txreqs parked by iowait_sleep (§b.8), first one sizes the harvest (§b.11). */
+  /** The IB work list: txreqs parked by iowait_sleep (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c), first one sizes the harvest (sdma_desc_avail, sdma.c). */
   readonly txHead: EmuTx[] = [];
-  /** Outstanding txreqs (§b.6, §c.7). */
+  /** Outstanding txreqs (sdma_send_txreq, sdma.c, complete_tx, sdma.c). */
   sdmaBusy = 0;
   txCount = 0;
   count = 0;
-  /** QP ACK-pending flags (0–2): init_priority adds one per flag (§b.11). */
+  /** QP ACK-pending flags (0–2): init_priority adds one per flag (sdma_desc_avail, sdma.c). */
   ackPending = 0;
   /** n_dmawait: times this QP went to sleep on dmawait. */
   nDmawait = 0;
@@ -51,13 +51,13 @@ export class IoWait {
     readonly client: WaitClient | null,
   ) {}
 
-  /** The iowait has a wakeup callback (sdma_desc_avail skips those without, §b.11). */
+  /** The iowait has a wakeup callback (sdma_desc_avail skips those without, sdma_desc_avail, sdma.c). */
   get hasWakeup(): boolean {
     return this.client !== null;
   }
 }
 
-/** iowait_queue (§b.11): starvation count, then head of the list for priority or no packets sent. */
+/** iowait_queue (sdma_desc_avail, sdma.c): starvation count, then head of the list for priority or no packets sent. */
 export function iowaitQueue(pktsSent: boolean, w: IoWait, e: Engine): void {
   w.starvedCnt = pktsSent ? 0 : (w.starvedCnt + 1) & 0xff;
   if (w.priority > 0 || !pktsSent) e.dmawait.unshift(w);
@@ -71,7 +71,7 @@ export function computePriority(w: IoWait): void {
 }
 
 /**
- * The harvest need of §b.11: re-prioritise, then the first txreq's num_desc on the work list
+ * The harvest need of sdma_desc_avail, sdma.c: re-prioritise, then the first txreq's num_desc on the work list
  * (a VIP txreq adds 1 to the priority). The TID work list is not modelled (always empty).
  */
 export function harvestNeed(w: IoWait): number {
@@ -83,18 +83,18 @@ export function harvestNeed(w: IoWait): number {
   return first.numDesc;
 }
 
-/** Enter or leave a waitlock write section (§a.3): the sequence is odd while it is held. */
+/** Enter or leave a waitlock write section (struct sdma_engine locks, sdma.h): the sequence is odd while it is held. */
 export function takeWaitlock(e: Engine): void {
   e.waitSeq = (e.waitSeq + 1) >>> 0;
 }
 
-/** sdma_progress with its desc_avail side effect (§b.3). */
+/** sdma_progress with its desc_avail side effect (sdma_progress, sdma.h). */
 function progress(e: Engine, seq: number, tx: EmuTx): boolean {
   if (seqChanged(e.headSeq, seq)) e.descAvail = e.freecnt();
   return sdmaProgress(e, seq, tx.numDesc) === 1;
 }
 
-/** iowait_sleep (§b.8, qp.c): -EAGAIN, -EBUSY, or 0 when the QP cannot send (tx dropped). */
+/** iowait_sleep (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c, qp.c): -EAGAIN, -EBUSY, or 0 when the QP cannot send (tx dropped). */
 export function iowaitSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSent: boolean): number {
   if (w.client && !w.client.canSend()) return 0;
   w.txHead.push(tx);
@@ -114,7 +114,7 @@ export function iowaitSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSe
   return EBUSY;
 }
 
-/** defer_packet_queue (§b.8, user_sdma.c), progress checked inside the wait lock. */
+/** defer_packet_queue (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c, user_sdma.c), progress checked inside the wait lock. */
 export function deferPacketQueue(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSent: boolean): number {
   takeWaitlock(e);
   if (progress(e, seq, tx)) {
@@ -131,7 +131,7 @@ export function deferPacketQueue(e: Engine, w: IoWait, tx: EmuTx, seq: number, p
   return EBUSY;
 }
 
-/** Remove an iowait from its dmawait list (the PSM writer's timed-out wait, §j.4). */
+/** Remove an iowait from its dmawait list (the PSM writer's timed-out wait, user_sdma.c). */
 export function iowaitUnlink(w: IoWait): void {
   const e = w.queuedOn;
   if (!e) return;

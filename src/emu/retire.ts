@@ -1,6 +1,6 @@
-// Retirement on the head side: sdma_engine_interrupt and sdma_make_progress (§b.10), waking
-// waiters with sdma_desc_avail (§b.11), completion (§c.7), sdma_flush and the software clean-up
-// (§b.12). Every function here runs inside a head_lock write section of its caller.
+// Retirement on the head side: sdma_engine_interrupt and sdma_make_progress (sdma_make_progress, sdma.c), waking
+// waiters with sdma_desc_avail (sdma_desc_avail, sdma.c), completion (complete_tx, sdma.c), sdma_flush and the software clean-up
+// (the other sdma_make_progress callers, sdma.c). Every function here runs inside a head_lock write section of its caller.
 import { SDMA_TXREQ_S_ABORTED, SDMA_TXREQ_S_OK, SDMA_WAIT_BATCH_SIZE } from '../progress/constants.js';
 import { INT_IDLE, INT_PROGRESS, INT_SDMA } from './chip.js';
 import type { Engine } from './engine.js';
@@ -9,15 +9,15 @@ import { harvestNeed, type IoWait } from './iowait.js';
 import { LogKind } from './log.js';
 import { type EmuTx, TxPhase } from './tx.js';
 
-const CAP_USE_SDMA_HEAD = 1 << 6; // §h.4
+const CAP_USE_SDMA_HEAD = 1 << 6; // the hfi1 module parameters
 const CAP_SDMA_HEAD_CHECK = 1 << 17;
 
-/** The §a.4 status mask of local interrupt bits for engine `i` (a number: up to 2^47). */
+/** The the engine interrupt masks, sdma.c status mask of local interrupt bits for engine `i` (a number: up to 2^47). */
 export function statusMask(i: number, bits: number): number {
   return (bits & INT_SDMA ? 2 ** i : 0) + (bits & INT_PROGRESS ? 2 ** (16 + i) : 0) + (bits & INT_IDLE ? 2 ** (32 + i) : 0);
 }
 
-/** complete_tx (§c.7): exactly once per txreq; the owner's callback, then sdma_busy − 1. */
+/** complete_tx (complete_tx, sdma.c): exactly once per txreq; the owner's callback, then sdma_busy − 1. */
 export function completeTx(e: Engine, tx: EmuTx, status: number): void {
   const stats = e.host.stats;
   if (tx.phase !== TxPhase.ring && tx.phase !== TxPhase.flush) {
@@ -39,8 +39,8 @@ export function completeTx(e: Engine, tx: EmuTx, status: number): void {
   tx.owner?.complete(tx, status);
 }
 
-/** sdma_gethead (§b.10): head_dma with USE_SDMA_HEAD while running, else the HEAD CSR. */
-/** The §b.10 sanity rule: `h` lies between the software head and tail slots (inclusive). */
+/** sdma_gethead (sdma_make_progress, sdma.c): head_dma with USE_SDMA_HEAD while running, else the HEAD CSR. */
+/** The sdma_make_progress, sdma.c sanity rule: `h` lies between the software head and tail slots (inclusive). */
 function inWindow(e: Engine, h: number): boolean {
   const swhead = e.descqHead & e.mask;
   const swtail = e.descqTail & e.mask;
@@ -50,7 +50,7 @@ function inWindow(e: Engine, h: number): boolean {
 }
 
 /**
- * sdma_gethead (§b.10): head_dma with USE_SDMA_HEAD while running, else the HEAD CSR, with the
+ * sdma_gethead (sdma_make_progress, sdma.c): head_dma with USE_SDMA_HEAD while running, else the HEAD CSR, with the
  * SDMA_HEAD_CHECK retry. A head outside the window is always treated as "no progress" (the kernel
  * does so only with SDMA_HEAD_CHECK; without it, it would retire past its own tail).
  */
@@ -72,7 +72,7 @@ function readHeadCsr(e: Engine): number {
   return e.host.gone ? 0xffff : e.chip.hwHead & 0xffff;
 }
 
-/** sdma_make_progress (§b.10) with the idle-status HEAD re-read; returns txreqs completed. */
+/** sdma_make_progress (sdma_make_progress, sdma.c) with the idle-status HEAD re-read; returns txreqs completed. */
 export function makeProgress(e: Engine, status: number, idle: boolean): number {
   const before = e.descqHead;
   const completed = retireToHwHead(e, status, idle);
@@ -81,7 +81,7 @@ export function makeProgress(e: Engine, status: number, idle: boolean): number {
 }
 
 /**
- * The retirement loop of sdma_make_progress (§b.10): advance descq_head to the hardware head,
+ * The retirement loop of sdma_make_progress (sdma_make_progress, sdma.c): advance descq_head to the hardware head,
  * completing txreqs, and set last_status; sdma_desc_avail is left to the caller. Returns txreqs completed.
  */
 export function retireToHwHead(e: Engine, status: number, idle: boolean): number {
@@ -120,7 +120,7 @@ export function retireToHwHead(e: Engine, status: number, idle: boolean): number
   return completed;
 }
 
-/** sdma_engine_interrupt (§b.10) for local status bits. */
+/** sdma_engine_interrupt (sdma_make_progress, sdma.c) for local status bits. */
 export function engineInterrupt(e: Engine, bits: number): void {
   e.lockHead();
   const cfg = e.host.cfg;
@@ -133,14 +133,14 @@ export function engineInterrupt(e: Engine, bits: number): void {
   e.lockHead();
 }
 
-/** sdma_desc_avail (§b.11): harvest up to 20 waiters that fit, head-of-line, top priority woken first. */
+/** sdma_desc_avail (sdma_desc_avail, sdma.c): harvest up to 20 waiters that fit, head-of-line, top priority woken first. */
 export function descAvail(e: Engine, avail: number): void {
   const top = harvestWaiters(e, avail);
   if (top >= 0) wakeHarvested(e, top);
 }
 
 /**
- * The waitlock section of sdma_desc_avail (§b.11): unlink up to 20 waiters that fit into
+ * The waitlock section of sdma_desc_avail (sdma_desc_avail, sdma.c): unlink up to 20 waiters that fit into
  * `e.harvest`; returns the index of the one to wake first, or −1 when none was harvested.
  */
 export function harvestWaiters(e: Engine, avail: number): number {
@@ -175,7 +175,7 @@ export function harvestWaiters(e: Engine, avail: number): number {
   return n === 0 ? -1 : top;
 }
 
-/** The wake-up half of sdma_desc_avail (§b.11): `e.harvest[top]` first, then the rest in harvest order. */
+/** The wake-up half of sdma_desc_avail (sdma_desc_avail, sdma.c): `e.harvest[top]` first, then the rest in harvest order. */
 export function wakeHarvested(e: Engine, top: number): void {
   const harvest = e.harvest;
   wake(e, harvest[top] as IoWait, false);
@@ -189,7 +189,7 @@ function wake(e: Engine, w: IoWait, flushed: boolean): void {
   w.client?.wakeup(w, flushed);
 }
 
-/** sdma_flush (§b.12): ring and flush list complete ABORTED, then every waiter is woken. */
+/** sdma_flush (the other sdma_make_progress callers, sdma.c): ring and flush list complete ABORTED, then every waiter is woken. */
 export function flush(e: Engine): void {
   const mask = e.mask;
   let progress = 0;
@@ -220,7 +220,7 @@ export function flush(e: Engine): void {
   }
 }
 
-/** The flush worker (§b.6 noconn): flush when the engine is not running. */
+/** The flush worker (sdma_send_txreq, sdma.c noconn): flush when the engine is not running. */
 export function flushWorker(e: Engine): void {
   e.flushQueued = false;
   e.lockHead();
@@ -228,7 +228,7 @@ export function flushWorker(e: Engine): void {
   e.lockHead();
 }
 
-/** Software clean-up (§b.12, §d.4): progress with status 0, flush, reset the ring counters. */
+/** Software clean-up (the other sdma_make_progress callers, sdma.c, __sdma_process_event, sdma.c): progress with status 0, flush, reset the ring counters. */
 export function swCleanUp(e: Engine): void {
   e.lockHead();
   const head = e.descqHead;

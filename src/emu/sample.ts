@@ -1,5 +1,5 @@
-// Reading the model as the contract wants it: the per-engine CSRs at their §f.2 offsets (all-ones
-// once the device is gone), EngineSamples and ring listings (§g.2).
+// Reading the model as the contract wants it: the per-engine CSRs at their SEND_DMA_* per-engine CSRs, chip_registers.h offsets (all-ones
+// once the device is gone), EngineSamples and ring listings (sdma_seqfile_dump_sde, sdma.c).
 import type { EngineSample, RingDescriptor, RingDump } from '../backend.js';
 import {
   ALL_ONES_64,
@@ -27,7 +27,7 @@ import type { Chip } from './chip.js';
 import type { Engine } from './engine.js';
 import type { EmuUnit } from './unit.js';
 
-/** SEND_DMA_STATUS: the two bits public sources name (§f.2), zero elsewhere. */
+/** SEND_DMA_STATUS: the two bits public sources name (SEND_DMA_* per-engine CSRs, chip_registers.h), zero elsewhere. */
 export function statusCsr(c: Chip): bigint {
   return (
     (c.halted ? 1n << BigInt(SEND_DMA_STATUS_ENG_HALTED_BIT) : 0n) |
@@ -35,7 +35,7 @@ export function statusCsr(c: Chip): bigint {
   );
 }
 
-/** Read one per-engine CSR by its base offset (§f.2); all-ones when the device is gone. */
+/** Read one per-engine CSR by its base offset (SEND_DMA_* per-engine CSRs, chip_registers.h); all-ones when the device is gone. */
 export function readCsr(c: Chip, gone: boolean, base: number): bigint {
   if (gone) return ALL_ONES_64;
   switch (base) {
@@ -62,11 +62,11 @@ export function readCsr(c: Chip, gone: boolean, base: number): bigint {
     case SEND_DMA_ENG_ERR_STATUS:
       return BigInt(c.errStatus);
     case SEND_DMA_ENG_ERR_MASK:
-      return ALL_ONES_64; // §f.6: written all-ones
+      return ALL_ONES_64; // init_sdma_regs, sdma.c: written all-ones
     case SEND_DMA_CHECK_SLID:
       return BigInt(c.checkSlid);
     case SEND_DMA_CHECK_OPCODE:
-      return 0n; // §f.6
+      return 0n; // init_sdma_regs, sdma.c
     case SEND_DMA_MEMORY:
       return BigInt(c.memory);
     default:
@@ -74,7 +74,7 @@ export function readCsr(c: Chip, gone: boolean, base: number): bigint {
   }
 }
 
-/** Every per-engine CSR offset the model holds (§f.2 base offsets). */
+/** Every per-engine CSR offset the model holds (SEND_DMA_* per-engine CSRs, chip_registers.h base offsets). */
 export const CSR_OFFSETS = [
   SEND_DMA_CTRL,
   SEND_DMA_STATUS,
@@ -93,7 +93,7 @@ export const CSR_OFFSETS = [
   SEND_DMA_MEMORY,
 ] as const;
 
-/** Absolute BAR0 offset of a per-engine CSR (§f.2: base + 0x100 × engine). */
+/** Absolute BAR0 offset of a per-engine CSR (SEND_DMA_* per-engine CSRs, chip_registers.h: base + 0x100 × engine). */
 export function csrOffset(base: number, engine: number): number {
   return base + SDMA_ENGINE_STRIDE * engine;
 }
@@ -178,7 +178,7 @@ export function descriptorAt(w: Uint32Array, s: number, f: DescriptorFields): Ri
   return d;
 }
 
-/** The descriptors from the software head slot up to the software tail slot (§g.2). */
+/** The descriptors from the software head slot up to the software tail slot (sdma_seqfile_dump_sde, sdma.c). */
 export function ringDump(u: EmuUnit, e: Engine): RingDump {
   const head = e.descqHead & e.mask;
   const tail = e.descqTail & e.mask;

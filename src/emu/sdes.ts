@@ -1,5 +1,5 @@
 // The kernel's text and binary formats the sysroot writer produces: the debugfs `sdes` records
-// (§g.2), counter_names / counters (§g.4) and /proc/interrupts (§h.3). Pure functions of samples.
+// (sdma_seqfile_dump_sde, sdma.c), counter_names / counters (the debugfs counters, debugfs.c) and /proc/interrupts (/proc/interrupts). Pure functions of samples.
 import type { EngineSample, RingDescriptor, RingDump } from '../backend.js';
 import {
   COUNTER_DESC_FETCHED,
@@ -14,7 +14,7 @@ import { hex, hex16 } from '../progress/descriptor.js';
 
 const ONES = 0xffffffffffffffffn;
 
-/** The 23-field header line of one engine's `sdes` record (§g.2). */
+/** The 23-field header line of one engine's `sdes` record (sdma_seqfile_dump_sde, sdma.c). */
 export function sdesHeader(s: EngineSample): string {
   const c = s.csr;
   const w = s.sw;
@@ -28,13 +28,13 @@ export function sdesHeader(s: EngineSample): string {
   );
 }
 
-/** The line (two for a FIRST descriptor) one descriptor gets in an `sdes` record (§g.2). */
+/** The line (two for a FIRST descriptor) one descriptor gets in an `sdes` record (sdma_seqfile_dump_sde, sdma.c). */
 export function descriptorLines(d: RingDescriptor): string {
   const line = `\tdesc[${d.slot}]: flags:${d.flags} addr:${hex16(d.addr)} gen:${d.gen} len:${d.len} bytes\n`;
   return d.flags[2] === 'F' ? `${line}\t\tahgidx: ${d.ahgIdx ?? 0} ahgmode: ${d.ahgMode ?? 0}\n` : line;
 }
 
-/** One engine's `sdes` record: the 23-field header, then one line per descriptor (§g.2). */
+/** One engine's `sdes` record: the 23-field header, then one line per descriptor (sdma_seqfile_dump_sde, sdma.c). */
 export function sdesRecord(s: EngineSample, ring: RingDump): string {
   let body = '';
   for (const d of ring.descriptors) body += descriptorLines(d);
@@ -46,7 +46,7 @@ export function sdesText(samples: readonly EngineSample[], rings: readonly RingD
   return samples.map((s, i) => sdesRecord(s, rings[i] as RingDump)).join('');
 }
 
-/** counter_names entries and values (§g.4): per-engine 32-bit counters for all 16 chip engines, then the error counters. */
+/** counter_names entries and values (the debugfs counters, debugfs.c): per-engine 32-bit counters for all 16 chip engines, then the error counters. */
 export function counterTable(
   samples: readonly EngineSample[],
   errBitCounts: readonly number[],
@@ -77,7 +77,7 @@ export function counterTable(
   return { names, values };
 }
 
-/** The binary `counters` file: native-endian u64 per name (§g.4). */
+/** The binary `counters` file: native-endian u64 per name (the debugfs counters, debugfs.c). */
 export function countersBinary(values: readonly bigint[], littleEndian: boolean): Buffer {
   const b = Buffer.alloc(values.length * 8);
   values.forEach((v, i) => {
@@ -87,7 +87,7 @@ export function countersBinary(values: readonly bigint[], littleEndian: boolean)
   return b;
 }
 
-/** /proc/interrupts with one MSI-X vector per engine named `hfi1_<u> sdma<N>` (§h.3). */
+/** /proc/interrupts with one MSI-X vector per engine named `hfi1_<u> sdma<N>` (/proc/interrupts). */
 export function procInterrupts(
   unit: number,
   pci: string,

@@ -1,6 +1,6 @@
 // Workload senders: a verbs QP submitting one txreq at a time with sdma_send_txreq and the
 // iowait_sleep callback, or a PSM packet queue submitting batches of up to 8 with
-// sdma_send_txlist and defer_packet_queue, whose writer waits at most 1000 ms (§b.6–§b.8, §j.4).
+// sdma_send_txlist and defer_packet_queue, whose writer waits at most 1000 ms (sdma_send_txreq, sdma.c–the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c, user_sdma.c).
 import { buildTx, isTxFailure, type TxReq } from '../progress/txreq.js';
 import type { Engine } from './engine.js';
 import { Ev, type Host } from './host.js';
@@ -10,8 +10,8 @@ import type { Sfc32 } from './prng.js';
 import { EBUSY, ECOMM, EmuTx, type TxOwner, TxPhase } from './tx.js';
 import type { SenderSpec } from './workload.js';
 
-const PSM_BATCH = 8; // §j.4: up to 8 packets per pass
-const PSM_WAIT_NS = 1_000_000_000; // §j.4 SDMA_IOWAIT_TIMEOUT
+const PSM_BATCH = 8; // user_sdma.c: up to 8 packets per pass
+const PSM_WAIT_NS = 1_000_000_000; // user_sdma.c SDMA_IOWAIT_TIMEOUT
 const WAKE_LATENCY_NS = 2_000; // wakeup → the send engine runs again
 const COMPLETION_LATENCY_NS = 1_000;
 const ECOMM_BACKOFF_NS = 50_000;
@@ -22,7 +22,7 @@ export class Sender implements WaitClient, TxOwner {
   readonly wait: IoWait;
   outstanding = 0;
   asleep = false;
-  /** The QP may send (iowait_sleep drops the txreq when it may not, §b.8). */
+  /** The QP may send (iowait_sleep drops the txreq when it may not, the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c). */
   sendable = true;
   aborted = 0;
   private runScheduled = false;
@@ -150,13 +150,13 @@ export class Sender implements WaitClient, TxOwner {
       }
     }
     // Window full: the RC receive path of a QP sees an ACK for a request whose completion is
-    // pending and asks for a progress interrupt (§b.2).
+    // pending and asks for a progress interrupt (sdma_engine_progress_schedule, sdma.h).
     if (this.spec.kind === 'qp' && this.engine.progressSchedule()) {
       this.host.log.write(this.host.sched.nowNs, LogKind.progressForced, this.engine.idx, this.id, 0, 0);
     }
   }
 
-  /** The PSM writer's timed wait ran out (§j.4): leave dmawait and carry on. */
+  /** The PSM writer's timed wait ran out (user_sdma.c): leave dmawait and carry on. */
   timeout(token: number): void {
     if (token !== this.token || !this.asleep) return;
     iowaitUnlink(this.wait);

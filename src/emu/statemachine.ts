@@ -1,6 +1,6 @@
-// Driving the state machine of §d: events through step() of src/progress/state.ts, the CTRL
-// write on entry (§d.1), the workers the transitions schedule (halt-wait, hw clean-up, sw
-// clean-up), hw start-up (§f.6) and the engine-error interrupt (§d.4, §f.4).
+// Driving the state machine of the engine state machine, sdma.c: events through step() of src/progress/state.ts, the CTRL
+// write on entry (the state names, sdma.c), the workers the transitions schedule (halt-wait, hw clean-up, sw
+// clean-up), hw start-up (init_sdma_regs, sdma.c) and the engine-error interrupt (__sdma_process_event, sdma.c, SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
 import { ENG_ERR_BITS, SDMA_ENG_ERR_HALT_MASK } from '../progress/constants.js';
 import { isLoggedError } from '../progress/csr.js';
 import { hex } from '../progress/descriptor.js';
@@ -10,8 +10,8 @@ import { Ev, kernelLogLine } from './host.js';
 import { LogKind } from './log.js';
 import { descAvail, flush, makeProgress } from './retire.js';
 
-const HALT_WAIT_LIMIT_NS = 10_000_000; // §d.2: halt-wait gives up after 10 ms
-const HW_CLEAN_POLL_NS = 10_000; // §d.2: 10 µs steps
+const HALT_WAIT_LIMIT_NS = 10_000_000; // the event names, sdma.c: halt-wait gives up after 10 ms
+const HW_CLEAN_POLL_NS = 10_000; // the event names, sdma.c: 10 µs steps
 const SW_CLEAN_DELAY_NS = 3_000;
 
 /** Index of a state or event name, for the event log. */
@@ -19,7 +19,7 @@ export function stateIndex(name: string): number {
   return (STATE_NAMES as readonly string[]).indexOf(name);
 }
 
-/** hw start-up (§f.6): LEN_GEN again, TAIL 0, *head_dma 0, clear ENG_ERR bit 18. */
+/** hw start-up (init_sdma_regs, sdma.c): LEN_GEN again, TAIL 0, *head_dma 0, clear ENG_ERR bit 18. */
 export function hwStartUp(e: Engine): void {
   const c = e.chip;
   c.writeLenGen(e.descqCnt);
@@ -30,7 +30,7 @@ export function hwStartUp(e: Engine): void {
 }
 
 /**
- * sdma_process_event (§d.3): one event under tail_lock + head_lock. `locked` when the caller is
+ * sdma_process_event (__sdma_process_event, sdma.c): one event under tail_lock + head_lock. `locked` when the caller is
  * already inside a head_lock write section (the engine-error handler).
  */
 export function processEvent(e: Engine, event: EventName, locked = false): void {
@@ -69,7 +69,7 @@ export function processEvent(e: Engine, event: EventName, locked = false): void 
   if (!locked) e.lockHead();
 }
 
-/** The halt-wait worker (§d.2): poll STATUS.ENG_HALTED, e15 when halted or after 10 ms. */
+/** The halt-wait worker (the event names, sdma.c): poll STATUS.ENG_HALTED, e15 when halted or after 10 ms. */
 export function haltWait(e: Engine): void {
   const s = e.host.sched;
   if (e.chip.halted || e.host.gone) {
@@ -85,13 +85,13 @@ export function haltWait(e: Engine): void {
   s.after(e.host.rng.int(80_000, 120_000), Ev.haltWait, e.idx);
 }
 
-/** The hw clean-up tasklet (§d.2): busy-poll STATUS.ENG_CLEANED_UP, then e25. */
+/** The hw clean-up tasklet (the event names, sdma.c): busy-poll STATUS.ENG_CLEANED_UP, then e25. */
 export function hwCleanPoll(e: Engine): void {
   if (e.chip.cleanedUp || e.host.gone) processEvent(e, 'e25_HwCleanUpDone');
   else e.host.sched.after(HW_CLEAN_POLL_NS, Ev.hwCleanPoll, e.idx);
 }
 
-/** The engine-error interrupt (§d.4): count, e60 for a halt-class bit, log unless only SDmaHaltErr. */
+/** The engine-error interrupt (__sdma_process_event, sdma.c): count, e60 for a halt-class bit, log unless only SDmaHaltErr. */
 export function engineError(e: Engine, status: number): void {
   if (status === 0) return;
   e.lockHead();
@@ -109,12 +109,12 @@ export function engineError(e: Engine, status: number): void {
   e.lockHead();
 }
 
-/** Per-bit error counters summed over engines (§g.4) are kept by the unit; this names a bit. */
+/** Per-bit error counters summed over engines (the debugfs counters, debugfs.c) are kept by the unit; this names a bit. */
 export function errorBitName(bit: number): string {
   return ENG_ERR_BITS[bit]?.name ?? `bit${bit}`;
 }
 
-/** Append a kernel log line (§g.5 text), keeping the last 1000. */
+/** Append a kernel log line (the driver log lines, sdma.c text), keeping the last 1000. */
 export function kernelLog(e: Engine, text: string): void {
   kernelLogLine(e.host, text);
 }

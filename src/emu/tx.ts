@@ -1,10 +1,10 @@
-// The emulator's sdma_txreq (§c.1): the counting fields the engine reads, the descriptor words
+// The emulator's sdma_txreq (struct sdma_txreq, sdma_txreq.h): the counting fields the engine reads, the descriptor words
 // built by src/progress/txreq.ts, and where the request is in its life. Requests are pooled and
 // reused by their owners, and share their templates' words, so the submission path allocates nothing.
 import type { TxReq } from '../progress/txreq.js';
 import type { IoWait } from './iowait.js';
 
-/** Kernel return codes (negative errno values) used by the submission path (§b.5–§b.8). */
+/** Kernel return codes (negative errno values) used by the submission path (sdma_check_progress, sdma.c–the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c). */
 export const EINVAL = -22;
 export const EBUSY = -16;
 export const EAGAIN = -11;
@@ -16,13 +16,13 @@ export const TxPhase = {
   idle: 0,
   /** Its descriptors are in the ring (tx_ring holds it). */
   ring: 1,
-  /** On the engine's flush list, to be completed ABORTED (§b.6 noconn). */
+  /** On the engine's flush list, to be completed ABORTED (sdma_send_txreq, sdma.c noconn). */
   flush: 2,
   /** Completed; the owner may reuse it. */
   done: 3,
 } as const;
 
-/** Called once per completed txreq with SDMA_TXREQ_S_OK (0) or SDMA_TXREQ_S_ABORTED (2) (§c.7). */
+/** Called once per completed txreq with SDMA_TXREQ_S_OK (0) or SDMA_TXREQ_S_ABORTED (2) (complete_tx, sdma.c). */
 export interface TxOwner {
   complete(tx: EmuTx, status: number): void;
 }
@@ -34,16 +34,16 @@ export class EmuTx {
   /** Submission serial number, unique per unit (0 before the first submission). */
   serial = 0;
   numDesc = 0;
-  /** Bytes not yet described; sdma_send_txreq refuses a request with tlen ≠ 0 (§b.6). */
+  /** Bytes not yet described; sdma_send_txreq refuses a request with tlen ≠ 0 (sdma_send_txreq, sdma.c). */
   tlen = 0;
   packetLen = 0;
   flags = 0;
-  /** Ring slot after the request's last descriptor (§c.5). */
+  /** Ring slot after the request's last descriptor (submit_tx, sdma.c). */
   nextDescqIdx = 0;
   phase: number = TxPhase.idle;
-  /** Completion status once done (§c.1), −1 before. */
+  /** Completion status once done (struct sdma_txreq, sdma_txreq.h), −1 before. */
   status = -1;
-  /** The iowait of the submitter, or null (§b.6). */
+  /** The iowait of the submitter, or null (sdma_send_txreq, sdma.c). */
   wait: IoWait | null = null;
   /** The request's descriptor words: shared with the template it was loaded from, never written. */
   words: Uint32Array = NO_WORDS;

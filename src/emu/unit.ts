@@ -24,7 +24,7 @@ import { DEFAULT_WORKLOAD, parseWorkload, type Workload } from './workload.js';
 export interface EmuUnitOptions {
   seed?: number;
   engines?: number;
-  /** The sdma_descq_cnt module parameter (§a.1 rule applied). */
+  /** The sdma_descq_cnt module parameter (sdma_get_descq_cnt, sdma.c rule applied). */
   descqCnt?: number;
   workload?: string;
   faults?: readonly (string | FaultSpec)[];
@@ -40,7 +40,7 @@ export interface EmuUnitOptions {
   retainLog?: number;
 }
 
-/** Totals of a run (DESIGN.md `emu run --json`). */
+/** Totals of a run (`emu run --json`, docs/json.md). */
 export interface EmuTotals {
   virtualMs: number;
   descriptors: number;
@@ -63,9 +63,9 @@ export class EmuUnit implements Unit {
   readonly vlMap: VlMap;
   readonly workload: Workload;
   readonly seed: number;
-  /** Per-bit engine-error counts summed over engines (§g.4). */
+  /** Per-bit engine-error counts summed over engines (the debugfs counters, debugfs.c). */
   readonly errBitCounts = new Array<number>(24).fill(0);
-  /** Per-engine interrupt vector counts (§h.3): handler calls. */
+  /** Per-engine interrupt vector counts (/proc/interrupts): handler calls. */
   readonly vectorCounts: number[];
   private readonly direct: TxOwner;
 
@@ -137,7 +137,7 @@ export class EmuUnit implements Unit {
       descqCnt,
       sources: [{ source: 'model', readable: true }],
     };
-    // Driver load (§d.4): e10 to every engine at time 0, the port ACTIVE later.
+    // Driver load (__sdma_process_event, sdma.c): e10 to every engine at time 0, the port ACTIVE later.
     this.host.sched.at(0, Ev.portActive, -1);
     this.host.sched.at(this.host.cfg.portActiveNs, Ev.portActive, 1);
     this.host.sched.at(1e6, Ev.check, 0);
@@ -205,7 +205,7 @@ export class EmuUnit implements Unit {
     c.genCount = e.descqHead;
   }
 
-  /** Submit one request with sdma_send_txreq (§b.6); returns the kernel's return code. */
+  /** Submit one request with sdma_send_txreq (sdma_send_txreq, sdma.c); returns the kernel's return code. */
   submit(engine: number, req: TxReq | EmuTx, opts: { wait?: IoWait | null; pktsSent?: boolean } = {}): number {
     const e = this.engineAt(engine);
     const tx = req instanceof EmuTx ? req : new EmuTx(this.direct).load(req);
@@ -214,7 +214,7 @@ export class EmuUnit implements Unit {
     return ret;
   }
 
-  /** Submit a list with sdma_send_txlist (§b.7); unsubmitted requests stay in `list`. */
+  /** Submit a list with sdma_send_txlist (sdma_send_txlist, sdma.c); unsubmitted requests stay in `list`. */
   submitList(engine: number, list: EmuTx[], wait: IoWait | null = null): { ret: number; count: number } {
     const count = { value: 0 };
     const ret = this.engineAt(engine).sendTxlist(wait, list, count);

@@ -1,11 +1,11 @@
-// A read-only window on BAR0 through sysfs resource0 (§f.7): opened O_RDONLY, mapped PROT_READ
+// A read-only window on BAR0 through sysfs resource0 (pci_mmap_resource, drivers/pci): opened O_RDONLY, mapped PROT_READ
 // MAP_SHARED, read with aligned 8-byte loads at offsets inside the allowed ranges. There is no
 // write path. The typed-array view is dropped before munmap so nothing can touch a dead mapping.
 import { fstatSync, statSync } from 'node:fs';
 import { Hfi1SdmaError } from '../errors.js';
 import { type Libc, libc, MAP_FAILED_ADDRESS, MAP_SHARED, O_RDONLY_CLOEXEC, PROT_READ } from './ffi.js';
 
-/** A 64-bit register window. Offsets are BAR0 offsets (§f.1). */
+/** A 64-bit register window. Offsets are BAR0 offsets (the BAR0 map, chip_registers.h). */
 export interface RegisterWindow {
   /** The 64-bit value at a BAR0 offset: 8-byte aligned, inside an allowed range. */
   read64(offset: number): bigint;
@@ -32,7 +32,7 @@ const ENOENT = 2;
 const EACCES = 13;
 const EINVAL = 22;
 
-/** The error for an errno from open(2) or mmap(2) of resource0, with the fix (§f.7). */
+/** The error for an errno from open(2) or mmap(2) of resource0, with the fix (pci_mmap_resource, drivers/pci). */
 export function barError(path: string, call: 'open' | 'mmap', errno: number): Hfi1SdmaError {
   if (errno === EACCES) {
     return new Hfi1SdmaError(
@@ -126,7 +126,7 @@ class MappedWindow implements RegisterWindow {
   }
 }
 
-/** Map part of resource0 read-only. Fails with E_PERMISSION / E_UNAVAILABLE saying why (§f.7). */
+/** Map part of resource0 read-only. Fails with E_PERMISSION / E_UNAVAILABLE saying why (pci_mmap_resource, drivers/pci). */
 export function openBarWindow(path: string, spec: WindowSpec, c: Libc = libc()): RegisterWindow {
   if (spec.start % 4096 !== 0 || spec.length <= 0 || spec.length % 8 !== 0) {
     throw new RangeError('a BAR window starts on a page and spans whole registers');

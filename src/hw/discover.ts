@@ -19,9 +19,9 @@ export interface FoundUnit {
   unit: number;
   name: string;
   pci: string;
-  /** sdma<N> directories found (§h.2); 0 when the kernel has none (before v4.8). */
+  /** sdma<N> directories found (sdma<N>/vl and cpu_list, sysfs.c); 0 when the kernel has none (before v4.8). */
   engineDirs: number;
-  /** Ring size by the §a.1 rule from sdma_descq_cnt (2048 when the parameter is not there). */
+  /** Ring size by the sdma_get_descq_cnt, sdma.c rule from sdma_descq_cnt (2048 when the parameter is not there). */
   descqCnt: number;
   /** The raw parameter, when readable. */
   descqCntParam: number | null;
@@ -33,7 +33,7 @@ export interface FoundUnit {
 const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
 const UNIT = /^hfi1_([0-9]{1,3})$/;
 
-/** True for the Omni-Path HFI PCI IDs (§f.5). */
+/** True for the Omni-Path HFI PCI IDs (num_sdma, chip.c). */
 export function isHfi1PciId(vendor: number, device: number): boolean {
   return vendor === PCI_VENDOR_INTEL && (device === PCI_DEVICE_HFI1_DISCRETE || device === PCI_DEVICE_HFI1_INTEGRATED);
 }
@@ -47,7 +47,7 @@ async function pciId(fs: HwFs, dir: string): Promise<{ vendor: number; device: n
   return Number.isNaN(vendor) || Number.isNaN(device) ? null : { vendor, device };
 }
 
-/** The ring size the driver uses, from the module parameter (§a.1, §h.4). */
+/** The ring size the driver uses, from the module parameter (sdma_get_descq_cnt, sdma.c, the hfi1 module parameters). */
 export async function readDescqCnt(
   fs: HwFs,
   params: string,
@@ -130,7 +130,7 @@ export async function discoverUnits(sysroot: string, fs: HwFs = realFs): Promise
   return out.sort((a, b) => a.unit - b.unit);
 }
 
-/** Omni-Path HFIs on the PCI bus (§f.5), bound or not: for `doctor` to say "driver not bound". */
+/** Omni-Path HFIs on the PCI bus (num_sdma, chip.c), bound or not: for `doctor` to say "driver not bound". */
 export async function findHfiPciDevices(sysroot: string, fs: HwFs = realFs): Promise<string[]> {
   const out: string[] = [];
   for (const bdf of (await readdirOrNull(fs, pciDevicesDir(sysroot))) ?? []) {

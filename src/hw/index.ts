@@ -28,14 +28,14 @@ export interface HwOptions {
 /** Real time in milliseconds. */
 export const realClock: Clock = { nowMs: () => Date.now() };
 
-/** What the unit's ring size checks against: the §a.1 rule and, when the BAR is readable, LEN_GEN. */
+/** What the unit's ring size checks against: the sdma_get_descq_cnt, sdma.c rule and, when the BAR is readable, LEN_GEN. */
 export interface DescqCntCheck {
   fromParam: number;
   fromLenGen: number | null;
   agree: boolean | null;
 }
 
-/** The engine count: sdma<N> directories (§h.2), else sdes records, else SEND_DMA_ENGINES (§f.3), else 16. */
+/** The engine count: sdma<N> directories (sdma<N>/vl and cpu_list, sysfs.c), else sdes records, else SEND_DMA_ENGINES (SEND_DMA device registers, chip_registers.h), else 16. */
 async function engineCount(fs: HwFs, u: FoundUnit, sources: UnitInfo['sources'], win: RegisterWindow | null): Promise<number> {
   if (u.engineDirs > 0) return u.engineDirs;
   if (readable(sources, 'sdes')) {
@@ -51,7 +51,7 @@ async function engineCount(fs: HwFs, u: FoundUnit, sources: UnitInfo['sources'],
   return TXE_NUM_SDMA_ENGINES;
 }
 
-/** Cross-check the §a.1 ring size against engine 0's SEND_DMA_LEN_GEN (§f.2). */
+/** Cross-check the sdma_get_descq_cnt, sdma.c ring size against engine 0's SEND_DMA_LEN_GEN (SEND_DMA_* per-engine CSRs, chip_registers.h). */
 export function checkDescqCnt(u: FoundUnit, win: RegisterWindow | null): DescqCntCheck {
   if (!win) return { fromParam: u.descqCnt, fromLenGen: null, agree: null };
   const fromLenGen = descqCntFromLenGen(readEngineCsrs(win, 0).lenGen);

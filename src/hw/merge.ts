@@ -17,7 +17,7 @@ export function interruptPasses(c: EngineCounters): bigint {
   return c.sdmaInt + c.idleInt + c.progressInt + c.errCount;
 }
 
-/** The CSRs an sdes header prints (§g.2); DESC_FETCHED_CNT is not among them. */
+/** The CSRs an sdes header prints (sdma_seqfile_dump_sde, sdma.c); DESC_FETCHED_CNT is not among them. */
 export function csrsFromHeader(h: SdesHeader): EngineCsrs {
   return {
     ctrl: h.ctrl,
@@ -34,7 +34,7 @@ export function csrsFromHeader(h: SdesHeader): EngineCsrs {
   };
 }
 
-/** The software fields an sdes header prints (§g.2, §a.2). */
+/** The software fields an sdes header prints (sdma_seqfile_dump_sde, sdma.c, struct sdma_engine, sdma.h). */
 export function softwareFromHeader(h: SdesHeader): EngineSoftware {
   return {
     descqTail: h.descqTail,

@@ -1,19 +1,19 @@
-// Where each source of a unit lives under the sysroot (DESIGN.md "Sysroot"; §g.1, §h.1–§h.4, §f.7).
+// Where each source of a unit lives under the sysroot: the same paths as on a live host.
 import { join } from 'node:path';
 
 /** Paths of one unit's sources. */
 export interface UnitPaths {
-  classDir: string; // sys/class/infiniband/hfi1_<u> (§h.1)
-  debugRoot: string; // sys/kernel/debug (§g.1)
-  debugDir: string; // sys/kernel/debug/hfi1/hfi1_<u> (§g.1)
-  sdes: string; // §g.2
-  counterNames: string; // §g.4
-  counters: string; // §g.4
-  hwCounters: string; // §h.1
-  interrupts: string; // proc/interrupts (§h.3)
+  classDir: string; // sys/class/infiniband/hfi1_<u> (the hfi1 sysfs attributes, sysfs.c)
+  debugRoot: string; // sys/kernel/debug (the hfi1 debugfs tree, debugfs.c)
+  debugDir: string; // sys/kernel/debug/hfi1/hfi1_<u> (the hfi1 debugfs tree, debugfs.c)
+  sdes: string; // sdma_seqfile_dump_sde, sdma.c
+  counterNames: string; // the debugfs counters, debugfs.c
+  counters: string; // the debugfs counters, debugfs.c
+  hwCounters: string; // the hfi1 sysfs attributes, sysfs.c
+  interrupts: string; // proc/interrupts (/proc/interrupts)
   pciDir: string; // sys/bus/pci/devices/<bdf>
-  resource0: string; // §f.7
-  params: string; // sys/module/hfi1/parameters (§h.4)
+  resource0: string; // pci_mmap_resource, drivers/pci
+  params: string; // sys/module/hfi1/parameters (the hfi1 module parameters)
   lockdown: string; // sys/kernel/security/lockdown
 }
 
@@ -49,7 +49,7 @@ export function unitPaths(sysroot: string, name: string, pci: string): UnitPaths
   };
 }
 
-/** An engine's sysfs directory (§h.2). */
+/** An engine's sysfs directory (sdma<N>/vl and cpu_list, sysfs.c). */
 export function engineDir(paths: UnitPaths, engine: number): string {
   return join(paths.classDir, `sdma${engine}`);
 }

@@ -1,4 +1,4 @@
-// The registers this program reads through the BAR (§f.2 per-engine CSRs, §f.3 device-wide), and
+// The registers this program reads through the BAR (SEND_DMA_* per-engine CSRs, chip_registers.h per-engine CSRs, SEND_DMA device registers, chip_registers.h device-wide), and
 // the engine CSR sample built from them.
 import type { EngineCsrs } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
@@ -22,15 +22,15 @@ import {
 import { isAllOnes } from '../progress/csr.js';
 import { openBarWindow, type RegisterWindow, type WindowSpec } from './bar.js';
 
-const TXE_BASE = 0x1800000; // §f.1 TXE region
-const SEND_DMA_ERR_STATUS = 0x1800060; // §f.3
-const SEND_DMA_ERR_MASK = 0x1800068; // §f.3
-const SEND_EGRESS_ERR_STATUS = 0x1800080; // §f.3
-const SEND_EGRESS_SEND_DMA_STATUS = 0x1800e00; // §f.3, + 8 × engine
+const TXE_BASE = 0x1800000; // the BAR0 map, chip_registers.h TXE region
+const SEND_DMA_ERR_STATUS = 0x1800060; // SEND_DMA device registers, chip_registers.h
+const SEND_DMA_ERR_MASK = 0x1800068; // SEND_DMA device registers, chip_registers.h
+const SEND_EGRESS_ERR_STATUS = 0x1800080; // SEND_DMA device registers, chip_registers.h
+const SEND_EGRESS_SEND_DMA_STATUS = 0x1800e00; // SEND_DMA device registers, chip_registers.h, + 8 × engine
 
 /**
- * The mapping: the TXE region up to the end of the SDMA CSR block (§f.1), and inside it only the
- * §f.3 registers and the per-engine block (§f.2, §f.7: the registers the driver itself dumps).
+ * The mapping: the TXE region up to the end of the SDMA CSR block (the BAR0 map, chip_registers.h), and inside it only the
+ * SEND_DMA device registers, chip_registers.h registers and the per-engine block (SEND_DMA_* per-engine CSRs, chip_registers.h, pci_mmap_resource, drivers/pci: the registers the driver itself dumps).
  */
 export const SDMA_WINDOW: WindowSpec = {
   start: TXE_BASE,
@@ -50,12 +50,12 @@ export function openSdmaWindow(resource0: string): RegisterWindow {
   return openBarWindow(resource0, SDMA_WINDOW);
 }
 
-/** Per-engine register offset (§f.2: base + 0x100 × engine). */
+/** Per-engine register offset (SEND_DMA_* per-engine CSRs, chip_registers.h: base + 0x100 × engine). */
 export function engineReg(base: number, engine: number): number {
   return base + SDMA_ENGINE_STRIDE * engine;
 }
 
-/** SEND_DMA_ENGINES (§f.3); E_DEVICE_GONE when it reads all-ones (§f.1). */
+/** SEND_DMA_ENGINES (SEND_DMA device registers, chip_registers.h); E_DEVICE_GONE when it reads all-ones (the BAR0 map, chip_registers.h). */
 export function readEngineCount(win: RegisterWindow, path: string): number {
   const v = win.read64(SEND_DMA_ENGINES);
   if (isAllOnes(v)) {
@@ -67,7 +67,7 @@ export function readEngineCount(win: RegisterWindow, path: string): number {
   return Number(v & 0xffn);
 }
 
-/** The CSRs of one engine from the BAR (§f.2). head_dma is host memory: null here. */
+/** The CSRs of one engine from the BAR (SEND_DMA_* per-engine CSRs, chip_registers.h). head_dma is host memory: null here. */
 export function readEngineCsrs(win: RegisterWindow, engine: number): EngineCsrs {
   const o = SDMA_ENGINE_STRIDE * engine;
   return {
@@ -100,7 +100,7 @@ export const ENGINE_CSR_OFFSETS: readonly number[] = [
 ];
 
 /**
- * The ring size SEND_DMA_LEN_GEN says was programmed (§f.2: LENGTH at bit 6 written as
+ * The ring size SEND_DMA_LEN_GEN says was programmed (SEND_DMA_* per-engine CSRs, chip_registers.h: LENGTH at bit 6 written as
  * descq_cnt / 64), or null when the field is zero. Whether the register reads back as written
  * is UNSURE in the reference, so callers only compare.
  */
@@ -109,7 +109,7 @@ export function descqCntFromLenGen(lenGen: bigint): number | null {
   return length === 0 ? null : length * 64;
 }
 
-/** A register read all-ones: the device is not answering (§f.1, §g.2). */
+/** A register read all-ones: the device is not answering (the BAR0 map, chip_registers.h, sdma_seqfile_dump_sde, sdma.c). */
 export function csrsGone(c: EngineCsrs): boolean {
   return isAllOnes(c.ctrl) && isAllOnes(c.status);
 }

@@ -1,6 +1,6 @@
 // The per-engine reads of a unit besides sdes and the BAR: the interrupt counters from debugfs
-// counter_names + counters (§g.4) or sysfs hw_counters (§h.1), read whole so that a fault shows
-// before merging; and sdma<N>/vl and cpu_list (§h.2).
+// counter_names + counters (the debugfs counters, debugfs.c) or sysfs hw_counters (the hfi1 sysfs attributes, sysfs.c), read whole so that a fault shows
+// before merging; and sdma<N>/vl and cpu_list (sdma<N>/vl and cpu_list, sysfs.c).
 import { join } from 'node:path';
 import type { EngineCounters } from '../backend.js';
 import {
@@ -26,7 +26,7 @@ import type { WarningLog } from './warnings.js';
 /** Counters of the requested engines, by engine; null where an engine's counters are incomplete. */
 export type CountersByEngine = Map<number, EngineCounters | null>;
 
-/** debugfs counter_names + counters (§g.4) for the engines. */
+/** debugfs counter_names + counters (the debugfs counters, debugfs.c) for the engines. */
 export async function readDebugfsCounters(fs: HwFs, p: UnitPaths, engines: readonly number[]): Promise<CountersByEngine> {
   const names = parseCounterNames(Buffer.from(await readSource(fs, p.counterNames)).toString('utf8'), p.counterNames);
   const values = parseCounterValues(await readSource(fs, p.counters), names.length, p.counters);
@@ -36,7 +36,7 @@ export async function readDebugfsCounters(fs: HwFs, p: UnitPaths, engines: reado
 
 const BASES = [COUNTER_DESC_FETCHED, COUNTER_SDMA_INT, COUNTER_IDLE_INT, COUNTER_PROGRESS_INT, COUNTER_ERR];
 
-/** sysfs hw_counters (§h.1): one file per counter, `SDMAInt3` or `SDMAInt3,32`, for the engines. */
+/** sysfs hw_counters (the hfi1 sysfs attributes, sysfs.c): one file per counter, `SDMAInt3` or `SDMAInt3,32`, for the engines. */
 export async function readHwCounters(fs: HwFs, dir: string, engines: readonly number[]): Promise<CountersByEngine> {
   const files = new Map(((await readdirOrNull(fs, dir)) ?? []).map((f) => [hwCounterName(f), f]));
   const out: CountersByEngine = new Map();
@@ -54,7 +54,7 @@ export async function readHwCounters(fs: HwFs, dir: string, engines: readonly nu
 }
 
 /**
- * sdma<N>/vl and cpu_list (§h.2) of the engine directory `dir`. A read error is "unknown" (an
+ * sdma<N>/vl and cpu_list (sdma<N>/vl and cpu_list, sysfs.c) of the engine directory `dir`. A read error is "unknown" (an
  * unmapped engine's vl fails to read); a file that is not the kernel's is a warning; a malformed
  * or oversized one fails (sysfs is their only source).
  */

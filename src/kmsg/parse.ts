@@ -1,4 +1,4 @@
-// Reading the hfi1 SDMA lines of a kernel log (dmesg or journalctl text, §g.5). Pure: text in,
+// Reading the hfi1 SDMA lines of a kernel log (dmesg or journalctl text, the driver log lines, sdma.c). Pure: text in,
 // records out. Lines of other drivers are passed over; an hfi1 SDMA line of a known form that
 // does not parse is kept as an `unrecognised` event with its line number rather than dropped.
 

@@ -147,7 +147,7 @@ function perSec(delta: number, dtMs: number): number | null {
 function retired(prev: EngineSample, cur: EngineSample, descqCnt: number): number | null {
   if (prev.sw && cur.sw) {
     const d = (cur.sw.descqHead - prev.sw.descqHead) >>> 0;
-    // A clean-up resets DH to 0 (§b.12); a huge u32 delta means that happened.
+    // A clean-up resets DH to 0 (the other sdma_make_progress callers, sdma.c); a huge u32 delta means that happened.
     if (d <= 0x7fff_ffff) return d;
   }
   if (prev.csr && cur.csr) return Number((cur.csr.hwHead - prev.csr.hwHead) & BigInt(descqCnt - 1));
@@ -169,7 +169,7 @@ function inFlightOf(s: EngineSample, descqCnt: number): number | null {
 
 function isRunning(s: EngineSample): boolean {
   if (s.state !== null) return s.state === 's99_Running';
-  return s.csr !== null && (s.csr.ctrl & 0x1n) === 0x1n; // SDMA_ENABLE (§f.2)
+  return s.csr !== null && (s.csr.ctrl & 0x1n) === 0x1n; // SDMA_ENABLE (SEND_DMA_* per-engine CSRs, chip_registers.h)
 }
 
 function haltReason(s: EngineSample): Reason | null {

@@ -1,27 +1,27 @@
-// Named facts of the hfi1 SDMA engines, each with the section of reference/hfi1-sdma.md it comes
+// Named facts of the hfi1 SDMA engines, each with the kernel source (function or header) it comes
 // from. Offsets, bit numbers and limits live here and nowhere else.
 
-// §a.1 ring geometry
+// sdma_get_descq_cnt, sdma.c ring geometry
 export const SDMA_DESCQ_CNT_DEFAULT = 2048;
 export const SDMA_DESCQ_CNT_MIN = 64;
 export const SDMA_DESCQ_CNT_MAX = 32768;
-/** §a.1 module parameter defaults. */
+/** sdma_get_descq_cnt, sdma.c module parameter defaults. */
 export const SDMA_IDLE_CNT_DEFAULT_NS = 250;
 export const DESCT_INTR_DEFAULT = 64;
-/** §f.5 compile-time engine count; the runtime count comes from SEND_DMA_ENGINES. */
+/** num_sdma, chip.c compile-time engine count; the runtime count comes from SEND_DMA_ENGINES. */
 export const TXE_NUM_SDMA_ENGINES = 16;
 
-// §c.1 txreq limits
+// struct sdma_txreq, sdma_txreq.h txreq limits
 export const NUM_DESC = 6; // descriptors embedded in every txreq
 export const MAX_DESC = 64; // hardware limit per packet
 export const MAX_SDMA_PKT_SIZE = 16383; // largest tlen
 
-// §b.11 waiters harvested per sdma_desc_avail call
+// sdma_desc_avail, sdma.c waiters harvested per sdma_desc_avail call
 export const SDMA_WAIT_BATCH_SIZE = 20;
-// §b.7 tail written every 32 submissions in a batch
+// sdma_send_txlist, sdma.c tail written every 32 submissions in a batch
 export const SDMA_TAIL_UPDATE_THRESH = 0x1f;
 
-// §c.1 txreq flags and completion status
+// struct sdma_txreq, sdma_txreq.h txreq flags and completion status
 export const SDMA_TXREQ_F_URGENT = 0x1;
 export const SDMA_TXREQ_F_AHG_COPY = 0x2;
 export const SDMA_TXREQ_F_USE_AHG = 0x4;
@@ -31,13 +31,13 @@ export const SDMA_TXREQ_S_SENDERROR = 1;
 export const SDMA_TXREQ_S_ABORTED = 2;
 export const SDMA_TXREQ_S_SHUTDOWN = 3;
 
-// §e.1 descriptor qword 0
+// the SDMA_DESC0_ and SDMA_DESC1_ fields, sdma.h descriptor qword 0
 export const SDMA_DESC0_FIRST_BIT = 63;
 export const SDMA_DESC0_LAST_BIT = 62;
 export const SDMA_DESC0_BYTE_COUNT_SHIFT = 48;
 export const SDMA_DESC0_BYTE_COUNT_MASK = 0x3fff; // 14 bits
 export const SDMA_DESC0_PHY_ADDR_BITS = 48;
-// §e.1 descriptor qword 1
+// the SDMA_DESC0_ and SDMA_DESC1_ fields, sdma.h descriptor qword 1
 export const SDMA_DESC1_HEADER_UPDATE1_SHIFT = 32;
 export const SDMA_DESC1_HEADER_MODE_SHIFT = 13;
 export const SDMA_DESC1_HEADER_MODE_MASK = 0x7;
@@ -49,21 +49,21 @@ export const SDMA_DESC1_GENERATION_SHIFT = 2;
 export const SDMA_DESC1_GENERATION_MASK = 0x3;
 export const SDMA_DESC1_INT_REQ = 0x2;
 export const SDMA_DESC1_HEAD_TO_HOST = 0x1;
-// §c.2 AHG modes
+// sdma_txinit_ahg, sdma.h AHG modes
 export const SDMA_AHG_NO_AHG = 0;
 export const SDMA_AHG_COPY = 1;
 export const SDMA_AHG_APPLY_UPDATE1 = 2;
 export const SDMA_AHG_APPLY_UPDATE2 = 3;
 export const SDMA_AHG_APPLY_UPDATE3 = 4;
-/** §c.3 mapping types stored in a txreq's private qw1 generation field. */
+/** sdma_txadd_page/kvaddr/daddr, sdma.h mapping types stored in a txreq's private qw1 generation field. */
 export const SDMA_MAP_NONE = 0;
 export const SDMA_MAP_SINGLE = 1;
 export const SDMA_MAP_PAGE = 2;
 
-// §f.1 BAR0
+// the BAR0 map, chip_registers.h BAR0
 export const BAR0_SIZE = 0x4000000; // 64 MiB
 export const CCE_REVISION = 0x0;
-// §f.2 per-engine CSRs: absolute offset = base + SDMA_ENGINE_STRIDE × engine
+// SEND_DMA_* per-engine CSRs, chip_registers.h per-engine CSRs: absolute offset = base + SDMA_ENGINE_STRIDE × engine
 export const SDMA_ENGINE_STRIDE = 0x100;
 export const SEND_DMA_CTRL = 0x1a00000;
 export const SEND_DMA_STATUS = 0x1a00008;
@@ -87,43 +87,43 @@ export const SEND_DMA_CHECK_PARTITION_KEY = 0x1a00098;
 export const SEND_DMA_CHECK_SLID = 0x1a000a0;
 export const SEND_DMA_CHECK_OPCODE = 0x1a000a8;
 export const SEND_DMA_MEMORY = 0x1a000b0;
-/** §f.2 the per-engine CSR block: 16 engines × 0x100 from SEND_DMA_CTRL. */
+/** SEND_DMA_* per-engine CSRs, chip_registers.h the per-engine CSR block: 16 engines × 0x100 from SEND_DMA_CTRL. */
 export const SDMA_CSR_BLOCK_START = SEND_DMA_CTRL;
 export const SDMA_CSR_BLOCK_SIZE = TXE_NUM_SDMA_ENGINES * SDMA_ENGINE_STRIDE;
 
-// §f.3 device-wide registers
+// SEND_DMA device registers, chip_registers.h device-wide registers
 export const SEND_DMA_ENGINES = 0x1800018;
 export const SEND_DMA_MEM_SIZE = 0x1800028;
 export const SEND_DMA_MEM_SIZE_OBSERVED = 401408;
 export const CCE_INT_STATUS = 0x110800;
 export const CCE_INT_CLEAR = 0x110a00;
 export const CCE_INT_FORCE = 0x110b00;
-/** §f.3, §a.4: SDMA interrupt sources live in CCE interrupt register #3. */
+/** SEND_DMA device registers, chip_registers.h, the engine interrupt masks, sdma.c: SDMA interrupt sources live in CCE interrupt register #3. */
 export const CCE_INT_SDMA_REG = 3;
 export const IS_SDMA_START = 192;
 
-// §f.2 SEND_DMA_CTRL bits
+// SEND_DMA_* per-engine CSRs, chip_registers.h SEND_DMA_CTRL bits
 export const SEND_DMA_CTRL_ENABLE = 0x1n;
 export const SEND_DMA_CTRL_HALT = 0x2n;
 export const SEND_DMA_CTRL_CLEANUP = 0x4n;
 export const SEND_DMA_CTRL_INT_ENABLE = 0x8n;
-// §f.2 SEND_DMA_STATUS bits (the only two named in public sources)
+// SEND_DMA_* per-engine CSRs, chip_registers.h SEND_DMA_STATUS bits (the only two named in public sources)
 export const SEND_DMA_STATUS_ENG_HALTED_BIT = 56;
 export const SEND_DMA_STATUS_ENG_CLEANED_UP_BIT = 57;
-// §f.2 SEND_DMA_LEN_GEN fields
+// SEND_DMA_* per-engine CSRs, chip_registers.h SEND_DMA_LEN_GEN fields
 export const SEND_DMA_LEN_GEN_LENGTH_SHIFT = 6;
 export const SEND_DMA_LEN_GEN_GENERATION_SHIFT = 16;
-// §f.2 SEND_DMA_MEMORY fields
+// SEND_DMA_* per-engine CSRs, chip_registers.h SEND_DMA_MEMORY fields
 export const SEND_DMA_MEMORY_CNT_SHIFT = 16;
-// §f.6 ASIC core clock period
+// init_sdma_regs, sdma.c ASIC core clock period
 export const ASIC_CCLOCK_PS = 1242;
 
-// §a.4 interrupt masks, relative to CCE interrupt register #3, for engine i
+// the engine interrupt masks, sdma.c interrupt masks, relative to CCE interrupt register #3, for engine i
 export const intMask = (engine: number): bigint => 1n << BigInt(engine);
 export const progressMask = (engine: number): bigint => 1n << BigInt(16 + engine);
 export const idleMask = (engine: number): bigint => 1n << BigInt(32 + engine);
 
-/** §f.4 SEND_DMA_ENG_ERR_STATUS bits: name and whether the bit halts the engine (→ e60). */
+/** SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h SEND_DMA_ENG_ERR_STATUS bits: name and whether the bit halts the engine (→ e60). */
 export const ENG_ERR_BITS: readonly { bit: number; name: string; halts: boolean }[] = [
   { bit: 0, name: 'SDmaWrongDwErr', halts: true },
   { bit: 1, name: 'SDmaGenMismatchErr', halts: true },
@@ -150,22 +150,22 @@ export const ENG_ERR_BITS: readonly { bit: number; name: string; halts: boolean 
   { bit: 22, name: 'SDmaHeaderStorageCorErr', halts: false },
   { bit: 23, name: 'SDmaHeaderRequestFifoCorErr', halts: false },
 ];
-/** §f.4 halt-class mask: bits 0–8 and 10–18. */
+/** SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h halt-class mask: bits 0–8 and 10–18. */
 export const SDMA_ENG_ERR_HALT_MASK = 0x7fdffn;
-/** §f.4 SDmaHaltErr alone is the chip reporting its own halt and is not logged. */
+/** SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h SDmaHaltErr alone is the chip reporting its own halt and is not logged. */
 export const SDMA_ENG_ERR_HALT_BIT = 6;
 
-/** §g.4 per-engine counter names (engine number appended). */
+/** the debugfs counters, debugfs.c per-engine counter names (engine number appended). */
 export const COUNTER_DESC_FETCHED = 'SDEDscFdCn';
 export const COUNTER_SDMA_INT = 'SDMAInt';
 export const COUNTER_ERR = 'SDMAErrCt';
 export const COUNTER_IDLE_INT = 'SDMAIdInt';
 export const COUNTER_PROGRESS_INT = 'SDMAPrIntCn';
 
-/** §f.5 PCI identity. */
+/** num_sdma, chip.c PCI identity. */
 export const PCI_VENDOR_INTEL = 0x8086;
 export const PCI_DEVICE_HFI1_DISCRETE = 0x24f0;
 export const PCI_DEVICE_HFI1_INTEGRATED = 0x24f1;
 
-/** An all-ones 64-bit register: the device is not answering (§f.1, §g.2). */
+/** An all-ones 64-bit register: the device is not answering (the BAR0 map, chip_registers.h, sdma_seqfile_dump_sde, sdma.c). */
 export const ALL_ONES_64 = 0xffffffffffffffffn;

@@ -1,5 +1,5 @@
 // Decoding of the per-engine CSRs an operator looks at: SEND_DMA_CTRL, SEND_DMA_STATUS and
-// SEND_DMA_ENG_ERR_STATUS (§f.2, §f.4).
+// SEND_DMA_ENG_ERR_STATUS (SEND_DMA_* per-engine CSRs, chip_registers.h, SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
 
 import {
   ALL_ONES_64,
@@ -14,7 +14,7 @@ import {
   SEND_DMA_STATUS_ENG_HALTED_BIT,
 } from './constants.js';
 
-/** SEND_DMA_CTRL bits (§f.2). */
+/** SEND_DMA_CTRL bits (SEND_DMA_* per-engine CSRs, chip_registers.h). */
 export interface CtrlBits {
   enable: boolean;
   halt: boolean;
@@ -22,7 +22,7 @@ export interface CtrlBits {
   intEnable: boolean;
 }
 
-/** Decode SEND_DMA_CTRL (§f.2). */
+/** Decode SEND_DMA_CTRL (SEND_DMA_* per-engine CSRs, chip_registers.h). */
 export function decodeCtrl(ctrl: bigint): CtrlBits {
   return {
     enable: (ctrl & SEND_DMA_CTRL_ENABLE) !== 0n,
@@ -43,7 +43,7 @@ export function ctrlNames(ctrl: bigint): string[] {
   return names;
 }
 
-/** SEND_DMA_STATUS bits named in public sources (§f.2); the rest are kept raw. */
+/** SEND_DMA_STATUS bits named in public sources (SEND_DMA_* per-engine CSRs, chip_registers.h); the rest are kept raw. */
 export interface StatusBits {
   engHalted: boolean; // bit 56
   engCleanedUp: boolean; // bit 57
@@ -51,12 +51,12 @@ export interface StatusBits {
   otherBits: number[];
 }
 
-/** SEND_DMA_STATUS bit 56, ENG_HALTED (§f.2), without decoding the rest. */
+/** SEND_DMA_STATUS bit 56, ENG_HALTED (SEND_DMA_* per-engine CSRs, chip_registers.h), without decoding the rest. */
 export function isEngHalted(status: bigint): boolean {
   return ((status >> BigInt(SEND_DMA_STATUS_ENG_HALTED_BIT)) & 1n) === 1n;
 }
 
-/** Decode SEND_DMA_STATUS (§f.2). */
+/** Decode SEND_DMA_STATUS (SEND_DMA_* per-engine CSRs, chip_registers.h). */
 export function decodeStatus(status: bigint): StatusBits {
   const otherBits: number[] = [];
   for (let bit = 0; bit < 64; bit++) {
@@ -70,14 +70,14 @@ export function decodeStatus(status: bigint): StatusBits {
   };
 }
 
-/** One set bit of SEND_DMA_ENG_ERR_STATUS (§f.4). */
+/** One set bit of SEND_DMA_ENG_ERR_STATUS (SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h). */
 export interface EngErrBit {
   bit: number;
   name: string;
   halts: boolean;
 }
 
-/** Decode SEND_DMA_ENG_ERR_STATUS (§f.4); bits above 23 are reported as `bit<N>` that do not halt. */
+/** Decode SEND_DMA_ENG_ERR_STATUS (SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h); bits above 23 are reported as `bit<N>` that do not halt. */
 export function decodeEngErr(errStatus: bigint): EngErrBit[] {
   const out: EngErrBit[] = [];
   if (errStatus === 0n) return out;
@@ -89,17 +89,17 @@ export function decodeEngErr(errStatus: bigint): EngErrBit[] {
   return out;
 }
 
-/** Any halt-class bit set (§f.4: mask 0x7FDFF → event e60). */
+/** Any halt-class bit set (SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h: mask 0x7FDFF → event e60). */
 export function isHaltClassError(errStatus: bigint): boolean {
   return (errStatus & SDMA_ENG_ERR_HALT_MASK) !== 0n;
 }
 
-/** The driver logs an engine error (and dumps the ring) unless the halt bit is the only bit (§f.4, §d.4). */
+/** The driver logs an engine error (and dumps the ring) unless the halt bit is the only bit (SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h, __sdma_process_event, sdma.c). */
 export function isLoggedError(errStatus: bigint): boolean {
   return errStatus !== 0n && errStatus !== 1n << BigInt(SDMA_ENG_ERR_HALT_BIT);
 }
 
-/** A register that reads all-ones: the device is gone (§f.1, §g.2). */
+/** A register that reads all-ones: the device is gone (the BAR0 map, chip_registers.h, sdma_seqfile_dump_sde, sdma.c). */
 export function isAllOnes(value: bigint): boolean {
   return value === ALL_ONES_64;
 }

@@ -1,4 +1,4 @@
-// The 16-byte hardware descriptor (§e.1): qw0 at byte 0, qw1 at byte 8, both little-endian.
+// The 16-byte hardware descriptor (the SDMA_DESC0_ and SDMA_DESC1_ fields, sdma.h): qw0 at byte 0, qw1 at byte 8, both little-endian.
 // Decoding works on the four 32-bit halves so that the per-descriptor path allocates nothing;
 // the bigint forms are for the edges (CLI arguments, JSON, tests).
 
@@ -16,7 +16,7 @@ import {
 const TWO_32 = 0x1_0000_0000;
 const ADDR_LIMIT = 2 ** 48;
 
-/** Every field of a descriptor (§e.1). */
+/** Every field of a descriptor (the SDMA_DESC0_ and SDMA_DESC1_ fields, sdma.h). */
 export interface DescriptorFields {
   first: boolean; // qw0 63 FIRST_DESC
   last: boolean; // qw0 62 LAST_DESC
@@ -138,22 +138,22 @@ export function encode(f: DescriptorFields): { qw0: bigint; qw1: bigint } {
   return { qw0: (BigInt(b) << 32n) | BigInt(a), qw1: (BigInt(d) << 32n) | BigInt(c) };
 }
 
-/** Generation of a descriptor written at free-running tail `descqTail` (§e.2, §c.5). */
+/** Generation of a descriptor written at free-running tail `descqTail` (SDMA_DESC1_GENERATION, sdma.h, submit_tx, sdma.c). */
 export function generationFromTail(descqTail: number, shift: number): number {
   return (descqTail >>> shift) & SDMA_DESC1_GENERATION_MASK;
 }
 
-/** The low qw1 half with its generation field replaced (§c.5: the ring copy gets the real one). */
+/** The low qw1 half with its generation field replaced (submit_tx, sdma.c: the ring copy gets the real one). */
 export function withGeneration(qw1Lo: number, gen: number): number {
   return ((qw1Lo & ~(SDMA_DESC1_GENERATION_MASK << SDMA_DESC1_GENERATION_SHIFT)) | (gen << SDMA_DESC1_GENERATION_SHIFT)) >>> 0;
 }
 
-/** The debugfs flag string (§g.2): four characters in the order I H F L, `-` where clear. */
+/** The debugfs flag string (sdma_seqfile_dump_sde, sdma.c): four characters in the order I H F L, `-` where clear. */
 export function flagString(f: Pick<DescriptorFields, 'intReq' | 'headToHost' | 'first' | 'last'>): string {
   return (f.intReq ? 'I' : '-') + (f.headToHost ? 'H' : '-') + (f.first ? 'F' : '-') + (f.last ? 'L' : '-');
 }
 
-/** Parse a flag string of §g.2 back into its four bits; null when it is not of that form. */
+/** Parse a flag string of sdma_seqfile_dump_sde, sdma.c back into its four bits; null when it is not of that form. */
 export function parseFlagString(s: string): Pick<DescriptorFields, 'intReq' | 'headToHost' | 'first' | 'last'> | null {
   if (s.length !== 4) return null;
   const i = s[0];

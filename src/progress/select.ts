@@ -1,4 +1,4 @@
-// Engine selection (§c.6): the VL → engines map that sdma_map_init builds and the lookup of
+// Engine selection (sdma_select_engine_vl, sdma.c): the VL → engines map that sdma_map_init builds and the lookup of
 // sdma_select_engine_vl.
 
 /** One VL's element: a power-of-two slot array filled round-robin over its engines. */
@@ -7,7 +7,7 @@ export interface MapElem {
   engines: number[];
 }
 
-/** struct sdma_vl_map (§c.6). */
+/** struct sdma_vl_map (sdma_select_engine_vl, sdma.c). */
 export interface VlMap {
   /** engine → owning VL, −1 when the engine serves none. */
   engineToVl: number[];
@@ -25,7 +25,7 @@ function roundupPow2(n: number): number {
 }
 
 /**
- * sdma_map_init without an explicit table (§c.6): each VL gets numSdma / numVls engines, the
+ * sdma_map_init without an explicit table (sdma_select_engine_vl, sdma.c): each VL gets numSdma / numVls engines, the
  * remainder going one each to the highest VLs; engines ascend, VL 0 first.
  */
 export function buildVlMap(numSdma: number, numVls: number): VlMap {
@@ -53,7 +53,7 @@ export function buildVlMap(numSdma: number, numVls: number): VlMap {
   return { engineToVl, actualVls: numVls, vls, mask: vls - 1, map };
 }
 
-/** sdma_select_engine_vl (§c.6): engine 0 when vl ≥ num_vls or there is no map. */
+/** sdma_select_engine_vl (sdma_select_engine_vl, sdma.c): engine 0 when vl ≥ num_vls or there is no map. */
 export function selectEngineVl(map: VlMap | null, selector: number, vl: number, numVlsParam: number): number {
   if (vl >= numVlsParam || !map) return 0;
   const elem = map.map[vl & map.mask];

@@ -1,7 +1,7 @@
-// The engine state machine (§d.1–§d.3) as data: state names, CTRL values on entry, events, and the
-// whole transition table. Pairs not in the table have no effect (§d.3).
+// The engine state machine (the state names, sdma.c–__sdma_process_event, sdma.c) as data: state names, CTRL values on entry, events, and the
+// whole transition table. Pairs not in the table have no effect (__sdma_process_event, sdma.c).
 
-/** State names exactly as the driver prints them in debugfs `STE` (§d.1). */
+/** State names exactly as the driver prints them in debugfs `STE` (the state names, sdma.c). */
 export const STATE_NAMES = [
   's00_HwDown',
   's10_HwStartUpHaltWait',
@@ -17,7 +17,7 @@ export const STATE_NAMES = [
 ] as const;
 export type StateName = (typeof STATE_NAMES)[number];
 
-/** Event names as in the driver's debug table (§d.2). */
+/** Event names as in the driver's debug table (the event names, sdma.c). */
 export const EVENT_NAMES = [
   'e00_GoHwDown',
   'e10_GoHwStart',
@@ -36,7 +36,7 @@ export const EVENT_NAMES = [
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
-/** CTRL operations applied on entry to a state (§d.1): Enable, Int-enable, Halt, Clean-up pulse. */
+/** CTRL operations applied on entry to a state (the state names, sdma.c): Enable, Int-enable, Halt, Clean-up pulse. */
 export interface CtrlOps {
   enable: boolean;
   intEnable: boolean;
@@ -51,7 +51,7 @@ const ops = (s: string): CtrlOps => ({
   cleanup: s.includes('C'),
 });
 
-/** §d.1 CTRL ops per state. */
+/** the state names, sdma.c CTRL ops per state. */
 export const STATE_CTRL_OPS: Readonly<Record<StateName, CtrlOps>> = {
   s00_HwDown: ops(''),
   s10_HwStartUpHaltWait: ops('H'),
@@ -67,7 +67,7 @@ export const STATE_CTRL_OPS: Readonly<Record<StateName, CtrlOps>> = {
 };
 
 /**
- * §d.1: the value written to SEND_DMA_CTRL on entry and the shadow p_senddmactrl kept after it.
+ * the state names, sdma.c: the value written to SEND_DMA_CTRL on entry and the shadow p_senddmactrl kept after it.
  * The clean-up pulse is ORed into the write but never kept in the shadow.
  */
 export function ctrlOnEntry(state: StateName): { written: bigint; shadow: bigint } {
@@ -76,23 +76,23 @@ export function ctrlOnEntry(state: StateName): { written: bigint; shadow: bigint
   return { written: shadow | (o.cleanup ? 0x4n : 0n), shadow };
 }
 
-/** Actions a transition performs (§d.3), named after what the driver does. */
+/** Actions a transition performs (__sdma_process_event, sdma.c), named after what the driver does. */
 export type TransitionAction =
   | 'take-reference' // s00 + e10
   | 'teardown' // software teardown: drop reference, unfreeze counter := −1, wake
   | 'start-hw-clean-up' // clean-up tasklet → e25
-  | 'hw-start-up' // §f.6 hw start-up before entering s99/s20
+  | 'hw-start-up' // init_sdma_regs, sdma.c hw start-up before entering s99/s20
   | 'schedule-halt-wait' // halt-wait worker → e15
   | 'schedule-sw-clean-up' // sw clean-up tasklet → e40
   | 'unfreeze-count-and-wake' // unfreeze counter −1; wake the freeze waiter
-  | 'a-step-check' // §d.5 (not on production parts)
+  | 'a-step-check' // the A-step workaround, sdma.c (not on production parts)
   | 'progress-after' // sdma_make_progress(sde, 0) after the transition
-  | 'flush-before-running'; // sdma_flush when entering s99 from another state (§d.1)
+  | 'flush-before-running'; // sdma_flush when entering s99 from another state (the state names, sdma.c)
 
 /** What `go_s99_running` becomes: set, cleared, or left alone. */
 export type GoEffect = 'set' | 'clear' | 'keep';
 
-/** One row of §d.3. `next` 'go?' means s99_Running if go_s99_running else s20_Idle. */
+/** One row of __sdma_process_event, sdma.c. `next` 'go?' means s99_Running if go_s99_running else s20_Idle. */
 export interface Transition {
   state: StateName;
   event: EventName;
@@ -109,7 +109,7 @@ const T = (
   actions: readonly TransitionAction[] = [],
 ): Transition => ({ state, event, next, go, actions });
 
-/** §d.3, every listed (state, event) pair. */
+/** __sdma_process_event, sdma.c, every listed (state, event) pair. */
 export const TRANSITIONS: readonly Transition[] = [
   T('s00_HwDown', 'e00_GoHwDown', 's00_HwDown', 'keep'),
   T('s00_HwDown', 'e30_GoRunning', 's10_HwStartUpHaltWait', 'set', ['take-reference']),
@@ -179,7 +179,7 @@ export const TRANSITIONS: readonly Transition[] = [
 
 const TABLE = new Map<string, Transition>(TRANSITIONS.map((t) => [`${t.state}/${t.event}`, t]));
 
-/** The row of §d.3 for (state, event), or undefined: an unlisted pair has no effect. */
+/** The row of __sdma_process_event, sdma.c for (state, event), or undefined: an unlisted pair has no effect. */
 export function findTransition(state: StateName, event: EventName): Transition | undefined {
   return TABLE.get(`${state}/${event}`);
 }
@@ -195,9 +195,9 @@ export interface StepResult {
 }
 
 /**
- * Apply one event (§d.3) given go_s99_running. The go effect of the row applies before a `go?`
+ * Apply one event (__sdma_process_event, sdma.c) given go_s99_running. The go effect of the row applies before a `go?`
  * destination is resolved; entering s99 sets go and, from any other state, flushes first; entering
- * s00 or s60 clears go (§d.1 entry actions).
+ * s00 or s60 clears go (the state names, sdma.c entry actions).
  */
 export function step(state: StateName, event: EventName, go: boolean): StepResult {
   const t = findTransition(state, event);
@@ -213,12 +213,12 @@ export function step(state: StateName, event: EventName, go: boolean): StepResul
   return { listed: true, from: state, to, go: goAfter, actions };
 }
 
-/** True for a name the driver prints (§d.1). */
+/** True for a name the driver prints (the state names, sdma.c). */
 export function isStateName(s: string): s is StateName {
   return (STATE_NAMES as readonly string[]).includes(s);
 }
 
-/** True for the states in which the engine moves data or is legitimately quiet (§b.1). */
+/** True for the states in which the engine moves data or is legitimately quiet (sdma_descq_freecnt, sdma.h). */
 export function isOperational(state: string): boolean {
   return state === 's99_Running' || state === 's20_Idle';
 }

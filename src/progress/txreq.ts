@@ -1,5 +1,5 @@
-// Building a request (struct sdma_txreq) and counting its descriptors (§c.1–§c.3), with the
-// corrected pad rule of 2024 (§c.3 "Version history"). Errors are typed results, not exceptions:
+// Building a request (struct sdma_txreq) and counting its descriptors (struct sdma_txreq, sdma_txreq.h–sdma_txadd_page/kvaddr/daddr, sdma.h), with the
+// corrected pad rule of 2024 (sdma_txadd_page/kvaddr/daddr, sdma.h "Version history"). Errors are typed results, not exceptions:
 // the kernel returns them to its callers, and so do we.
 //
 // Descriptors are kept as 32-bit words, four per descriptor, in a Uint32Array that starts with
@@ -27,7 +27,7 @@ import {
 } from './constants.js';
 import { withGeneration } from './descriptor.js';
 
-/** The kernel errors a txreq builder returns (§c.2, §c.3). */
+/** The kernel errors a txreq builder returns (sdma_txinit_ahg, sdma.h, sdma_txadd_page/kvaddr/daddr, sdma.h). */
 export type TxError = 'ENODATA' | 'EMSGSIZE' | 'ENOMEM' | 'EINVAL';
 
 /** A failed step: the kernel's errno name and what went wrong. */
@@ -36,25 +36,25 @@ export interface TxFailure {
   message: string;
 }
 
-/** How a fragment's memory reaches the descriptor (§c.3): page, kvaddr (single) or daddr. */
+/** How a fragment's memory reaches the descriptor (sdma_txadd_page/kvaddr/daddr, sdma.h): page, kvaddr (single) or daddr. */
 export type TxAddKind = 'page' | 'single' | 'daddr';
 
 const MAP_TYPE: Record<TxAddKind, number> = { page: SDMA_MAP_PAGE, single: SDMA_MAP_SINGLE, daddr: SDMA_MAP_NONE };
 
-/** AHG use at init (§c.2): copy the header into an entry, or apply 1–9 update words. */
+/** AHG use at init (sdma_txinit_ahg, sdma.h): copy the header into an entry, or apply 1–9 update words. */
 export type AhgSpec = { kind: 'copy'; entry: number } | { kind: 'update'; entry: number; updates: number[]; hlen: number };
 
 /** Options that are device settings rather than per-request arguments. */
 export interface TxOptions {
-  /** sdma_idle_cnt ≠ 0 (default): LAST descriptors get HEAD_TO_HOST, else INT_REQ (§c.3, §e.3). */
+  /** sdma_idle_cnt ≠ 0 (default): LAST descriptors get HEAD_TO_HOST, else INT_REQ (sdma_txadd_page/kvaddr/daddr, sdma.h, the head write-back, sdma.c). */
   idleTimeout?: boolean;
-  /** Bus address of the device's shared pad buffer (§c.3). */
+  /** Bus address of the device's shared pad buffer (sdma_txadd_page/kvaddr/daddr, sdma.h). */
   padAddr?: number;
-  /** Bus address the coalesce buffer is mapped at (§c.3). */
+  /** Bus address the coalesce buffer is mapped at (sdma_txadd_page/kvaddr/daddr, sdma.h). */
   coalesceAddr?: number;
 }
 
-/** A request under construction or finished. Mirrors the struct's counting fields (§c.1). */
+/** A request under construction or finished. Mirrors the struct's counting fields (struct sdma_txreq, sdma_txreq.h). */
 export interface TxReq {
   flags: number;
   packetLen: number; // u16 packet_len (grows by the pad when coalescing)
@@ -81,7 +81,7 @@ function fail(error: TxError, message: string): TxFailure {
 }
 
 /**
- * sdma_txinit_ahg / sdma_txinit (§c.2): -ENODATA for tlen 0, -EMSGSIZE above MAX_SDMA_PKT_SIZE.
+ * sdma_txinit_ahg / sdma_txinit (sdma_txinit_ahg, sdma.h): -ENODATA for tlen 0, -EMSGSIZE above MAX_SDMA_PKT_SIZE.
  * AHG arguments the kernel only warns about (more than 9 updates, a header length that is not a
  * multiple of 4 or is 4) are refused here with EINVAL.
  */
@@ -142,7 +142,7 @@ export function isTxFailure(x: unknown): x is TxFailure {
 }
 
 /**
- * _extend_sdma_tx_descs (§c.3): at 63 descriptors either release the 64th slot (only the pad is
+ * _extend_sdma_tx_descs (sdma_txadd_page/kvaddr/daddr, sdma.h): at 63 descriptors either release the 64th slot (only the pad is
  * left) or allocate the coalesce buffer; at 64, ENOMEM; otherwise move to a 64-entry array with
  * the last slot reserved for coalescing.
  */
@@ -170,7 +170,7 @@ function addDescriptor(tx: TxReq, mapType: number, addr: number, len: number): T
   const w = tx.numDesc * 4;
   const addrHi = Math.floor(addr / 0x1_0000_0000);
   if (tx.numDesc === 0) {
-    // Descriptor 0 keeps FIRST in qw0 and the AHG bits in qw1 (§c.3 step 1).
+    // Descriptor 0 keeps FIRST in qw0 and the AHG bits in qw1 (sdma_txadd_page/kvaddr/daddr, sdma.h step 1).
     tx.words[w] = addr >>> 0;
     tx.words[w + 1] = (0x8000_0000 | (len << 16) | addrHi) >>> 0;
     tx.words[w + 2] = withGeneration(tx.words[w + 2] ?? 0, mapType);
@@ -203,7 +203,7 @@ function addDescriptor(tx: TxReq, mapType: number, addr: number, len: number): T
   return null;
 }
 
-/** Close (§c.3 step 4): LAST on the last descriptor, default_desc1, URGENT flags. */
+/** Close (sdma_txadd_page/kvaddr/daddr, sdma.h step 4): LAST on the last descriptor, default_desc1, URGENT flags. */
 function close(tx: TxReq): void {
   const w = (tx.numDesc - 1) * 4;
   tx.words[w + 1] = ((tx.words[w + 1] ?? 0) | 0x4000_0000) >>> 0;
@@ -215,7 +215,7 @@ function close(tx: TxReq): void {
 }
 
 /**
- * sdma_txadd_page / _kvaddr / _daddr (§c.3): add `len` bytes at bus address `addr`. Returns null
+ * sdma_txadd_page / _kvaddr / _daddr (sdma_txadd_page/kvaddr/daddr, sdma.h): add `len` bytes at bus address `addr`. Returns null
  * on success (including data that went into the coalesce buffer), or the failure. A length of
  * 0 or more than the bytes still to describe is refused with EINVAL (the kernel only warns).
  */
@@ -231,7 +231,7 @@ export function txAdd(tx: TxReq, kind: TxAddKind, addr: number, len: number): Tx
   return addDescriptor(tx, MAP_TYPE[kind], addr, len);
 }
 
-/** ext_coal_sdma_tx_descs, coalescing part (§c.3): copy, and at the end add one SINGLE descriptor. */
+/** ext_coal_sdma_tx_descs, coalescing part (sdma_txadd_page/kvaddr/daddr, sdma.h): copy, and at the end add one SINGLE descriptor. */
 function coalesce(tx: TxReq, kind: TxAddKind, len: number): TxFailure | null {
   if (kind === 'daddr') return fail('EINVAL', 'a pre-mapped (daddr) fragment cannot be copied into the coalesce buffer');
   tx.coalesceIdx += len;

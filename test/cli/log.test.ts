@@ -6,7 +6,7 @@ import { runCli } from '../support/cli.js';
 const FIXTURE = new URL('../fixtures/kmsg/engine-error.dmesg', import.meta.url).pathname;
 const text = readFileSync(FIXTURE, 'utf8');
 
-describe('kernel log parser (§g.5)', () => {
+describe('kernel log parser (the driver log lines, sdma.c)', () => {
   const log = parseKernelLog(text);
 
   it('collects unit facts: engines, ring size, engine → IRQ CPU', () => {
@@ -93,7 +93,7 @@ describe('log command', () => {
     );
   });
 
-  it('reads standard input with - and prints DESIGN.md JSON', async () => {
+  it('reads standard input with - and prints the documented JSON', async () => {
     const r = await runCli(['log', '-', '--json'], {}, false, text);
     const j = JSON.parse(r.stdout);
     expect(j.units[0]).toMatchObject({ name: 'hfi1_0', engines: 16, descqCnt: 2048, engineCpu: [2, 3, 4] });

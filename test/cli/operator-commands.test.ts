@@ -30,7 +30,7 @@ describe('engines', () => {
     expect(r.stdout).not.toContain('\u001b[');
   });
 
-  it('prints DESIGN.md JSON', async () => {
+  it('prints the documented JSON', async () => {
     const r = await run(['engines', '--json']);
     const j = JSON.parse(r.stdout);
     expect(j.backend).toBe('emu');

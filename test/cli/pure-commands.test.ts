@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 
 describe('fit on explicit numbers', () => {
-  it('reports free 7 and fits false for the §b.13 shortage (DESIGN.md fit --json shape)', async () => {
+  it('reports free 7 and fits false for the sdma.h ring arithmetic, 2048-entry ring shortage (the fit --json shape)', async () => {
     const r = await runCli(['fit', '--descq-cnt', '2048', '--head', '10000', '--tail', '12040', '--num-desc', '9', '--json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
@@ -47,7 +47,7 @@ describe('fit on explicit numbers', () => {
 });
 
 describe('decode', () => {
-  it('decodes both qwords (DESIGN.md decode --json shape)', async () => {
+  it('decodes both qwords (the decode --json shape)', async () => {
     const r = await runCli(['decode', '0xc040000000100000', '0x0000000500002a35', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({

@@ -83,7 +83,7 @@ function contract(name: string, open: () => Promise<Backend>, live = false) {
         }
         if (!live) {
           expect(samples.every((s) => s.state === 's99_Running' && s.csr?.ctrl === 0x9n && s.csr.lenGen === 0x40800n)).toBe(true);
-          expect(samples.every((s) => s.csr?.reloadCnt === 0xc9n)).toBe(true); // 250 ns (§f.6)
+          expect(samples.every((s) => s.csr?.reloadCnt === 0xc9n)).toBe(true); // 250 ns (init_sdma_regs, sdma.c)
         }
       });
     });
@@ -129,7 +129,7 @@ describe.runIf(process.env.HFI1_SDMA_LIVE === '1')('live host (runs only with HF
 
 describe('the two emulator views agree', () => {
   // Fields that differ by construction: when and from where; seq is the head-lock sequence in
-  // the emulator and 2 × interrupt passes through the counters (DESIGN.md).
+  // the emulator and 2 × interrupt passes through the counters.
   const comparable = (s: EngineSample) => {
     const { timeMs, sources, seq, seqSource, csr, ...rest } = engineJson(s, 2048);
     return { ...rest, csr: csr && { ...csr, descFetchedCnt: null } };

@@ -1,5 +1,5 @@
 // The chip side: INT_REQ, progress every DESC_CNT descriptors, the forced progress interrupt of
-// §b.2, head write-back (§e.3) and the generation check (§e.2).
+// sdma_engine_progress_schedule, sdma.h, head write-back (the head write-back, sdma.c) and the generation check (SDMA_DESC1_GENERATION, sdma.h).
 import { describe, expect, it } from 'vitest';
 import { SDMA_TXREQ_F_URGENT } from '../../src/progress/constants.js';
 import { quietUnit, Recorder, txOf } from './support.js';
@@ -21,7 +21,7 @@ describe('chip', () => {
 
   it('raises a progress interrupt every DESC_CNT (64) descriptors, then an idle one', () => {
     // A short interrupt latency keeps the last progress interrupt apart from the idle one (a
-    // handler call with both bits counts as idle, §a.2).
+    // handler call with both bits counts as idle, struct sdma_engine, sdma.h).
     const u = quietUnit({ chip: { irqLatencyNs: 100 } });
     const e = u.engineAt(0);
     const rec = new Recorder();
@@ -53,7 +53,7 @@ describe('chip', () => {
     expect(e.descqHead).toBe(0); // the chip is paused: the pass retires nothing
   });
 
-  it('halts with GEN_MISMATCH on a descriptor of the wrong generation, then recovers (§e.2, §d.4)', () => {
+  it('halts with GEN_MISMATCH on a descriptor of the wrong generation, then recovers (SDMA_DESC1_GENERATION, sdma.h, __sdma_process_event, sdma.c)', () => {
     const u = quietUnit();
     const e = u.engineAt(0);
     const rec = new Recorder();

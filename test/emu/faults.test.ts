@@ -1,4 +1,4 @@
-// Each fault produces the documented sequence of §d.4, read back from the event log.
+// Each fault produces the documented sequence of __sdma_process_event, sdma.c, read back from the event log.
 import { describe, expect, it } from 'vitest';
 import { parseFault } from '../../src/emu/faults.js';
 import { invariantViolations } from '../../src/emu/invariants.js';
@@ -27,7 +27,7 @@ function unit(faults: string[], workload = 'qp', ms = 30): EmuUnit {
   return u;
 }
 
-describe('faults (§d.4 life cycles)', () => {
+describe('faults (__sdma_process_event, sdma.c life cycles)', () => {
   it('driver load: e10 → s10, halt reported, halt-wait e15 → s15, clean-up e25 → s20, port ACTIVE e30 → s99', () => {
     expect(story(unit([], 'idle', 2), 1)).toEqual([
       'e10_GoHwStart s00_HwDown → s10_HwStartUpHaltWait',

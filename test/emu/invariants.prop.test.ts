@@ -1,6 +1,6 @@
 // Invariants over random seeds, workloads, ring sizes and fault schedules: every txreq completes
 // exactly once (conservation), no lost wake-up, 0 ≤ tail − head ≤ cnt − 1, generations right,
-// only transitions of §d.3, descq_full_count equal to the failed placements.
+// only transitions of __sdma_process_event, sdma.c, descq_full_count equal to the failed placements.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { invariantViolations } from '../../src/emu/invariants.js';
@@ -36,7 +36,7 @@ describe('emulator invariants (random seeds and fault schedules)', () => {
         const t = u.totals();
         expect(t.txSubmitted).toBe(t.txCompleted + t.txAborted + t.txInFlight);
         expect(t.lostWakeups).toBe(0);
-        // Faults the driver recovers from on its own leave every engine running (§d.4).
+        // Faults the driver recovers from on its own leave every engine running (__sdma_process_event, sdma.c).
         if (faults.every((f) => RECOVERS.test(f.split('@')[0] ?? ''))) {
           expect(u.engines.map((e) => e.state)).toEqual(Array(4).fill('s99_Running'));
         }

@@ -1,5 +1,5 @@
-// The sysroot writer: sdes byte for byte for a known state (§g.2), and the rest of the layout
-// (counters §g.4, BAR image §f.2, sysfs §h, /proc/interrupts §h.3); serve with a fake clock.
+// The sysroot writer: sdes byte for byte for a known state (sdma_seqfile_dump_sde, sdma.c), and the rest of the layout
+// (counters the debugfs counters, debugfs.c, BAR image SEND_DMA_* per-engine CSRs, chip_registers.h, sysfs sysfs.c, /proc/interrupts /proc/interrupts); serve with a fake clock.
 import { mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -60,7 +60,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-describe('sdes (§g.2)', () => {
+describe('sdes (sdma_seqfile_dump_sde, sdma.c)', () => {
   it('renders a known state byte for byte', async () => {
     const u = await knownState();
     const samples = await u.sample([0, 1]);
@@ -95,7 +95,7 @@ describe('sdes (§g.2)', () => {
 });
 
 describe('writeSysroot', () => {
-  it('writes the DESIGN.md layout in the kernel formats', async () => {
+  it('writes the sysroot layout src/hw reads, in the kernel formats', async () => {
     const u = await knownState();
     const dir = tempDir();
     await writeSysroot(u, dir);
@@ -128,7 +128,7 @@ describe('writeSysroot', () => {
     expect(interrupts).toMatch(/ hfi1_0 sdma15\n/);
   });
 
-  it('keeps resource0 a sparse 64 MiB BAR image with the CSRs at their §f.2 offsets, updated in place', async () => {
+  it('keeps resource0 a sparse 64 MiB BAR image with the CSRs at their SEND_DMA_* per-engine CSRs, chip_registers.h offsets, updated in place', async () => {
     const u = await knownState();
     const dir = tempDir();
     const bar = join(dir, 'sys/bus/pci/devices/0000:05:00.0/resource0');
@@ -148,7 +148,7 @@ describe('writeSysroot', () => {
       expect(await q(0x1a00020)).toBe(3n); // TAIL
       expect(await q(0x1a00028)).toBe(0x7fen); // HEAD
       expect(await q(0x1a00048)).toBe(0xc9n); // RELOAD_CNT
-      expect(await q(0x1a000b0 + 0x100 * 15)).toBe(0x18816f8n); // MEMORY engine 15 (§f.6)
+      expect(await q(0x1a000b0 + 0x100 * 15)).toBe(0x18816f8n); // MEMORY engine 15 (init_sdma_regs, sdma.c)
       expect(await q(0x1800018)).toBe(16n); // SEND_DMA_ENGINES
       u.resume();
       u.advance(1);

@@ -1,11 +1,11 @@
-// The worked examples of §b.13 replayed on the emulator, field by field.
+// The worked examples of sdma.h ring arithmetic, 2048-entry ring replayed on the emulator, field by field.
 import { describe, expect, it } from 'vitest';
 import { engineInterrupt } from '../../src/emu/retire.js';
 import { EBUSY } from '../../src/emu/tx.js';
 import { freeCount, inProcess } from '../../src/progress/ring.js';
 import { INT_IDLE, INT_PROGRESS, quietUnit, Recorder, txOf, Waiter } from './support.js';
 
-/** §b.13 state: head 4090 (slot 2042), tail 4100 (slot 4), tx_head 100, tx_tail 103; A=3, B=4, C=3. */
+/** sdma.h ring arithmetic, 2048-entry ring state: head 4090 (slot 2042), tail 4100 (slot 4), tx_head 100, tx_tail 103; A=3, B=4, C=3. */
 function exampleState(capMask?: number) {
   const u = quietUnit(capMask === undefined ? {} : { capMask });
   u.presetCounters(0, 4090, 100);
@@ -15,7 +15,7 @@ function exampleState(capMask?: number) {
   return { u, e: u.engineAt(0), rec, a, b, c };
 }
 
-describe('§b.13 worked example (descq_cnt 2048)', () => {
+describe('sdma.h ring arithmetic, 2048-entry ring worked example (descq_cnt 2048)', () => {
   it('places A, B and C with the next_descq_idx, generations and counts of the example', () => {
     const { e, a, b, c } = exampleState();
     expect([e.descqHead, e.descqTail, e.txHead, e.txTail]).toEqual([4090, 4100, 100, 103]);
@@ -83,7 +83,7 @@ function shortage() {
   return { u, e, rec, w, tx: rec.tx(txOf(9)) };
 }
 
-describe('§b.13 shortage example', () => {
+describe('sdma.h ring arithmetic, 2048-entry ring shortage example', () => {
   it('sleeps on dmawait with -EBUSY and DQF + 1; the interrupt at 5001 wakes it, 5002 after', () => {
     const { u, e, w, tx } = shortage();
     expect(u.submit(0, tx, { wait: w.wait, pktsSent: true })).toBe(EBUSY);

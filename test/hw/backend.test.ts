@@ -45,7 +45,7 @@ const goodBar = (path: string) =>
     ]),
   );
 
-describe('discovery (§h.1, §f.5, §a.1)', () => {
+describe('discovery (the hfi1 sysfs attributes, sysfs.c, num_sdma, chip.c, sdma_get_descq_cnt, sdma.c)', () => {
   it('finds the unit, its PCI address, engines and ring size', async () => {
     const root = fresh();
     writeTree(root, { engines: 2, descqCntParam: '65600\n' });
@@ -61,7 +61,7 @@ describe('discovery (§h.1, §f.5, §a.1)', () => {
     expect(await findUnits(fresh())).toEqual([]);
   });
 
-  it('uses 2048 when the parameter is missing or invalid (§a.1)', async () => {
+  it('uses 2048 when the parameter is missing or invalid (sdma_get_descq_cnt, sdma.c)', async () => {
     const root = fresh();
     writeTree(root, { descqCntParam: '1000\n' });
     expect((await findUnits(root))[0]?.descqCnt).toBe(2048);

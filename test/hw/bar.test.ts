@@ -31,7 +31,7 @@ import { writeBarImage } from './bar-image.js';
 const dir = mkdtempSync(join(tmpdir(), 'hfi1-bar-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// §f.2 / §f.6 values of engine 3 of a running 16-engine, 2048-entry device
+// SEND_DMA_* per-engine CSRs, chip_registers.h / init_sdma_regs, sdma.c values of engine 3 of a running 16-engine, 2048-entry device
 const regs = new Map<number, bigint>([
   [SEND_DMA_ENGINES, 16n],
   [engineReg(SEND_DMA_CTRL, 3), 0x9n],
@@ -49,8 +49,8 @@ const regs = new Map<number, bigint>([
 const image = join(dir, 'resource0');
 writeBarImage(image, regs);
 
-describe('BAR window over a regular file as resource0 (§f.7)', () => {
-  it('reads back values at §f.2 offsets, 64-bit exact', () => {
+describe('BAR window over a regular file as resource0 (pci_mmap_resource, drivers/pci)', () => {
+  it('reads back values at SEND_DMA_* per-engine CSRs, chip_registers.h offsets, 64-bit exact', () => {
     const w = openSdmaWindow(image);
     try {
       expect(w.read64(SEND_DMA_ENGINES)).toBe(16n);
@@ -83,7 +83,7 @@ describe('BAR window over a regular file as resource0 (§f.7)', () => {
       expect(() => w.read64(SEND_DMA_CTRL + 4)).toThrow(RangeError);
       expect(() => w.read64(SEND_DMA_CTRL + 1)).toThrow(RangeError);
       expect(() => w.read64(0)).toThrow(RangeError); // CCE: not mapped
-      expect(() => w.read64(0x2000000)).toThrow(RangeError); // PIO send buffers (§f.7)
+      expect(() => w.read64(0x2000000)).toThrow(RangeError); // PIO send buffers (pci_mmap_resource, drivers/pci)
       expect(() => w.read64(SDMA_WINDOW.start)).toThrow(RangeError); // mapped but not a register we read
       expect(() => w.read64(engineReg(SEND_DMA_CTRL, 16))).toThrow(RangeError); // past engine 15
       expect(() => w.read64(Number.NaN)).toThrow(RangeError);

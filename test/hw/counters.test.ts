@@ -11,7 +11,7 @@ import {
 } from '../../src/hw/parse/counters.js';
 import { fixture, fixtureBytes } from './fixtures.js';
 
-describe('counter_names + counters (§g.4)', () => {
+describe('counter_names + counters (the debugfs counters, debugfs.c)', () => {
   const names = parseCounterNames(fixture('counters/counter_names'));
   const values = parseCounterValues(fixtureBytes('counters/counters'), names.length);
   const byName = countersByName(names, values);
@@ -82,7 +82,7 @@ describe('counter_names + counters (§g.4)', () => {
   });
 });
 
-describe('hw_counters files (§h.1)', () => {
+describe('hw_counters files (the hfi1 sysfs attributes, sysfs.c)', () => {
   it('reads one decimal value, 64-bit safe', () => {
     expect(parseHwCounterValue('18446744073709551615\n', 'f')).toBe(0xffffffffffffffffn);
     expect(parseHwCounterValue('4294967296\n', 'f')).toBe(0x100000000n);

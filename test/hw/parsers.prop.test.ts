@@ -102,7 +102,7 @@ const dump = fc
     return { descqCnt, variant, text, headers, rings };
   });
 
-describe('sdes properties (§g.2)', () => {
+describe('sdes properties (sdma_seqfile_dump_sde, sdma.c)', () => {
   test.prop([dump], fcParams(150, 3000))('a rendered dump parses back to the same values, every variant', (d) => {
     const r = parseSdes(d.text, { descqCnt: d.descqCnt });
     expect(r.torn).toBeNull();

@@ -1,4 +1,4 @@
-// Rendering sdes text (§g.2) from values, in the three variants, for property tests.
+// Rendering sdes text (sdma_seqfile_dump_sde, sdma.c) from values, in the three variants, for property tests.
 import type { SdesHeader } from '../../src/hw/parse/sdes.js';
 
 /** A descriptor as a test generates it. */
@@ -17,13 +17,13 @@ export type Variant = 'upstream' | 'staging' | 'cornelis';
 
 const x = (v: bigint | number) => `0x${v.toString(16)}`;
 
-/** One header line (§g.2). */
+/** One header line (sdma_seqfile_dump_sde, sdma.c). */
 export function headerLine(h: SdesHeader, variant: Variant): string {
   const cpu = variant === 'staging' ? '' : ` CPU ${h.cpu ?? 0}`;
   return `SDE ${h.engine}${cpu} STE ${h.state} C ${x(h.ctrl)} S 0x${h.status.toString(16).padStart(16, '0')} E ${x(h.errStatus)} T(HW) ${x(h.hwTail)} T(SW) ${x(h.swTail)} H(HW) ${x(h.hwHead)} H(SW) ${x(h.swHead)} H(D) ${x(h.headDma)} DM ${x(h.memory)} GL ${x(h.lenGen)} R ${x(h.reloadCnt)} LIS ${x(h.lastStatus)} AHGI ${x(h.ahgBits)} TXT ${h.txTail} TXH ${h.txHead} DT ${h.descqTail} DH ${h.descqHead} FLNE ${h.flushListNonEmpty ? 1 : 0} DQF ${h.descqFullCount} SLC ${x(h.checkSlid)}\n`;
 }
 
-/** One descriptor line and, after a FIRST descriptor, its AHG line (§g.2). */
+/** One descriptor line and, after a FIRST descriptor, its AHG line (sdma_seqfile_dump_sde, sdma.c). */
 export function descriptorLines(slot: number, d: GenDescriptor, variant: Variant): string {
   const head = `\tdesc[${slot}]: flags:${d.flags} addr:0x${d.addr.toString(16).padStart(16, '0')} gen:${d.gen} len:${d.len}`;
   const first = d.flags[2] === 'F';

@@ -13,7 +13,7 @@ function parseError(f: () => unknown): ParseError {
   throw new Error('expected a ParseError');
 }
 
-describe('parseSdes: upstream 23-field format (§g.2)', () => {
+describe('parseSdes: upstream 23-field format (sdma_seqfile_dump_sde, sdma.c)', () => {
   const dump = parseSdes(fixture('sdes/upstream.txt'), { file: 'sdes' });
 
   it('reads both records and every header field', () => {
@@ -156,7 +156,7 @@ describe('parseSdes: split at each record boundary and inside each record', () =
       const to = bounds[k + 1] as number;
       for (let cut = from + 1; cut < to; cut++) {
         const d = parseSdes(text.slice(0, cut));
-        // AHG lines are optional (§g.2): a cut just before the record's last one, an AHG line, is a whole record
+        // AHG lines are optional (sdma_seqfile_dump_sde, sdma.c): a cut just before the record's last one, an AHG line, is a whole record
         if (/^\t\tahgidx: [0-9]+ ahgmode: [0-9]+\n$/.test(text.slice(cut, to))) {
           expect(d.records.length, `cut at ${cut}`).toBe(k + 1);
           expect(d.torn).toBeNull();

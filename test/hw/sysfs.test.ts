@@ -4,7 +4,7 @@ import { parseInterrupts, vectorKey } from '../../src/hw/parse/interrupts.js';
 import { parseCapMask, parseCpuList, parseUintParam, parseVl } from '../../src/hw/parse/sysfs.js';
 import { fixture } from './fixtures.js';
 
-describe('/proc/interrupts (§h.3)', () => {
+describe('/proc/interrupts (/proc/interrupts)', () => {
   const v = parseInterrupts(fixture('proc/interrupts'));
 
   it('sums each engine vector over the CPUs, across units', () => {
@@ -30,7 +30,7 @@ describe('/proc/interrupts (§h.3)', () => {
   });
 });
 
-describe('sysfs sdma<N> files (§h.2) and module parameters (§h.4)', () => {
+describe('sysfs sdma<N> files (sdma<N>/vl and cpu_list, sysfs.c) and module parameters (the hfi1 module parameters)', () => {
   it('reads vl', () => {
     expect(parseVl('3\n')).toBe(3);
     expect(() => parseVl('3')).toThrow(ParseError);

@@ -1,4 +1,4 @@
-// A hand-built sysroot (DESIGN.md layout) for backend tests, from the fixtures.
+// A hand-built sysroot (the sysroot layout) for backend tests, from the fixtures.
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fixture, fixtureBytes } from './fixtures.js';

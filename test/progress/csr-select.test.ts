@@ -12,7 +12,7 @@ import {
 } from '../../src/progress/csr.js';
 import { buildVlMap, selectEngineVl } from '../../src/progress/select.js';
 
-describe('CSR decoding (§f.2, §f.4)', () => {
+describe('CSR decoding (SEND_DMA_* per-engine CSRs, chip_registers.h, SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h)', () => {
   it('decodes CTRL 0x9 as ENABLE|INT_ENABLE (s99) and 0xc as CLEANUP|INT_ENABLE (s15)', () => {
     expect(decodeCtrl(0x9n)).toEqual({ enable: true, halt: false, cleanup: false, intEnable: true });
     expect(ctrlNames(0xcn)).toEqual(['CLEANUP', 'INT_ENABLE']);
@@ -57,7 +57,7 @@ describe('CSR decoding (§f.2, §f.4)', () => {
   });
 });
 
-describe('engine selection map (§c.6)', () => {
+describe('engine selection map (sdma_select_engine_vl, sdma.c)', () => {
   it('16 engines / 8 VLs: VL v → engines {2v, 2v+1}, mask 1', () => {
     const m = buildVlMap(16, 8);
     expect(m.map.map((e) => e.engines)).toEqual(Array.from({ length: 8 }, (_, v) => [2 * v, 2 * v + 1]));

@@ -25,7 +25,7 @@ const fields: fc.Arbitrary<DescriptorFields> = fc.record({
   headToHost: fc.boolean(),
 });
 
-describe('descriptor encode/decode (§e.1)', () => {
+describe('descriptor encode/decode (the SDMA_DESC0_ and SDMA_DESC1_ fields, sdma.h)', () => {
   test.prop([fields], fcParams(2000, 200_000))('decode(encode(x)) = x for every field', (f) => {
     const { qw0, qw1 } = encode(f);
     expect(decode(qw0, qw1)).toEqual(f);
@@ -65,7 +65,7 @@ describe('descriptor encode/decode (§e.1)', () => {
   });
 });
 
-describe('flags and generation (§g.2, §e.2, §e.3)', () => {
+describe('flags and generation (sdma_seqfile_dump_sde, sdma.c, SDMA_DESC1_GENERATION, sdma.h, the head write-back, sdma.c)', () => {
   it('renders the typical flag strings in the order I H F L', () => {
     const d = (first: boolean, last: boolean, intReq: boolean, headToHost: boolean) =>
       flagString({ first, last, intReq, headToHost });

@@ -10,7 +10,7 @@ const mod = (x: bigint, m: bigint) => ((x % m) + m) % m;
 const cnts = fc.constantFrom(64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768);
 const u32 = fc.integer({ min: 0, max: 0xffff_ffff });
 
-describe('ring arithmetic equals a BigInt model of the C expressions (§b.1)', () => {
+describe('ring arithmetic equals a BigInt model of the C expressions (sdma_descq_freecnt, sdma.h)', () => {
   test.prop([cnts, u32, u32], fcParams(2000, 200_000))('freecnt, inprocess, in flight, empty, slot', (cnt, head, tail) => {
     const b = { cnt: BigInt(cnt), head: BigInt(head), tail: BigInt(tail) };
     const inflightRef = mod(b.tail - b.head, U32);
@@ -39,7 +39,7 @@ describe('ring arithmetic equals a BigInt model of the C expressions (§b.1)', (
   );
 });
 
-describe('the progress sequence (§b.4) and sdma_progress (§b.3)', () => {
+describe('the progress sequence (the head_lock seqlock, sdma.h) and sdma_progress (sdma_progress, sdma.h)', () => {
   test.prop([u32], fcParams(500, 50_000))('a sample is even and at most one below the sequence', (seq) => {
     const s = sampleSeq(seq);
     expect(s % 2).toBe(0);

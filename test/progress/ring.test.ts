@@ -11,7 +11,7 @@ import {
   slot,
 } from '../../src/progress/ring.js';
 
-describe('ring arithmetic (§b.1)', () => {
+describe('ring arithmetic (sdma_descq_freecnt, sdma.h)', () => {
   it('keeps one slot empty: an empty 2048 ring has 2047 free and in-process 1', () => {
     expect(freeCount(2048, 5, 5)).toBe(2047);
     expect(inProcess(2048, 5, 5)).toBe(1);
@@ -31,7 +31,7 @@ describe('ring arithmetic (§b.1)', () => {
     expect(slot(head, 2048)).toBe(0x7f0);
   });
 
-  it('reports the shortage example of §b.13: free 7, 9 does not fit', () => {
+  it('reports the shortage example of sdma.h ring arithmetic, 2048-entry ring: free 7, 9 does not fit', () => {
     const r = fitReport(2048, 10000, 12040, 9);
     expect(r).toMatchObject({ inFlight: 2040, free: 7, fits: false, scheduleThreshold: 256, canEverFit: true });
   });
@@ -43,13 +43,13 @@ describe('ring arithmetic (§b.1)', () => {
     expect(r.canEverFit).toBe(false);
   });
 
-  it('fires the progress schedule at in-process ≥ cnt/8 (in flight ≥ 255 for 2048, §b.2)', () => {
+  it('fires the progress schedule at in-process ≥ cnt/8 (in flight ≥ 255 for 2048, sdma_engine_progress_schedule, sdma.h)', () => {
     expect(scheduleThreshold(2048)).toBe(256);
     expect(progressScheduleFires(2048, 0, 254)).toBe(false);
     expect(progressScheduleFires(2048, 0, 255)).toBe(true);
   });
 
-  it('applies the module-parameter rule with 16-bit truncation (§a.1)', () => {
+  it('applies the module-parameter rule with 16-bit truncation (sdma_get_descq_cnt, sdma.c)', () => {
     expect(descqCntFromParam(2048)).toBe(2048);
     expect(descqCntFromParam(65600)).toBe(64);
     expect(descqCntFromParam(100)).toBe(2048);

@@ -12,7 +12,7 @@ import {
 } from '../../src/progress/state.js';
 import { fcParams } from '../support/runs.js';
 
-describe('state names and CTRL values (§d.1)', () => {
+describe('state names and CTRL values (the state names, sdma.c)', () => {
   it('prints the eleven names exactly', () => {
     expect(STATE_NAMES).toEqual([
       's00_HwDown',
@@ -43,11 +43,11 @@ describe('state names and CTRL values (§d.1)', () => {
   });
 });
 
-describe('transitions (§d.3)', () => {
+describe('transitions (__sdma_process_event, sdma.c)', () => {
   it('has one row per listed pair and only known names', () => {
     const keys = TRANSITIONS.map((t) => `${t.state}/${t.event}`);
     expect(new Set(keys).size).toBe(keys.length);
-    expect(TRANSITIONS).toHaveLength(54); // the rows of §d.3 with every "e30 / e70, e85" cell expanded
+    expect(TRANSITIONS).toHaveLength(54); // the rows of __sdma_process_event, sdma.c with every "e30 / e70, e85" cell expanded
     for (const t of TRANSITIONS) {
       expect(STATE_NAMES).toContain(t.state);
       expect(EVENT_NAMES).toContain(t.event);
@@ -84,7 +84,7 @@ describe('transitions (§d.3)', () => {
     return seen;
   }
 
-  it('load: s10 → (e60, e15) s15 → e25 s20 (go 0) → e30 s99, flushing on entry (§d.4)', () => {
+  it('load: s10 → (e60, e15) s15 → e25 s20 (go 0) → e30 s99, flushing on entry (__sdma_process_event, sdma.c)', () => {
     expect(run(['e10_GoHwStart', 'e60_HwHalted', 'e15_HwHaltDone', 'e25_HwCleanUpDone', 'e30_GoRunning'])).toEqual([
       's10_HwStartUpHaltWait',
       's10_HwStartUpHaltWait',

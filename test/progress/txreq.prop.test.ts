@@ -10,7 +10,7 @@ function ok(tx: ReturnType<typeof buildTx>): TxReq {
   return tx;
 }
 
-describe('txreq init (§c.2)', () => {
+describe('txreq init (sdma_txinit_ahg, sdma.h)', () => {
   it('refuses tlen 0 with ENODATA and above 16383 with EMSGSIZE', () => {
     expect(txInit(0, 0)).toMatchObject({ error: 'ENODATA' });
     expect(txInit(0, 16384)).toMatchObject({ error: 'EMSGSIZE' });
@@ -49,7 +49,7 @@ describe('txreq init (§c.2)', () => {
   });
 });
 
-describe('descriptor counting (§c.3)', () => {
+describe('descriptor counting (sdma_txadd_page/kvaddr/daddr, sdma.h)', () => {
   it('closes with LAST and HEAD_TO_HOST by default, INT_REQ|HEAD_TO_HOST when URGENT, INT_REQ without idle timeout', () => {
     const last = (flags: number, idleTimeout: boolean) => {
       const tx = ok(buildTx({ flags, tlen: 8, fragments: [{ kind: 'page', len: 8 }], options: { idleTimeout } }));

@@ -1,4 +1,4 @@
-// §b.13, step by step, on the pure primitives: generations, next_descq_idx, the retirement walk,
+// sdma.h ring arithmetic, 2048-entry ring, step by step, on the pure primitives: generations, next_descq_idx, the retirement walk,
 // free counts, and the shortage example in both interleavings.
 import { describe, expect, it } from 'vitest';
 import { generationFromTail } from '../../src/progress/descriptor.js';
@@ -9,7 +9,7 @@ const CNT = 2048;
 const MASK = sdmaMask(CNT);
 const SHIFT = sdmaShift(CNT);
 
-describe('§b.13 worked example (descq_cnt 2048)', () => {
+describe('sdma.h ring arithmetic, 2048-entry ring worked example (descq_cnt 2048)', () => {
   // A = 3 descriptors (4090–4092), B = 4 (4093–4096), C = 3 (4097–4099).
   const txs = [
     { name: 'A', first: 4090, n: 3 },
@@ -27,12 +27,12 @@ describe('§b.13 worked example (descq_cnt 2048)', () => {
     expect(inProcess(CNT, 4090, 4100)).toBe(11);
   });
 
-  it('writes generation 1 for A and the first three of B, 2 for B’s last and C (§e.2)', () => {
+  it('writes generation 1 for A and the first three of B, 2 for B’s last and C (SDMA_DESC1_GENERATION, sdma.h)', () => {
     const gens = Array.from({ length: 10 }, (_, k) => generationFromTail(4090 + k, SHIFT));
     expect(gens).toEqual([1, 1, 1, 1, 1, 1, 2, 2, 2, 2]);
   });
 
-  // The retirement walk of §b.10 on the primitives: advance descq_head one descriptor at a time
+  // The retirement walk of sdma_make_progress, sdma.c on the primitives: advance descq_head one descriptor at a time
   // until its slot reaches the hardware head; a tx completes when the slot equals its next index.
   function walk(descqHead: number, txHead: number, hwHead: number) {
     const steps: { descqHead: number; slot: number; completed?: string }[] = [];
@@ -75,7 +75,7 @@ describe('§b.13 worked example (descq_cnt 2048)', () => {
   });
 });
 
-describe('§b.13 shortage example', () => {
+describe('sdma.h ring arithmetic, 2048-entry ring shortage example', () => {
   const before = { descqCnt: CNT, descqHead: 10000, descqTail: 12040 };
 
   it('finds 7 free for a 9-descriptor tx', () => {

@@ -1,4 +1,4 @@
-// debugfs counter_names + counters (§g.4) and the per-engine SDMA counters they hold.
+// debugfs counter_names + counters (the debugfs counters, debugfs.c) and the per-engine SDMA counters they hold.
 import type { EngineCounters } from '../../backend.js';
 import { ParseError } from '../../errors.js';
 import {
@@ -17,7 +17,7 @@ export interface CounterName {
 
 const NAME = /^[A-Za-z0-9_/.:+-][A-Za-z0-9_/.:+ -]*$/;
 
-/** Parse counter_names (§g.4): names separated by `\n`, 32-bit ones suffixed `,32`. */
+/** Parse counter_names (the debugfs counters, debugfs.c): names separated by `\n`, 32-bit ones suffixed `,32`. */
 export function parseCounterNames(text: string, file = 'counter_names'): CounterName[] {
   const out: CounterName[] = [];
   const seen = new Map<string, number>();
@@ -50,7 +50,7 @@ export function parseCounterNames(text: string, file = 'counter_names'): Counter
   return out;
 }
 
-/** The counters file (§g.4): native-endian u64 values, one per name. A length mismatch is an error. */
+/** The counters file (the debugfs counters, debugfs.c): native-endian u64 values, one per name. A length mismatch is an error. */
 export function parseCounterValues(bytes: Uint8Array, count: number, file = 'counters'): BigUint64Array {
   if (bytes.byteLength !== count * 8) {
     throw new ParseError(
@@ -72,7 +72,7 @@ export function countersByName(names: readonly CounterName[], values: BigUint64A
   return m;
 }
 
-/** The five per-engine counters of engine N (§g.4), or null when any of them is missing. */
+/** The five per-engine counters of engine N (the debugfs counters, debugfs.c), or null when any of them is missing. */
 export function engineCounters(byName: ReadonlyMap<string, bigint>, engine: number): EngineCounters | null {
   const get = (base: string) => byName.get(`${base}${engine}`);
   const descFetched = get(COUNTER_DESC_FETCHED);
@@ -85,7 +85,7 @@ export function engineCounters(byName: ReadonlyMap<string, bigint>, engine: numb
   return { descFetched, sdmaInt, idleInt, progressInt, errCount };
 }
 
-/** A hw_counters file (§h.1): one unsigned decimal and a newline. */
+/** A hw_counters file (the hfi1 sysfs attributes, sysfs.c): one unsigned decimal and a newline. */
 export function parseHwCounterValue(text: string, file: string): bigint {
   const m = /^(0|[1-9][0-9]{0,19})\n?$/.exec(text);
   const v = m ? BigInt(m[1] as string) : -1n;

@@ -1,4 +1,4 @@
-// /proc/interrupts (§h.3): each SDMA engine has its own MSI-X vector named `hfi1_<unit> sdma<N>`.
+// /proc/interrupts (/proc/interrupts): each SDMA engine has its own MSI-X vector named `hfi1_<unit> sdma<N>`.
 import { ParseError } from '../../errors.js';
 
 /** The count of one engine's vector, summed over CPUs, keyed `${unit}/${engine}`. */

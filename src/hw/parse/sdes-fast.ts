@@ -1,4 +1,4 @@
-// The fast path of the sdes scan (§g.2): runs of upstream descriptor lines and their AHG lines,
+// The fast path of the sdes scan (sdma_seqfile_dump_sde, sdma.c): runs of upstream descriptor lines and their AHG lines,
 // read with locals straight into the descriptor table. Anything unusual stops it; the careful
 // per-line parser then re-reads that line and names the fault.
 import type { SdesRecord } from './sdes.js';

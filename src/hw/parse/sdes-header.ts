@@ -1,13 +1,13 @@
-// The header line of one `sdes` record (§g.2): 23 labelled fields upstream, 22 (no CPU) in the
+// The header line of one `sdes` record (sdma_seqfile_dump_sde, sdma.c): 23 labelled fields upstream, 22 (no CPU) in the
 // staging-era driver. Every label, separator and conversion is checked; a failure names the column.
 import { isStateName, type StateName } from '../../progress/state.js';
 import { decimalOrNull, hex64OrNull, signedOrNull } from './text.js';
 
-/** The fields of an sdes header line (§g.2), named as the driver's struct members. */
+/** The fields of an sdes header line (sdma_seqfile_dump_sde, sdma.c), named as the driver's struct members. */
 export interface SdesHeader {
   engine: number; // SDE: this_idx
   cpu: number | null; // CPU: IRQ CPU; null in the 22-field staging header
-  state: StateName; // STE (§d.1)
+  state: StateName; // STE (the state names, sdma.c)
   ctrl: bigint; // C: SEND_DMA_CTRL
   status: bigint; // S: SEND_DMA_STATUS
   errStatus: bigint; // E: SEND_DMA_ENG_ERR_STATUS
@@ -40,7 +40,7 @@ export interface HeaderFailure {
 
 type Kind = 'u32' | 'u16' | 'int' | 'state' | 'hex' | 'hex16' | 'hex32' | 'flag';
 
-// §g.2 header fields in order; CPU is absent from the staging-era header.
+// sdma_seqfile_dump_sde, sdma.c header fields in order; CPU is absent from the staging-era header.
 const FIELDS: readonly (readonly [label: string, key: keyof SdesHeader, kind: Kind])[] = [
   ['SDE', 'engine', 'u32'],
   ['CPU', 'cpu', 'int'],
@@ -106,7 +106,7 @@ const EXTRA_FIELDS = /^(?: [A-Za-z][A-Za-z0-9_()]{0,15} [^ ]{1,40}){1,16}$/;
 
 /**
  * Parse one header line (without its newline). Returns the header, or the column and reason of
- * the first mismatch. An unknown state name is a failure: the names are exact (§d.1). Labelled
+ * the first mismatch. An unknown state name is a failure: the names are exact (the state names, sdma.c). Labelled
  * fields after SLC are kept as `extra`; the known fields are used.
  */
 export function parseSdesHeader(line: string): SdesHeader | HeaderFailure {
@@ -116,7 +116,7 @@ export function parseSdesHeader(line: string): SdesHeader | HeaderFailure {
     const [label, key, kind] = FIELDS[i] as (typeof FIELDS)[number];
     const prefix = `${i === 0 ? '' : ' '}${label} `;
     if (!line.startsWith(prefix, pos)) {
-      if (key === 'cpu') continue; // staging-era header: no CPU field (§g.2)
+      if (key === 'cpu') continue; // staging-era header: no CPU field (sdma_seqfile_dump_sde, sdma.c)
       return { column: pos + 1, what: `expected '${prefix.trim()}' (field ${i + 1} of the sdes header)` };
     }
     pos += prefix.length;

@@ -1,4 +1,4 @@
-// Byte-level pieces of the sdes scan (§g.2): literals, little-endian words of the fixed text,
+// Byte-level pieces of the sdes scan (sdma_seqfile_dump_sde, sdma.c): literals, little-endian words of the fixed text,
 // flag and hex lookup tables, and small number readers.
 import { ascii, HEX_VALUE } from './text.js';
 
@@ -25,7 +25,7 @@ export const FLAG_L = 76;
 export const DASH = 45;
 /** Bytes a descriptor line may need before the fast path is safe to try (the d0/d1 form is ~110). */
 export const FAST_ROOM = 128;
-/** Little-endian words of the fixed text of a descriptor line (§g.2). */
+/** Little-endian words of the fixed text of a descriptor line (sdma_seqfile_dump_sde, sdma.c). */
 export function le(s: string): number {
   let v = 0;
   for (let i = s.length - 1; i >= 0; i--) v = v * 256 + s.charCodeAt(i);

@@ -1,4 +1,4 @@
-// debugfs `sdes` (§g.2): one record per engine, a header line then the descriptors from the
+// debugfs `sdes` (sdma_seqfile_dump_sde, sdma.c): one record per engine, a header line then the descriptors from the
 // software head slot to the software tail slot, each FIRST descriptor optionally followed by an
 // AHG line. Accepts the upstream (23-field), staging (22-field) and Cornelis (d0/d1) variants.
 // Descriptor lines are scanned byte by byte into typed arrays; validation happens in that scan.
@@ -72,7 +72,7 @@ export interface SdesDump {
   lines: number;
 }
 
-/** Options: the file name for messages and the ring size (§a.1) that bounds slots. */
+/** Options: the file name for messages and the ring size (sdma_get_descq_cnt, sdma.c) that bounds slots. */
 export interface SdesOptions {
   file?: string;
   descqCnt?: number;
@@ -100,7 +100,7 @@ export function parseSdes(input: Uint8Array | string, opts: SdesOptions = {}): S
     if (!(e instanceof Fail)) throw e;
     const text = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString('latin1');
     const err = errorAt(file, text, e.offset, e.what);
-    // A failure on the unterminated last line is a torn read: keep the complete records (§g.2).
+    // A failure on the unterminated last line is a torn read: keep the complete records (sdma_seqfile_dump_sde, sdma.c).
     if (!e.hard && buf.indexOf(NL, s.lineStart) === -1 && s.lineStart < buf.length) {
       return s.result({ engine: s.openEngine, header: s.open?.header ?? null, line: s.openLine, error: err });
     }
@@ -343,7 +343,7 @@ class Scanner implements ScanState {
   }
 }
 
-/** The descriptors of one record as RingDescriptor objects (§g.2, with qw0/qw1 in the d0/d1 variant). */
+/** The descriptors of one record as RingDescriptor objects (sdma_seqfile_dump_sde, sdma.c, with qw0/qw1 in the d0/d1 variant). */
 export function recordDescriptors(dump: SdesDump, record: SdesRecord): RingDescriptor[] {
   const out: RingDescriptor[] = [];
   for (let i = record.first; i < record.first + record.count; i++) out.push(dump.descriptors.get(i));

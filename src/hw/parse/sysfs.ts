@@ -1,4 +1,4 @@
-// Small sysfs files: sdma<N>/vl and cpu_list (§h.2) and the module parameters (§h.4).
+// Small sysfs files: sdma<N>/vl and cpu_list (sdma<N>/vl and cpu_list, sysfs.c) and the module parameters (the hfi1 module parameters).
 import { ParseError } from '../../errors.js';
 
 function oneLine(text: string, file: string, what: string): string {
@@ -8,7 +8,7 @@ function oneLine(text: string, file: string, what: string): string {
   return text.slice(0, -1);
 }
 
-/** sdma<N>/vl (§h.2): `%d\n`, the VL the engine serves (0–7 in use; any int accepted). */
+/** sdma<N>/vl (sdma<N>/vl and cpu_list, sysfs.c): `%d\n`, the VL the engine serves (0–7 in use; any int accepted). */
 export function parseVl(text: string, file = 'vl'): number {
   const s = oneLine(text, file, 'a VL number');
   if (!/^-?(0|[1-9][0-9]{0,9})$/.test(s)) {
@@ -25,7 +25,7 @@ export interface CpuList {
 
 const MAX_CPU = 1 << 16;
 
-/** sdma<N>/cpu_list (§h.2): `empty\n`, or a list of CPUs and ranges such as `0-3,8\n`. */
+/** sdma<N>/cpu_list (sdma<N>/vl and cpu_list, sysfs.c): `empty\n`, or a list of CPUs and ranges such as `0-3,8\n`. */
 export function parseCpuList(text: string, file = 'cpu_list'): CpuList {
   const s = oneLine(text, file, "'empty' or a CPU list");
   if (s === 'empty') return { text: s, cpus: [] };
@@ -44,7 +44,7 @@ export function parseCpuList(text: string, file = 'cpu_list'): CpuList {
   return { text: s, cpus };
 }
 
-/** A decimal module parameter (§h.4), e.g. sdma_descq_cnt: `%u\n`. */
+/** A decimal module parameter (the hfi1 module parameters), e.g. sdma_descq_cnt: `%u\n`. */
 export function parseUintParam(text: string, file: string): number {
   const s = oneLine(text, file, 'an unsigned decimal');
   if (!/^(0|[1-9][0-9]{0,9})$/.test(s) || Number(s) > 0xffff_ffff) {
@@ -53,7 +53,7 @@ export function parseUintParam(text: string, file: string): number {
   return Number(s);
 }
 
-/** cap_mask (§h.4): `0x%lx\n`. */
+/** cap_mask (the hfi1 module parameters): `0x%lx\n`. */
 export function parseCapMask(text: string, file = 'cap_mask'): bigint {
   const s = oneLine(text, file, 'a hex mask');
   if (!/^0x[0-9a-f]{1,16}$/i.test(s)) {
