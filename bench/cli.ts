@@ -1,4 +1,4 @@
-// cli.coldStart and watch.cpu: the command line as an operator feels it.
+// cli.coldStart, cli.version, cli.coldStartHw and watch.cpu: the command line as an operator feels it.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +32,11 @@ export const cliSuite: BenchSuite = {
   async run(): Promise<BenchResult[]> {
     const base = medianWallMs(['-e', '0'], 7);
     const cold = medianWallMs([BIN, '--backend', 'emu', 'engines'], 7);
-    const results: BenchResult[] = [ratioResult('cli.coldStart', cold, base, 'ms', 5)];
+    const version = medianWallMs([BIN, '--version'], 7);
+    const results: BenchResult[] = [
+      ratioResult('cli.coldStart', cold, base, 'ms', 5),
+      ratioResult('cli.version', version, base, 'ms', 1.5),
+    ];
 
     // watch.cpu: watch at 10 Hz on 16 engines of an emulated sysroot written by `emu write`,
     // read through the live-host backend as on a real host.
@@ -40,6 +44,9 @@ export const cliSuite: BenchSuite = {
     try {
       const w = spawnSync(process.execPath, [BIN, '--backend', 'emu', 'emu', 'write', '--sysroot', dir], { stdio: 'ignore' });
       if (w.status !== 0) throw new Error(`emu write exited ${w.status}`);
+      // cli.coldStartHw: `engines` on a sysroot, the live-host backend as an operator starts it.
+      const coldHw = medianWallMs([BIN, '--sysroot', dir, 'engines'], 7);
+      results.push(ratioResult('cli.coldStartHw', coldHw, base, 'ms', 2));
       const wall = async (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
       const args = ['--sysroot', dir, '--backend', 'hw', 'watch', '--json', '--interval-ms', '100'];
       // Steady state is what a long-running watch costs: warm the code paths first.

@@ -4,8 +4,9 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { create } from 'tar';
+import { bundleCli } from '../bundle.js';
 import { renderManPage } from '../man.js';
 import { thirdPartyNotices } from './notices.js';
 import { KOFFI_PLATFORMS, vendorKoffi } from './vendor.js';
@@ -30,26 +31,7 @@ export async function buildPackage(rootDir: string, outDir: string): Promise<Pac
   try {
     const pkgDir = join(stage, 'package');
     const libDir = join(pkgDir, 'lib');
-    const result = await build({
-      absWorkingDir: rootDir,
-      entryPoints: { main: 'scripts/package/entry.ts' },
-      outdir: libDir,
-      outExtension: { '.js': '.mjs' },
-      bundle: true,
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node20',
-      minify: true,
-      legalComments: 'none',
-      metafile: true,
-      logLevel: 'silent',
-      // CommonJS dependencies (prom-client) call require() for Node's modules; give every chunk one.
-      banner: {
-        js: "import{createRequire as __hfi1CreateRequire}from'node:module';const require=__hfi1CreateRequire(import.meta.url);",
-      },
-      plugins: [fixedVersion(version)],
-    });
+    const result = await bundleCli(rootDir, libDir, { plugins: [fixedVersion(version)] });
     let bundleBytes = 0;
     for (const [file, out] of Object.entries(result.metafile.outputs)) if (file.endsWith('.mjs')) bundleBytes += out.bytes;
 

@@ -44,7 +44,9 @@ describe('invariant report', () => {
     const { u } = withTraffic();
     // s20_Idle (3) + e10_GoHwStart (1) → s99_Running (10): no such row.
     u.host.log.write(u.host.sched.nowNs, LogKind.event, 0, 1, 3, 10);
-    expect(invariantViolations(u).join('\n')).toMatch(/s20_Idle \+ e10_GoHwStart → s99_Running is not in the driver's transition table/);
+    expect(invariantViolations(u).join('\n')).toMatch(
+      /s20_Idle \+ e10_GoHwStart → s99_Running is not in the driver's transition table/,
+    );
   });
 
   it('flags a lost wake-up: a waiter on dmawait of an idle, empty, running engine', () => {

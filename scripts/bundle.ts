@@ -1,0 +1,71 @@
+// The command's bundled entry: src/ and its dependencies as minified ESM, split at the CLI's lazy
+// imports, so that a command loads a few files and compiles only what it runs. `npm ci` (the
+// `prepare` script) builds it into dist/bundle, where bin/hfi1-sdma.js loads it, with koffi left in
+// node_modules; `npm run package` builds the same into the release artifact.
+import { fileURLToPath } from 'node:url';
+import { type BuildResult, build, type Plugin } from 'esbuild';
+
+/** What differs between the checkout's bundle and the artifact's. */
+export interface BundleExtra {
+  plugins?: Plugin[];
+  /** Packages left to be loaded at run time (koffi in a checkout, where node_modules has it). */
+  external?: string[];
+  /** Also write a source map beside each file (the checkout's bundle). */
+  sourcemap?: boolean;
+}
+
+/**
+ * string-width (through yargs' cliui) builds an Intl.Segmenter when it is loaded, which costs
+ * several milliseconds of every start; build it on first use instead (help and usage text only).
+ */
+const lazySegmenter: Plugin = {
+  name: 'lazy-segmenter',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/ }, async (args) => {
+      const { readFile } = await import('node:fs/promises');
+      const source = await readFile(args.path, 'utf8');
+      const eager = 'const segmenter = new Intl.Segmenter();';
+      const lazy =
+        'let segmenterMade;\nconst segmenter = { segment: (s) => (segmenterMade ??= new Intl.Segmenter()).segment(s) };';
+      return { contents: source.includes(eager) ? source.replace(eager, lazy) : source, loader: 'js' };
+    });
+  },
+};
+
+/** Bundle the command-line entry into `outdir` (main.mjs and its chunks). */
+export async function bundleCli(
+  rootDir: string,
+  outdir: string,
+  extra: BundleExtra = {},
+): Promise<BuildResult<{ metafile: true }>> {
+  return build({
+    absWorkingDir: rootDir,
+    entryPoints: { main: 'scripts/package/entry.ts' },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none',
+    metafile: true,
+    logLevel: 'silent',
+    sourcemap: extra.sourcemap === true ? 'linked' : false,
+    external: extra.external ?? [],
+    // CommonJS dependencies (prom-client) call require() for Node's modules; give every chunk one.
+    banner: {
+      js: "import{createRequire as __hfi1CreateRequire}from'node:module';const require=__hfi1CreateRequire(import.meta.url);",
+    },
+    plugins: [lazySegmenter, ...(extra.plugins ?? [])],
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const { rmSync } = await import('node:fs');
+  const out = `${root}dist/bundle`;
+  rmSync(out, { recursive: true, force: true });
+  await bundleCli(root, out, { external: ['koffi'], sourcemap: true });
+}
