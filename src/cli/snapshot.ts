@@ -85,14 +85,9 @@ export const snapshotCommand: CommandSpec = {
     if (explicit && ctx.global.backend !== 'emu' && checkSysroot(sysroot) === 'snapshot') {
       throw usageError(`--sysroot ${sysroot} is a snapshot already: snapshot captures a host or a sysroot directory`);
     }
-    let emulated = ctx.global.backend === 'emu';
-    // Only a bare --backend auto on a host without a unit captures the emulator instead.
-    if (ctx.global.backend === 'auto' && !explicit) {
-      const { findUnits } = await import('../hw/index.js');
-      emulated = (await findUnits(sysroot)).length === 0;
-      if (emulated)
-        ctx.io.stderr(`hfi1-sdma: no hfi1 unit under ${sysroot}: capturing the emulator's host instead (--backend emu)\n`);
-    }
+    // A capture goes to support as this host's: it never falls back to the emulator; only an
+    // explicit --backend emu captures the emulator's host.
+    const emulated = ctx.global.backend === 'emu';
     const m = emulated
       ? await captureEmulated(ctx.global, out, meta, pace)
       : await captureSnapshot(sysroot, out, meta, {

@@ -113,7 +113,10 @@ export async function captureSnapshot(
 ): Promise<ManifestV2> {
   const units = await discoverUnits(sysroot);
   if (units.length === 0) {
-    throw new Hfi1SdmaError('E_NO_DEVICE', `no hfi1 unit under ${join(sysroot, 'sys/class/infiniband')}: nothing to capture`);
+    throw new Hfi1SdmaError(
+      'E_NO_DEVICE',
+      `no hfi1 unit under ${join(sysroot, 'sys/class/infiniband')}: nothing to capture; run 'hfi1-sdma doctor' (--backend emu captures the emulator's host instead)`,
+    );
   }
   const m: ManifestV2 = {
     format: FORMAT_V2,

@@ -53,6 +53,21 @@ describe('hfi1-sdma as a child process', () => {
     },
   );
 
+  it.skipIf(HOST_HAS_HFI1)(
+    'snapshot on a host without a unit captures nothing (exit 66) and never the emulator (skipped: this host has an hfi1 unit)',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'e2e-snap-'));
+      try {
+        const r = runChild(['snapshot', '-o', join(dir, 'x.tar.gz')]);
+        expect(r.code).toBe(66);
+        expect(r.stderr).toMatch(/no hfi1 unit under .*: nothing to capture/);
+        expect(readdirSync(dir)).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('show, ring, fit and decode', () => {
     const show = runChild([...EMU, 'show', '2']);
     expect(show.code).toBe(0);
