@@ -41,6 +41,18 @@ export function formatBytes(n: number): string {
   return mib >= 1 ? `${Number(mib.toFixed(1))} MiB` : `${Number((n / 1024).toFixed(1))} KiB`;
 }
 
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+/** The scratch buffer, at least `bytes` long, keeping its first `keep` bytes when it grows. */
+function scratchOf(bytes: number, keep = 0): Buffer {
+  if (scratch.length < bytes) {
+    const bigger = Buffer.allocUnsafeSlow(Math.max(bytes, scratch.length * 2));
+    scratch.copy(bigger, 0, 0, keep);
+    scratch = bigger;
+  }
+  return scratch.subarray(0, bytes);
+}
+
 /**
  * The whole of a regular file, read synchronously, failing with SourceFileError when it is not a
  * regular file (checked before opening, so no device is ever opened, and again on the open fd)
@@ -53,14 +65,15 @@ export function readRegularFile(path: string, capBytes: number): Buffer {
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(st));
-    // sysfs reports 4096 and debugfs/procfs 0 whatever they hold: the size is only a hint.
-    let buf = Buffer.allocUnsafe(Math.min(capBytes + 1, Math.max(st.size + 1, 8192)));
+    // sysfs reports 4096 and debugfs/procfs 0 whatever they hold: the size is only a hint. Reads
+    // go through one scratch buffer (grown up to the cap, kept) and each result is copied out at
+    // its exact size, so a watch reading hundreds of small files a second does not churn
+    // page-sized buffers through the allocator (RSS stays flat).
+    let buf = scratchOf(Math.min(capBytes + 1, Math.max(st.size + 1, 8192)));
     let total = 0;
     for (;;) {
       if (total === buf.length) {
-        const bigger = Buffer.allocUnsafe(Math.min(capBytes + 1, buf.length * 2));
-        buf.copy(bigger, 0, 0, total);
-        buf = bigger;
+        buf = scratchOf(Math.min(capBytes + 1, buf.length * 2), total);
       }
       const n = readSync(fd, buf, total, buf.length - total, null);
       if (n === 0) break;
@@ -69,7 +82,7 @@ export function readRegularFile(path: string, capBytes: number): Buffer {
         throw new SourceFileError('EFBIG', path, `holds more than ${formatBytes(capBytes)}`, capBytes);
       }
     }
-    return buf.subarray(0, total);
+    return Buffer.from(buf.subarray(0, total));
   } finally {
     closeSync(fd);
   }
