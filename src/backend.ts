@@ -45,6 +45,41 @@ export interface UnitInfo {
   descqCnt: number;
   /** Every source with its readability. */
   sources: SourceStatus[];
+  /** The adapter's, driver's and host's identity, where the backend can read it. */
+  context?: UnitContext;
+}
+
+/**
+ * What identifies the adapter, its driver and its host, for headers and bug reports: the RDMA
+ * core's device files (`fw_ver`, `board_id`, `hw_rev`, `serial`, `boardversion`), the driver
+ * module's `version` and `srcversion`, the PCI link (`current_link_speed`, `current_link_width`)
+ * and the kernel release. Each field is null when its file is not there or not readable.
+ */
+export interface UnitContext {
+  kernelRelease: string | null;
+  driverVersion: string | null;
+  driverSrcversion: string | null;
+  fwVer: string | null;
+  boardId: string | null;
+  hwRev: string | null;
+  serial: string | null;
+  boardVersion: string | null;
+  pciLinkSpeed: string | null;
+  pciLinkWidth: string | null;
+}
+
+/**
+ * The port's link as the RDMA core's sysfs shows it (`ports/1/state`, `phys_state`, `rate`): a
+ * link that is down explains engines parked in `s20_Idle`. Names are printed without their
+ * number (`4: ACTIVE` is `ACTIVE`); each field is null when its file is not readable.
+ */
+export interface LinkState {
+  /** Logical port state: `ACTIVE`, `ARMED`, `INIT`, `DOWN`, … */
+  state: string | null;
+  /** Physical port state: `LinkUp`, `Polling`, `Disabled`, `Offline`, … */
+  physState: string | null;
+  /** The rate line as printed, e.g. `100 Gb/sec (4X EDR)`. */
+  rate: string | null;
 }
 
 /** Per-engine CSR values (SEND_DMA_* per-engine CSRs, chip_registers.h), as read from the BAR or printed in the sdes header. */
@@ -199,6 +234,8 @@ export interface Unit {
   ring(engine: number): Promise<RingDump>;
   /** Every distinct warning (by key) the unit's sources raised since it was opened; optional. */
   warnings?(): readonly SourceWarning[];
+  /** The port's link now (read at each call); null when no source shows it. Optional. */
+  link?(): Promise<LinkState | null>;
 }
 
 /**
