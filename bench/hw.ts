@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { writeBarImage } from '../src/emu/bar-image.js';
 import { sdesText } from '../src/emu/sdes.js';
 import { EmuUnit } from '../src/emu/unit.js';
+import { openBarWindow } from '../src/hw/bar.js';
 import { parseSdes } from '../src/hw/parse/sdes.js';
-import { ENGINE_CSR_OFFSETS, engineReg, openSdmaWindow, readEngineCsrs, SDMA_WINDOW } from '../src/hw/regs.js';
+import { ENGINE_CSR_OFFSETS, engineReg, readEngineCsrs, SDMA_WINDOW } from '../src/hw/regs.js';
 import { type BenchResult, type BenchSuite, nsPerOp, ratioResult } from './harness.js';
 
 /**
@@ -45,7 +46,8 @@ function barSuite(): ReturnType<BenchSuite['run']> {
     const regs = new Map<number, bigint>();
     for (let e = 0; e < 16; e++) for (const off of ENGINE_CSR_OFFSETS) regs.set(engineReg(off, e), BigInt(e * 0x1000 + off));
     writeBarImage(path, regs);
-    const win = openSdmaWindow(path);
+    // The live host's path: the mapped window (an image elsewhere is read with pread).
+    const win = openBarWindow(path, SDMA_WINDOW);
     // The raw baseline: the same 160 loads from a BigUint64Array over the same bytes.
     const raw = new BigUint64Array(SDMA_WINDOW.length / 8);
     for (const [off, v] of regs) raw[(off - SDMA_WINDOW.start) / 8] = v;

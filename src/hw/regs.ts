@@ -21,6 +21,7 @@ import {
 } from '../progress/constants.js';
 import { isAllOnes } from '../progress/csr.js';
 import { openBarWindow, type RegisterWindow, type WindowSpec } from './bar.js';
+import { openFileWindow } from './bar-file.js';
 
 const TXE_BASE = 0x1800000; // the BAR0 map, chip_registers.h TXE region
 const SEND_DMA_ERR_STATUS = 0x1800060; // SEND_DMA device registers, chip_registers.h
@@ -45,9 +46,13 @@ export const SDMA_WINDOW: WindowSpec = {
   ],
 };
 
-/** Map the SDMA registers of a device's resource0 read-only. */
+/**
+ * The SDMA registers of a device's resource0, read-only: a live host's sysfs resource (a path
+ * under /sys/) is mapped; a BAR image under any other sysroot (an emulated host, an unpacked
+ * snapshot) is read with pread, which needs no FFI and cannot fault.
+ */
 export function openSdmaWindow(resource0: string): RegisterWindow {
-  return openBarWindow(resource0, SDMA_WINDOW);
+  return resource0.startsWith('/sys/') ? openBarWindow(resource0, SDMA_WINDOW) : openFileWindow(resource0, SDMA_WINDOW);
 }
 
 /** Per-engine register offset (SEND_DMA_* per-engine CSRs, chip_registers.h: base + 0x100 × engine). */

