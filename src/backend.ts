@@ -162,7 +162,7 @@ export interface EngineSample {
   /** User CPU list (sysfs cpu_list, sdma<N>/vl and cpu_list, sysfs.c): `empty` or a list such as `0-3,8`; null if unknown. */
   cpuList: string | null;
   /**
-   * Registers read all-ones (sdma_seqfile_dump_sde, sdma.c, the BAR0 map, chip_registers.h): the device is gone. A gone engine has no state: `state`
+   * Registers read all-ones (sdma_seqfile_dump_sde, sdma.c; the BAR0 map, chip_registers.h): the device is gone. A gone engine has no state: `state`
    * is null (so it is not running), and `csr`/`sw` carry nothing that was read as all-ones.
    */
   gone: boolean;
@@ -183,7 +183,7 @@ export interface SourceWarning {
   message: string;
 }
 
-/** One descriptor of a ring listing (sdma_seqfile_dump_sde, sdma.c, the SDMA_DESC0_ and SDMA_DESC1_ fields, sdma.h). */
+/** One descriptor of a ring listing (sdma_seqfile_dump_sde, sdma.c; the SDMA_DESC0_ and SDMA_DESC1_ fields, sdma.h). */
 export interface RingDescriptor {
   /** Ring slot (masked). */
   slot: number;

@@ -1,4 +1,4 @@
-// `fit`: would N descriptors fit in an engine's ring now (sdma_descq_freecnt, sdma.h, sdma_engine_progress_schedule, sdma.h, struct sdma_txreq, sdma_txreq.h)?
+// `fit`: would N descriptors fit in an engine's ring now (sdma_descq_freecnt, sdma.h; sdma_engine_progress_schedule, sdma.h; struct sdma_txreq, sdma_txreq.h)?
 import type { Argv } from 'yargs';
 import { Hfi1SdmaError, usageError } from '../errors.js';
 import { MAX_DESC } from '../progress/constants.js';

@@ -1,4 +1,4 @@
-// `ring <engine>`: the decoded descriptors between software head and tail (sdma_seqfile_dump_sde, sdma.c, the descriptor fields, sdma.h).
+// `ring <engine>`: the decoded descriptors between software head and tail (sdma_seqfile_dump_sde, sdma.c; the descriptor fields, sdma.h).
 import type { RingDump } from '../backend.js';
 import { hex16 } from '../progress/descriptor.js';
 import type { CommandSpec } from './context.js';

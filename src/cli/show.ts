@@ -1,4 +1,4 @@
-// `show <engine>`: one engine in full, with CTRL, STATUS and ENG_ERR_STATUS decoded (SEND_DMA_* per-engine CSRs, chip_registers.h, SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
+// `show <engine>`: one engine in full, with CTRL, STATUS and ENG_ERR_STATUS decoded (SEND_DMA_* per-engine CSRs, chip_registers.h; SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
 import type { EngineSample, UnitInfo } from '../backend.js';
 import { ctrlNames, decodeEngErr, decodeStatus } from '../progress/csr.js';
 import { freeCount, inFlight, inProcess, scheduleThreshold } from '../progress/ring.js';

@@ -1,5 +1,5 @@
 // A regular file standing in for resource0: 64 MiB, sparse, registers pwritten at their offsets
-// (the BAR0 map, chip_registers.h, SEND_DMA_* per-engine CSRs, chip_registers.h). Used to build hosts for tests and benchmarks; the emulator's own writer keeps
+// (the BAR0 map, chip_registers.h; SEND_DMA_* per-engine CSRs, chip_registers.h). Used to build hosts for tests and benchmarks; the emulator's own writer keeps
 // its image current in place (sysroot.ts).
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { BAR0_SIZE } from '../progress/constants.js';

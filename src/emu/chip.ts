@@ -1,6 +1,6 @@
-// The chip side of one engine: the per-engine CSRs of SEND_DMA_* per-engine CSRs, chip_registers.h holding what the driver programs
+// The chip side of one engine: the per-engine CSRs (SEND_DMA_*, chip_registers.h) holding what the driver programs
 // (init_sdma_regs, sdma.c), descriptor fetch at a configured rate with the generation check (SDMA_DESC1_GENERATION, sdma.h), HEAD and the
-// head write-back (the head write-back, sdma.c), and the three interrupt sources of the engine interrupt masks, sdma.c. Completions are applied in
+// head write-back (the head write-back, sdma.c), and the three interrupt sources of an engine (its interrupt masks, sdma.c). Completions are applied in
 // steps of at most `maxBatch` descriptors, ending early at an INT_REQ descriptor or when the
 // DESC_CNT progress threshold is reached, so HEAD moves as the chip finishes each step.
 import {
@@ -198,7 +198,7 @@ export class Chip {
     }
   }
 
-  /** This engine's pending bits of CCE_INT_STATUS #3 as the the engine interrupt masks, sdma.c masks (for the BAR image). */
+  /** This engine's pending bits of CCE_INT_STATUS #3 as the engine's interrupt masks (sdma.c) (for the BAR image). */
   pendingStatusMask(): number {
     let m = 0;
     if (this.pending & INT_SDMA) m += 2 ** this.idx;

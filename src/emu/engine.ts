@@ -26,7 +26,7 @@ export class Engine {
   headSeq = 0;
   /** waitlock sequence (struct sdma_engine locks, sdma.h). */
   waitSeq = 0;
-  /** last_status as a number (masks of the engine interrupt masks, sdma.c fit in 48 bits). */
+  /** last_status as a number (the engine's interrupt masks, sdma.c; fit in 48 bits). */
   lastStatus = 0;
   sdmaIntCnt = 0;
   progressIntCnt = 0;

@@ -5,7 +5,7 @@ import { SDMA_AHG_APPLY_UPDATE2, SDMA_DESC1_HEAD_TO_HOST, SDMA_DESC1_INT_REQ } f
 import { descAhgMode, descByteCount, descFirst, descGeneration, generationFromTail } from '../progress/descriptor.js';
 import type { EmuConfig } from './host.js';
 
-/** Local interrupt bits; the engine turns them into the the engine interrupt masks, sdma.c masks. */
+/** Local interrupt bits; the engine turns them into its interrupt masks (sdma.c). */
 export const INT_SDMA = 1;
 export const INT_PROGRESS = 2;
 export const INT_IDLE = 4;

@@ -97,7 +97,7 @@ export interface Host {
   afterSeqSample: ((engine: number) => void) | null;
   /** `hfi1 <bdf>: hfi1_<u>: `, the prefix of the unit's kernel log lines (the driver log lines, sdma.c). */
   readonly logPrefix: string;
-  /** Kernel log lines (dmesg text of the driver log lines, sdma.c), bounded. */
+  /** Kernel log lines (dmesg text of the driver's log lines, sdma.c), bounded. */
   kernelLog: string[];
 }
 

@@ -1,5 +1,5 @@
 // The invariant report of a unit: conservation of txreqs, ring bounds, generations in the ring,
-// state changes only along the table of __sdma_process_event, sdma.c, descq_full_count against failed placements, and
+// state changes only along the transition table (__sdma_process_event, sdma.c), descq_full_count against failed placements, and
 // no lost wake-ups (`emu run`).
 import { decodeAt, emptyDescriptor, generationFromTail } from '../progress/descriptor.js';
 import { inFlight } from '../progress/ring.js';

@@ -1,4 +1,4 @@
-// struct iowait and the sleep callbacks of the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c that call sdma_progress, with the queue
+// struct iowait and the sleep callbacks (iowait_sleep, qp.c; defer_packet_queue, user_sdma.c) that call sdma_progress, with the queue
 // discipline of iowait_queue and the harvest key of sdma_desc_avail (sdma_desc_avail, sdma.c).
 import { SDMA_TXREQ_F_VIP } from '../progress/constants.js';
 import { sdmaProgress, seqChanged } from '../progress/seq.js';
@@ -32,7 +32,7 @@ export class IoWait {
   queuedOn: Engine | null = null;
   /** The IB work list: txreqs parked by iowait_sleep (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c), first one sizes the harvest (sdma_desc_avail, sdma.c). */
   readonly txHead: EmuTx[] = [];
-  /** Outstanding txreqs (sdma_send_txreq, sdma.c, complete_tx, sdma.c). */
+  /** Outstanding txreqs (sdma_send_txreq, sdma.c; complete_tx, sdma.c). */
   sdmaBusy = 0;
   txCount = 0;
   count = 0;
@@ -71,7 +71,7 @@ export function computePriority(w: IoWait): void {
 }
 
 /**
- * The harvest need of sdma_desc_avail, sdma.c: re-prioritise, then the first txreq's num_desc on the work list
+ * The harvest need of sdma_desc_avail (sdma.c): re-prioritise, then the first txreq's num_desc on the work list
  * (a VIP txreq adds 1 to the priority). The TID work list is not modelled (always empty).
  */
 export function harvestNeed(w: IoWait): number {
@@ -94,7 +94,7 @@ function progress(e: Engine, seq: number, tx: EmuTx): boolean {
   return sdmaProgress(e, seq, tx.numDesc) === 1;
 }
 
-/** iowait_sleep (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c, qp.c): -EAGAIN, -EBUSY, or 0 when the QP cannot send (tx dropped). */
+/** iowait_sleep (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c; qp.c): -EAGAIN, -EBUSY, or 0 when the QP cannot send (tx dropped). */
 export function iowaitSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSent: boolean): number {
   if (w.client && !w.client.canSend()) return 0;
   w.txHead.push(tx);
@@ -114,7 +114,7 @@ export function iowaitSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSe
   return EBUSY;
 }
 
-/** defer_packet_queue (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c, user_sdma.c), progress checked inside the wait lock. */
+/** defer_packet_queue (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c; user_sdma.c), progress checked inside the wait lock. */
 export function deferPacketQueue(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSent: boolean): number {
   takeWaitlock(e);
   if (progress(e, seq, tx)) {

@@ -12,7 +12,7 @@ import { type EmuTx, TxPhase } from './tx.js';
 const CAP_USE_SDMA_HEAD = 1 << 6; // the hfi1 module parameters
 const CAP_SDMA_HEAD_CHECK = 1 << 17;
 
-/** The the engine interrupt masks, sdma.c status mask of local interrupt bits for engine `i` (a number: up to 2^47). */
+/** The status mask (the engine's interrupt masks, sdma.c) of local interrupt bits for engine `i` (a number: up to 2^47). */
 export function statusMask(i: number, bits: number): number {
   return (bits & INT_SDMA ? 2 ** i : 0) + (bits & INT_PROGRESS ? 2 ** (16 + i) : 0) + (bits & INT_IDLE ? 2 ** (32 + i) : 0);
 }
@@ -40,7 +40,7 @@ export function completeTx(e: Engine, tx: EmuTx, status: number): void {
 }
 
 /** sdma_gethead (sdma_make_progress, sdma.c): head_dma with USE_SDMA_HEAD while running, else the HEAD CSR. */
-/** The sdma_make_progress, sdma.c sanity rule: `h` lies between the software head and tail slots (inclusive). */
+/** The sanity rule of sdma_make_progress (sdma.c): `h` lies between the software head and tail slots (inclusive). */
 function inWindow(e: Engine, h: number): boolean {
   const swhead = e.descqHead & e.mask;
   const swtail = e.descqTail & e.mask;
@@ -228,7 +228,7 @@ export function flushWorker(e: Engine): void {
   e.lockHead();
 }
 
-/** Software clean-up (the other sdma_make_progress callers, sdma.c, __sdma_process_event, sdma.c): progress with status 0, flush, reset the ring counters. */
+/** Software clean-up (the other sdma_make_progress callers, sdma.c; __sdma_process_event, sdma.c): progress with status 0, flush, reset the ring counters. */
 export function swCleanUp(e: Engine): void {
   e.lockHead();
   const head = e.descqHead;

@@ -1,4 +1,4 @@
-// Reading the model as the contract wants it: the per-engine CSRs at their SEND_DMA_* per-engine CSRs, chip_registers.h offsets (all-ones
+// Reading the model as the contract wants it: the per-engine CSRs at their offsets (SEND_DMA_*, chip_registers.h) (all-ones
 // once the device is gone), EngineSamples and ring listings (sdma_seqfile_dump_sde, sdma.c).
 import type { EngineSample, RingDescriptor, RingDump } from '../backend.js';
 import {

@@ -1,6 +1,6 @@
 // Workload senders: a verbs QP submitting one txreq at a time with sdma_send_txreq and the
 // iowait_sleep callback, or a PSM packet queue submitting batches of up to 8 with
-// sdma_send_txlist and defer_packet_queue, whose writer waits at most 1000 ms (sdma_send_txreq, sdma.c–the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c, user_sdma.c).
+// sdma_send_txlist and defer_packet_queue, whose writer waits at most 1000 ms (sdma_send_txreq, sdma.c; iowait_sleep, qp.c; defer_packet_queue, user_sdma.c; user_sdma.c).
 import { buildTx, isTxFailure, type TxReq } from '../progress/txreq.js';
 import type { Engine } from './engine.js';
 import { Ev, type Host } from './host.js';

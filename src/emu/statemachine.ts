@@ -1,6 +1,6 @@
-// Driving the state machine of the engine state machine, sdma.c: events through step() of src/progress/state.ts, the CTRL
+// Driving the engine state machine (sdma.c): events through step() of src/progress/state.ts, the CTRL
 // write on entry (the state names, sdma.c), the workers the transitions schedule (halt-wait, hw clean-up, sw
-// clean-up), hw start-up (init_sdma_regs, sdma.c) and the engine-error interrupt (__sdma_process_event, sdma.c, SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
+// clean-up), hw start-up (init_sdma_regs, sdma.c) and the engine-error interrupt (__sdma_process_event, sdma.c; SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
 import { ENG_ERR_BITS, SDMA_ENG_ERR_HALT_MASK } from '../progress/constants.js';
 import { isLoggedError } from '../progress/csr.js';
 import { hex } from '../progress/descriptor.js';

@@ -26,7 +26,7 @@ import type { TreeWriter } from './tree.js';
 import { openTree } from './tree-root.js';
 import type { EmuUnit } from './unit.js';
 
-/** The BAR0 bytes the writer owns, as (offset, 8-byte value) pairs: SDMA CSR block and SEND_DMA device registers, chip_registers.h registers. */
+/** The BAR0 bytes the writer owns, as (offset, 8-byte value) pairs: the SDMA CSR block and the SEND_DMA device registers (chip_registers.h). */
 export function barRegisters(u: EmuUnit): { block: Buffer; device: [number, bigint][] } {
   const gone = u.host.gone;
   const block = Buffer.alloc(SDMA_CSR_BLOCK_SIZE, gone ? 0xff : 0);

@@ -4,7 +4,7 @@
 import type { TxReq } from '../progress/txreq.js';
 import type { IoWait } from './iowait.js';
 
-/** Kernel return codes (negative errno values) used by the submission path (sdma_check_progress, sdma.c–the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c). */
+/** Kernel return codes (negative errno values) used by the submission path (sdma_check_progress, sdma.c; iowait_sleep, qp.c; defer_packet_queue, user_sdma.c). */
 export const EINVAL = -22;
 export const EBUSY = -16;
 export const EAGAIN = -11;

@@ -7,7 +7,7 @@ import { selectEngineVl, type VlMap } from '../progress/select.js';
 /** One sender of a workload. */
 export interface SenderSpec {
   kind: 'qp' | 'psm';
-  /** QP number (QPs) or a selector (PSM), used with `vl` to pick the engine as sdma_select_engine_vl, sdma.c does. */
+  /** QP number (QPs) or a selector (PSM), used with `vl` to pick the engine as sdma_select_engine_vl (sdma.c) does. */
   selector: number;
   vl: number;
   /** Packet payload sizes in bytes, chosen uniformly from [lo, hi] in steps of `step`. */
@@ -132,7 +132,7 @@ export function parseWorkload(spec: string, engines: number, map: VlMap, numVls:
   const senders: SenderSpec[] = [];
   // The load is the engine's, shared by its senders.
   const perSender = p.qps + p.psms > 0 ? p.load / (p.qps + p.psms) : 0;
-  // One sender of each kind per engine and per count: selector and VL chosen so that sdma_select_engine_vl, sdma.c's
+  // One sender of each kind per engine and per count: selector and VL chosen so that sdma_select_engine_vl's (sdma.c)
   // selection lands on that engine (VL v owns its engines in ascending order).
   for (let e = 0; e < engines; e++) {
     const load = perSender * (1 - p.spread + 2 * p.spread * (((7 * e) % 16) / 15));

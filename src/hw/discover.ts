@@ -21,7 +21,7 @@ export interface FoundUnit {
   pci: string;
   /** sdma<N> directories found (sdma<N>/vl and cpu_list, sysfs.c); 0 when the kernel has none (before v4.8). */
   engineDirs: number;
-  /** Ring size by the sdma_get_descq_cnt, sdma.c rule from sdma_descq_cnt (2048 when the parameter is not there). */
+  /** Ring size by the rule of sdma_get_descq_cnt (sdma.c) from sdma_descq_cnt (2048 when the parameter is not there). */
   descqCnt: number;
   /** The raw parameter, when readable. */
   descqCntParam: number | null;
@@ -47,7 +47,7 @@ async function pciId(fs: HwFs, dir: string): Promise<{ vendor: number; device: n
   return Number.isNaN(vendor) || Number.isNaN(device) ? null : { vendor, device };
 }
 
-/** The ring size the driver uses, from the module parameter (sdma_get_descq_cnt, sdma.c, the hfi1 module parameters). */
+/** The ring size the driver uses, from the module parameter (sdma_get_descq_cnt, sdma.c; the hfi1 module parameters). */
 export async function readDescqCnt(
   fs: HwFs,
   params: string,

@@ -1,5 +1,5 @@
 // Host-wide facts `doctor` reports besides the per-unit sources: privileges, debugfs, lockdown,
-// the iomem= boot option (pci_mmap_resource, drivers/pci, the hfi1 debugfs tree, debugfs.c).
+// the iomem= boot option (pci_mmap_resource, drivers/pci; the hfi1 debugfs tree, debugfs.c).
 import { join } from 'node:path';
 import { type HwFs, readTextOrNull, realFs } from './fsio.js';
 import { lockdownMode } from './sources.js';

@@ -28,7 +28,7 @@ export interface HwOptions {
 /** Real time in milliseconds. */
 export const realClock: Clock = { nowMs: () => Date.now() };
 
-/** What the unit's ring size checks against: the sdma_get_descq_cnt, sdma.c rule and, when the BAR is readable, LEN_GEN. */
+/** What the unit's ring size checks against: the rule of sdma_get_descq_cnt (sdma.c) and, when the BAR is readable, LEN_GEN. */
 export interface DescqCntCheck {
   fromParam: number;
   fromLenGen: number | null;

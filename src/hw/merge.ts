@@ -34,7 +34,7 @@ export function csrsFromHeader(h: SdesHeader): EngineCsrs {
   };
 }
 
-/** The software fields an sdes header prints (sdma_seqfile_dump_sde, sdma.c, struct sdma_engine, sdma.h). */
+/** The software fields an sdes header prints (sdma_seqfile_dump_sde, sdma.c; struct sdma_engine, sdma.h). */
 export function softwareFromHeader(h: SdesHeader): EngineSoftware {
   return {
     descqTail: h.descqTail,

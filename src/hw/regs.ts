@@ -27,11 +27,11 @@ const TXE_BASE = 0x1800000; // the BAR0 map, chip_registers.h TXE region
 const SEND_DMA_ERR_STATUS = 0x1800060; // SEND_DMA device registers, chip_registers.h
 const SEND_DMA_ERR_MASK = 0x1800068; // SEND_DMA device registers, chip_registers.h
 const SEND_EGRESS_ERR_STATUS = 0x1800080; // SEND_DMA device registers, chip_registers.h
-const SEND_EGRESS_SEND_DMA_STATUS = 0x1800e00; // SEND_DMA device registers, chip_registers.h, + 8 × engine
+const SEND_EGRESS_SEND_DMA_STATUS = 0x1800e00; // SEND_DMA device registers, chip_registers.h; + 8 × engine
 
 /**
  * The mapping: the TXE region up to the end of the SDMA CSR block (the BAR0 map, chip_registers.h), and inside it only the
- * SEND_DMA device registers, chip_registers.h registers and the per-engine block (SEND_DMA_* per-engine CSRs, chip_registers.h, pci_mmap_resource, drivers/pci: the registers the driver itself dumps).
+ * SEND_DMA device registers, chip_registers.h registers and the per-engine block (SEND_DMA_* per-engine CSRs, chip_registers.h; pci_mmap_resource, drivers/pci: the registers the driver itself dumps).
  */
 export const SDMA_WINDOW: WindowSpec = {
   start: TXE_BASE,
@@ -114,7 +114,7 @@ export function descqCntFromLenGen(lenGen: bigint): number | null {
   return length === 0 ? null : length * 64;
 }
 
-/** A register read all-ones: the device is not answering (the BAR0 map, chip_registers.h, sdma_seqfile_dump_sde, sdma.c). */
+/** A register read all-ones: the device is not answering (the BAR0 map, chip_registers.h; sdma_seqfile_dump_sde, sdma.c). */
 export function csrsGone(c: EngineCsrs): boolean {
   return isAllOnes(c.ctrl) && isAllOnes(c.status);
 }

@@ -98,7 +98,7 @@ export const SEND_DMA_MEM_SIZE_OBSERVED = 401408;
 export const CCE_INT_STATUS = 0x110800;
 export const CCE_INT_CLEAR = 0x110a00;
 export const CCE_INT_FORCE = 0x110b00;
-/** SEND_DMA device registers, chip_registers.h, the engine interrupt masks, sdma.c: SDMA interrupt sources live in CCE interrupt register #3. */
+/** SEND_DMA device registers, chip_registers.h; the engine interrupt masks, sdma.c: SDMA interrupt sources live in CCE interrupt register #3. */
 export const CCE_INT_SDMA_REG = 3;
 export const IS_SDMA_START = 192;
 
@@ -167,5 +167,5 @@ export const PCI_VENDOR_INTEL = 0x8086;
 export const PCI_DEVICE_HFI1_DISCRETE = 0x24f0;
 export const PCI_DEVICE_HFI1_INTEGRATED = 0x24f1;
 
-/** An all-ones 64-bit register: the device is not answering (the BAR0 map, chip_registers.h, sdma_seqfile_dump_sde, sdma.c). */
+/** An all-ones 64-bit register: the device is not answering (the BAR0 map, chip_registers.h; sdma_seqfile_dump_sde, sdma.c). */
 export const ALL_ONES_64 = 0xffffffffffffffffn;

@@ -1,5 +1,5 @@
 // Decoding of the per-engine CSRs an operator looks at: SEND_DMA_CTRL, SEND_DMA_STATUS and
-// SEND_DMA_ENG_ERR_STATUS (SEND_DMA_* per-engine CSRs, chip_registers.h, SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
+// SEND_DMA_ENG_ERR_STATUS (SEND_DMA_* per-engine CSRs, chip_registers.h; SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
 
 import {
   ALL_ONES_64,
@@ -94,12 +94,12 @@ export function isHaltClassError(errStatus: bigint): boolean {
   return (errStatus & SDMA_ENG_ERR_HALT_MASK) !== 0n;
 }
 
-/** The driver logs an engine error (and dumps the ring) unless the halt bit is the only bit (SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h, __sdma_process_event, sdma.c). */
+/** The driver logs an engine error (and dumps the ring) unless the halt bit is the only bit (SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h; __sdma_process_event, sdma.c). */
 export function isLoggedError(errStatus: bigint): boolean {
   return errStatus !== 0n && errStatus !== 1n << BigInt(SDMA_ENG_ERR_HALT_BIT);
 }
 
-/** A register that reads all-ones: the device is gone (the BAR0 map, chip_registers.h, sdma_seqfile_dump_sde, sdma.c). */
+/** A register that reads all-ones: the device is gone (the BAR0 map, chip_registers.h; sdma_seqfile_dump_sde, sdma.c). */
 export function isAllOnes(value: bigint): boolean {
   return value === ALL_ONES_64;
 }

@@ -138,7 +138,7 @@ export function encode(f: DescriptorFields): { qw0: bigint; qw1: bigint } {
   return { qw0: (BigInt(b) << 32n) | BigInt(a), qw1: (BigInt(d) << 32n) | BigInt(c) };
 }
 
-/** Generation of a descriptor written at free-running tail `descqTail` (SDMA_DESC1_GENERATION, sdma.h, submit_tx, sdma.c). */
+/** Generation of a descriptor written at free-running tail `descqTail` (SDMA_DESC1_GENERATION, sdma.h; submit_tx, sdma.c). */
 export function generationFromTail(descqTail: number, shift: number): number {
   return (descqTail >>> shift) & SDMA_DESC1_GENERATION_MASK;
 }
@@ -153,7 +153,7 @@ export function flagString(f: Pick<DescriptorFields, 'intReq' | 'headToHost' | '
   return (f.intReq ? 'I' : '-') + (f.headToHost ? 'H' : '-') + (f.first ? 'F' : '-') + (f.last ? 'L' : '-');
 }
 
-/** Parse a flag string of sdma_seqfile_dump_sde, sdma.c back into its four bits; null when it is not of that form. */
+/** Parse a flag string as sdma_seqfile_dump_sde (sdma.c) prints it back into its four bits; null when it is not of that form. */
 export function parseFlagString(s: string): Pick<DescriptorFields, 'intReq' | 'headToHost' | 'first' | 'last'> | null {
   if (s.length !== 4) return null;
   const i = s[0];

@@ -1,4 +1,4 @@
-// Ring arithmetic on the kernel's free-running counters, with C's wrap semantics (struct sdma_engine, sdma.h, sdma_descq_freecnt, sdma.h).
+// Ring arithmetic on the kernel's free-running counters, with C's wrap semantics (struct sdma_engine, sdma.h; sdma_descq_freecnt, sdma.h).
 // descq_head/descq_tail are u32, tx_head/tx_tail u16, descq_cnt u16; results that the kernel
 // returns as u16 are truncated to 16 bits exactly as C truncates them.
 
@@ -102,7 +102,7 @@ export interface FitReport {
   canEverFit: boolean;
 }
 
-/** Would a request of numDesc descriptors fit now (sdma_descq_freecnt, sdma.h, sdma_send_txreq, sdma.c: num_desc ≤ free count)? */
+/** Would a request of numDesc descriptors fit now (sdma_descq_freecnt, sdma.h; sdma_send_txreq, sdma.c: num_desc ≤ free count)? */
 export function fitReport(descqCnt: number, descqHead: number, descqTail: number, numDesc: number): FitReport {
   const free = freeCount(descqCnt, descqHead, descqTail);
   return {

@@ -1,4 +1,4 @@
-// The head-lock progress sequence and sdma_progress (sdma_progress, sdma.h, the head_lock seqlock, sdma.h).
+// The head-lock progress sequence and sdma_progress (sdma_progress, sdma.h; the head_lock seqlock, sdma.h).
 
 import { freeCount } from './ring.js';
 
@@ -29,7 +29,7 @@ export interface ProgressState {
 }
 
 /**
- * sdma_progress(sde, seq, tx) exactly as sdma_progress, sdma.h: 1 when the sequence moved since `seqAtSleep`
+ * sdma_progress(sde, seq, tx) exactly as sdma_progress (sdma.h): 1 when the sequence moved since `seqAtSleep`
  * and `numDesc` now fits in the free count (with the −1 of sdma_descq_freecnt, sdma.h); 0 otherwise.
  */
 export function sdmaProgress(state: ProgressState, seqAtSleep: number, numDesc: number): 0 | 1 {
@@ -53,7 +53,7 @@ export interface ProgressOutcome {
   descAvail: number | null;
 }
 
-/** sdma_progress as sdma_progress, sdma.h, returning the result, why, and the desc_avail refresh. */
+/** sdma_progress as in sdma.h; returning the result, why, and the desc_avail refresh. */
 export function sdmaProgressOutcome(state: ProgressState, seqAtSleep: number, numDesc: number): ProgressOutcome {
   if (state.seq >>> 0 === seqAtSleep >>> 0) {
     return { result: 0, reason: 'no-movement', moved: false, descAvail: null };

@@ -1,4 +1,4 @@
-// The engine state machine (the state names, sdma.c–__sdma_process_event, sdma.c) as data: state names, CTRL values on entry, events, and the
+// The engine state machine (its state names and __sdma_process_event, sdma.c) as data: state names, CTRL values on entry, events, and the
 // whole transition table. Pairs not in the table have no effect (__sdma_process_event, sdma.c).
 
 /** State names exactly as the driver prints them in debugfs `STE` (the state names, sdma.c). */
@@ -92,7 +92,7 @@ export type TransitionAction =
 /** What `go_s99_running` becomes: set, cleared, or left alone. */
 export type GoEffect = 'set' | 'clear' | 'keep';
 
-/** One row of __sdma_process_event, sdma.c. `next` 'go?' means s99_Running if go_s99_running else s20_Idle. */
+/** One row of the transition table (__sdma_process_event, sdma.c). `next` 'go?' means s99_Running if go_s99_running else s20_Idle. */
 export interface Transition {
   state: StateName;
   event: EventName;
@@ -109,7 +109,7 @@ const T = (
   actions: readonly TransitionAction[] = [],
 ): Transition => ({ state, event, next, go, actions });
 
-/** __sdma_process_event, sdma.c, every listed (state, event) pair. */
+/** __sdma_process_event, sdma.c; every listed (state, event) pair. */
 export const TRANSITIONS: readonly Transition[] = [
   T('s00_HwDown', 'e00_GoHwDown', 's00_HwDown', 'keep'),
   T('s00_HwDown', 'e30_GoRunning', 's10_HwStartUpHaltWait', 'set', ['take-reference']),
@@ -179,7 +179,7 @@ export const TRANSITIONS: readonly Transition[] = [
 
 const TABLE = new Map<string, Transition>(TRANSITIONS.map((t) => [`${t.state}/${t.event}`, t]));
 
-/** The row of __sdma_process_event, sdma.c for (state, event), or undefined: an unlisted pair has no effect. */
+/** The row of the transition table for (state, event), or undefined: an unlisted pair has no effect. */
 export function findTransition(state: StateName, event: EventName): Transition | undefined {
   return TABLE.get(`${state}/${event}`);
 }

@@ -1,4 +1,4 @@
-// Building a request (struct sdma_txreq) and counting its descriptors (struct sdma_txreq, sdma_txreq.h–sdma_txadd_page/kvaddr/daddr, sdma.h), with the
+// Building a request (struct sdma_txreq) and counting its descriptors (struct sdma_txreq, sdma_txreq.h; sdma_txadd_page/kvaddr/daddr, sdma.h), with the
 // corrected pad rule of 2024 (sdma_txadd_page/kvaddr/daddr, sdma.h "Version history"). Errors are typed results, not exceptions:
 // the kernel returns them to its callers, and so do we.
 //
@@ -27,7 +27,7 @@ import {
 } from './constants.js';
 import { withGeneration } from './descriptor.js';
 
-/** The kernel errors a txreq builder returns (sdma_txinit_ahg, sdma.h, sdma_txadd_page/kvaddr/daddr, sdma.h). */
+/** The kernel errors a txreq builder returns (sdma_txinit_ahg, sdma.h; sdma_txadd_page/kvaddr/daddr, sdma.h). */
 export type TxError = 'ENODATA' | 'EMSGSIZE' | 'ENOMEM' | 'EINVAL';
 
 /** A failed step: the kernel's errno name and what went wrong. */
@@ -46,7 +46,7 @@ export type AhgSpec = { kind: 'copy'; entry: number } | { kind: 'update'; entry:
 
 /** Options that are device settings rather than per-request arguments. */
 export interface TxOptions {
-  /** sdma_idle_cnt ≠ 0 (default): LAST descriptors get HEAD_TO_HOST, else INT_REQ (sdma_txadd_page/kvaddr/daddr, sdma.h, the head write-back, sdma.c). */
+  /** sdma_idle_cnt ≠ 0 (default): LAST descriptors get HEAD_TO_HOST, else INT_REQ (sdma_txadd_page/kvaddr/daddr, sdma.h; the head write-back, sdma.c). */
   idleTimeout?: boolean;
   /** Bus address of the device's shared pad buffer (sdma_txadd_page/kvaddr/daddr, sdma.h). */
   padAddr?: number;

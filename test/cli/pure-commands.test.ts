@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 
 describe('fit on explicit numbers', () => {
-  it('reports free 7 and fits false for the sdma.h ring arithmetic, 2048-entry ring shortage (the fit --json shape)', async () => {
+  it('reports free 7 and fits false for the shortage example of a 2048-entry ring (the fit --json shape)', async () => {
     const r = await runCli(['fit', '--descq-cnt', '2048', '--head', '10000', '--tail', '12040', '--num-desc', '9', '--json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);

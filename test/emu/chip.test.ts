@@ -1,5 +1,5 @@
 // The chip side: INT_REQ, progress every DESC_CNT descriptors, the forced progress interrupt of
-// sdma_engine_progress_schedule, sdma.h, head write-back (the head write-back, sdma.c) and the generation check (SDMA_DESC1_GENERATION, sdma.h).
+// sdma_engine_progress_schedule, sdma.h; head write-back (the head write-back, sdma.c) and the generation check (SDMA_DESC1_GENERATION, sdma.h).
 import { describe, expect, it } from 'vitest';
 import { SDMA_TXREQ_F_URGENT } from '../../src/progress/constants.js';
 import { quietUnit, Recorder, txOf } from './support.js';

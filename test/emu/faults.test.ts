@@ -1,4 +1,4 @@
-// Each fault produces the documented sequence of __sdma_process_event, sdma.c, read back from the event log.
+// Each fault produces the documented sequence of __sdma_process_event, sdma.c; read back from the event log.
 import { describe, expect, it } from 'vitest';
 import { parseFault } from '../../src/emu/faults.js';
 import { invariantViolations } from '../../src/emu/invariants.js';

@@ -1,6 +1,6 @@
 // Invariants over random seeds, workloads, ring sizes and fault schedules: every txreq completes
 // exactly once (conservation), no lost wake-up, 0 ≤ tail − head ≤ cnt − 1, generations right,
-// only transitions of __sdma_process_event, sdma.c, descq_full_count equal to the failed placements.
+// only transitions of __sdma_process_event, sdma.c; descq_full_count equal to the failed placements.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { invariantViolations } from '../../src/emu/invariants.js';

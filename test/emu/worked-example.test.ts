@@ -1,4 +1,4 @@
-// The worked examples of sdma.h ring arithmetic, 2048-entry ring replayed on the emulator, field by field.
+// The worked examples of the ring arithmetic (sdma.h; a 2048-entry ring) replayed on the emulator, field by field.
 import { describe, expect, it } from 'vitest';
 import { engineInterrupt } from '../../src/emu/retire.js';
 import { EBUSY } from '../../src/emu/tx.js';
@@ -15,7 +15,7 @@ function exampleState(capMask?: number) {
   return { u, e: u.engineAt(0), rec, a, b, c };
 }
 
-describe('sdma.h ring arithmetic, 2048-entry ring worked example (descq_cnt 2048)', () => {
+describe('ring arithmetic worked example (descq_cnt 2048)', () => {
   it('places A, B and C with the next_descq_idx, generations and counts of the example', () => {
     const { e, a, b, c } = exampleState();
     expect([e.descqHead, e.descqTail, e.txHead, e.txTail]).toEqual([4090, 4100, 100, 103]);
@@ -83,7 +83,7 @@ function shortage() {
   return { u, e, rec, w, tx: rec.tx(txOf(9)) };
 }
 
-describe('sdma.h ring arithmetic, 2048-entry ring shortage example', () => {
+describe('ring arithmetic shortage example (descq_cnt 2048)', () => {
   it('sleeps on dmawait with -EBUSY and DQF + 1; the interrupt at 5001 wakes it, 5002 after', () => {
     const { u, e, w, tx } = shortage();
     expect(u.submit(0, tx, { wait: w.wait, pktsSent: true })).toBe(EBUSY);

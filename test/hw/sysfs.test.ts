@@ -4,7 +4,7 @@ import { parseInterrupts, vectorKey } from '../../src/hw/parse/interrupts.js';
 import { parseCapMask, parseCpuList, parseUintParam, parseVl } from '../../src/hw/parse/sysfs.js';
 import { fixture } from './fixtures.js';
 
-describe('/proc/interrupts (/proc/interrupts)', () => {
+describe('/proc/interrupts', () => {
   const v = parseInterrupts(fixture('proc/interrupts'));
 
   it('sums each engine vector over the CPUs, across units', () => {

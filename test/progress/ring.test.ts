@@ -31,7 +31,7 @@ describe('ring arithmetic (sdma_descq_freecnt, sdma.h)', () => {
     expect(slot(head, 2048)).toBe(0x7f0);
   });
 
-  it('reports the shortage example of sdma.h ring arithmetic, 2048-entry ring: free 7, 9 does not fit', () => {
+  it('reports the shortage example of the ring arithmetic (2048 entries): free 7, 9 does not fit', () => {
     const r = fitReport(2048, 10000, 12040, 9);
     expect(r).toMatchObject({ inFlight: 2040, free: 7, fits: false, scheduleThreshold: 256, canEverFit: true });
   });

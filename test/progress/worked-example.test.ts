@@ -9,7 +9,7 @@ const CNT = 2048;
 const MASK = sdmaMask(CNT);
 const SHIFT = sdmaShift(CNT);
 
-describe('sdma.h ring arithmetic, 2048-entry ring worked example (descq_cnt 2048)', () => {
+describe('ring arithmetic worked example (descq_cnt 2048)', () => {
   // A = 3 descriptors (4090–4092), B = 4 (4093–4096), C = 3 (4097–4099).
   const txs = [
     { name: 'A', first: 4090, n: 3 },
@@ -32,7 +32,7 @@ describe('sdma.h ring arithmetic, 2048-entry ring worked example (descq_cnt 2048
     expect(gens).toEqual([1, 1, 1, 1, 1, 1, 2, 2, 2, 2]);
   });
 
-  // The retirement walk of sdma_make_progress, sdma.c on the primitives: advance descq_head one descriptor at a time
+  // The retirement walk of sdma_make_progress (sdma.c) on the primitives: advance descq_head one descriptor at a time
   // until its slot reaches the hardware head; a tx completes when the slot equals its next index.
   function walk(descqHead: number, txHead: number, hwHead: number) {
     const steps: { descqHead: number; slot: number; completed?: string }[] = [];
@@ -75,7 +75,7 @@ describe('sdma.h ring arithmetic, 2048-entry ring worked example (descq_cnt 2048
   });
 });
 
-describe('sdma.h ring arithmetic, 2048-entry ring shortage example', () => {
+describe('ring arithmetic shortage example (descq_cnt 2048)', () => {
   const before = { descqCnt: CNT, descqHead: 10000, descqTail: 12040 };
 
   it('finds 7 free for a 9-descriptor tx', () => {

@@ -343,7 +343,7 @@ class Scanner implements ScanState {
   }
 }
 
-/** The descriptors of one record as RingDescriptor objects (sdma_seqfile_dump_sde, sdma.c, with qw0/qw1 in the d0/d1 variant). */
+/** The descriptors of one record as RingDescriptor objects (sdma_seqfile_dump_sde, sdma.c; with qw0/qw1 in the d0/d1 variant). */
 export function recordDescriptors(dump: SdesDump, record: SdesRecord): RingDescriptor[] {
   const out: RingDescriptor[] = [];
   for (let i = record.first; i < record.first + record.count; i++) out.push(dump.descriptors.get(i));
