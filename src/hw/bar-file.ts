@@ -5,7 +5,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { Hfi1SdmaError } from '../errors.js';
-import { barError, type RegisterWindow, type WindowSpec } from './bar.js';
+import { barError, checkOffset, type RegisterWindow, type WindowSpec } from './bar.js';
 
 const PAGE = 4096;
 const EACCES = 13;
@@ -34,10 +34,7 @@ class FileWindow implements RegisterWindow {
   read64(offset: number): bigint {
     const fd = this.fd;
     if (fd === null) throw new Hfi1SdmaError('E_INTERNAL', 'read of a closed BAR window');
-    const rel = offset - this.start;
-    if (!(rel >= 0 && rel < this.length) || rel % 8 !== 0 || !this.allowed.some(([a, b]) => offset >= a && offset < b)) {
-      throw new RangeError(`BAR0 offset 0x${offset.toString(16)} is misaligned or outside the registers this program reads`);
-    }
+    checkOffset(offset, this.start, this.length, this.allowed);
     const base = offset - (offset % PAGE);
     let page = this.pages.get(base);
     if (page === undefined) {

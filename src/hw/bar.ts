@@ -58,6 +58,28 @@ export function barError(path: string, call: 'open' | 'mmap', errno: number): Hf
   return new Hfi1SdmaError('E_UNAVAILABLE', `${path}: ${call} failed with errno ${errno}`);
 }
 
+/**
+ * The offset of `offset` inside a window at [start, start + length): RangeError unless it is an
+ * aligned 8-byte register inside one of the allowed ranges. Shared by every kind of window.
+ */
+export function checkOffset(
+  offset: number,
+  start: number,
+  length: number,
+  allowed: readonly (readonly [number, number])[],
+): number {
+  const rel = offset - start;
+  let permitted = false;
+  for (let i = 0; i < allowed.length && !permitted; i++) {
+    const r = allowed[i] as readonly [number, number];
+    permitted = offset >= r[0] && offset < r[1];
+  }
+  if (!(rel >= 0 && rel < length) || (rel & 7) !== 0 || !permitted) {
+    throw new RangeError(`BAR0 offset 0x${offset.toString(16)} is misaligned or outside the registers this program reads`);
+  }
+  return rel;
+}
+
 class MappedWindow implements RegisterWindow {
   private view: BigUint64Array | null;
   private mapping: unknown;
@@ -83,10 +105,7 @@ class MappedWindow implements RegisterWindow {
   read64(offset: number): bigint {
     const view = this.view;
     if (view === null) throw new Hfi1SdmaError('E_INTERNAL', 'read of a closed BAR window');
-    const rel = offset - this.start;
-    if (!(rel >= 0 && rel < this.length) || (rel & 7) !== 0 || !this.permits(offset)) {
-      throw new RangeError(`BAR0 offset 0x${offset.toString(16)} is misaligned or outside the registers this program reads`);
-    }
+    const rel = checkOffset(offset, this.start, this.length, this.allowed);
     return view[rel >>> 3] as bigint;
   }
 
@@ -106,15 +125,6 @@ class MappedWindow implements RegisterWindow {
         `${this.path}: shrank to ${size} bytes while mapped (registers up to 0x${(this.start + this.length).toString(16)} are gone): the device or its image went away`,
       );
     }
-  }
-
-  private permits(offset: number): boolean {
-    const a = this.allowed;
-    for (let i = 0; i < a.length; i++) {
-      const r = a[i] as readonly [number, number];
-      if (offset >= r[0] && offset < r[1]) return true;
-    }
-    return false;
   }
 
   close(): void {

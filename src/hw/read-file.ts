@@ -54,17 +54,32 @@ function scratchOf(bytes: number, keep = 0): Buffer {
 }
 
 /**
- * The whole of a regular file, read synchronously, failing with SourceFileError when it is not a
- * regular file (checked before opening, so no device is ever opened, and again on the open fd)
- * or holds more than `capBytes`. Other failures are Node's errors (ENOENT, EACCES, ELOOP, …).
+ * Open `path` read-only and non-blocking, refusing anything but a regular file: checked before
+ * opening (so no device or FIFO is ever opened) and again on the open descriptor.
  */
-export function readRegularFile(path: string, capBytes: number): Buffer {
+function openRegular(path: string): number {
   const before = statSync(path);
   if (!before.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(before));
   const fd = openSync(path, OPEN_FLAGS);
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(st));
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+  return fd;
+}
+
+/**
+ * The whole of a regular file, read synchronously, failing with SourceFileError when it is not a
+ * regular file (checked before opening, so no device is ever opened, and again on the open fd)
+ * or holds more than `capBytes`. Other failures are Node's errors (ENOENT, EACCES, ELOOP, …).
+ */
+export function readRegularFile(path: string, capBytes: number): Buffer {
+  const fd = openRegular(path);
+  try {
+    const st = fstatSync(fd);
     // sysfs reports 4096 and debugfs/procfs 0 whatever they hold: the size is only a hint. Reads
     // go through one scratch buffer (grown up to the cap, kept) and each result is copied out at
     // its exact size, so a watch reading hundreds of small files a second does not churn
@@ -90,12 +105,8 @@ export function readRegularFile(path: string, capBytes: number): Buffer {
 
 /** Open the file as readRegularFile does and read its first byte (what access(2) cannot tell: lockdown). */
 export function probeRegularFile(path: string): void {
-  const before = statSync(path);
-  if (!before.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(before));
-  const fd = openSync(path, OPEN_FLAGS);
+  const fd = openRegular(path);
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(st));
     readSync(fd, Buffer.alloc(1), 0, 1, 0);
   } finally {
     closeSync(fd);
