@@ -93,6 +93,8 @@ export interface Host {
   readonly stats: EmuStats;
   /** The device reads all-ones (fault `device-gone`). */
   gone: boolean;
+  /** The port's logical state: INIT until the port goes ACTIVE, DOWN after `link-down` until `link-up`. */
+  port: 'INIT' | 'ACTIVE' | 'DOWN';
   /** Test hook: runs between the sequence sample and the sleep callback (sdma_check_progress vs sdma_desc_avail, sdma.c step 4–5). */
   afterSeqSample: ((engine: number) => void) | null;
   /** `hfi1 <bdf>: hfi1_<u>: `, the prefix of the unit's kernel log lines (the driver log lines, sdma.c). */

@@ -19,6 +19,7 @@ import {
   SEND_DMA_MEM_SIZE,
   SEND_DMA_MEM_SIZE_OBSERVED,
 } from '../progress/constants.js';
+import { EMU_CONTEXT, emuLink, linkFileTexts } from './context.js';
 import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
 import { countersBinary, counterTable, procInterrupts } from './sdes.js';
 import { SdesRenderer } from './sdes-render.js';
@@ -135,6 +136,23 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.image(join(pciDir, 'resource0'), BAR0_SIZE, barBlocks(u));
   w.link(join(classDir, 'device'), `../../../bus/pci/devices/${pci}`);
   w.link(join('sys/kernel/debug/hfi1', String(unit)), name);
+
+  // Identity files: they never change, so after the first pass each costs one comparison.
+  const ctx = EMU_CONTEXT;
+  w.file('proc/sys/kernel/osrelease', `${ctx.kernelRelease}\n`);
+  w.file('sys/module/hfi1/version', `${ctx.driverVersion}\n`);
+  w.file('sys/module/hfi1/srcversion', `${ctx.driverSrcversion}\n`);
+  w.file(join(classDir, 'fw_ver'), `${ctx.fwVer}\n`);
+  w.file(join(classDir, 'board_id'), `${ctx.boardId}\n`);
+  w.file(join(classDir, 'hw_rev'), `${ctx.hwRev}\n`);
+  w.file(join(classDir, 'serial'), `${ctx.serial}\n`);
+  w.file(join(classDir, 'boardversion'), `${ctx.boardVersion}\n`);
+  w.file(join(pciDir, 'current_link_speed'), `${ctx.pciLinkSpeed}\n`);
+  w.file(join(pciDir, 'current_link_width'), `${ctx.pciLinkWidth}\n`);
+  const port = linkFileTexts(emuLink(u.host));
+  w.file(join(classDir, 'ports/1/state'), port.state);
+  w.file(join(classDir, 'ports/1/phys_state'), port.phys_state);
+  w.file(join(classDir, 'ports/1/rate'), port.rate);
 
   for (const s of samples) {
     w.file(join(classDir, `sdma${s.engine}`, 'vl'), `${s.vl ?? -1}\n`);
