@@ -3,6 +3,20 @@
 import type { LinkState, UnitContext } from '../backend.js';
 import type { Host } from './host.js';
 
+/** The kernel command line the emulated host booted with (/proc/cmdline). */
+export const EMU_CMDLINE =
+  'BOOT_IMAGE=(hd0,gpt2)/vmlinuz-5.14.0-427.13.1.el9_4.x86_64 root=/dev/mapper/rhel-root ro intel_iommu=on iommu=pt\n';
+
+/** The PCI identity beyond vendor and device (the PCI core's sysfs attributes) of a 100-series HFI. */
+export const EMU_PCI_IDENTITY: Readonly<Record<string, string>> = Object.freeze({
+  subsystem_vendor: '0x8086',
+  subsystem_device: '0xe2ff',
+  revision: '0x11',
+  class: '0x0c8000',
+  max_link_speed: '8.0 GT/s PCIe',
+  max_link_width: '16',
+});
+
 /** A plausible host and adapter: the values the emulator's sysroot shows. */
 export const EMU_CONTEXT: Readonly<UnitContext> = Object.freeze({
   kernelRelease: '5.14.0-427.13.1.el9_4.x86_64',
@@ -38,4 +52,16 @@ export function linkFileTexts(link: LinkState): { state: string; phys_state: str
     phys_state: `${PHYS_NUMBER[phys]}: ${phys}\n`,
     rate: `${link.rate}\n`,
   };
+}
+
+const kmsgCache = new WeakMap<Host, { seq: number; text: string }>();
+
+/** The unit's kernel log as /dev/kmsg records (`prio,seq,usec,-;text`), one per line; cached until a line is added. */
+export function kmsgText(host: Pick<Host, 'kernelLog' | 'kernelLogUs' | 'kernelLogSeq'>): string {
+  const cached = kmsgCache.get(host as Host);
+  if (cached?.seq === host.kernelLogSeq) return cached.text;
+  const first = host.kernelLogSeq - host.kernelLog.length;
+  const text = host.kernelLog.map((line, i) => `4,${first + i},${host.kernelLogUs[i] ?? 0},-;${line}\n`).join('');
+  kmsgCache.set(host as Host, { seq: host.kernelLogSeq, text });
+  return text;
 }

@@ -19,7 +19,7 @@ import {
   SEND_DMA_MEM_SIZE,
   SEND_DMA_MEM_SIZE_OBSERVED,
 } from '../progress/constants.js';
-import { EMU_CONTEXT, emuLink, linkFileTexts } from './context.js';
+import { EMU_CMDLINE, EMU_CONTEXT, EMU_PCI_IDENTITY, emuLink, kmsgText, linkFileTexts } from './context.js';
 import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
 import { countersBinary, counterTable, procInterrupts } from './sdes.js';
 import { SdesRenderer } from './sdes-render.js';
@@ -140,6 +140,8 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   // Identity files: they never change, so after the first pass each costs one comparison.
   const ctx = EMU_CONTEXT;
   w.file('proc/sys/kernel/osrelease', `${ctx.kernelRelease}\n`);
+  w.file('proc/cmdline', EMU_CMDLINE);
+  for (const [f, v] of Object.entries(EMU_PCI_IDENTITY)) w.file(join(pciDir, f), `${v}\n`);
   w.file('sys/module/hfi1/version', `${ctx.driverVersion}\n`);
   w.file('sys/module/hfi1/srcversion', `${ctx.driverSrcversion}\n`);
   w.file(join(classDir, 'fw_ver'), `${ctx.fwVer}\n`);
@@ -153,6 +155,8 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(classDir, 'ports/1/state'), port.state);
   w.file(join(classDir, 'ports/1/phys_state'), port.phys_state);
   w.file(join(classDir, 'ports/1/rate'), port.rate);
+  // The kernel log as a regular file in /dev/kmsg's record form (a capture of this tree reads it).
+  w.file('dev/kmsg', kmsgText(u.host));
 
   for (const s of samples) {
     w.file(join(classDir, `sdma${s.engine}`, 'vl'), `${s.vl ?? -1}\n`);
@@ -165,6 +169,7 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
   w.file(join(dbg, 'counters'), countersBinary(values, endianness() === 'LE'));
   w.file(join(dbg, 'sdma_cpu_list'), '');
+  w.file(join(dbg, 'qp_stats'), ''); // the emulator models engines, not QPs: none to list
 
   const params = 'sys/module/hfi1/parameters';
   w.file(join(params, 'sdma_descq_cnt'), `${cfg.descqCntParam}\n`);

@@ -115,6 +115,8 @@ export class EmuUnit implements Unit {
       port: 'INIT',
       afterSeqSample: null,
       kernelLog: [],
+      kernelLogUs: [],
+      kernelLogSeq: 0,
       logPrefix: `hfi1 ${pci}: hfi1_${unit}: `,
     };
     this.vectorCounts = new Array<number>(engines).fill(0);
