@@ -8,7 +8,12 @@ const NUMBERED = /^(0|[1-9][0-9]{0,2}): ([A-Za-z][A-Za-z0-9_]*)$/;
 const BARE = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 function singleLine(text: string, file: string, what: string): string {
-  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  const nl0 = text.indexOf('\n');
+  if (nl0 === -1) {
+    // The kernel ends the line; a file without its newline was cut short (or is not the kernel's).
+    throw new ParseError({ file, line: 1, column: text.length + 1, text }, `expected ${what} ending in a newline`);
+  }
+  const body = text.slice(0, -1);
   const nl = body.indexOf('\n');
   if (nl !== -1) {
     throw new ParseError(
@@ -30,7 +35,7 @@ export function parsePortState(text: string, file: string): string {
   const name = m ? (m[2] as string) : BARE.test(s) ? s : null;
   if (name === null || name.length > MAX_NAME) {
     const colon = s.indexOf(':');
-    const column = m === null && colon > 0 && /^[0-9]+$/.test(s.slice(0, colon)) ? colon + 2 : 1;
+    const column = m === null && colon > 0 && /^[0-9]+$/.test(s.slice(0, colon)) ? colon + 3 : 1;
     throw new ParseError({ file, line: 1, column, text: s }, "expected a port state as '<number>: <name>' (e.g. '4: ACTIVE')");
   }
   return name;
