@@ -52,7 +52,7 @@ describe('port-state parsers', () => {
     expect(at('4: ACTIVE')).toBe('1:10'); // torn: no newline
     expect(at('4: ACTIVE\n5: LinkUp\n')).toBe('2:1');
     expect(at('\n')).toBe('1:1');
-    expect(() => parsePortState('4: ACTI\u0000VE\n', '/x/state')).toThrow(/\/x\/state:1:1: expected a port state/);
+    expect(() => parsePortState('4: ACTI\u0000VE\n', '/x/state')).toThrow(/\/x\/state:1:4: expected a port state/);
   });
 
   it('rate keeps the line as printed and refuses anything else', () => {
