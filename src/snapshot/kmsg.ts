@@ -3,7 +3,7 @@
 // EAGAIN (opened non-blocking) says there is no more. Under a sysroot other than `/`, only a
 // regular file <sysroot>/dev/kmsg is read (never the host's log, never through a link).
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { formatBytes } from '../hw/read-file.js';
 
 /** The most hfi1 log text a snapshot keeps; the newest lines are kept. */
@@ -47,9 +47,9 @@ export function hfi1Lines(records: Iterable<string>, capBytes = KMSG_KEEP_CAP_BY
   const kept: string[] = [];
   let head = 0;
   let bytes = 0;
-  let records_ = 0;
+  let seen = 0;
   for (const r of records) {
-    records_++;
+    seen++;
     const line = kmsgRecordLine(r);
     if (line === null || !line.includes('hfi1')) continue;
     kept.push(line);
@@ -58,7 +58,7 @@ export function hfi1Lines(records: Iterable<string>, capBytes = KMSG_KEEP_CAP_BY
   }
   const lines = kept.slice(head);
   const note = head === 0 ? null : `the oldest ${head} hfi1 lines were left out to keep the log within ${formatBytes(capBytes)}`;
-  return { text: lines.map((l) => `${l}\n`).join(''), records: records_, kept: lines.length, dropped: head, note };
+  return { text: lines.map((l) => `${l}\n`).join(''), records: seen, kept: lines.length, dropped: head, note };
 }
 
 /** The records of an open /dev/kmsg, up to EAGAIN (EPIPE: a record was overwritten, go on). */
@@ -105,7 +105,7 @@ function why(e: unknown, path: string): string {
 
 /** The hfi1 lines of the kernel log seen from `sysroot`, or why there are none. Never throws. */
 export function readKmsgHfi1(sysroot: string): KmsgLines | { reason: string } {
-  const live = sysroot === '/';
+  const live = resolve(sysroot) === '/';
   const path = live ? '/dev/kmsg' : join(sysroot, 'dev/kmsg');
   if (!live) {
     const st = lstatSync(path, { throwIfNoEntry: false });
