@@ -54,14 +54,8 @@ export function linkFileTexts(link: LinkState): { state: string; phys_state: str
   };
 }
 
-const kmsgCache = new WeakMap<Host, { seq: number; text: string }>();
-
-/** The unit's kernel log as /dev/kmsg records (`prio,seq,usec,-;text`), one per line; cached until a line is added. */
+/** The unit's kernel log as /dev/kmsg records (`prio,seq,usec,-;text`), one per line. */
 export function kmsgText(host: Pick<Host, 'kernelLog' | 'kernelLogUs' | 'kernelLogSeq'>): string {
-  const cached = kmsgCache.get(host as Host);
-  if (cached?.seq === host.kernelLogSeq) return cached.text;
   const first = host.kernelLogSeq - host.kernelLog.length;
-  const text = host.kernelLog.map((line, i) => `4,${first + i},${host.kernelLogUs[i] ?? 0},-;${line}\n`).join('');
-  kmsgCache.set(host as Host, { seq: host.kernelLogSeq, text });
-  return text;
+  return host.kernelLog.map((line, i) => `4,${first + i},${host.kernelLogUs[i] ?? 0},-;${line}\n`).join('');
 }

@@ -73,6 +73,8 @@ const IN_PLACE = true;
 interface SysrootState {
   tree: TreeWriter;
   sdes: SdesRenderer;
+  /** dev/kmsg as last rendered, and the log line count it was rendered at. */
+  kmsg: { seq: number; text: string };
 }
 
 const writers = new WeakMap<EmuUnit, Map<string, SysrootState>>();
@@ -89,7 +91,7 @@ function writerFor(u: EmuUnit, dir: string): SysrootState {
   const key = resolve(dir);
   let w = byDir.get(key);
   if (!w) {
-    w = { tree: openTree(dir, version()), sdes: new SdesRenderer() };
+    w = { tree: openTree(dir, version()), sdes: new SdesRenderer(), kmsg: { seq: -1, text: '' } };
     closeWhenDropped.register(u, w.tree, w.tree);
     byDir.set(key, w);
   }
@@ -156,7 +158,8 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(classDir, 'ports/1/phys_state'), port.phys_state);
   w.file(join(classDir, 'ports/1/rate'), port.rate);
   // The kernel log as a regular file in /dev/kmsg's record form (a capture of this tree reads it).
-  w.file('dev/kmsg', kmsgText(u.host));
+  if (state.kmsg.seq !== u.host.kernelLogSeq) state.kmsg = { seq: u.host.kernelLogSeq, text: kmsgText(u.host) };
+  w.file('dev/kmsg', state.kmsg.text);
 
   for (const s of samples) {
     w.file(join(classDir, `sdma${s.engine}`, 'vl'), `${s.vl ?? -1}\n`);
