@@ -80,6 +80,7 @@ export function dispatch(u: EmuUnit): void {
     case Ev.portActive:
       if (a < 0) for (const e of u.engines) processEvent(e, 'e10_GoHwStart');
       else {
+        if (u.host.port === 'INIT') u.host.port = 'ACTIVE';
         for (const e of u.engines) processEvent(e, 'e30_GoRunning');
         for (const snd of u.senders) snd.start(s.nowNs + u.host.rng.int(0, 10_000));
       }
@@ -98,6 +99,9 @@ function targets(u: EmuUnit, f: FaultSpec): Engine[] {
 /** Apply a fault when its time comes. */
 export function applyFault(u: EmuUnit, f: FaultSpec): void {
   const s = u.host.sched;
+  // The port is one for the unit: a link fault aimed at one engine still moves the port.
+  if (f.name === 'link-down') u.host.port = 'DOWN';
+  if (f.name === 'link-up') u.host.port = 'ACTIVE';
   for (const e of targets(u, f)) {
     u.host.log.write(s.nowNs, LogKind.fault, e.idx, FAULT_NAMES.indexOf(f.name), f.param, 0);
     const c = e.chip;

@@ -93,16 +93,27 @@ export interface Host {
   readonly stats: EmuStats;
   /** The device reads all-ones (fault `device-gone`). */
   gone: boolean;
+  /** The port's logical state: INIT until the port goes ACTIVE, DOWN after `link-down` until `link-up`. */
+  port: 'INIT' | 'ACTIVE' | 'DOWN';
   /** Test hook: runs between the sequence sample and the sleep callback (sdma_check_progress vs sdma_desc_avail, sdma.c step 4–5). */
   afterSeqSample: ((engine: number) => void) | null;
   /** `hfi1 <bdf>: hfi1_<u>: `, the prefix of the unit's kernel log lines (the driver log lines, sdma.c). */
   readonly logPrefix: string;
   /** Kernel log lines (dmesg text of the driver's log lines, sdma.c), bounded. */
   kernelLog: string[];
+  /** Virtual time of each kept kernel log line, in µs (what /dev/kmsg stamps a record with). */
+  kernelLogUs: number[];
+  /** Kernel log lines ever written: the sequence number of the next one. */
+  kernelLogSeq: number;
 }
 
 /** Append a kernel log line (the driver log lines, sdma.c text) with the unit's prefix, keeping the last 1000. */
 export function kernelLogLine(host: Host, text: string): void {
   host.kernelLog.push(`${host.logPrefix}${text}`);
-  if (host.kernelLog.length > 1000) host.kernelLog.splice(0, host.kernelLog.length - 1000);
+  host.kernelLogUs.push(Math.floor(host.sched.nowNs / 1000));
+  host.kernelLogSeq++;
+  if (host.kernelLog.length > 1000) {
+    host.kernelLog.splice(0, host.kernelLog.length - 1000);
+    host.kernelLogUs.splice(0, host.kernelLogUs.length - 1000);
+  }
 }

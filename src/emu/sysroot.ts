@@ -19,6 +19,7 @@ import {
   SEND_DMA_MEM_SIZE,
   SEND_DMA_MEM_SIZE_OBSERVED,
 } from '../progress/constants.js';
+import { EMU_CMDLINE, EMU_CONTEXT, EMU_PCI_IDENTITY, emuLink, kmsgText, linkFileTexts } from './context.js';
 import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
 import { countersBinary, counterTable, procInterrupts } from './sdes.js';
 import { SdesRenderer } from './sdes-render.js';
@@ -72,6 +73,8 @@ const IN_PLACE = true;
 interface SysrootState {
   tree: TreeWriter;
   sdes: SdesRenderer;
+  /** dev/kmsg as last rendered, and the log line count it was rendered at. */
+  kmsg: { seq: number; text: string };
 }
 
 const writers = new WeakMap<EmuUnit, Map<string, SysrootState>>();
@@ -88,7 +91,7 @@ function writerFor(u: EmuUnit, dir: string): SysrootState {
   const key = resolve(dir);
   let w = byDir.get(key);
   if (!w) {
-    w = { tree: openTree(dir, version()), sdes: new SdesRenderer() };
+    w = { tree: openTree(dir, version()), sdes: new SdesRenderer(), kmsg: { seq: -1, text: '' } };
     closeWhenDropped.register(u, w.tree, w.tree);
     byDir.set(key, w);
   }
@@ -136,6 +139,28 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.link(join(classDir, 'device'), `../../../bus/pci/devices/${pci}`);
   w.link(join('sys/kernel/debug/hfi1', String(unit)), name);
 
+  // Identity files: they never change, so after the first pass each costs one comparison.
+  const ctx = EMU_CONTEXT;
+  w.file('proc/sys/kernel/osrelease', `${ctx.kernelRelease}\n`);
+  w.file('proc/cmdline', EMU_CMDLINE);
+  for (const [f, v] of Object.entries(EMU_PCI_IDENTITY)) w.file(join(pciDir, f), `${v}\n`);
+  w.file('sys/module/hfi1/version', `${ctx.driverVersion}\n`);
+  w.file('sys/module/hfi1/srcversion', `${ctx.driverSrcversion}\n`);
+  w.file(join(classDir, 'fw_ver'), `${ctx.fwVer}\n`);
+  w.file(join(classDir, 'board_id'), `${ctx.boardId}\n`);
+  w.file(join(classDir, 'hw_rev'), `${ctx.hwRev}\n`);
+  w.file(join(classDir, 'serial'), `${ctx.serial}\n`);
+  w.file(join(classDir, 'boardversion'), `${ctx.boardVersion}\n`);
+  w.file(join(pciDir, 'current_link_speed'), `${ctx.pciLinkSpeed}\n`);
+  w.file(join(pciDir, 'current_link_width'), `${ctx.pciLinkWidth}\n`);
+  const port = linkFileTexts(emuLink(u.host));
+  w.file(join(classDir, 'ports/1/state'), port.state);
+  w.file(join(classDir, 'ports/1/phys_state'), port.phys_state);
+  w.file(join(classDir, 'ports/1/rate'), port.rate);
+  // The kernel log as a regular file in /dev/kmsg's record form (a capture of this tree reads it).
+  if (state.kmsg.seq !== u.host.kernelLogSeq) state.kmsg = { seq: u.host.kernelLogSeq, text: kmsgText(u.host) };
+  w.file('dev/kmsg', state.kmsg.text);
+
   for (const s of samples) {
     w.file(join(classDir, `sdma${s.engine}`, 'vl'), `${s.vl ?? -1}\n`);
     w.file(join(classDir, `sdma${s.engine}`, 'cpu_list'), `${s.cpuList ?? 'empty'}\n`);
@@ -147,6 +172,7 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
   w.file(join(dbg, 'counters'), countersBinary(values, endianness() === 'LE'));
   w.file(join(dbg, 'sdma_cpu_list'), '');
+  w.file(join(dbg, 'qp_stats'), ''); // the emulator models engines, not QPs: none to list
 
   const params = 'sys/module/hfi1/parameters';
   w.file(join(params, 'sdma_descq_cnt'), `${cfg.descqCntParam}\n`);

@@ -1,12 +1,13 @@
 // EmuUnit: one emulated hfi1 unit — engines, chips, senders and faults on one virtual clock —
 // implementing the contract's Unit and adding the emulator's controls.
-import type { EngineSample, RingDump, Unit, UnitInfo } from '../backend.js';
+import type { EngineSample, LinkState, RingDump, Unit, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { SEND_DMA_MEM_SIZE_OBSERVED, TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import { descqCntFromParam } from '../progress/ring.js';
 import { buildVlMap, selectEngineVl, type VlMap } from '../progress/select.js';
 import type { TxReq } from '../progress/txreq.js';
 import { Chip } from './chip.js';
+import { EMU_CONTEXT, emuLink } from './context.js';
 import { dispatch } from './dispatch.js';
 import { Engine } from './engine.js';
 import { type FaultSpec, parseFault } from './faults.js';
@@ -111,8 +112,11 @@ export class EmuUnit implements Unit {
       },
       stats: new EmuStats(),
       gone: false,
+      port: 'INIT',
       afterSeqSample: null,
       kernelLog: [],
+      kernelLogUs: [],
+      kernelLogSeq: 0,
       logPrefix: `hfi1 ${pci}: hfi1_${unit}: `,
     };
     this.vectorCounts = new Array<number>(engines).fill(0);
@@ -136,6 +140,7 @@ export class EmuUnit implements Unit {
       engines,
       descqCnt,
       sources: [{ source: 'model', readable: true }],
+      context: { ...EMU_CONTEXT },
     };
     // Driver load (__sdma_process_event, sdma.c): e10 to every engine at time 0, the port ACTIVE later.
     this.host.sched.at(0, Ev.portActive, -1);
@@ -271,5 +276,10 @@ export class EmuUnit implements Unit {
 
   async ring(engine: number): Promise<RingDump> {
     return ringDump(this, this.engineAt(engine));
+  }
+
+  /** The port's link now, from the model (DOWN and Polling after `link-down`, until `link-up`). */
+  async link(): Promise<LinkState> {
+    return emuLink(this.host);
   }
 }

@@ -4,6 +4,7 @@ import type { Backend, Clock, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import type { RegisterWindow } from './bar.js';
+import { readUnitContext } from './context.js';
 import { discoverUnits, type FoundUnit } from './discover.js';
 import { type HwFs, realFs, sdesCapBytes } from './fsio.js';
 import { parseSdes } from './parse/sdes.js';
@@ -12,6 +13,7 @@ import { probeSources, readable } from './sources.js';
 import { HwUnit } from './unit.js';
 
 export { openBarWindow, type RegisterWindow } from './bar.js';
+export { contextFiles, linkFiles, readLinkState, readUnitContext } from './context.js';
 export { discoverUnits, findHfiPciDevices } from './discover.js';
 export { HwUnit } from './unit.js';
 
@@ -63,6 +65,7 @@ async function openUnits(sysroot: string, clock: Clock, fs: HwFs): Promise<{ uni
   const out: { unit: HwUnit; check: DescqCntCheck }[] = [];
   for (const u of await discoverUnits(sysroot, fs)) {
     const { sources, warnings } = await probeSources(fs, u);
+    const ctx = await readUnitContext(fs, u.paths);
     let win: RegisterWindow | null = null;
     try {
       if (readable(sources, 'bar')) win = openSdmaWindow(u.paths.resource0);
@@ -73,7 +76,10 @@ async function openUnits(sysroot: string, clock: Clock, fs: HwFs): Promise<{ uni
       } catch {
         // a device that reads all-ones has nothing to compare
       }
-      out.push({ unit: new HwUnit(u, engines, sources, clock, fs, [...u.warnings, ...warnings]), check });
+      out.push({
+        unit: new HwUnit(u, engines, sources, clock, fs, [...u.warnings, ...warnings, ...ctx.warnings], ctx.context),
+        check,
+      });
     } finally {
       win?.close();
     }

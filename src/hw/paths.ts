@@ -15,6 +15,9 @@ export interface UnitPaths {
   resource0: string; // pci_mmap_resource, drivers/pci
   params: string; // sys/module/hfi1/parameters (the hfi1 module parameters)
   lockdown: string; // sys/kernel/security/lockdown
+  portDir: string; // sys/class/infiniband/hfi1_<u>/ports/1 (the RDMA core's port files)
+  moduleDir: string; // sys/module/hfi1 (version, srcversion)
+  osrelease: string; // proc/sys/kernel/osrelease
 }
 
 /** The class directory that lists RDMA devices. */
@@ -46,6 +49,9 @@ export function unitPaths(sysroot: string, name: string, pci: string): UnitPaths
     resource0: join(pciDir, 'resource0'),
     params: join(sysroot, 'sys/module/hfi1/parameters'),
     lockdown: join(sysroot, 'sys/kernel/security/lockdown'),
+    portDir: join(classDir, 'ports/1'),
+    moduleDir: join(sysroot, 'sys/module/hfi1'),
+    osrelease: join(sysroot, 'proc/sys/kernel/osrelease'),
   };
 }
 

@@ -5,9 +5,21 @@
 // readable source gives what it gives; when it is the last such source, the read fails with its
 // own error (65 for malformed input). Registers: sdes, else the BAR. Counters and seq: debugfs
 // counters, else hw_counters, else /proc/interrupts (seq only). VL and CPU list: sysfs only.
-import type { Clock, EngineCsrs, EngineSample, RingDump, SourceStatus, SourceWarning, Unit, UnitInfo } from '../backend.js';
+import type {
+  Clock,
+  EngineCsrs,
+  EngineSample,
+  LinkState,
+  RingDump,
+  SourceStatus,
+  SourceWarning,
+  Unit,
+  UnitContext,
+  UnitInfo,
+} from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
 import type { RegisterWindow } from './bar.js';
+import { readLinkState } from './context.js';
 import type { FoundUnit } from './discover.js';
 import { type HwFs, readSource, sdesCapBytes } from './fsio.js';
 import { type EngineReads, mergeSample } from './merge.js';
@@ -37,13 +49,20 @@ export class HwUnit implements Unit {
     private readonly clock: Clock,
     private readonly fs: HwFs,
     warnings: readonly SourceWarning[] = [],
+    context?: UnitContext,
   ) {
     this.info = { unit: found.unit, name: found.name, pci: found.pci, engines, descqCnt: found.descqCnt, sources };
+    if (context) this.info.context = context;
     this.log = new WarningLog(warnings);
   }
 
   warnings(): readonly SourceWarning[] {
     return this.log.all();
+  }
+
+  /** The port's link now, from ports/1/state, phys_state and rate; null when none is there. */
+  link(): Promise<LinkState | null> {
+    return readLinkState(this.fs, this.found.paths, this.log);
   }
 
   private has(name: Parameters<typeof readable>[1]): boolean {

@@ -91,6 +91,7 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
     },
     sample: (engines) => mapped(async () => (await current.unit(n)).sample(engines), rename),
     ring: (engine) => mapped(async () => (await current.unit(n)).ring(engine), rename),
+    link: () => mapped(async () => (await (await current.unit(n)).link?.()) ?? null, rename),
     warnings: () => collect(n),
   });
 

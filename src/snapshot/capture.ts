@@ -10,18 +10,21 @@ import { Hfi1SdmaError } from '../errors.js';
 import { openBarWindow } from '../hw/bar.js';
 import { discoverUnits, type FoundUnit } from '../hw/discover.js';
 import { SDMA_CSR_BLOCK_SIZE, SDMA_CSR_BLOCK_START } from '../progress/constants.js';
+import { ContextBudget, everyContextFiles, onceContextFiles } from './context.js';
 import {
   barBlockOf,
   DEFAULT_LIMITS,
   FORMAT_V2,
   type Instant,
   instantDir,
+  KMSG_ENTRY,
   MANIFEST,
   MAX_SOURCE_BYTES,
   type ManifestV2,
   type SnapshotLimits,
   type SourceRecord,
 } from './format.js';
+import { readKmsgHfi1 } from './kmsg.js';
 import { ArchiveWriter } from './output.js';
 
 /** How many instants to record and how they are paced. */
@@ -33,6 +36,8 @@ export interface CaptureOptions {
   /** Waits between instants; the emulator's lets virtual time pass and rewrites its tree. */
   sleep: (ms: number) => Promise<void>;
   limits?: SnapshotLimits;
+  /** The cap on the context files (identity, link, parameters, qp_stats); CONTEXT_CAP_BYTES by default. */
+  contextCapBytes?: number;
 }
 
 /** Read one source: a regular file, at most MAX_SOURCE_BYTES; otherwise why not. */
@@ -104,6 +109,19 @@ function everyFiles(u: FoundUnit): string[] {
   return out;
 }
 
+/** The kernel log's hfi1 lines, stored as KMSG_ENTRY with the first instant; never fails. */
+async function addKernelLog(out: ArchiveWriter, sysroot: string, budget: ContextBudget, mtime: Date): Promise<SourceRecord> {
+  const log = readKmsgHfi1(sysroot);
+  if ('reason' in log) return { path: KMSG_ENTRY, captured: false, reason: log.reason };
+  const data = Buffer.from(log.text);
+  const over = budget.take(data.length);
+  if (over !== null) return { path: KMSG_ENTRY, captured: false, reason: over };
+  await out.addFile(`${instantDir(0)}/${KMSG_ENTRY}`, data, mtime);
+  const rec: SourceRecord = { path: KMSG_ENTRY, captured: true };
+  if (log.note !== null) rec.note = log.note;
+  return rec;
+}
+
 /** Capture the sources into `outFile` (.tar.gz) at `samples` instants. Returns the manifest. */
 export async function captureSnapshot(
   sysroot: string,
@@ -130,6 +148,7 @@ export async function captureSnapshot(
     instants: [],
   };
   const rel = (p: string) => relative(sysroot, p);
+  const budget = new ContextBudget(opts.contextCapBytes);
   const out = await ArchiveWriter.create(outFile, opts.limits ?? DEFAULT_LIMITS);
   try {
     const t0 = opts.clock.nowMs();
@@ -141,21 +160,29 @@ export async function captureSnapshot(
       const timeMs = k === 0 ? 0 : Math.max(0, opts.clock.nowMs() - t0);
       const mtime = new Date(meta.now.getTime() + timeMs);
       const instant: Instant = { timeMs, time: mtime.toISOString(), sources: [], barBlocks: [] };
-      const add = async (path: string, sources: SourceRecord[]) => {
+      const add = async (path: string, sources: SourceRecord[], context = false) => {
         const r = readSourceFile(path);
         if ('reason' in r) {
           sources.push({ path: rel(path), captured: false, reason: r.reason });
+          return;
+        }
+        const over = context ? budget.take(r.data.length) : null;
+        if (over !== null) {
+          sources.push({ path: rel(path), captured: false, reason: over });
           return;
         }
         await out.addFile(`${instantDir(k)}/${rel(path)}`, r.data, mtime);
         sources.push({ path: rel(path), captured: true });
       };
       if (k === 0) {
-        for (const f of onceFiles(sysroot, units)) await add(f, instant.sources);
+        for (const f of onceFiles(sysroot, units)) await add(f, instant.sources, f.includes('/parameters/'));
+        for (const f of onceContextFiles(sysroot, units)) await add(f, instant.sources, true);
         m.once = instant.sources.filter((s) => s.captured).map((s) => s.path);
+        instant.sources.push(await addKernelLog(out, sysroot, budget, mtime));
       }
       for (const u of units) {
         for (const f of everyFiles(u)) await add(f, instant.sources);
+        for (const f of everyContextFiles(u)) await add(f, instant.sources, true);
         const block = barBlockOf({ name: u.name, pci: u.pci });
         let data: Buffer | null = null;
         try {

@@ -11,7 +11,15 @@ export interface SourceRecord {
   path: string;
   captured: boolean;
   reason?: string;
+  /** For a captured file: what was left out of it (the kernel log's oldest lines past its cap). */
+  note?: string;
 }
+
+/** Where a snapshot keeps the kernel log's hfi1 lines (dmesg form), beside the first instant's tree. */
+export const KMSG_ENTRY = 'kmsg-hfi1.txt';
+
+/** The most the context files (identity, link, module parameters, qp_stats) may add to one snapshot. */
+export const CONTEXT_CAP_BYTES = 64 * 1024 * 1024;
 
 /** The SDMA CSR block of one unit's BAR0: the small file holding it and where it sits in resource0. */
 export interface BarBlock {

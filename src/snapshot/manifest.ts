@@ -97,6 +97,7 @@ class ManifestChecker {
       if (typeof o.captured !== 'boolean') this.fail(`${where}[${i}].captured`, 'must be true or false', o.captured);
       const rec: SourceRecord = { path, captured: o.captured };
       if (o.reason !== undefined) rec.reason = this.text(o.reason, `${where}[${i}].reason`);
+      if (o.note !== undefined) rec.note = this.text(o.note, `${where}[${i}].note`);
       return rec;
     });
   }

@@ -149,6 +149,8 @@ describe('the two emulator views agree', () => {
       const rb = await (await hw.unit(0)).ring(5);
       const strip = (r: typeof ra) => r.descriptors.map(({ slot, flags, addr, gen, len }) => ({ slot, flags, addr, gen, len }));
       expect(strip(rb)).toEqual(strip(ra));
+      expect((await hw.units())[0]?.context).toEqual((await emu.units())[0]?.context);
+      expect(await (await hw.unit(0)).link?.()).toEqual(await (await emu.unit(0)).link?.());
     } finally {
       await emu.close();
       await hw.close();

@@ -87,6 +87,18 @@ describe('a crafted manifest never writes or reads outside the snapshot', () => 
     await expectRefused(env, evil, /once\[0\] climbs out with \.\./);
   });
 
+  it('a note on a source that is not a short string', async () => {
+    await expectRefused(
+      env,
+      crafted(
+        withManifest(base, (m) => {
+          m.instants[0].sources[0].note = { evil: true };
+        }),
+      ),
+      /instants\[0\]\.sources\[0\]\.note must be a string/,
+    );
+  });
+
   it('unit names and PCI addresses that are paths', async () => {
     await expectRefused(
       env,

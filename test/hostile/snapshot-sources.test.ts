@@ -15,7 +15,7 @@ afterAll(() => {
 });
 
 describe('snapshot of a host with odd source files', () => {
-  it('records a FIFO, /dev/zero and a directory as not captured, and finishes', async () => {
+  it('records a FIFO (a kernel log too), /dev/zero and a directory as not captured, and finishes', async () => {
     const root = mkdtempSync(join(tmpdir(), 'snap-src-'));
     dirs.push(root);
     writeTree(root, { engines: 2 });
@@ -26,6 +26,8 @@ describe('snapshot of a host with odd source files', () => {
     symlinkSync('/dev/zero', join(dbg, 'counters'));
     mkdirSync(join(dbg, 'sdma_cpu_list'));
     expect(spawnSync('mkfifo', [join(root, 'sys/bus/pci/devices', BDF, 'resource0')]).status).toBe(0);
+    mkdirSync(join(root, 'dev'));
+    expect(spawnSync('mkfifo', [join(root, 'dev/kmsg')]).status).toBe(0);
     const out = join(root, 'odd.tar.gz');
     const r = await runCli(['--sysroot', root, '--backend', 'hw', 'snapshot', '-o', out, '--json']);
     expect(r.code).toBe(0);
@@ -39,6 +41,7 @@ describe('snapshot of a host with odd source files', () => {
       'sys/kernel/debug/hfi1/hfi1_0/counters': 'not a regular file',
       'sys/kernel/debug/hfi1/hfi1_0/sdma_cpu_list': 'not a regular file',
       [`sys/bus/pci/devices/${BDF}/resource0`]: 'not a regular file',
+      'kmsg-hfi1.txt': `${join(root, 'dev/kmsg')}: not a regular file; under a sysroot only a regular file stands in for /dev/kmsg`,
     });
   });
 });

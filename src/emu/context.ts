@@ -1,0 +1,61 @@
+// The emulated unit's identity (what the RDMA core, the module loader, the PCI core and procfs
+// would show for a 100-series adapter) and its port's link, following the model's port state.
+import type { LinkState, UnitContext } from '../backend.js';
+import type { Host } from './host.js';
+
+/** The kernel command line the emulated host booted with (/proc/cmdline). */
+export const EMU_CMDLINE =
+  'BOOT_IMAGE=(hd0,gpt2)/vmlinuz-5.14.0-427.13.1.el9_4.x86_64 root=/dev/mapper/rhel-root ro intel_iommu=on iommu=pt\n';
+
+/** The PCI identity beyond vendor and device (the PCI core's sysfs attributes) of a 100-series HFI. */
+export const EMU_PCI_IDENTITY: Readonly<Record<string, string>> = Object.freeze({
+  subsystem_vendor: '0x8086',
+  subsystem_device: '0xe2ff',
+  revision: '0x11',
+  class: '0x0c8000',
+  max_link_speed: '8.0 GT/s PCIe',
+  max_link_width: '16',
+});
+
+/** A plausible host and adapter: the values the emulator's sysroot shows. */
+export const EMU_CONTEXT: Readonly<UnitContext> = Object.freeze({
+  kernelRelease: '5.14.0-427.13.1.el9_4.x86_64',
+  driverVersion: '10.14.0.0',
+  driverSrcversion: '3F2A9C1D0B7E4A6C58D1E20',
+  fwVer: '1.27.0',
+  boardId: 'Intel Omni-Path Host Fabric Interface Adapter 100 Series',
+  hwRev: '0',
+  serial: '0x0063a4c5',
+  boardVersion: 'ChipABI 3.0, ChipRev 7.17, SW Compat 3',
+  pciLinkSpeed: '8.0 GT/s PCIe',
+  pciLinkWidth: '16',
+});
+
+/** The port's rate line (rate_show, RDMA core sysfs.c) for a 4X EDR link. */
+export const EMU_RATE = '100 Gb/sec (4X EDR)';
+
+/** Port states by name with the number the RDMA core prints before it (enum ib_port_state, ib_port_phys_state). */
+const STATE_NUMBER = { DOWN: 1, INIT: 2, ACTIVE: 4 } as const;
+const PHYS_NUMBER = { Polling: 2, LinkUp: 5 } as const;
+
+/** The emulated port's link now: LinkUp unless `link-down` took it (then DOWN and Polling). */
+export function emuLink(host: Pick<Host, 'port'>): LinkState {
+  return { state: host.port, physState: host.port === 'DOWN' ? 'Polling' : 'LinkUp', rate: EMU_RATE };
+}
+
+/** The three port files as the RDMA core prints them (`4: ACTIVE\n`, `5: LinkUp\n`, the rate). */
+export function linkFileTexts(link: LinkState): { state: string; phys_state: string; rate: string } {
+  const state = link.state as keyof typeof STATE_NUMBER;
+  const phys = link.physState as keyof typeof PHYS_NUMBER;
+  return {
+    state: `${STATE_NUMBER[state]}: ${state}\n`,
+    phys_state: `${PHYS_NUMBER[phys]}: ${phys}\n`,
+    rate: `${link.rate}\n`,
+  };
+}
+
+/** The unit's kernel log as /dev/kmsg records (`prio,seq,usec,-;text`), one per line. */
+export function kmsgText(host: Pick<Host, 'kernelLog' | 'kernelLogUs' | 'kernelLogSeq'>): string {
+  const first = host.kernelLogSeq - host.kernelLog.length;
+  return host.kernelLog.map((line, i) => `4,${first + i},${host.kernelLogUs[i] ?? 0},-;${line}\n`).join('');
+}
