@@ -1,15 +1,14 @@
 // One line of debugfs `qp_stats` (qp_iter_print, hfi1 qp.c), in any of its formats: anchored on labels, not on
 // positions. The head up to the counters after `f=` and the tail from `SDE` on are read field by field; the
 // PSN/ring-pointer middle, which no waiter rule uses, is only checked for its character set.
+import { QP_STATE_NAMES, type QpStateName } from '../../progress/waiters.js';
 import type { FormatFamily } from './s-flags.js';
 
 /** QP types as qp_type_str (hfi1 qp.c) prints them. */
 export type QpType = 'SMI' | 'GSI' | 'RC' | 'UC' | 'UD';
 const QP_TYPES: readonly QpType[] = ['SMI', 'GSI', 'RC', 'UC', 'UD'];
 
-/** enum ib_qp_state (ib_verbs.h), by value. */
-export const QP_STATE_NAMES = ['RESET', 'INIT', 'RTR', 'RTS', 'SQD', 'SQE', 'ERR'] as const;
-export type QpStateName = (typeof QP_STATE_NAMES)[number];
+export { QP_STATE_NAMES, type QpStateName };
 
 /** The fields of one line, before the file's layout is applied. */
 export interface QpStatsLine {
