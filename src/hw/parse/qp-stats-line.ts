@@ -2,11 +2,10 @@
 // positions. The head up to the counters after `f=` and the tail from `SDE` on are read field by field; the
 // PSN/ring-pointer middle, which no waiter rule uses, is only checked for its character set.
 import { QP_STATE_NAMES, type QpStateName } from '../../progress/waiters.js';
-import type { FormatFamily } from './s-flags.js';
+import { type FormatFamily, NO_FLAGS, type SFlagsDecoded, type SFlagsLayout } from './s-flags.js';
 
 /** QP types as qp_type_str (hfi1 qp.c) prints them. */
 export type QpType = 'SMI' | 'GSI' | 'RC' | 'UC' | 'UD';
-const QP_TYPES: readonly QpType[] = ['SMI', 'GSI', 'RC', 'UC', 'UD'];
 
 export { QP_STATE_NAMES, type QpStateName };
 
@@ -44,8 +43,13 @@ export interface QpStatsLine {
   sendContext: number | null;
   /** PID: qp->pid, the creating thread (0 for kernel QPs); null in the staging format. */
   pid: number | null;
-  /** Labelled fields after the last known one (a newer driver), as printed. */
-  extra?: string;
+  /** Labelled fields after the last known one (a newer driver), as printed; null when there are none. */
+  extra: string | null;
+  /** Line number (1-based). */
+  line: number;
+  /** The file's s_flags layout, and s_flags decoded in it (set once the file's layout is decided). */
+  layout: SFlagsLayout;
+  flags: SFlagsDecoded;
 }
 
 /** Where a line failed: offset in the whole text and what was expected. */
@@ -77,8 +81,8 @@ export class QpLineScanner {
   end = 0;
   constructor(readonly s: string) {}
 
-  private lit(l: string, what = `expected '${l}'`): void {
-    if (!this.s.startsWith(l, this.p)) throw new LineFail(this.p, what);
+  private lit(l: string, what?: string): void {
+    if (!this.s.startsWith(l, this.p)) throw new LineFail(this.p, what ?? `expected '${l}'`);
     this.p += l.length;
   }
 
@@ -128,22 +132,35 @@ export class QpLineScanner {
     return v;
   }
 
-  /** `%p,%u`: a pointer (hash, raw address, or `(null)` padded to 16 columns) and an index. */
-  private ptrIndex(name: string): [string | null, number | null] {
+  /** The pointer of the last ptrIndex call (null for NULL). */
+  ptr: string | null = null;
+
+  /** `%p,%u`: a pointer (hash, raw address, or `(null)` padded to 16 columns) into `ptr`; the index, or null for NULL. */
+  private ptrIndex(name: 'SDE' | 'SC'): number | null {
     while (this.s.charCodeAt(this.p) === SP && this.p < this.end) this.p++;
     const at = this.p;
-    let ptr: string | null;
     if (this.s.startsWith('(null)', this.p)) {
       this.p += 6;
-      ptr = null;
+      this.ptr = null;
     } else {
-      this.hex(`the ${name} pointer`, 16);
-      ptr = this.s.slice(at, this.p);
-      if (/^0+$/.test(ptr)) ptr = null;
+      const v = this.hex(name === 'SDE' ? 'the SDE pointer' : 'the SC pointer', 16);
+      this.ptr = v === 0 ? null : this.s.slice(at, this.p);
     }
-    this.lit(',', `expected ',' after the ${name} pointer`);
-    const idx = this.dec(`the ${name} index`);
-    return [ptr, ptr === null ? null : idx];
+    this.lit(',', name === 'SDE' ? "expected ',' after the SDE pointer" : "expected ',' after the SC pointer");
+    const idx = this.dec(name === 'SDE' ? 'the SDE index' : 'the SC index');
+    return this.ptr === null ? null : idx;
+  }
+
+  /** The QP type at p (qp_type_str), as a constant, or null. */
+  private qpType(): QpType | null {
+    const s = this.s;
+    const p = this.p;
+    if (s.startsWith('RC', p)) return 'RC';
+    if (s.startsWith('UD', p)) return 'UD';
+    if (s.startsWith('UC', p)) return 'UC';
+    if (s.startsWith('SMI', p)) return 'SMI';
+    if (s.startsWith('GSI', p)) return 'GSI';
+    return null;
   }
 
   /** Parse the line from `start` to `end` (exclusive of the newline). */
@@ -165,18 +182,21 @@ export class QpLineScanner {
     const refcount = this.dec('R (the reference count)');
     this.lit(' ');
     const typeAt = this.p;
-    let te = s.indexOf(' ', this.p);
-    if (te === -1 || te > end) te = end;
-    const type = s.slice(this.p, te) as QpType;
-    if (!QP_TYPES.includes(type))
-      throw new LineFail(typeAt, `unknown QP type '${type}' (qp_type_str prints SMI, GSI, RC, UC or UD)`);
+    let te = typeAt;
+    for (let c = s.charCodeAt(te); c >= 65 && c <= 90 && te < end; c = s.charCodeAt(++te));
+    const type = this.qpType();
+    if (type === null || te - typeAt !== type.length) {
+      throw new LineFail(typeAt, `unknown QP type '${s.slice(typeAt, te)}' (qp_type_str prints SMI, GSI, RC, UC or UD)`);
+    }
     this.p = te;
     // Decimals before f= (or W): state and opcode, with s_hdrwords in the older formats.
-    const pre: number[] = [];
+    let pre = 0;
+    let state = 0;
     while (s.charCodeAt(this.p) === SP && this.p < end) {
       this.p++;
       if (!this.isDigit()) break;
-      pre.push(this.dec('a field before f='));
+      const v = this.dec('a field before f=');
+      if (pre++ === 0) state = v;
     }
     let ifs = false;
     if (s.startsWith('W ', this.p)) {
@@ -199,31 +219,47 @@ export class QpLineScanner {
       iowaitFlags = this.hex('pf= (the iowait flags)', 16);
     }
     const countersAt = this.p + 1;
-    const counters: number[] = [];
+    let counters = 0;
+    let c0 = 0;
+    let c1 = 0;
+    let c2 = 0;
+    let c3 = 0;
     while (s.charCodeAt(this.p) === SP && this.p < end) {
       this.p++;
       if (!this.isDigit()) {
         this.p--;
         break;
       }
-      counters.push(this.dec('a counter after f='));
+      const v = this.dec('a counter after f=');
+      if (counters === 0) c0 = v;
+      else if (counters === 1) c1 = v;
+      else if (counters === 2) c2 = v;
+      else if (counters === 3) c3 = v;
+      counters++;
     }
-    const format = this.family(decimalQpn, pre.length, ifs, iowaitFlags !== null, counters.length, countersAt);
-    const state = pre[0] as number;
+    const format = this.family(decimalQpn, pre, ifs, iowaitFlags !== null, counters, countersAt);
     const twoCounters = format === 'staging';
-    const sdmaPending = counters[0] as number;
-    const pioPending = twoCounters ? null : (counters[1] as number);
-    const onListValue = counters[twoCounters ? 1 : 2] as number;
+    const sdmaPending = c0;
+    const pioPending = twoCounters ? null : c1;
+    const onListValue = twoCounters ? c1 : c2;
     if (onListValue > 1) throw new LineFail(countersAt, 'the on-list counter after f= must be 0 or 1');
-    const ibTx = ifs ? (counters[3] as number) : null;
+    const ibTx = ifs ? c3 : null;
     if (ibTx !== null && ibTx > 1) throw new LineFail(countersAt, 'the IB tx_head counter after f= must be 0 or 1');
-    const sdeAt = s.indexOf(' SDE ', this.p);
-    if (sdeAt === -1 || sdeAt > end) throw new LineFail(this.p, "expected ' SDE ' (the engine) later on the line");
-    for (let i = this.p; i < sdeAt; i++) {
-      if (MIDDLE_OK[s.charCodeAt(i)] !== 1) throw new LineFail(i, 'unexpected character between the counters and SDE');
+    // The middle (PSN, ring pointers, RQP, LID, SL, MTU) up to ' SDE ': checked for its character set only.
+    let i = this.p;
+    for (; i < end; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 83 /* S */ && s.charCodeAt(i - 1) === SP && s.startsWith('SDE ', i)) break;
+      if (MIDDLE_OK[c] !== 1) break;
     }
-    this.p = sdeAt + 5;
-    const [enginePtr, engine] = this.ptrIndex('SDE');
+    if (i >= end || !s.startsWith(' SDE ', i - 1)) {
+      const sde = s.indexOf(' SDE ', this.p);
+      if (sde === -1 || sde > end) throw new LineFail(this.p, "expected ' SDE ' (the engine) later on the line");
+      throw new LineFail(i, 'unexpected character between the counters and SDE');
+    }
+    this.p = i + 4;
+    const engine = this.ptrIndex('SDE');
+    const enginePtr = this.ptr;
     const rec: QpStatsLine = {
       format,
       slot,
@@ -243,6 +279,10 @@ export class QpLineScanner {
       enginePtr,
       sendContext: null,
       pid: null,
+      extra: null,
+      line: 0,
+      layout: 'C',
+      flags: NO_FLAGS,
     };
     if (format !== 'staging') this.tail(rec);
     if (this.p !== end) {
@@ -260,7 +300,7 @@ export class QpLineScanner {
   /** SC, SCQ and PID (every format after staging), then the optional OS, E, RNR and RCD groups in order. */
   private tail(rec: QpStatsLine): void {
     this.lit(' SC ', "expected ' SC ' (the send context) after SDE");
-    rec.sendContext = this.ptrIndex('SC')[1];
+    rec.sendContext = this.ptrIndex('SC');
     this.lit(' SCQ ', "expected ' SCQ ' (the send CQ head and tail)");
     this.dec('SCQ head');
     this.lit(' ');

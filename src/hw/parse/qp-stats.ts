@@ -4,14 +4,7 @@
 // and reported. The `s_flags` layout is decided once per file (decideLayout) and each record decoded in it.
 import type { ParseError } from '../../errors.js';
 import { LineFail, QpLineScanner, type QpStatsLine } from './qp-stats-line.js';
-import {
-  decideLayout,
-  decodeSFlags,
-  type FormatFamily,
-  type LayoutDecision,
-  type SFlagsDecoded,
-  type SFlagsLayout,
-} from './s-flags.js';
+import { decideLayout, decodeSFlags, type FormatFamily, type LayoutDecision, type SFlagsLayout } from './s-flags.js';
 import { errorAt } from './text.js';
 
 export type { QpStateName, QpType } from './qp-stats-line.js';
@@ -19,12 +12,7 @@ export { QP_STATE_NAMES } from './qp-stats-line.js';
 export type { FormatFamily, LayoutDecision, SFlagsLayout } from './s-flags.js';
 
 /** One QP: the line's fields, where it is, and its `s_flags` decoded in the file's layout. */
-export interface QpStatsRecord extends QpStatsLine {
-  /** Line number (1-based). */
-  line: number;
-  layout: SFlagsLayout;
-  flags: SFlagsDecoded;
-}
+export type QpStatsRecord = QpStatsLine;
 
 /** The whole file. */
 export interface QpStatsFile {
@@ -48,9 +36,6 @@ export interface QpStatsOptions {
   file?: string;
   layoutHint?: SFlagsLayout;
 }
-
-/** The decoding of s_flags 0, shared by every record that has it (most QPs). */
-const NO_FLAGS: SFlagsDecoded = Object.freeze({ names: [], waitDmaDesc: false, ioWaits: [] });
 
 /** Parse a whole `qp_stats` file. Throws only ParseError; an unterminated last line is `torn`, not an error. */
 export function parseQpStats(input: Uint8Array | string, opts: QpStatsOptions = {}): QpStatsFile {
@@ -100,7 +85,7 @@ export function parseQpStats(input: Uint8Array | string, opts: QpStatsOptions = 
         `this line is in the ${rec.format} format, line ${formatLine} in the ${format} format: one file has one format`,
       );
     }
-    if (rec.extra !== undefined) {
+    if (rec.extra !== null) {
       if (trailing) trailing.count++;
       else trailing = { line, text: rec.extra, count: 1 };
     }
@@ -123,9 +108,8 @@ function decideFileLayout(format: FormatFamily, lines: QpStatsLine[], lineNos: n
 }
 
 function withLayout(l: QpStatsLine, line: number, d: LayoutDecision): QpStatsRecord {
-  const r = l as QpStatsRecord;
-  r.line = line;
-  r.layout = d.layout;
-  r.flags = l.sFlags === 0 ? NO_FLAGS : decodeSFlags(l.sFlags, d.layout, d.dialect);
-  return r;
+  l.line = line;
+  l.layout = d.layout;
+  if (l.sFlags !== 0) l.flags = decodeSFlags(l.sFlags, d.layout, d.dialect);
+  return l;
 }

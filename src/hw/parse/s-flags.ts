@@ -143,6 +143,9 @@ const IO_WAIT: Readonly<Record<string, IoWait>> = {
   WAIT_KMEM: 'kmem',
 };
 
+/** The decoding of s_flags 0, shared by every record that has it (most QPs). */
+export const NO_FLAGS: SFlagsDecoded = Object.freeze({ names: [], waitDmaDesc: false, ioWaits: [] });
+
 /** Decode an `s_flags` value in the given layout (and, for layout C, the driver's dialect of its high bits). */
 export function decodeSFlags(value: number, layout: SFlagsLayout, dialect: SFlagsDialect = 'upstream'): SFlagsDecoded {
   const names: string[] = [];
