@@ -95,15 +95,14 @@ export class QpLineScanner {
   private dec(name: string, max = 0xffff_ffff): number {
     const s = this.s;
     const start = this.p;
+    const stop = Math.min(this.end, start + 11);
+    let p = start;
     let v = 0;
-    let c = s.charCodeAt(this.p);
-    while (c >= 48 && c <= 57 && this.p < this.end && this.p - start < 11) {
-      v = v * 10 + (c - 48);
-      c = s.charCodeAt(++this.p);
-    }
-    if (this.p === start || v > max || (this.p - start > 1 && s.charCodeAt(start) === 48)) {
+    for (let c = s.charCodeAt(p); c >= 48 && c <= 57 && p < stop; c = s.charCodeAt(++p)) v = v * 10 + (c - 48);
+    if (p === start || v > max || (p - start > 1 && s.charCodeAt(start) === 48)) {
       throw new LineFail(start, `${name} must be an unsigned decimal up to ${max}`);
     }
+    this.p = p;
     return v;
   }
 
@@ -118,17 +117,17 @@ export class QpLineScanner {
   private hex(name: string, digits = 8): number {
     const s = this.s;
     const start = this.p;
+    const stop = Math.min(this.end, start + digits);
+    let p = start;
     let v = 0;
-    for (;;) {
-      const c = s.charCodeAt(this.p);
+    for (; p < stop; p++) {
+      const c = s.charCodeAt(p);
       const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
-      if (d < 0 || this.p >= this.end || this.p - start >= digits) break;
+      if (d < 0) break;
       v = v * 16 + d;
-      this.p++;
     }
-    if (this.p === start || isHexDigit(s.charCodeAt(this.p))) {
-      throw new LineFail(start, `${name} must be hex (%x), 1 to ${digits} digits`);
-    }
+    if (p === start || isHexDigit(s.charCodeAt(p))) throw new LineFail(start, `${name} must be hex (%x), 1 to ${digits} digits`);
+    this.p = p;
     return v;
   }
 
