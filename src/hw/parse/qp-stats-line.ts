@@ -2,7 +2,9 @@
 // positions. The head up to the counters after `f=` and the tail from `SDE` on are read field by field; the
 // PSN/ring-pointer middle, which no waiter rule uses, is only checked for its character set.
 import { QP_STATE_NAMES, type QpStateName } from '../../progress/waiters.js';
-import { type FormatFamily, NO_FLAGS, type SFlagsDecoded, type SFlagsLayout } from './s-flags.js';
+import { isHexDigit, LineCursor, LineFail, SP } from './line-cursor.js';
+import { NO_FLAGS, type SFlagsDecoded, type SFlagsLayout } from './s-flags.js';
+import type { FormatFamily } from './s-flags-layout.js';
 
 /** QP types as qp_type_str (hfi1 qp.c) prints them. */
 export type QpType = 'SMI' | 'GSI' | 'RC' | 'UC' | 'UD';
@@ -52,15 +54,6 @@ export interface QpStatsLine {
   flags: SFlagsDecoded;
 }
 
-/** Where a line failed: offset in the whole text and what was expected. */
-export class LineFail {
-  constructor(
-    readonly offset: number,
-    readonly what: string,
-  ) {}
-}
-
-const SP = 32;
 // Characters the middle (PSN, ring pointers, RQP, LID, SL, MTU, …) may hold: digits, letters, parentheses, space.
 const MIDDLE_OK: Uint8Array = (() => {
   const t = new Uint8Array(256);
@@ -70,86 +63,10 @@ const MIDDLE_OK: Uint8Array = (() => {
   for (const c of '() -') t[c.charCodeAt(0)] = 1;
   return t;
 })();
-function isHexDigit(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
-}
 const EXTRA_FIELDS = /^(?: [A-Za-z][A-Za-z0-9_()]{0,15}(?: [^ ]{1,40}){1,8}){1,16}$/;
 
-/** Reads one line of `s` between `p` and `end` (the newline); every method throws LineFail. */
-export class QpLineScanner {
-  p = 0;
-  end = 0;
-  constructor(readonly s: string) {}
-
-  private lit(l: string, what?: string): void {
-    if (!this.s.startsWith(l, this.p)) throw new LineFail(this.p, what ?? `expected '${l}'`);
-    this.p += l.length;
-  }
-
-  private isDigit(): boolean {
-    const c = this.s.charCodeAt(this.p);
-    return c >= 48 && c <= 57 && this.p < this.end;
-  }
-
-  /** An unsigned decimal of at most `max` (printf %u), no leading zeros. */
-  private dec(name: string, max = 0xffff_ffff): number {
-    const s = this.s;
-    const start = this.p;
-    const stop = Math.min(this.end, start + 11);
-    let p = start;
-    let v = 0;
-    for (let c = s.charCodeAt(p); c >= 48 && c <= 57 && p < stop; c = s.charCodeAt(++p)) v = v * 10 + (c - 48);
-    if (p === start || v > max || (p - start > 1 && s.charCodeAt(start) === 48)) {
-      throw new LineFail(start, `${name} must be an unsigned decimal up to ${max}`);
-    }
-    this.p = p;
-    return v;
-  }
-
-  private signed(name: string): number {
-    const neg = this.s.charCodeAt(this.p) === 45 && this.p < this.end;
-    if (neg) this.p++;
-    const v = this.dec(name, 0x7fff_ffff);
-    return neg ? -v : v;
-  }
-
-  /** Hex digits (printf %x/%lx), 1 to `digits` of them. */
-  private hex(name: string, digits = 8): number {
-    const s = this.s;
-    const start = this.p;
-    const stop = Math.min(this.end, start + digits);
-    let p = start;
-    let v = 0;
-    for (; p < stop; p++) {
-      const c = s.charCodeAt(p);
-      const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
-      if (d < 0) break;
-      v = v * 16 + d;
-    }
-    if (p === start || isHexDigit(s.charCodeAt(p))) throw new LineFail(start, `${name} must be hex (%x), 1 to ${digits} digits`);
-    this.p = p;
-    return v;
-  }
-
-  /** The pointer of the last ptrIndex call (null for NULL). */
-  ptr: string | null = null;
-
-  /** `%p,%u`: a pointer (hash, raw address, or `(null)` padded to 16 columns) into `ptr`; the index, or null for NULL. */
-  private ptrIndex(name: 'SDE' | 'SC'): number | null {
-    while (this.s.charCodeAt(this.p) === SP && this.p < this.end) this.p++;
-    const at = this.p;
-    if (this.s.startsWith('(null)', this.p)) {
-      this.p += 6;
-      this.ptr = null;
-    } else {
-      const v = this.hex(name === 'SDE' ? 'the SDE pointer' : 'the SC pointer', 16);
-      this.ptr = v === 0 ? null : this.s.slice(at, this.p);
-    }
-    this.lit(',', name === 'SDE' ? "expected ',' after the SDE pointer" : "expected ',' after the SC pointer");
-    const idx = this.dec(name === 'SDE' ? 'the SDE index' : 'the SC index');
-    return this.ptr === null ? null : idx;
-  }
-
+/** Reads one line of `qp_stats` between `p` and `end` (the newline); every method throws LineFail. */
+export class QpLineScanner extends LineCursor {
   /** The QP type at p (qp_type_str), as a constant, or null. */
   private qpType(): QpType | null {
     const s = this.s;

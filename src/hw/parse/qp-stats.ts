@@ -3,13 +3,16 @@
 // the out-of-tree IFS drivers). The file is read without locks, so its last line may be cut: that line is left out
 // and reported. The `s_flags` layout is decided once per file (decideLayout) and each record decoded in it.
 import type { ParseError } from '../../errors.js';
-import { LineFail, QpLineScanner, type QpStatsLine } from './qp-stats-line.js';
-import { decideLayout, decodeSFlags, type FormatFamily, type LayoutDecision, type SFlagsLayout } from './s-flags.js';
+import { LineFail } from './line-cursor.js';
+import { QpLineScanner, type QpStatsLine } from './qp-stats-line.js';
+import { decodeSFlags, type SFlagsLayout } from './s-flags.js';
+import { decideLayout, type FormatFamily, type LayoutDecision } from './s-flags-layout.js';
 import { errorAt } from './text.js';
 
 export type { QpStateName, QpType } from './qp-stats-line.js';
 export { QP_STATE_NAMES } from './qp-stats-line.js';
-export type { FormatFamily, LayoutDecision, SFlagsLayout } from './s-flags.js';
+export type { SFlagsLayout } from './s-flags.js';
+export type { FormatFamily, LayoutDecision } from './s-flags-layout.js';
 
 /** One QP: the line's fields, where it is, and its `s_flags` decoded in the file's layout. */
 export type QpStatsRecord = QpStatsLine;
