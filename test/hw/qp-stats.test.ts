@@ -257,3 +257,10 @@ describe('parseQpStats: a large device', () => {
     expect(byQpn(text).size).toBe(1200);
   });
 });
+
+describe('decideLayout edges', () => {
+  it('a high driver bit in the staging format is no evidence for layout C', () => {
+    const text = fixture('qp_stats/staging.txt').replace('f=2000', 'f=80002000');
+    expect(parseQpStats(text).layout).toMatchObject({ layout: 'B', basis: 'default', ambiguous: true });
+  });
+});

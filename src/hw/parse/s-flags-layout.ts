@@ -63,7 +63,8 @@ export function decideLayout(
       ambiguous: false,
     };
   }
-  for (const [line, v] of flags) {
+  // The staging driver never had layout C: a high bit there is no evidence for it.
+  for (const [line, v] of family === 'staging' ? [] : flags) {
     if ((v & LAYOUT_C_ONLY) >>> 0 !== 0) {
       return {
         layout: 'C',
@@ -92,7 +93,9 @@ export function decideLayout(
   // UNSURE: both older families span a layout switch. The staging format (QP%u, qp_iter_print of the staging
   // driver) was printed with layout A (v4.3, private HFI1_S_* in verbs.h) and with layout B (after Adaptive PIO and
   // in rdmavt's first layout); the s_hdrwords formats span B (v4.6 to about v4.13) and C (from about v4.14). We
-  // choose B for both: it covers most of each span and its DMA_DESC bit (0x2000) is never mistaken for TX.
+  // choose B for both: most kernels of each span used it, and a layout-C kernel of that window is usually decided
+  // by value first (HFI1_S_AHG_VALID, qp.h, is set on RC QPs that used AHG). A wrong guess misnames bits 0x800 and
+  // up; the decision says `ambiguous` so a caller can ask for the kernel release instead.
   return {
     layout: 'B',
     dialect: 'upstream',
