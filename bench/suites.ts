@@ -4,6 +4,15 @@ import { coreSuite } from './core.js';
 import { emuSuite } from './emu.js';
 import type { BenchSuite } from './harness.js';
 import { barBenchSuite, parseBenchSuite } from './hw.js';
+import { qpStatsBenchSuite } from './qpstats.js';
 import { raceSuite } from './race.js';
 
-export const SUITES: readonly BenchSuite[] = [coreSuite, parseBenchSuite, barBenchSuite, cliSuite, emuSuite, raceSuite];
+export const SUITES: readonly BenchSuite[] = [
+  coreSuite,
+  parseBenchSuite,
+  qpStatsBenchSuite,
+  barBenchSuite,
+  cliSuite,
+  emuSuite,
+  raceSuite,
+];

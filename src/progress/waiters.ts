@@ -1,0 +1,127 @@
+// Senders asleep waiting for SDMA ring space (or another I/O wait), as a backend reports them: QPs (iowait_sleep,
+// qp.c), PSM writers (defer_packet_queue, user_sdma.c) and IPoIB transmit queues (the ipoib_tx.c sleep callback).
+// Types and pure helpers only: the records come from the emulator's model, debugfs qp_stats, /proc or trace events.
+
+/** What kind of sender waits. */
+export type WaiterKind = 'qp' | 'psm' | 'ipoib';
+export const WAITER_KINDS: readonly WaiterKind[] = ['qp', 'psm', 'ipoib'];
+
+/** Which source said so. */
+export type WaiterSource = 'model' | 'qp_stats' | 'proc' | 'trace';
+
+/** What the sender waits for: the wait-list it sits on (its s_flags bit for a QP; dmawait for PSM and IPoIB). */
+export type WaitFor = 'dma-desc' | 'pio' | 'pio-drain' | 'tx' | 'kmem' | 'unknown';
+
+/** enum ib_qp_state (ib_verbs.h), by value. */
+export const QP_STATE_NAMES = ['RESET', 'INIT', 'RTR', 'RTS', 'SQD', 'SQE', 'ERR'] as const;
+export type QpStateName = (typeof QP_STATE_NAMES)[number];
+
+/** Who waits: a QP (QPN and state), a PSM writer (thread id and command) or an IPoIB queue. */
+export type WaiterIdentity =
+  | { kind: 'qp'; qpn: number; qpState: QpStateName | null }
+  | { kind: 'psm'; pid: number; command: string | null }
+  | { kind: 'ipoib'; netdev: string | null; txq: number | null };
+
+/** One waiter as a backend sees it now. */
+export type Waiter = WaiterIdentity & {
+  waitsFor: WaitFor;
+  /** Descriptors the sender needs before it can go on (its first txreq's num_desc), where the source shows it. */
+  descriptorsNeeded: number | null;
+  /** The engine whose list it is on, or the probable one (qp_stats recomputes it at print time); null when unknown. */
+  engine: number | null;
+  /** On a wait list now (qp_stats: !list_empty(&s_iowait.list)); null when the source does not say. */
+  onList: boolean | null;
+  /** Its own descriptors still in flight (iowait_sdma_pending); their retirement would wake it. Null when unknown. */
+  ownPending: number | null;
+  /** When this backend first saw it waiting (ms, the backend's clock), carried across polls by `carrySince`. */
+  sinceMs: number;
+  source: WaiterSource;
+};
+
+/** Whether a backend can see one kind of waiter, and if not, why and what would help. */
+export interface WaiterVisibility {
+  kind: WaiterKind;
+  visible: boolean;
+  /** The source it is seen through (absent when not visible). */
+  source?: WaiterSource;
+  /** Why it cannot be seen (absent when visible). */
+  reason?: string;
+  /** What the operator can do about it (absent when visible or when nothing helps). */
+  fix?: string;
+}
+
+/** The fields of a parsed debugfs qp_stats record that the waiter rule reads (qp_iter_print, hfi1 qp.c). */
+export interface QpStatsWaitInput {
+  qpn: number;
+  stateName: QpStateName | null;
+  /** The decoded s_flags in the file's layout: the I/O waits that are set. */
+  flags: { waitDmaDesc: boolean; ioWaits: readonly ('dma-desc' | 'pio' | 'pio-drain' | 'tx' | 'kmem')[] };
+  onList: boolean;
+  sdmaPending: number;
+  engine: number | null;
+}
+
+/** A stable key for one waiter across polls (the same sender seen again). */
+export function waiterKey(w: WaiterIdentity): string {
+  switch (w.kind) {
+    case 'qp':
+      return `qp:${w.qpn}`;
+    case 'psm':
+      return `psm:${w.pid}`;
+    case 'ipoib':
+      return `ipoib:${w.netdev ?? ''}:${w.txq ?? ''}`;
+  }
+}
+
+/** The waiting QPs of a qp_stats read at `nowMs`: those whose s_flags has RVT_S_WAIT_DMA_DESC or that sit on a list. */
+export function qpWaiters(records: readonly QpStatsWaitInput[], nowMs: number): Waiter[] {
+  const byQpn = new Map<number, Waiter>();
+  for (const r of records) {
+    if (!r.flags.waitDmaDesc && !r.onList) continue;
+    const waitsFor: WaitFor = r.flags.waitDmaDesc ? 'dma-desc' : (r.flags.ioWaits[0] ?? 'unknown');
+    // A PIO, TX or KMEM waiter sits on a send-context or device list, not on an engine (pio_wait, __get_txreq,
+    // hfi1_wait_kmem); the printed SDE is only meaningful for a dmawait (or an on-list QP whose flag is not yet seen).
+    const onEngine = waitsFor === 'dma-desc' || waitsFor === 'unknown';
+    // A read in several chunks may list a QP twice (the iterator restarts at *pos): the later line wins.
+    byQpn.set(r.qpn, {
+      kind: 'qp',
+      qpn: r.qpn,
+      qpState: r.stateName,
+      waitsFor,
+      descriptorsNeeded: null,
+      engine: onEngine ? r.engine : null,
+      onList: r.onList,
+      ownPending: r.sdmaPending,
+      sinceMs: nowMs,
+      source: 'qp_stats',
+    });
+  }
+  return [...byQpn.values()];
+}
+
+/** Keep `sinceMs` of each waiter already seen in `previous` (same key, same wait); new ones keep theirs. */
+export function carrySince(previous: readonly Waiter[], current: readonly Waiter[]): Waiter[] {
+  const seen = new Map<string, Waiter>();
+  for (const w of previous) seen.set(waiterKey(w), w);
+  return current.map((w) => {
+    const before = seen.get(waiterKey(w));
+    return before && before.waitsFor === w.waitsFor && before.sinceMs < w.sinceMs ? { ...w, sinceMs: before.sinceMs } : w;
+  });
+}
+
+/** The waiters on one engine. */
+export function waitersOnEngine(waiters: readonly Waiter[], engine: number): Waiter[] {
+  return waiters.filter((w) => w.engine === engine);
+}
+
+/** Visibility of every kind, in WAITER_KINDS order, from what the backend knows (kinds it omits are not visible). */
+export function visibilityOf(known: readonly WaiterVisibility[]): WaiterVisibility[] {
+  return WAITER_KINDS.map(
+    (kind) =>
+      known.find((v) => v.kind === kind) ?? {
+        kind,
+        visible: false,
+        reason: 'no source of this backend shows this kind of waiter',
+      },
+  );
+}
