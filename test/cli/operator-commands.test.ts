@@ -196,5 +196,13 @@ describe('fit on an engine', () => {
   it('uses the engine’s descq_head and descq_tail', async () => {
     const r = await run(['fit', '2', '--num-desc', '9', '--json']);
     expect(JSON.parse(r.stdout)).toMatchObject({ descqCnt: 2048, head: 1000, tail: 1300, free: 1747, fits: true });
+    expect(r.code).toBe(0);
+  });
+
+  it('exits 1 when the descriptors do not fit the engine now', async () => {
+    const full = new FakeBackend(() => ({ dh: 10000, dt: 12040 }));
+    const r = await run(['fit', '2', '--num-desc', '9'], full);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/free\s+7/);
   });
 });
