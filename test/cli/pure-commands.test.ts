@@ -60,7 +60,7 @@ describe('decode', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       qw0: '0xc040000000100000',
-      qw1: '0x500002a35',
+      qw1: '0x0000000500002a35',
       first: true,
       last: true,
       len: 64,
