@@ -95,7 +95,8 @@ export const watchCommand: CommandSpec = {
           const first = rows[0];
           if (t0 === null && first) t0 = first.s.timeMs;
           if (screen) {
-            const width = Math.max(40, ctx.io.columns ?? 80);
+            // A terminal that reports no width (0 under some pseudo-terminals) gets 80 columns.
+            const width = ctx.io.columns ? Math.max(40, ctx.io.columns) : 80;
             const title = `hfi1-sdma watch  ${source}  every ${intervalMs} ms  stall ≥ ${stallMs} ms  Ctrl-C stops`;
             const at = rec
               ? `instant ${rec.position() + 1}/${rec.timesMs.length} (+${rec.timesMs[rec.position()] ?? 0} ms)`

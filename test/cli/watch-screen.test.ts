@@ -77,6 +77,14 @@ describe('watch screen width', () => {
     expect(screenOf(narrow.writes.join('')).find((l) => l.startsWith('hfi1_0/3'))).toMatch(/^hfi1_0\/3\s+HwHaltWait/);
   });
 
+  it('a terminal that reports 0 columns gets the 80-column layout, not a cut one', async () => {
+    const t = terminal(0);
+    await watch(t, busy, ['--count', '5']);
+    const screen = screenOf(t.writes.join(''));
+    expect(screen.find((l) => l.startsWith('hfi1_0/2'))).toMatch(/STALLED \(CHIP-NOT-FETCHING\)$/);
+    for (const line of screen) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
   it('shows the wall-clock time and, for the emulator, virtual time', async () => {
     const t = terminal(80);
     await watch(t, busy, ['--count', '2']);
