@@ -89,7 +89,7 @@ async function observe(backend: Backend, units: Unit[]): Promise<Row[]> {
 
 export const enginesCommand: CommandSpec = {
   command: 'engines',
-  describe: 'all engines: state, cpu, vl, heads, tail, in flight, free, DQF, error bits',
+  describe: 'all engines: state, cpu, vl, heads, tail, in flight, free, DQF, error bits; the link and the unit context',
   builder: (y) => y.example('$0 engines', 'the table').example('$0 --backend emu engines --json', 'EngineJson of the emulator'),
   async run(_args, ctx) {
     return withBackend(ctx, async (backend) => {

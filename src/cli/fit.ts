@@ -57,7 +57,7 @@ function render(r: FitJson, where: string): string {
 
 export const fitCommand: CommandSpec = {
   command: 'fit [engine]',
-  describe: 'would N descriptors fit now: free count, headroom, progress-schedule threshold',
+  describe: 'would N descriptors fit now: free count, headroom, progress-schedule threshold (exit 0 fits, 1 not)',
   builder: (y: Argv) =>
     y
       .positional('engine', { type: 'string', describe: 'engine number (omit with --descq-cnt/--head/--tail)' })

@@ -60,7 +60,7 @@ export function screenLines(
 
 export const watchCommand: CommandSpec = {
   command: 'watch',
-  describe: 'live view: heads, in-flight bar, rates and a verdict per engine (NDJSON with --json)',
+  describe: 'live view: a verdict per engine, rates, how long a head is stuck, the link; fits the terminal (NDJSON with --json)',
   builder: (y: Argv) =>
     y
       .option('interval-ms', { type: 'string', default: '1000', describe: 'time between samples' })
