@@ -15,7 +15,7 @@ export interface CommandEntry {
 export const COMMAND_TABLE: readonly CommandEntry[] = [
   {
     command: 'engines',
-    describe: 'all engines: state, cpu, vl, heads, tail, in flight, free, DQF, error bits',
+    describe: 'all engines: state, cpu, vl, heads, tail, in flight, free, DQF, error bits; the link and the unit context',
     load: async () => (await import('./engines.js')).enginesCommand,
   },
   {
@@ -30,7 +30,8 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
   {
     command: 'watch',
-    describe: 'live view: heads, in-flight bar, rates and a verdict per engine (NDJSON with --json)',
+    describe:
+      'live view: a verdict per engine, rates, how long a head is stuck, the link; fits the terminal (NDJSON with --json)',
     load: async () => (await import('./watch.js')).watchCommand,
   },
   {
@@ -40,7 +41,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
   {
     command: 'fit [engine]',
-    describe: 'would N descriptors fit now: free count, headroom, progress-schedule threshold',
+    describe: 'would N descriptors fit now: free count, headroom, progress-schedule threshold (exit 0 fits, 1 not)',
     load: async () => (await import('./fit.js')).fitCommand,
   },
   {

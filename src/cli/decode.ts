@@ -3,7 +3,7 @@ import type { Argv } from 'yargs';
 import { type DescriptorFields, decode, flagString, hex16 } from '../progress/descriptor.js';
 import { parseU64Arg } from './args.js';
 import type { CommandSpec } from './context.js';
-import { hexJson, keyValues } from './format.js';
+import { keyValues } from './format.js';
 
 const AHG_MODES = [
   'none',
@@ -16,8 +16,8 @@ const AHG_MODES = [
 /** The `decode --json` shape (docs/json.md). */
 export function decodeJson(qw0: bigint, qw1: bigint, d: DescriptorFields) {
   return {
-    qw0: hexJson(qw0),
-    qw1: hexJson(qw1),
+    qw0: hex16(qw0),
+    qw1: hex16(qw1),
     first: d.first,
     last: d.last,
     len: d.len,

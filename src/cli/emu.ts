@@ -13,6 +13,7 @@ import { usageError } from '../errors.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
+import { FaultAnnouncer, progressLine } from './emu-progress.js';
 import { emuRaceCommand, raceOptions } from './emu-race.js';
 import { engineJson } from './engine-json.js';
 import { keyValues, table } from './format.js';
@@ -25,16 +26,17 @@ const SPEED_MAX = 1000;
 /** `emu run` without --duration-ms or --at-ms runs one virtual second. */
 const RUN_DEFAULT_MS = 1000;
 
-/** Run a unit to `ms` in chunks, drawing a progress bar on stderr when it is a terminal. */
+/**
+ * Run a unit to `ms` in chunks, drawing a progress line with an ETA on stderr when stderr is a
+ * terminal (whatever stdout is: a redirected --json still shows progress); nothing otherwise.
+ */
 function runWithProgress(u: EmuUnit, ms: number, ctx: CliContext): void {
-  const bar = ctx.io.isTTY && !ctx.global.json && ms >= 500;
+  const bar = ctx.io.stderrIsTTY === true && ms >= 500;
+  const now = ctx.io.nowMs ?? (() => Date.now());
+  const wall0 = now();
   for (let t = Math.min(ms, u.nowMs + CHUNK_MS); ; t = Math.min(ms, t + CHUNK_MS)) {
     u.runUntilMs(t);
-    if (bar) {
-      const width = 30;
-      const done = Math.round((t / ms) * width);
-      ctx.io.stderr(`\r[${'#'.repeat(done)}${' '.repeat(width - done)}] ${t.toFixed(0)}/${ms} ms virtual`);
-    }
+    if (bar) ctx.io.stderr(progressLine(t, ms, now() - wall0));
     if (t >= ms) break;
   }
   if (bar) ctx.io.stderr('\n');
@@ -149,11 +151,13 @@ const serve: Action = async (args, ctx) => {
   openSysroot(u, dir); // refuses a place it must not write before anything else happens
   const ac = new AbortController();
   const unregister = onStop(() => ac.abort());
+  const faults = new FaultAnnouncer(u.faults, ctx.io.stderr, ctx.io.nowMs ?? (() => Date.now()));
   try {
     // Catch up to --at-ms in bounded slices, letting a stop signal through between them.
     const atMs = ctx.global.atMs ?? 0;
     while (u.nowMs < atMs && !ac.signal.aborted) {
       runBounded(u, atMs, () => performance.now(), MAX_STEP_WALL_MS);
+      faults.reached(u.nowMs);
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (ac.signal.aborted) return 0;
@@ -162,6 +166,7 @@ const serve: Action = async (args, ctx) => {
       speed,
       intervalMs,
       signal: ac.signal,
+      onWrite: (virtualMs) => faults.reached(virtualMs),
       onBehind: (lagMs) =>
         ctx.io.stderr(
           `emu serve: the emulator cannot keep up with ${speed}× real time (${Math.round(lagMs)} ms behind); virtual time now runs slower than wall time. Lower --speed or use a lighter --workload (e.g. ${DEFAULT_WORKLOAD}:gbps=10)\n`,

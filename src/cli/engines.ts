@@ -6,6 +6,7 @@ import type { CommandSpec } from './context.js';
 import { engineJson, errorHistoryJson } from './engine-json.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
+import { contextJson, contextLines, linkHeader, linkJson, readLink } from './link.js';
 import { goneStatus, Observer, type Row, WarningSayer } from './observe.js';
 import { watchForStop } from './pace.js';
 import { missingSources, selectedUnits, withBackend } from './units.js';
@@ -88,27 +89,32 @@ async function observe(backend: Backend, units: Unit[]): Promise<Row[]> {
 
 export const enginesCommand: CommandSpec = {
   command: 'engines',
-  describe: 'all engines: state, cpu, vl, heads, tail, in flight, free, DQF, error bits',
+  describe: 'all engines: state, cpu, vl, heads, tail, in flight, free, DQF, error bits; the link and the unit context',
   builder: (y) => y.example('$0 engines', 'the table').example('$0 --backend emu engines --json', 'EngineJson of the emulator'),
   async run(_args, ctx) {
     return withBackend(ctx, async (backend) => {
       const units = await selectedUnits(backend, ctx.global.unit);
       const rows = await observe(backend, units);
       new WarningSayer(ctx.io).say(units);
-      const out: { unit: number; name: string; descqCnt: number; engines: object[] }[] = [];
+      const out: object[] = [];
       let text = '';
       for (const unit of units) {
         const mine = rows.filter((r) => r.unit === unit);
         const samples = mine.map((r) => r.s);
         const info = unit.info;
+        const link = await readLink(unit);
         out.push({
           unit: info.unit,
           name: info.name,
           descqCnt: info.descqCnt,
+          link: linkJson(link),
+          ...(info.context ? { context: contextJson(info.context) } : {}),
           engines: mine.map(({ s, c }) => ({ ...engineJson(s, info.descqCnt), ...errorHistoryJson(c) })),
         });
         const srcs = [...new Set(samples.flatMap((s) => s.sources))].join(', ') || 'none';
-        text += `${info.name}${info.pci ? ` (${info.pci})` : ''}  descq_cnt ${info.descqCnt}  engines ${info.engines}  backend ${backend.kind}  sources ${srcs}\n`;
+        const linkPart = linkHeader(link);
+        text += `${info.name}${info.pci ? ` (${info.pci})` : ''}${linkPart ? `  ${linkPart}` : ''}  descq_cnt ${info.descqCnt}  engines ${info.engines}  backend ${backend.kind}  sources ${srcs}\n`;
+        text += contextLines(info.context);
         text += table(
           ENGINE_HEADER,
           samples.map((s) => engineRow(s, info, ctx.paint)),

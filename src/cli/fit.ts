@@ -57,7 +57,7 @@ function render(r: FitJson, where: string): string {
 
 export const fitCommand: CommandSpec = {
   command: 'fit [engine]',
-  describe: 'would N descriptors fit now: free count, headroom, progress-schedule threshold',
+  describe: 'would N descriptors fit now: free count, headroom, progress-schedule threshold (exit 0 fits, 1 not)',
   builder: (y: Argv) =>
     y
       .positional('engine', { type: 'string', describe: 'engine number (omit with --descq-cnt/--head/--tail)' })
@@ -65,7 +65,8 @@ export const fitCommand: CommandSpec = {
       .option('head', { type: 'string', describe: 'descq_head, free-running u32 (DH)' })
       .option('tail', { type: 'string', describe: 'descq_tail, free-running u32 (DT)' })
       .example('$0 fit --descq-cnt 2048 --head 10000 --tail 12040 --num-desc 9', 'explicit numbers, no backend')
-      .example('$0 fit 3 --num-desc 9', 'engine 3 of the selected backend'),
+      .example('$0 fit 3 --num-desc 9', 'engine 3 of the selected backend')
+      .epilogue('Exit status: 0 when the descriptors fit now, 1 when they do not; usage and source errors as for every command.'),
   async run(args, ctx: CliContext) {
     const numDesc = parseIntArg('--num-desc', args.numDesc, 1, MAX_DESC);
     let report: FitJson;
@@ -108,6 +109,7 @@ export const fitCommand: CommandSpec = {
       }
     }
     ctx.io.stdout(ctx.global.json ? `${JSON.stringify(report)}\n` : render(report, where));
-    return status;
+    // As progress: 0 when the descriptors fit, 1 when they do not (a gone device's 69 comes first).
+    return status !== 0 ? status : report.fits ? 0 : 1;
   },
 };

@@ -2,7 +2,7 @@
 // each count against the -w/-c thresholds, and one line per finding (one per unit where a whole
 // unit shares it: a gone device, a link down). The perfdata carries the same thresholds, so the
 // status and the perfdata always agree.
-import type { EngineSample, Unit } from '../backend.js';
+import type { EngineSample, LinkState, Unit } from '../backend.js';
 import { usageError } from '../errors.js';
 import type { Classification } from '../progress/classify.js';
 import { isOperational } from '../progress/state.js';
@@ -98,8 +98,27 @@ function stateName(o: Observed): string {
   return o.s.state ?? 'CTRL.ENABLE off';
 }
 
-/** Every finding of the observation, grouped per unit where the whole unit shares one. */
-export function findings(observed: readonly Observed[]): Finding[] {
+/** `link DOWN (Polling)`: the logical state and, where known, the physical one; null when unknown. */
+export function linkWords(link: LinkState | null | undefined): string | null {
+  if (!link?.state) return null;
+  return `link ${link.state}${link.physState ? ` (${link.physState})` : ''}`;
+}
+
+/** Why engines are not running, as far as the link tells. */
+function idleCause(link: LinkState | null | undefined, all: boolean): string {
+  const words = linkWords(link);
+  if (words === null)
+    return all ? 'SDMA disabled: the link is down or the port is not active' : 'the link is down or the engine is stopped';
+  if (link?.state === 'ACTIVE') return `the ${words} is up, so the engine${all ? 's were' : ' was'} stopped`;
+  return `SDMA stays disabled while the port is not ACTIVE`;
+}
+
+/**
+ * Every finding of the observation, grouped per unit where the whole unit shares one. `links`
+ * holds each unit's port link where the backend shows it: a link that is not ACTIVE is named in
+ * the finding of its idle engines, as their cause.
+ */
+export function findings(observed: readonly Observed[], links: ReadonlyMap<Unit, LinkState | null> = new Map()): Finding[] {
   const out: Finding[] = [];
   const units = [...new Set(observed.map((o) => o.unit))];
   for (const unit of units) {
@@ -116,17 +135,20 @@ export function findings(observed: readonly Observed[]): Finding[] {
     }
     const idle = mine.filter(notRunning);
     const states = [...new Set(idle.map(stateName))];
+    const link = links.get(unit);
+    const words = linkWords(link);
+    const down = words !== null && link?.state !== 'ACTIVE' ? `${words}: ` : '';
     if (idle.length === mine.length && idle.length > 1 && states.length === 1) {
       out.push({
         count: 'notrunning',
-        text: `${name} all ${idle.length} engines in ${states[0]}, not running (SDMA disabled: the link is down or the port is not active)`,
+        text: `${name} ${down}all ${idle.length} engines in ${states[0]}, not running (${idleCause(link, true)})`,
         engines: idle.length,
       });
     } else {
       for (const o of idle)
         out.push({
           count: 'notrunning',
-          text: `${name} sdma${o.s.engine} in ${stateName(o)}, not running (the link is down or the engine is stopped)`,
+          text: `${name} ${down}sdma${o.s.engine} in ${stateName(o)}, not running (${idleCause(link, false)})`,
           engines: 1,
         });
     }

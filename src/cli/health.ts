@@ -2,7 +2,7 @@
 // then prints one status line with perfdata and one line per finding.
 // Exit codes (Nagios plugin API): 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also for a usage error).
 import type { Argv } from 'yargs';
-import type { Backend, Unit } from '../backend.js';
+import type { Backend, LinkState, Unit } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
@@ -19,6 +19,7 @@ import {
   parseThresholds,
   type Thresholds,
 } from './health-findings.js';
+import { readLink } from './link.js';
 import { Observer, type Row } from './observe.js';
 import { isFrozenCapture, nextInstant, type StopWatch, watchForStop } from './pace.js';
 import { missingSources, selectedUnits, withBackend } from './units.js';
@@ -71,10 +72,11 @@ function report(
   backend: Backend,
   units: Unit[],
   observed: Observed[],
+  links: ReadonlyMap<Unit, LinkState | null>,
   warning: Thresholds,
   critical: Thresholds,
 ): { level: Level; text: string } {
-  const fs = findings(observed);
+  const fs = findings(observed, links);
   const counts = countsOf(fs);
   const lines = fs.map((f) => ({ level: levelOf(f.count, counts[f.count], warning, critical), text: f.text }));
   const order: Record<Level, number> = { CRITICAL: 0, WARNING: 1, UNKNOWN: 2, OK: 3 };
@@ -178,7 +180,9 @@ export const healthCommand: CommandSpec = {
             backend,
           );
         }
-        const { level, text } = report(backend, units, observed, warning, critical);
+        const links = new Map<Unit, LinkState | null>();
+        for (const unit of units) links.set(unit, await readLink(unit));
+        const { level, text } = report(backend, units, observed, links, warning, critical);
         if (!timedOut) ctx.io.stdout(text);
         return NAGIOS[level];
       } catch (e) {

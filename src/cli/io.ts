@@ -8,8 +8,12 @@ export interface Io {
   env: Readonly<Record<string, string | undefined>>;
   /** stdout is a terminal (colour and in-place redraw are allowed). */
   isTTY: boolean;
-  /** Terminal width in columns, when known. */
+  /** Terminal width in columns, when known (read again at each frame: a resized terminal changes it). */
   columns?: number;
+  /** Standard error is a terminal (progress lines of emu run); absent is false. */
+  stderrIsTTY?: boolean;
+  /** Wall-clock time, ms since the epoch (watch shows it); Date.now when absent. */
+  nowMs?: () => number;
   /** Wait `ms` of wall time (watch, progress and health pacing), ending early on `signal`; tests pass a no-op. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The script this program was run as and the node that runs it (completion scripts call them back). */
@@ -47,7 +51,11 @@ export function processIo(): Io {
     stderr: (t) => process.stderr.write(t),
     env: process.env,
     isTTY: process.stdout.isTTY === true,
-    columns: process.stdout.columns,
+    get columns() {
+      return process.stdout.columns;
+    },
+    stderrIsTTY: process.stderr.isTTY === true,
+    nowMs: () => Date.now(),
     sleep: (ms, signal) =>
       new Promise((resolve) => {
         const onAbort = () => {

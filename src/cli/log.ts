@@ -3,7 +3,7 @@ import type { Argv } from 'yargs';
 import { Hfi1SdmaError } from '../errors.js';
 import { type KernelLog, type LogEvent, MAX_EVENTS, MAX_UNITS } from '../kmsg/parse.js';
 import { MAX_LINE_BYTES, readKernelLog } from '../kmsg/stream.js';
-import { flagString } from '../progress/descriptor.js';
+import { flagString, hex16 } from '../progress/descriptor.js';
 import type { CommandSpec } from './context.js';
 import { readLogFile, stdinChunks } from './files.js';
 import { table } from './format.js';
@@ -21,12 +21,24 @@ export function logJson(log: KernelLog) {
       chipEngines: u.chipEngines,
       memSize: u.memSize,
     })),
-    events: log.events,
+    // Addresses and qwords are strings of one form in every output: "0x" and 16 lowercase digits.
+    events: log.events.map((e) =>
+      e.decoded
+        ? {
+            ...e,
+            decoded: {
+              ...e.decoded,
+              addr: hex16(e.decoded.addr),
+              ahgUpdate: `0x${e.decoded.ahgUpdate.toString(16).padStart(8, '0')}`,
+            },
+          }
+        : e,
+    ),
   };
 }
 
 function eventLine(e: LogEvent, paint: Paint): string {
-  const at = `line ${e.line}: ${e.unit}${e.engine === undefined ? '' : ` sdma${e.engine}`}`;
+  const at = `line ${e.line}${e.ts === null ? '' : ` [${e.ts}]`}: ${e.unit}${e.engine === undefined ? '' : ` sdma${e.engine}`}`;
   switch (e.kind) {
     case 'engine-error': {
       const bits = (e.errors ?? []).map((b) => (b.halts ? paint('red', `${b.name}(${b.bit})`) : `${b.name}(${b.bit})`)).join(' ');

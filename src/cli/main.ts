@@ -9,6 +9,7 @@ import { commandsFor } from './commands.js';
 import { COMPLETION_KEY, chooseShell, completionScript, valueCompletions } from './completion.js';
 import type { CliContext, CommandSpec, GlobalOptions } from './context.js';
 import { colorEnabled, type Io, painter, processIo } from './io.js';
+import { type KnownOptions, usageMessage } from './usage-errors.js';
 import { version } from './version.js';
 
 /** Global options that take one value: given twice, which one was meant is unknown (exit 64). */
@@ -49,8 +50,16 @@ function parser(
   io: Io,
   commands: readonly CommandSpec[],
   onRun: (spec: CommandSpec, args: Record<string, unknown>) => void,
+  argv: readonly string[],
 ): Argv {
-  let y = yargs()
+  const known = (): KnownOptions | null => {
+    try {
+      return (y as unknown as { getOptions(): KnownOptions }).getOptions();
+    } catch {
+      return null;
+    }
+  };
+  let y: Argv = yargs()
     .scriptName('hfi1-sdma')
     .usage('$0 [options] <command>\n\nInspect and emulate the send-DMA engines of Omni-Path hfi1 adapters.')
     .option('backend', {
@@ -104,7 +113,8 @@ function parser(
     .wrap(Math.min(110, io.columns ?? 100))
     .exitProcess(false)
     .fail((msg, err) => {
-      throw err ?? usageError(`${msg}\nRun 'hfi1-sdma --help' for usage.`);
+      // Name the option as it was typed, once (yargs reports both spellings, or the short key).
+      throw err ?? usageError(`${usageMessage(msg, argv, known())}\nRun 'hfi1-sdma --help' for usage.`);
     })
     .completion('completion', 'completion [bash|zsh]: print a shell completion script')
     .epilogue(
@@ -166,9 +176,15 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
     let output = '';
     // Load only the command that runs (every one to answer a completion request).
     const commands = deps.commands ?? (await commandsFor(key >= 0 ? '*' : commandWord(argv)));
-    const y = parser((await import('yargs')).default, io, commands, (spec, args) => {
-      chosen = { spec, args };
-    });
+    const y = parser(
+      (await import('yargs')).default,
+      io,
+      commands,
+      (spec, args) => {
+        chosen = { spec, args };
+      },
+      argv,
+    );
     await y.parseAsync([...argv], {}, (_err, _args, out) => {
       output = out;
     });

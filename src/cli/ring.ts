@@ -2,7 +2,7 @@
 import type { RingDump } from '../backend.js';
 import { hex16 } from '../progress/descriptor.js';
 import type { CommandSpec } from './context.js';
-import { hexJson, table } from './format.js';
+import { table } from './format.js';
 import { goneStatus, WarningSayer } from './observe.js';
 import { engineArg, sampleOne, singleUnit, withBackend } from './units.js';
 
@@ -22,8 +22,8 @@ export function ringJson(r: RingDump) {
       len: d.len,
       ...(d.ahgIdx === undefined ? {} : { ahgIdx: d.ahgIdx }),
       ...(d.ahgMode === undefined ? {} : { ahgMode: d.ahgMode }),
-      ...(d.qw0 === undefined ? {} : { qw0: hexJson(d.qw0) }),
-      ...(d.qw1 === undefined ? {} : { qw1: hexJson(d.qw1) }),
+      ...(d.qw0 === undefined ? {} : { qw0: hex16(d.qw0) }),
+      ...(d.qw1 === undefined ? {} : { qw1: hex16(d.qw1) }),
     })),
   };
 }

@@ -1,20 +1,22 @@
 // `show <engine>`: one engine in full, with CTRL, STATUS and ENG_ERR_STATUS decoded (SEND_DMA_* per-engine CSRs, chip_registers.h; SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
-import type { EngineSample, UnitInfo } from '../backend.js';
+import type { EngineSample, LinkState, UnitInfo } from '../backend.js';
 import { ctrlNames, decodeEngErr, decodeStatus } from '../progress/csr.js';
 import { freeCount, inFlight, inProcess, scheduleThreshold } from '../progress/ring.js';
 import type { CommandSpec } from './context.js';
 import { engineJson } from './engine-json.js';
 import { keyValues } from './format.js';
 import type { Paint } from './io.js';
+import { linkJson, linkPhrase, readLink } from './link.js';
 import { goneStatus, WarningSayer } from './observe.js';
 import { engineArg, sampleOne, singleUnit, withBackend } from './units.js';
 
 const hx = (v: bigint | null | undefined) => (v === null || v === undefined ? '-' : `0x${v.toString(16)}`);
 
 /** The `show` text of one sample. */
-export function renderShow(s: EngineSample, info: UnitInfo, paint: Paint): string {
+export function renderShow(s: EngineSample, info: UnitInfo, paint: Paint, link: LinkState | null = null): string {
   const pairs: [string, string][] = [
     ['engine', `${info.name} sdma${s.engine}${info.pci ? ` (${info.pci})` : ''}`],
+    ['link', linkPhrase(link) ?? '-'],
     ['state', s.gone ? paint('red', 'device gone: registers read all-ones') : (s.state ?? 'unknown (no sdes)')],
     ['irq cpu', s.cpu === null ? '-' : String(s.cpu)],
     ['vl', s.vl === null ? '-' : String(s.vl)],
@@ -92,12 +94,13 @@ export const showCommand: CommandSpec = {
       const unit = await singleUnit(backend, ctx.global.unit);
       const engine = engineArg(args.engine, unit.info);
       const s = await sampleOne(unit, engine);
+      const link = await readLink(unit);
       new WarningSayer(ctx.io).say([unit]);
       const errCount = s.counters && !s.gone ? Number(s.counters.errCount) : null;
       ctx.io.stdout(
         ctx.global.json
-          ? `${JSON.stringify({ backend: backend.kind, ...engineJson(s, unit.info.descqCnt), errCount })}\n`
-          : renderShow(s, unit.info, ctx.paint),
+          ? `${JSON.stringify({ backend: backend.kind, ...engineJson(s, unit.info.descqCnt), errCount, link: linkJson(link) })}\n`
+          : renderShow(s, unit.info, ctx.paint, link),
       );
       return goneStatus(ctx.io, [{ unit, s }]);
     });

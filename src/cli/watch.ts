@@ -2,20 +2,22 @@
 // otherwise (or with --json) one NDJSON line per engine per sample. Memory stays bounded: only
 // the previous sample of each engine is kept.
 import type { Argv } from 'yargs';
-import type { EngineSample, Unit } from '../backend.js';
+import type { EngineSample, LinkState, Unit } from '../backend.js';
 import type { Classification } from '../progress/classify.js';
-import { freeCount, inFlight } from '../progress/ring.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { engineJson, errorHistoryJson } from './engine-json.js';
-import { table } from './format.js';
 import type { Paint } from './io.js';
+import { linkActive, linkHeader, readLink } from './link.js';
 import { goneStatus, Observer, WarningSayer } from './observe.js';
 import { nextInstant, watchForStop } from './pace.js';
 import { selectedUnits, withBackend } from './units.js';
+import { fitLine, ScreenPainter, type ScreenRow, tableLines } from './watch-screen.js';
+
+export { bar, verdictCell } from './watch-screen.js';
 
 /** One NDJSON line of `watch --json` (docs/json.md): EngineJson plus the verdict fields. */
-export function watchLine(s: EngineSample, descqCnt: number, c: Classification, t: number) {
+export function watchLine(s: EngineSample, descqCnt: number, c: Classification, t: number, linkState: string | null = null) {
   return {
     t,
     ...engineJson(s, descqCnt),
@@ -28,84 +30,37 @@ export function watchLine(s: EngineSample, descqCnt: number, c: Classification, 
     stuckSinceMs: c.stuckSinceMs,
     orphanedWork: c.orphanedWork,
     ...errorHistoryJson(c),
+    linkState,
   };
 }
 
-/** A bar of `width` cells showing fill in [0, 1]. */
-export function bar(fill: number, width: number): string {
-  const n = Math.max(0, Math.min(width, Math.round(fill * width)));
-  return `${'#'.repeat(n)}${'.'.repeat(width - n)}`;
+/** Wall-clock time of day as the screen shows it: `HH:MM:SS` (local time). */
+export function clockTime(epochMs: number): string {
+  const d = new Date(epochMs);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
-function rate(v: number | null): string {
-  if (v === null) return '-';
-  if (v >= 1e6) return `${(v / 1e6).toFixed(2)}M`;
-  if (v >= 1e3) return `${(v / 1e3).toFixed(1)}k`;
-  return String(Math.round(v));
-}
-
-/** Colour a verdict for the screen. */
-export function verdictCell(c: Classification, paint: Paint): string {
-  const text = c.reason === 'moving' || c.reason === 'empty' ? c.verdict : `${c.verdict} (${c.reason})`;
-  switch (c.verdict) {
-    case 'stalled':
-    case 'halted':
-    case 'gone':
-      return paint(['bold', 'red'], text.toUpperCase());
-    case 'backpressure':
-      return paint('yellow', text);
-    case 'unknown':
-      return paint('dim', text);
-    case 'progressing':
-      return paint('green', text);
-    default:
-      return text;
+/** The lines of one screen: a title, one line per unit with a known link, the time line, the table. */
+export function screenLines(
+  rows: readonly ScreenRow[],
+  links: ReadonlyMap<Unit, LinkState | null>,
+  title: string,
+  timeLine: string,
+  paint: Paint,
+  width: number,
+): string[] {
+  const lines = [title];
+  for (const [unit, link] of links) {
+    const l = linkHeader(link);
+    if (l) lines.push(`${unit.info.name} ${linkActive(link) ? l : paint('yellow', l)}`);
   }
-}
-
-/** The screen for one round of samples. */
-export function renderScreen(rows: { unit: Unit; s: EngineSample; c: Classification }[], header: string, paint: Paint): string {
-  const body = rows.map(({ unit, s, c }) => {
-    const w = s.sw;
-    const cnt = unit.info.descqCnt;
-    const inflight = w ? inFlight(w.descqHead, w.descqTail) : null;
-    return [
-      `${unit.info.name}/${s.engine}`,
-      s.gone ? paint('red', 'GONE') : (s.state ?? '-'),
-      w ? String(w.swHead) : '-',
-      s.csr && !s.gone ? String(s.csr.hwHead) : '-',
-      w ? String(w.swTail) : '-',
-      inflight === null ? '-' : String(inflight),
-      inflight === null ? '' : bar(inflight / (cnt - 1), 16),
-      w ? String(freeCount(cnt, w.descqHead, w.descqTail)) : '-',
-      rate(c.descPerSec),
-      rate(c.txPerSec),
-      String(c.stallCount),
-      c.errCount === null ? '-' : c.errCountRise > 0 ? paint('yellow', `${c.errCount} (+${c.errCountRise})`) : String(c.errCount),
-      verdictCell(c, paint),
-    ];
-  });
-  const header2 = [
-    'engine',
-    'state',
-    'H(SW)',
-    'H(HW)',
-    'T(SW)',
-    'inflight',
-    'ring',
-    'free',
-    'desc/s',
-    'tx/s',
-    'stalls',
-    'errs',
-    'verdict',
-  ];
-  return `${header}\n${table(header2, body, new Set([2, 3, 4, 5, 7, 8, 9, 10, 11]))}`;
+  lines.push(timeLine, ...tableLines(rows, paint, width));
+  return lines.map((l) => fitLine(l, width));
 }
 
 export const watchCommand: CommandSpec = {
   command: 'watch',
-  describe: 'live view: heads, in-flight bar, rates and a verdict per engine (NDJSON with --json)',
+  describe: 'live view: a verdict per engine, rates, how long a head is stuck, the link; fits the terminal (NDJSON with --json)',
   builder: (y: Argv) =>
     y
       .option('interval-ms', { type: 'string', default: '1000', describe: 'time between samples' })
@@ -127,22 +82,35 @@ export const watchCommand: CommandSpec = {
       const stop = watchForStop();
       const rec = backend.recording;
       const source = rec ? `recording ${rec.source} (${rec.timesMs.length} instants)` : `backend ${backend.kind}`;
+      const painter = new ScreenPainter(ctx.io.stdout);
+      const wallNow = ctx.io.nowMs ?? (() => Date.now());
       let t0: number | null = null;
       try {
         for (let i = 0; i < count; i++) {
           if (i > 0 && !(await nextInstant(backend, ctx.io, intervalMs, stop))) break;
           const rows = await observer.round();
+          const links = new Map<Unit, LinkState | null>();
+          for (const unit of units) links.set(unit, await readLink(unit));
           warnings.say(units);
           const first = rows[0];
           if (t0 === null && first) t0 = first.s.timeMs;
           if (screen) {
-            const at = rec ? `instant ${rec.position() + 1}/${rec.timesMs.length}` : `sample ${i + 1}  every ${intervalMs} ms`;
-            const header = `hfi1-sdma watch  ${source}  ${at}  stall ≥ ${stallMs} ms  (Ctrl-C to stop)`;
-            ctx.io.stdout(`\x1b[H\x1b[2J${renderScreen(rows, header, ctx.paint)}`);
+            // A terminal that reports no width (0 under some pseudo-terminals) gets 80 columns.
+            const width = ctx.io.columns ? Math.max(40, ctx.io.columns) : 80;
+            const title = `hfi1-sdma watch  ${source}  every ${intervalMs} ms  stall ≥ ${stallMs} ms  Ctrl-C stops`;
+            const at = rec
+              ? `instant ${rec.position() + 1}/${rec.timesMs.length} (+${rec.timesMs[rec.position()] ?? 0} ms)`
+              : backend.kind === 'emu' && first
+                ? `virtual ${first.s.timeMs.toFixed(0)} ms  sample ${i + 1}`
+                : `sample ${i + 1}`;
+            const timeLine = `${clockTime(wallNow())}  ${at}`;
+            painter.frame(screenLines(rows, links, title, timeLine, ctx.paint, width), width);
           } else {
             let out = '';
-            for (const { unit, s, c } of rows)
-              out += `${JSON.stringify(watchLine(s, unit.info.descqCnt, c, s.timeMs - (t0 ?? s.timeMs)))}\n`;
+            for (const { unit, s, c } of rows) {
+              const linkState = links.get(unit)?.state ?? null;
+              out += `${JSON.stringify(watchLine(s, unit.info.descqCnt, c, s.timeMs - (t0 ?? s.timeMs), linkState))}\n`;
+            }
             ctx.io.stdout(out);
           }
           // A gone device does not come back: say so and end.

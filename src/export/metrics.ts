@@ -5,7 +5,7 @@
 // counters, DH), so rate() and increase() are right across exporter restarts, and a kernel-side
 // reset (a clean-up zeroing DH, a driver reload) is a counter reset as Prometheus expects.
 import { Counter, Gauge, type OpenMetricsContentType, openMetricsContentType, Registry } from 'prom-client';
-import type { EngineSample, SourceWarning } from '../backend.js';
+import type { EngineSample, LinkState, SourceWarning } from '../backend.js';
 import type { Classification } from '../progress/classify.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 import { STATE_NAMES } from '../progress/state.js';
@@ -13,6 +13,9 @@ import { ALL_REASONS, ALL_VERDICTS } from '../progress/verdicts.js';
 
 /** The classifier's verdict while it has too few samples to confirm one (warming up). */
 export const WARMING_UP = 'unknown';
+
+/** The port's logical states (sysfs ports/1/state), each served 0/1 while the link is readable. */
+export const LINK_STATES = ['DOWN', 'INIT', 'ARMED', 'ACTIVE', 'ACTIVE_DEFER'] as const;
 
 /** What `hfi1_sdma_build_info` says about this exporter. */
 export interface BuildInfo {
@@ -36,6 +39,8 @@ export class SdmaMetrics {
   /** Verdicts and reasons shown as 0/1: the classifier's lists plus any it returned since. */
   private readonly verdicts = new Set<string>(ALL_VERDICTS);
   private readonly reasons = new Set<string>(ALL_REASONS);
+  /** Link states shown as 0/1: the known ones plus any other a port reported since. */
+  private readonly linkStates = new Set<string>(LINK_STATES);
 
   private readonly registers = [this.text, this.openMetrics];
   private gauge<T extends string>(name: string, help: string, labelNames: readonly T[]): Gauge<T> {
@@ -59,6 +64,16 @@ export class SdmaMetrics {
     'hfi1_sdma_source_warnings',
     'Each distinct warning a source raised since the unit was opened (the known part was used)',
     ['unit', 'source', 'key'],
+  );
+  readonly linkUp = this.gauge(
+    'hfi1_sdma_link_up',
+    "The port's logical state is ACTIVE (1) or not (0); absent when the link is not readable",
+    ['unit'],
+  );
+  readonly linkState = this.gauge(
+    'hfi1_sdma_link_state',
+    "The port's logical state (sysfs ports/1/state): 1 for the current one, 0 for the others; absent when not readable",
+    ['unit', 'state'],
   );
   readonly state = this.gauge('hfi1_sdma_engine_state', 'Engine state: 1 for the current state name', [...L, 'state']);
   readonly running = this.gauge('hfi1_sdma_engine_running', 'Engine in s99_Running', L);
@@ -132,6 +147,15 @@ export class SdmaMetrics {
     this.up.set({ unit }, up ? 1 : 0);
     this.deviceGone.set({ unit }, gone ? 1 : 0);
     for (const w of warnings) this.sourceWarnings.set({ unit, source: w.source, key: w.key }, 1);
+  }
+
+  /** The link of one unit, when its state was read (nothing is served for an unreadable link). */
+  recordLink(unit: string, link: LinkState | null): void {
+    const state = link?.state;
+    if (!state) return;
+    this.linkStates.add(state);
+    this.linkUp.set({ unit }, state === 'ACTIVE' ? 1 : 0);
+    for (const st of this.linkStates) this.linkState.set({ unit, state: st }, state === st ? 1 : 0);
   }
 
   /** Record one sample of one engine of a readable unit, and its classification. */

@@ -1,7 +1,7 @@
 // The exporter's sampling side: one round at most per min-interval, shared by concurrent scrapes.
 // A round reads every unit; a unit that fails, times out or reads all-ones is `up 0` (and its
 // engine series are dropped) while the others are served. No unit at all is `hfi1_sdma_up 0`.
-import type { Backend, EngineSample, SourceWarning, Unit } from '../backend.js';
+import type { Backend, EngineSample, LinkState, SourceWarning, Unit } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
 import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, type EngineTrack, newTrack } from '../progress/classify.js';
 import { type BuildInfo, SdmaMetrics } from './metrics.js';
@@ -121,6 +121,7 @@ export class Sampler {
     }
     const warnings = this.warningsOf(unit);
     this.metrics.recordUnit(name, up, gone, warnings);
+    if (!gone) this.metrics.recordLink(name, await this.linkBounded(unit));
     let problem: string | null = null;
     if (gone) problem = 'the device is gone (registers read all-ones, or the device vanished): hfi1_sdma_device_gone is 1';
     else if (!r.ok) problem = `sampling failed: ${r.message}`;
@@ -149,6 +150,18 @@ export class Sampler {
     this.pending.set(name, sample);
     void sample.finally(() => this.pending.delete(name));
     return { ok: false, message: `no answer within ${limitMs} ms (a source blocks)`, gone: false };
+  }
+
+  /** The unit's link, or null when it has none, the read fails, or it takes longer than the sample timeout. */
+  private async linkBounded(unit: Unit): Promise<LinkState | null> {
+    if (!unit.link) return null;
+    const timer = (this.o.timer ?? realTimer)(this.o.sampleTimeoutMs ?? 5000);
+    try {
+      const read = unit.link().catch(() => null);
+      return await Promise.race([read, timer.done.then(() => null)]);
+    } finally {
+      timer.cancel();
+    }
   }
 
   private warningsOf(unit: Unit): readonly SourceWarning[] {

@@ -34,6 +34,8 @@ export type LogEventKind =
 /** One SDMA event of the log. Fields beyond `line`, `unit` and `kind` depend on the kind. */
 export interface LogEvent {
   line: number;
+  /** The line's kernel timestamp as printed (dmesg `[  123.456789]` gives `123.456789`; journalctl its time); null when the line has none. */
+  ts: string | null;
   unit: string;
   kind: LogEventKind;
   engine?: number;
@@ -71,6 +73,25 @@ export interface KernelLog {
   linesRead: number;
   /** Lines that carried the hfi1 prefix (of any kind). */
   hfi1Lines: number;
+}
+
+/**
+ * The timestamp a log line starts with, as printed: dmesg `[  123.456789]` (also with -T, a date
+ * in brackets), /dev/kmsg's `PRI,SEQ,USEC,FLAGS;` (the microseconds), journalctl's short
+ * (`Nov 30 22:00:00`, with fractions in short-precise) and short-iso (`2026-11-30T22:00:00+0000`)
+ * forms; null when there is none.
+ */
+export function lineTimestamp(prefix: string): string | null {
+  const p = prefix.trimStart();
+  const bracket = /^\[\s*([^\]]+?)\s*\]/.exec(p);
+  if (bracket) return bracket[1] ?? null;
+  const kmsg = /^\d+,\d+,(\d+),[^;]*;/.exec(p);
+  if (kmsg) return kmsg[1] ?? null;
+  const iso = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)\s/.exec(p);
+  if (iso) return iso[1] ?? null;
+  const short = /^([A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}(?:\.\d+)?)\s/.exec(p);
+  if (short) return short[1] ?? null;
+  return null;
 }
 
 // `hfi1 0000:05:00.0: hfi1_0: message` after any timestamp or journal prefix.
@@ -173,7 +194,7 @@ const RULES: { re: RegExp; apply: (m: RegExpExecArray, ctx: Ctx) => void }[] = [
   },
   {
     re: new RegExp(`^Invalid SDMA interrupt ${HEX}$`),
-    apply: (m, c) => c.emit({ kind: 'invalid-interrupt', value: `0x${m[1]}` }),
+    apply: (m, c) => c.emit({ kind: 'invalid-interrupt', value: `0x${BigInt(`0x${m[1]}`).toString(16)}` }),
   },
   {
     re: new RegExp(`^SDMA engines ${N} descq_cnt ${N}$`),
@@ -197,7 +218,7 @@ interface Ctx {
   unit: LogUnit;
   engine: number | undefined;
   desc: LogEvent | undefined;
-  emit(e: Omit<LogEvent, 'line' | 'unit'>): LogEvent;
+  emit(e: Omit<LogEvent, 'line' | 'unit' | 'ts'>): LogEvent;
 }
 
 /** At most this many events are kept; later ones are counted (a log is read in bounded memory). */
@@ -220,7 +241,9 @@ export class KernelLogParser {
     const m = PREFIX.exec(raw);
     if (!m) return;
     this.hfi1Lines += 1;
-    const [, pci = '', name = '', msg = ''] = m;
+    const [, bdf = '', name = '', msg = ''] = m;
+    const pci = bdf.toLowerCase();
+    const ts = lineTimestamp(raw.slice(0, m.index));
     let unit = this.units.get(name);
     if (!unit) {
       if (this.units.size >= MAX_UNITS) {
@@ -237,7 +260,7 @@ export class KernelLogParser {
       engine: this.engineOf.get(name),
       desc: this.descOf.get(name),
       emit(e) {
-        const ev: LogEvent = { line, unit: name, ...e };
+        const ev: LogEvent = { line, ts, unit: name, ...e };
         if (events.length < MAX_EVENTS) events.push(ev);
         else self.eventsDropped += 1;
         return ev;

@@ -89,7 +89,7 @@ describe('log command', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/hfi1_0\s+0000:05:00\.0\s+16\s+2048\s+0:2 1:3 2:4/);
     expect(r.stdout).toMatch(
-      /line 9: hfi1_0 sdma2: engine error 0x42 in s99_Running: SDmaGenMismatchErr\(1\) SDmaHaltErr\(6\) -> halts/,
+      /line 9 \[8812.123456\]: hfi1_0 sdma2: engine error 0x42 in s99_Running: SDmaGenMismatchErr\(1\) SDmaHaltErr\(6\) -> halts/,
     );
   });
 
@@ -107,5 +107,60 @@ describe('log command', () => {
     const none = await runCli(['log', '-'], {}, false, 'just\nsome\nlines\n');
     expect(none.code).toBe(65);
     expect(none.stderr).toMatch(/no hfi1 lines among 3 lines/);
+  });
+});
+
+describe('log keeps each line’s timestamp', () => {
+  it.each([
+    ['[ 8812.123456] ', '8812.123456'],
+    ['[Mon Nov 30 22:00:01 2026] ', 'Mon Nov 30 22:00:01 2026'],
+    ['Nov 30 22:00:01 node17 kernel: ', 'Nov 30 22:00:01'],
+    ['Nov  3 22:00:01.123456 node17 kernel: ', 'Nov  3 22:00:01.123456'],
+    ['2026-11-30T22:00:01+0000 node17 kernel: ', '2026-11-30T22:00:01+0000'],
+    ['2026-11-30T22:00:01.123456+00:00 node17 kernel: ', '2026-11-30T22:00:01.123456+00:00'],
+    ['[  123.000001] node17 kernel: ', '123.000001'],
+    ['6,1234,8812123456,-;', '8812123456'],
+    ['', null],
+  ])('%j gives ts %j in the JSON event and the text', async (prefix, ts) => {
+    const line = `${prefix}hfi1 0000:05:00.0: hfi1_0: SDMA (2) engine error: 0x42 state s99_Running\n`;
+    const j = JSON.parse((await runCli(['log', '-', '--json'], {}, false, line)).stdout);
+    expect(j.events[0].ts).toBe(ts);
+    const text = (await runCli(['log', '-'], {}, false, line)).stdout;
+    expect(text).toContain(ts === null ? 'line 1: hfi1_0 sdma2' : `line 1 [${ts}]: hfi1_0 sdma2`);
+  });
+});
+
+describe('addresses are strings of one form in every JSON output', () => {
+  const ADDR = /^0x[0-9a-f]{16}$/;
+
+  it('log: descriptor addr, qwords and the decoded address; the PCI address lowercase', async () => {
+    const text = [
+      '[ 1.0] hfi1 0000:AF:00.0: hfi1_0: SDMA sdmadesc[5]: flags:--F- addr:0x0000000ABCDEF000 gen:1 len:64 bytes',
+      '[ 1.0] hfi1 0000:AF:00.0: hfi1_0: \tdesc0:0x8040000ABCDEF000 desc1 0x0000000000000004',
+      '[ 1.0] hfi1 0000:AF:00.0: hfi1_0: Invalid SDMA interrupt 0xABC',
+    ].join('\n');
+    const j = JSON.parse((await runCli(['log', '-', '--json'], {}, false, `${text}\n`)).stdout);
+    expect(j.units[0].pci).toBe('0000:af:00.0');
+    const d = j.events[0];
+    expect(d.addr).toMatch(ADDR);
+    expect(d.addr).toBe('0x0000000abcdef000');
+    expect(d.qw0).toMatch(ADDR);
+    expect(d.decoded.addr).toBe('0x0000000abcdef000');
+    expect(d.decoded.ahgUpdate).toBe('0x00000000');
+    expect(j.events[1]).toMatchObject({ kind: 'invalid-interrupt', value: '0xabc' });
+  });
+
+  it('decode: qw0, qw1 and addr', async () => {
+    const j = JSON.parse((await runCli(['decode', '0xC040000000100000', '0x5', '--json'])).stdout);
+    expect([j.qw0, j.qw1, j.addr]).toEqual(['0xc040000000100000', '0x0000000000000005', '0x0000000000100000']);
+  });
+
+  it('ring: addr and the qwords where the source has them', async () => {
+    const j = JSON.parse((await runCli(['--backend', 'emu', '--at-ms', '5', 'ring', '1', '--json'])).stdout);
+    expect(j.descriptors.length).toBeGreaterThan(0);
+    for (const d of j.descriptors) {
+      expect(d.addr).toMatch(ADDR);
+      if (d.qw0 !== undefined) expect([d.qw0, d.qw1]).toEqual([expect.stringMatching(ADDR), expect.stringMatching(ADDR)]);
+    }
   });
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { FakeBackend, type Script } from '../support/fake-backend.js';
+import { screenOf } from './vt.js';
 
 // Engine 0 idle, 1 progressing (100 descriptors/100 ms), 2 stuck with 300 in flight, 3 halted.
 const script: Script = (e, t) => {
@@ -119,10 +120,11 @@ describe('watch', () => {
 
   it('redraws a screen on a TTY with the stall highlighted', async () => {
     const r = await run(['watch', '--count', '4', '--interval-ms', '500'], new FakeBackend(script), true);
-    const screens = r.stdout.split('\x1b[H\x1b[2J').filter(Boolean);
-    expect(screens).toHaveLength(4);
-    expect(screens[3]).toMatch(/STALLED \(CHIP-NOT-FETCHING\)/);
-    expect(screens[3]).toMatch(/#/);
+    // One full redraw, then only changed lines: the screen as the terminal shows it at the end.
+    expect(r.stdout.split('\x1b[H\x1b[2J')).toHaveLength(2);
+    const screen = screenOf(r.stdout).join('\n');
+    expect(screen).toMatch(/STALLED \(CHIP-NOT-FETCHING\)/);
+    expect(screen).toMatch(/hfi1_0\/2 .* 1\.5s +STALLED/);
   });
 
   it('halted shows after the recovery window', async () => {
@@ -194,5 +196,13 @@ describe('fit on an engine', () => {
   it('uses the engine’s descq_head and descq_tail', async () => {
     const r = await run(['fit', '2', '--num-desc', '9', '--json']);
     expect(JSON.parse(r.stdout)).toMatchObject({ descqCnt: 2048, head: 1000, tail: 1300, free: 1747, fits: true });
+    expect(r.code).toBe(0);
+  });
+
+  it('exits 1 when the descriptors do not fit the engine now', async () => {
+    const full = new FakeBackend(() => ({ dh: 10000, dt: 12040 }));
+    const r = await run(['fit', '2', '--num-desc', '9'], full);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/free\s+7/);
   });
 });

@@ -4,7 +4,7 @@ import { runCli } from '../support/cli.js';
 describe('fit on explicit numbers', () => {
   it('reports free 7 and fits false for the shortage example of a 2048-entry ring (the fit --json shape)', async () => {
     const r = await runCli(['fit', '--descq-cnt', '2048', '--head', '10000', '--tail', '12040', '--num-desc', '9', '--json']);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     const j = JSON.parse(r.stdout);
     expect(j).toMatchObject({
       descqCnt: 2048,
@@ -24,9 +24,17 @@ describe('fit on explicit numbers', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ inFlight: 32, free: 31, fits: true });
   });
 
+  it('exits 0 when the descriptors fit and 1 when they do not, text or JSON', async () => {
+    const fits = ['fit', '--descq-cnt', '2048', '--head', '10000', '--tail', '12040'];
+    expect((await runCli([...fits, '--num-desc', '7'])).code).toBe(0);
+    expect((await runCli([...fits, '--num-desc', '8'])).code).toBe(1);
+    expect((await runCli([...fits, '--num-desc', '7', '--json'])).code).toBe(0);
+    expect((await runCli([...fits, '--num-desc', '8', '--json'])).code).toBe(1);
+  });
+
   it('explains a request that can never fit', async () => {
     const r = await runCli(['fit', '--descq-cnt', '64', '--head', '0', '--tail', '0', '--num-desc', '64']);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/never: 64 exceeds the ring's largest free count 63/);
   });
 
@@ -52,7 +60,7 @@ describe('decode', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       qw0: '0xc040000000100000',
-      qw1: '0x500002a35',
+      qw1: '0x0000000500002a35',
       first: true,
       last: true,
       len: 64,

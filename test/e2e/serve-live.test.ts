@@ -41,6 +41,14 @@ async function until(what: string, ms: number, fn: () => boolean | Promise<boole
 }
 
 describe('a sysroot kept live by emu serve', () => {
+  it('says on stderr when the fault fires, in virtual and wall time', { timeout: 70_000 }, async () => {
+    await until('the fault line on stderr', 60_000, () => /fault stop-fetch@800:3 fired/.test(serve.err()));
+    expect(serve.err()).toMatch(
+      /^emu serve: fault stop-fetch@800:3 fired at 800 ms virtual time on engine 3; wall clock \d\d:\d\d:\d\d\.\d{3} \(seen at \d+ ms virtual\)$/m,
+    );
+    expect(serve.err().match(/fault stop-fetch@800:3 fired/g)).toHaveLength(1);
+  });
+
   it('src/hw sees heads advance and seq change through sdes and the BAR image', async () => {
     await until('the first sysroot write', 20_000, () => existsSync(join(dir, 'sys/kernel/debug/hfi1/hfi1_0/sdes')));
     const hw = await openHwBackend({ sysroot: dir });

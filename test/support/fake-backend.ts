@@ -4,10 +4,12 @@ import type {
   Backend,
   BackendKind,
   EngineSample,
+  LinkState,
   Recording,
   RingDump,
   SourceWarning,
   Unit,
+  UnitContext,
   UnitInfo,
 } from '../../src/backend.js';
 import { Hfi1SdmaError } from '../../src/errors.js';
@@ -42,6 +44,10 @@ export interface FakeOptions {
   recordingTimesMs?: readonly number[];
   warnings?: readonly SourceWarning[];
   kind?: BackendKind;
+  /** The port's link as link() returns it; a function follows virtual time; absent: no link() at all. */
+  link?: LinkState | null | ((tMs: number) => LinkState | null);
+  /** The unit's context (UnitInfo.context); absent: none. */
+  context?: UnitContext;
 }
 
 /** A one-unit backend whose engines follow `script`; virtual time starts at 0. */
@@ -52,6 +58,7 @@ export class FakeBackend implements Backend {
   readonly info: UnitInfo;
   readonly recording?: FakeRecording;
   private readonly sourceWarnings: readonly SourceWarning[];
+  private readonly linkOpt: FakeOptions['link'];
 
   constructor(
     private readonly script: Script,
@@ -61,6 +68,7 @@ export class FakeBackend implements Backend {
   ) {
     this.kind = opts.kind ?? 'emu';
     this.sourceWarnings = opts.warnings ?? [];
+    this.linkOpt = opts.link;
     if (opts.recordingTimesMs) this.recording = new FakeRecording('node17.tar.gz', opts.recordingTimesMs);
     this.info = {
       unit: 0,
@@ -69,6 +77,7 @@ export class FakeBackend implements Backend {
       engines,
       descqCnt,
       sources: [{ source: 'model', readable: true }],
+      ...(opts.context ? { context: opts.context } : {}),
     };
   }
 
@@ -107,7 +116,10 @@ export class FakeBackend implements Backend {
         })),
       };
     };
-    return { info: this.info, sample, ring, warnings: () => this.sourceWarnings };
+    const unit: Unit = { info: this.info, sample, ring, warnings: () => this.sourceWarnings };
+    const l = this.linkOpt;
+    if (l !== undefined) unit.link = async () => (typeof l === 'function' ? l(now()) : l);
+    return unit;
   }
 
   async close(): Promise<void> {
