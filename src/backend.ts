@@ -215,6 +215,68 @@ export interface RingDump {
   descriptors: RingDescriptor[];
 }
 
+// Senders asleep waiting for ring space: QPs (iowait_sleep, qp.c), PSM writers (defer_packet_queue,
+// user_sdma.c) and IPoIB transmit queues (hfi1_ipoib_sdma_sleep, ipoib_tx.c).
+
+/** What kind of sender waits. */
+export type WaiterKind = 'qp' | 'psm' | 'ipoib';
+
+/** Which source said so. */
+export type WaiterSource = 'model' | 'qp_stats' | 'proc' | 'trace';
+
+/** What the sender waits for: the wait-list it sits on (its s_flags bit for a QP; dmawait for PSM and IPoIB). */
+export type WaitFor = 'dma-desc' | 'pio' | 'pio-drain' | 'tx' | 'kmem' | 'unknown';
+
+/** enum ib_qp_state (ib_verbs.h) by name. */
+export type QpStateName = 'RESET' | 'INIT' | 'RTR' | 'RTS' | 'SQD' | 'SQE' | 'ERR';
+
+/** Who waits: a QP (QPN and state), a PSM writer (thread id and command) or an IPoIB queue. */
+export type WaiterIdentity =
+  | { kind: 'qp'; qpn: number; qpState: QpStateName | null }
+  | { kind: 'psm'; pid: number; command: string | null }
+  | { kind: 'ipoib'; netdev: string | null; txq: number | null };
+
+/** One waiter as a backend sees it now. */
+export type Waiter = WaiterIdentity & {
+  waitsFor: WaitFor;
+  /** Descriptors the sender needs before it can go on (its first txreq's num_desc), where the source shows it. */
+  descriptorsNeeded: number | null;
+  /** The engine whose list it is on, or the probable one (qp_stats recomputes it at print time); null when unknown. */
+  engine: number | null;
+  /** On a wait list now (qp_stats: !list_empty(&s_iowait.list)); null when the source does not say. */
+  onList: boolean | null;
+  /** Its own descriptors still in flight (iowait_sdma_pending); their retirement would wake it. Null when unknown. */
+  ownPending: number | null;
+  /** When this backend first saw it waiting (ms, the backend's clock), carried across polls by `carrySince`. */
+  sinceMs: number;
+  source: WaiterSource;
+};
+
+/** Whether a backend can see one kind of waiter, and if not, why and what would help. */
+export interface WaiterVisibility {
+  kind: WaiterKind;
+  visible: boolean;
+  /** The source it is seen through (absent when not visible). */
+  source?: WaiterSource;
+  /** Why it cannot be seen (absent when visible). */
+  reason?: string;
+  /** What the operator can do about it (absent when visible or when nothing helps). */
+  fix?: string;
+}
+
+/**
+ * The waiters of one unit at one moment, with what the backend can and cannot see: a kind that is
+ * not visible is never reported as "no waiters".
+ */
+export interface WaitersSample {
+  unit: number;
+  /** When the waiters were read (ms, the backend's clock). */
+  timeMs: number;
+  waiters: Waiter[];
+  /** One entry per kind (qp, psm, ipoib), visible or not and why. */
+  visibility: WaiterVisibility[];
+}
+
 /** A source of milliseconds. Real time by default; virtual time in the emulator and in tests. */
 export interface Clock {
   nowMs(): number;
@@ -236,6 +298,11 @@ export interface Unit {
   warnings?(): readonly SourceWarning[];
   /** The port's link now (read at each call); null when no source shows it. Optional. */
   link?(): Promise<LinkState | null>;
+  /**
+   * The senders waiting on this unit's engines now, each with `sinceMs` carried across calls
+   * while it keeps waiting, and which kinds the backend can see. Optional.
+   */
+  waiters?(): Promise<WaitersSample>;
 }
 
 /**

@@ -2,53 +2,15 @@
 // qp.c), PSM writers (defer_packet_queue, user_sdma.c) and IPoIB transmit queues (the ipoib_tx.c sleep callback).
 // Types and pure helpers only: the records come from the emulator's model, debugfs qp_stats, /proc or trace events.
 
-/** What kind of sender waits. */
-export type WaiterKind = 'qp' | 'psm' | 'ipoib';
+import type { QpStateName, Waiter, WaiterIdentity, WaiterKind, WaiterSource, WaiterVisibility, WaitFor } from '../backend.js';
+
+export type { QpStateName, Waiter, WaiterIdentity, WaiterKind, WaiterSource, WaiterVisibility, WaitFor };
+
+/** Every kind of waiter, in the order reports list them. */
 export const WAITER_KINDS: readonly WaiterKind[] = ['qp', 'psm', 'ipoib'];
 
-/** Which source said so. */
-export type WaiterSource = 'model' | 'qp_stats' | 'proc' | 'trace';
-
-/** What the sender waits for: the wait-list it sits on (its s_flags bit for a QP; dmawait for PSM and IPoIB). */
-export type WaitFor = 'dma-desc' | 'pio' | 'pio-drain' | 'tx' | 'kmem' | 'unknown';
-
 /** enum ib_qp_state (ib_verbs.h), by value. */
-export const QP_STATE_NAMES = ['RESET', 'INIT', 'RTR', 'RTS', 'SQD', 'SQE', 'ERR'] as const;
-export type QpStateName = (typeof QP_STATE_NAMES)[number];
-
-/** Who waits: a QP (QPN and state), a PSM writer (thread id and command) or an IPoIB queue. */
-export type WaiterIdentity =
-  | { kind: 'qp'; qpn: number; qpState: QpStateName | null }
-  | { kind: 'psm'; pid: number; command: string | null }
-  | { kind: 'ipoib'; netdev: string | null; txq: number | null };
-
-/** One waiter as a backend sees it now. */
-export type Waiter = WaiterIdentity & {
-  waitsFor: WaitFor;
-  /** Descriptors the sender needs before it can go on (its first txreq's num_desc), where the source shows it. */
-  descriptorsNeeded: number | null;
-  /** The engine whose list it is on, or the probable one (qp_stats recomputes it at print time); null when unknown. */
-  engine: number | null;
-  /** On a wait list now (qp_stats: !list_empty(&s_iowait.list)); null when the source does not say. */
-  onList: boolean | null;
-  /** Its own descriptors still in flight (iowait_sdma_pending); their retirement would wake it. Null when unknown. */
-  ownPending: number | null;
-  /** When this backend first saw it waiting (ms, the backend's clock), carried across polls by `carrySince`. */
-  sinceMs: number;
-  source: WaiterSource;
-};
-
-/** Whether a backend can see one kind of waiter, and if not, why and what would help. */
-export interface WaiterVisibility {
-  kind: WaiterKind;
-  visible: boolean;
-  /** The source it is seen through (absent when not visible). */
-  source?: WaiterSource;
-  /** Why it cannot be seen (absent when visible). */
-  reason?: string;
-  /** What the operator can do about it (absent when visible or when nothing helps). */
-  fix?: string;
-}
+export const QP_STATE_NAMES: readonly QpStateName[] = ['RESET', 'INIT', 'RTR', 'RTS', 'SQD', 'SQE', 'ERR'];
 
 /** The fields of a parsed debugfs qp_stats record that the waiter rule reads (qp_iter_print, hfi1 qp.c). */
 export interface QpStatsWaitInput {
