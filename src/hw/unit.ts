@@ -79,12 +79,12 @@ export class HwUnit implements Unit {
   }
 
   /** Read and parse sdes, re-reading a torn file a few times; a tear that stays is in `torn`. */
-  async readSdes(): Promise<SdesDump> {
+  async readSdes(headersOnly = false): Promise<SdesDump> {
     const file = this.found.paths.sdes;
     let dump: SdesDump | null = null;
     for (let i = 0; i < SDES_ATTEMPTS && (dump === null || dump.torn); i++) {
       const bytes = await readSource(this.fs, file, sdesCapBytes(this.found.descqCnt));
-      dump = parseSdes(bytes, { file, descqCnt: this.found.descqCnt });
+      dump = parseSdes(bytes, { file, descqCnt: this.found.descqCnt, headersOnly });
     }
     return dump as SdesDump;
   }
@@ -94,7 +94,7 @@ export class HwUnit implements Unit {
     const file = this.found.paths.sdes;
     let dump: SdesDump;
     try {
-      dump = await this.readSdes();
+      dump = await this.readSdes(true);
     } catch (e) {
       if (!canFallBack || !isSourceFault(e)) throw e;
       this.log.leftOut(

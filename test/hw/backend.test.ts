@@ -170,13 +170,27 @@ describe('samples merged from every readable source', () => {
     });
   });
 
-  it('a malformed sdes rejects with E_PARSE naming the file and line', async () => {
+  it('a malformed descriptor line: a sample uses the headers, ring rejects with E_PARSE naming the file and line', async () => {
     const root = fresh();
     writeTree(root, { sdes: fixture('sdes/upstream.txt').replace('len:4032', 'len:40320') });
     await withBackend(root, async (b) => {
-      await expect((await b.unit(0)).sample()).rejects.toMatchObject({
+      const u = await b.unit(0);
+      const samples = await u.sample();
+      expect(samples[0]?.sources).toContain('sdes');
+      await expect(u.ring(0)).rejects.toMatchObject({
         code: 'E_PARSE',
         line: 4,
+        file: join(root, 'sys/kernel/debug/hfi1/hfi1_0/sdes'),
+      });
+    });
+  });
+
+  it('a malformed header line rejects a sample with E_PARSE naming the file and line', async () => {
+    const root = fresh();
+    writeTree(root, { sdes: fixture('sdes/upstream.txt').replace('SDE 0 CPU 3 ', 'SDE 0 CPU x ') });
+    await withBackend(root, async (b) => {
+      await expect((await b.unit(0)).sample()).rejects.toMatchObject({
+        code: 'E_PARSE',
         file: join(root, 'sys/kernel/debug/hfi1/hfi1_0/sdes'),
       });
     });

@@ -76,6 +76,12 @@ export interface SdesDump {
 export interface SdesOptions {
   file?: string;
   descqCnt?: number;
+  /**
+   * Parse the headers and only count the descriptor lines of each record (what a sample needs;
+   * `ring` needs them decoded). A garbled descriptor line is then not seen; a count that does not
+   * match the header, and a cut line, still are. The dump's descriptor table stays empty.
+   */
+  headersOnly?: boolean;
 }
 
 class Fail {
@@ -93,7 +99,7 @@ export function parseSdes(input: Uint8Array | string, opts: SdesOptions = {}): S
   const file = opts.file ?? 'sdes';
   const descqCnt = opts.descqCnt ?? SDMA_DESCQ_CNT_DEFAULT;
   if (!isValidDescqCnt(descqCnt)) throw new RangeError(`descqCnt must be a valid ring size, got ${descqCnt}`);
-  const s = new Scanner(buf, descqCnt);
+  const s = new Scanner(buf, descqCnt, opts.headersOnly === true);
   try {
     s.run();
   } catch (e) {
@@ -141,10 +147,11 @@ class Scanner implements ScanState {
   constructor(
     readonly buf: Uint8Array,
     private readonly descqCnt: number,
+    private readonly headersOnly = false,
   ) {
     this.mask = descqCnt - 1;
     this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    this.table = new DescriptorTable(Math.max(16, Math.ceil(buf.length / 64)));
+    this.table = new DescriptorTable(headersOnly ? 16 : Math.max(16, Math.ceil(buf.length / 64)));
   }
 
   result(torn: SdesTorn | null): SdesDump {
@@ -158,7 +165,9 @@ class Scanner implements ScanState {
     while (p < n) {
       this.lineStart = p;
       const c = buf[p];
-      if (c === TAB) {
+      if (c === TAB && this.headersOnly) {
+        p = this.skipLine(p);
+      } else if (c === TAB) {
         const q = p + FAST_ROOM <= n ? fastLines(this, p) : p;
         if (q !== p) {
           p = q;
@@ -172,6 +181,24 @@ class Scanner implements ScanState {
       }
       this.line++;
     }
+  }
+
+  /** Headers-only mode: count a descriptor line (an AHG line belongs to the one before) without decoding it. */
+  private skipLine(p: number): number {
+    const rec = this.open;
+    if (!rec) throw new Fail(p, 'a descriptor line before the first header');
+    const eol = this.buf.indexOf(NL, p);
+    if (eol === -1) throw new Fail(p, 'the descriptor line has no newline: the read was cut short');
+    if (this.buf[p + 1] !== TAB) {
+      if (rec.count >= this.expected) {
+        throw new Fail(
+          p,
+          `engine ${rec.header.engine}: more descriptor lines than (T(SW) − H(SW)) mod ${this.descqCnt} = ${this.expected}`,
+        );
+      }
+      rec.count++;
+    }
+    return eol + 1;
   }
 
   private header(p: number): number {
