@@ -36,29 +36,36 @@ let bad = false;
 
 /** An unsigned decimal up to `max` without a leading zero (printf %u); sets `bad` when there is none. */
 function dec(max: number): number {
+  const buf = b;
   const start = p;
+  const stop = end;
+  let q = start;
   let v = 0;
-  let c = b[p] as number;
-  while (c >= 48 && c <= 57 && p < end) {
+  let c = buf[q] as number;
+  while (c >= 48 && c <= 57 && q < stop) {
     v = v * 10 + (c - 48);
-    c = b[++p] as number;
+    c = buf[++q] as number;
   }
-  const n = p - start;
-  if (n === 0 || n > 10 || v > max || (n > 1 && b[start] === 48)) bad = true;
+  const n = q - start;
+  if (n === 0 || n > 10 || v > max || (n > 1 && buf[start] === 48)) bad = true;
+  p = q;
   return v;
 }
 
 /** 1 to `digits` lower-case hex digits not followed by another (printf %x). */
 function hex(digits: number): number {
+  const buf = b;
   const start = p;
   const stop = Math.min(end, start + digits);
+  let q = start;
   let v = 0;
-  for (; p < stop; p++) {
-    const d = HEX[b[p] as number] as number;
+  for (; q < stop; q++) {
+    const d = HEX[buf[q] as number] as number;
     if (d < 0) break;
     v = v * 16 + d;
   }
-  if (p === start || (HEX[b[p] as number] as number) >= 0) bad = true;
+  if (q === start || (HEX[buf[q] as number] as number) >= 0) bad = true;
+  p = q;
   return v;
 }
 
@@ -103,8 +110,11 @@ const L_SRQ = bytes(' SRQ ');
 const L_RQ = bytes(' RQ ');
 const L_NULL = bytes('(null)');
 
-// Pointers as printed repeat (one per engine and send context): their text is kept by value and length.
-const ptrCache = new Map<number, { hi: number; len: number; text: string }>();
+// Pointers as printed repeat (one per engine and send context): their text is kept in a small direct-mapped table,
+// found by a hash of the digits and confirmed byte by byte.
+const PTR_SLOTS = 256;
+const ptrBytes: (Uint8Array | null)[] = new Array(PTR_SLOTS).fill(null);
+const ptrText: string[] = new Array(PTR_SLOTS).fill('');
 let ptr: string | null = null;
 
 /** `%p,%u` (after optional spaces): the pointer into `ptr` (null for NULL), the index, or null for NULL. */
@@ -113,30 +123,32 @@ function ptrIndex(): number | null {
   const at = p;
   if (opt(L_NULL)) ptr = null;
   else {
-    // Up to 16 digits: the low 8 and the rest apart, so the value stays exact.
     const stop = Math.min(end, at + 16);
-    let hi = 0;
-    let lo = 0;
+    let h = 0;
+    let nonZero = 0;
     for (; p < stop; p++) {
       const d = HEX[b[p] as number] as number;
       if (d < 0) break;
-      hi = hi * 16 + Math.floor(lo / 0x1000_0000);
-      lo = (lo % 0x1000_0000) * 16 + d;
+      h = (Math.imul(h, 31) + d) | 0;
+      nonZero |= d;
     }
     const len = p - at;
     if (len === 0 || (HEX[b[p] as number] as number) >= 0) {
       bad = true;
       return null;
     }
-    if (hi === 0 && lo === 0) ptr = null;
+    if (nonZero === 0) ptr = null;
     else {
-      const key = lo * 17 + len;
-      const hit = ptrCache.get(key);
-      if (hit !== undefined && hit.hi === hi && hit.len === len) ptr = hit.text;
+      const slot = (h ^ (h >>> 8) ^ len) & (PTR_SLOTS - 1);
+      const known = ptrBytes[slot];
+      let same = known !== null && known !== undefined && known.length === len;
+      for (let i = 0; same && i < len; i++) same = (known as Uint8Array)[i] === b[at + i];
+      if (same) ptr = ptrText[slot] as string;
       else {
-        ptr = String.fromCharCode.apply(null, b.subarray(at, p) as unknown as number[]);
-        if (ptrCache.size > 4096) ptrCache.clear();
-        ptrCache.set(key, { hi, len, text: ptr });
+        const copy = b.slice(at, p);
+        ptr = String.fromCharCode.apply(null, copy as unknown as number[]);
+        ptrBytes[slot] = copy;
+        ptrText[slot] = ptr;
       }
     }
   }
