@@ -6,7 +6,7 @@ import type { ParseError } from '../../errors.js';
 import { LineFail } from './line-cursor.js';
 import { fastQpLine } from './qp-stats-fast.js';
 import { QpLineScanner, type QpStatsLine } from './qp-stats-line.js';
-import { decodeSFlags, type SFlagsLayout } from './s-flags.js';
+import { decodeSFlags, type SFlagsDecoded, type SFlagsLayout } from './s-flags.js';
 import { decideLayout, type FormatFamily, type LayoutDecision } from './s-flags-layout.js';
 import { errorAt } from './text.js';
 
@@ -110,7 +110,8 @@ export function parseQpStats(input: Uint8Array | string, opts: QpStatsOptions = 
     p = eol + 1;
   }
   const layout = format === null ? null : decideFileLayout(format, lines, lineNos, opts.layoutHint);
-  const records = lines.map((l, i) => withLayout(l, lineNos[i] as number, layout as LayoutDecision));
+  const decodedFlags = new Map<number, SFlagsDecoded>();
+  const records = lines.map((l, i) => withLayout(l, lineNos[i] as number, layout as LayoutDecision, decodedFlags));
   return { records, format, layout, torn, trailing, continuationLines, lines: line - 1 };
 }
 
@@ -123,9 +124,19 @@ function decideFileLayout(format: FormatFamily, lines: QpStatsLine[], lineNos: n
   return decideLayout(format, flags, hint);
 }
 
-function withLayout(l: QpStatsLine, line: number, d: LayoutDecision): QpStatsRecord {
+function withLayout(l: QpStatsLine, line: number, d: LayoutDecision, decoded: Map<number, SFlagsDecoded>): QpStatsRecord {
   l.line = line;
   l.layout = d.layout;
-  if (l.sFlags !== 0) l.flags = decodeSFlags(l.sFlags, d.layout, d.dialect);
+  if (l.sFlags !== 0) {
+    // Few distinct values in one file: each is decoded once, and the (frozen) result shared.
+    let f = decoded.get(l.sFlags);
+    if (f === undefined) {
+      f = decodeSFlags(l.sFlags, d.layout, d.dialect);
+      Object.freeze(f.names);
+      Object.freeze(f.ioWaits);
+      decoded.set(l.sFlags, Object.freeze(f));
+    }
+    l.flags = f;
+  }
   return l;
 }
