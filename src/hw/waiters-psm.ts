@@ -25,6 +25,10 @@ const PROC_FILE_CAP_BYTES = 64 * 1024;
 
 const NUMERIC = /^(0|[1-9][0-9]{0,9})$/;
 
+/** Why a tree whose proc directory lists no process shows no PSM writer. */
+export const NO_PROCESSES = (procDir: string) =>
+  `${procDir} lists no process (a recorded tree, not a live /proc): PSM writers cannot be seen`;
+
 /** Options of a scan: the real-time source for the budget (tests pass their own), the bounds. */
 export interface PsmScanOptions {
   elapsedMs?: () => number;
@@ -103,6 +107,8 @@ export class PsmScanner {
       }
       const maxPids = this.opts.maxPids ?? MAX_PIDS;
       const pids = entries.filter((n) => NUMERIC.test(n)).map(Number);
+      // A live /proc always lists processes (pid 1 at least); a tree without any (a snapshot) shows no writers.
+      if (pids.length === 0) return this.none(NO_PROCESSES(this.procDir));
       let fdDenied: number | null = null;
       let stopped: string | null = null;
       if (pids.length > maxPids) stopped = `${pids.length} processes, more than the ${maxPids} a scan reads`;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { SourceStatus } from '../backend.js';
 import type { FoundUnit } from './discover.js';
 import { errnoCode, type HwFs } from './fsio.js';
+import { NO_PROCESSES } from './waiters-psm.js';
 import { qpStatsUnreadable, ROOT_FIX } from './waiters-qp.js';
 import { usdmaTraceStatus } from './waiters-trace.js';
 
@@ -42,7 +43,7 @@ export async function procPsmStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatu
   }
   // pid 1 belongs to root: if its fds and stack can be read, every process's can.
   const probe = pids.includes('1') ? '1' : pids[0];
-  if (probe === undefined) return { source: 'procPsm', readable: true, path: dir };
+  if (probe === undefined) return { source: 'procPsm', readable: false, path: dir, reason: NO_PROCESSES(dir) };
   try {
     await fs.readdir(join(dir, probe, 'fd'));
     await fs.canRead(join(dir, probe, 'stack'));

@@ -61,7 +61,7 @@ export function usdmaEngines(text: string, pci: string): Map<number, number> {
   for (const line of text.split('\n')) {
     if (!line.includes('hfi1_usdma_defer')) continue;
     const m = LINE.exec(line);
-    if (!m || m[2] !== 'hfi1_usdma_defer' || (pci !== '' && m[3] !== pci)) continue;
+    if (m?.[2] !== 'hfi1_usdma_defer' || (pci !== '' && m[3] !== pci)) continue;
     const e = DEFER_ENGINE.exec(` ${m[4]}`);
     if (e) out.set(Number(m[1]), Number(e[1]));
   }

@@ -77,7 +77,7 @@ describe('samples merged from every readable source', () => {
     writeTree(root, { bar: goodBar });
     await withBackend(root, async (b) => {
       const [info] = await b.units();
-      expect(info?.sources.filter((s) => !s.readable).map((s) => s.source)).toEqual(['hwCounters', 'trace']);
+      expect(info?.sources.filter((s) => !s.readable).map((s) => s.source)).toEqual(['hwCounters', 'procPsm', 'trace']);
       const u = await b.unit(0);
       const [s0, s1] = await u.sample();
       expect(s0).toMatchObject({
@@ -127,12 +127,7 @@ describe('samples merged from every readable source', () => {
     writeTree(root, { debugfs: 'absent', hwCounters: hw });
     await withBackend(root, async (b) => {
       const [info] = await b.units();
-      expect(info?.sources.filter((s) => s.readable).map((s) => s.source)).toEqual([
-        'hwCounters',
-        'interrupts',
-        'sysfs',
-        'procPsm',
-      ]);
+      expect(info?.sources.filter((s) => s.readable).map((s) => s.source)).toEqual(['hwCounters', 'interrupts', 'sysfs']);
       const [s0] = await (await b.unit(0)).sample([0]);
       // seq = 2 × (SDMAInt + SDMAIdInt + SDMAPrIntCn + SDMAErrCt); the error count since driver load is kept
       expect(s0).toMatchObject({
