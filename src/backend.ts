@@ -17,6 +17,9 @@ export type SourceName =
   | 'interrupts' // /proc/interrupts (/proc/interrupts): per-engine vector counts, world-readable
   | 'bar' // sysfs resource0 (pci_mmap_resource, drivers/pci): per-engine CSRs through a read-only mapping (root)
   | 'sysfs' // sysfs sdma<N>/vl and cpu_list (sdma<N>/vl and cpu_list, sysfs.c), module parameters (the hfi1 module parameters)
+  | 'qpStats' // debugfs hfi1_<u>/qp_stats (qp_iter_print, hfi1 qp.c): the QPs and their waits (root, debugfs mounted)
+  | 'procPsm' // /proc/<pid>/fd, stack, syscall, comm: PSM writers blocked on /dev/hfi1_<u> (root for other users' processes)
+  | 'trace' // tracefs `trace` (hfi1_tx events, read only when someone enabled them): the engine of a PSM writer
   | 'model'; // the emulator's own state (emu backend only)
 
 /** Whether a source can be read here, and if not, why and what to do about it. */

@@ -11,6 +11,7 @@ import { parseSdes } from './parse/sdes.js';
 import { descqCntFromLenGen, openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
 import { probeSources, readable } from './sources.js';
 import { HwUnit } from './unit.js';
+import type { PsmScanOptions } from './waiters-psm.js';
 
 export { openBarWindow, type RegisterWindow } from './bar.js';
 export { contextFiles, linkFiles, readLinkState, readUnitContext } from './context.js';
@@ -25,6 +26,8 @@ export interface HwOptions {
   clock?: Clock;
   /** File access (the real file system by default). */
   fs?: HwFs;
+  /** Bounds of the /proc scan for PSM writers (tests pass their own real-time source). */
+  psmScan?: PsmScanOptions;
 }
 
 /** Real time in milliseconds. */
@@ -61,7 +64,12 @@ export function checkDescqCnt(u: FoundUnit, win: RegisterWindow | null): DescqCn
 }
 
 /** Discover and probe every unit. */
-async function openUnits(sysroot: string, clock: Clock, fs: HwFs): Promise<{ unit: HwUnit; check: DescqCntCheck }[]> {
+async function openUnits(
+  sysroot: string,
+  clock: Clock,
+  fs: HwFs,
+  psmScan: PsmScanOptions = {},
+): Promise<{ unit: HwUnit; check: DescqCntCheck }[]> {
   const out: { unit: HwUnit; check: DescqCntCheck }[] = [];
   for (const u of await discoverUnits(sysroot, fs)) {
     const { sources, warnings } = await probeSources(fs, u);
@@ -77,7 +85,7 @@ async function openUnits(sysroot: string, clock: Clock, fs: HwFs): Promise<{ uni
         // a device that reads all-ones has nothing to compare
       }
       out.push({
-        unit: new HwUnit(u, engines, sources, clock, fs, [...u.warnings, ...warnings, ...ctx.warnings], ctx.context),
+        unit: new HwUnit(u, engines, sources, clock, fs, [...u.warnings, ...warnings, ...ctx.warnings], ctx.context, psmScan),
         check,
       });
     } finally {
@@ -102,7 +110,7 @@ export async function inspectUnits(sysroot: string, fs: HwFs = realFs): Promise<
 export async function openHwBackend(opts: HwOptions): Promise<Backend> {
   const clock = opts.clock ?? realClock;
   const fs = opts.fs ?? realFs;
-  const units = (await openUnits(opts.sysroot, clock, fs)).map((u) => u.unit);
+  const units = (await openUnits(opts.sysroot, clock, fs, opts.psmScan)).map((u) => u.unit);
   let closed = false;
   return {
     kind: 'hw',

@@ -18,6 +18,10 @@ export interface UnitPaths {
   portDir: string; // sys/class/infiniband/hfi1_<u>/ports/1 (the RDMA core's port files)
   moduleDir: string; // sys/module/hfi1 (version, srcversion)
   osrelease: string; // proc/sys/kernel/osrelease
+  qpStats: string; // sys/kernel/debug/hfi1/hfi1_<u>/qp_stats (qp_iter_print, hfi1 qp.c)
+  procDir: string; // proc (the processes: /proc/<pid>/fd, stack, syscall, comm)
+  /** tracefs where it may be mounted: sys/kernel/tracing, then the older sys/kernel/debug/tracing. */
+  tracingDirs: string[];
 }
 
 /** The class directory that lists RDMA devices. */
@@ -52,6 +56,9 @@ export function unitPaths(sysroot: string, name: string, pci: string): UnitPaths
     portDir: join(classDir, 'ports/1'),
     moduleDir: join(sysroot, 'sys/module/hfi1'),
     osrelease: join(sysroot, 'proc/sys/kernel/osrelease'),
+    qpStats: join(debugDir, 'qp_stats'),
+    procDir: join(sysroot, 'proc'),
+    tracingDirs: [join(sysroot, 'sys/kernel/tracing'), join(debugRoot, 'tracing')],
   };
 }
 

@@ -10,6 +10,7 @@ import { parseInterrupts } from './parse/interrupts.js';
 import { engineDir } from './paths.js';
 import { INTERRUPTS_CAP_BYTES } from './read-file.js';
 import { openSdmaWindow } from './regs.js';
+import { waiterSources } from './waiters-sources.js';
 
 const ROOT_FIX = 'run as root (e.g. sudo hfi1-sdma …)';
 const MOUNT_FIX = 'mount debugfs: mount -t debugfs none /sys/kernel/debug';
@@ -201,6 +202,7 @@ export async function probeSources(fs: HwFs, u: FoundUnit): Promise<{ sources: S
     await interruptsStatus(fs, u),
     await barStatus(fs, u),
     await sysfsStatus(fs, u),
+    ...(await waiterSources(fs, u)),
   ];
   const warnings = sources
     .filter((st) => ODD.has(st))

@@ -16,6 +16,7 @@ import type {
   Unit,
   UnitContext,
   UnitInfo,
+  WaitersSample,
 } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
 import type { RegisterWindow } from './bar.js';
@@ -31,7 +32,12 @@ import { openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
 import { missingRecord, noteSdes } from './sdes-notes.js';
 import { readable } from './sources.js';
 import { type CountersByEngine, readDebugfsCounters, readEngineSysfs, readHwCounters } from './unit-reads.js';
+import { UnitWaiters } from './waiters.js';
+import type { PsmScanOptions } from './waiters-psm.js';
 import { isSourceFault, WarningLog } from './warnings.js';
+
+/** The sources that show waiters, not engine samples (waiters.ts). */
+const WAITER_SOURCES: readonly string[] = ['qpStats', 'procPsm', 'trace'];
 
 /** Reads of a torn sdes before its tear is reported. */
 const SDES_ATTEMPTS = 3;
@@ -41,6 +47,7 @@ export class HwUnit implements Unit {
   readonly info: UnitInfo;
   private window: RegisterWindow | null = null;
   private readonly log: WarningLog;
+  private readonly waiting: UnitWaiters;
 
   constructor(
     private readonly found: FoundUnit,
@@ -50,10 +57,17 @@ export class HwUnit implements Unit {
     private readonly fs: HwFs,
     warnings: readonly SourceWarning[] = [],
     context?: UnitContext,
+    psmScan: PsmScanOptions = {},
   ) {
     this.info = { unit: found.unit, name: found.name, pci: found.pci, engines, descqCnt: found.descqCnt, sources };
     if (context) this.info.context = context;
     this.log = new WarningLog(warnings);
+    this.waiting = new UnitWaiters(found, clock, fs, this.log, context?.kernelRelease ?? null, psmScan);
+  }
+
+  /** The waiters now: QPs from qp_stats, PSM writers from /proc (root), sinceMs carried across calls. */
+  waiters(): Promise<WaitersSample> {
+    return this.waiting.read();
   }
 
   warnings(): readonly SourceWarning[] {
@@ -168,9 +182,16 @@ export class HwUnit implements Unit {
     }
   }
 
+  /** The sources of engine samples (the waiter sources left out). */
+  private sampleSources(): SourceStatus[] {
+    return this.info.sources.filter((s) => !WAITER_SOURCES.includes(s.source));
+  }
+
   private noSource(): Hfi1SdmaError {
-    const needRoot = this.info.sources.some((s) => s.fix?.includes('root'));
-    const why = this.info.sources.map((s) => `${s.source}: ${s.reason ?? 'readable'}`).join('; ');
+    const needRoot = this.sampleSources().some((s) => s.fix?.includes('root'));
+    const why = this.sampleSources()
+      .map((s) => `${s.source}: ${s.reason ?? 'readable'}`)
+      .join('; ');
     return new Hfi1SdmaError(
       needRoot ? 'E_PERMISSION' : 'E_UNAVAILABLE',
       `${this.info.name}: no source is readable (${why}); run 'hfi1-sdma doctor'`,
@@ -195,7 +216,7 @@ export class HwUnit implements Unit {
   async sample(engines?: readonly number[]): Promise<EngineSample[]> {
     const list = engines ?? Array.from({ length: this.info.engines }, (_, i) => i);
     for (const e of list) this.checkEngine(e);
-    if (!this.info.sources.some((s) => s.readable)) throw this.noSource();
+    if (!this.sampleSources().some((s) => s.readable)) throw this.noSource();
     const timeMs = this.clock.nowMs();
     const bar = this.readBar(list);
     const headers = this.has('sdes') ? await this.sdesHeaders(list, this.has('bar')) : null;

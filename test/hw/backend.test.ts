@@ -77,7 +77,7 @@ describe('samples merged from every readable source', () => {
     writeTree(root, { bar: goodBar });
     await withBackend(root, async (b) => {
       const [info] = await b.units();
-      expect(info?.sources.filter((s) => !s.readable).map((s) => s.source)).toEqual(['hwCounters']);
+      expect(info?.sources.filter((s) => !s.readable).map((s) => s.source)).toEqual(['hwCounters', 'procPsm', 'trace']);
       const u = await b.unit(0);
       const [s0, s1] = await u.sample();
       expect(s0).toMatchObject({

@@ -43,7 +43,19 @@ describe('doctor', () => {
     const r = JSON.parse(out);
     expect(r.units).toHaveLength(1);
     const bySource = Object.fromEntries(r.units[0].sources.map((s: { source: string }) => [s.source, s]));
-    expect(Object.keys(bySource)).toEqual(['sdes', 'counters', 'hwCounters', 'interrupts', 'bar', 'sysfs']);
+    expect(Object.keys(bySource)).toEqual([
+      'sdes',
+      'counters',
+      'hwCounters',
+      'interrupts',
+      'bar',
+      'sysfs',
+      'qpStats',
+      'procPsm',
+      'trace',
+    ]);
+    expect(bySource.qpStats).toMatchObject({ readable: false, reason: expect.stringContaining('not mounted') });
+    expect(bySource.trace).toMatchObject({ readable: false, reason: expect.stringContaining('tracefs is not mounted') });
     expect(bySource.counters).toMatchObject({ readable: false, fix: expect.stringContaining('mount -t debugfs') });
     expect(bySource.bar).toMatchObject({ readable: false, reason: expect.stringContaining('no such file') });
     expect(bySource.sysfs.readable).toBe(true);

@@ -89,4 +89,30 @@ describe('qp_stats properties (qp_iter_print, hfi1 qp.c)', () => {
       expect(part.records.length).toBe(text.slice(0, cut).split('\n').length - 1);
     },
   );
+
+  /** The parse of `input` as a comparable value: the file, or the error's message. */
+  function outcome(input: Uint8Array | string): unknown {
+    try {
+      return parseQpStats(input, { file: 'qp_stats' });
+    } catch (e) {
+      if (!(e instanceof ParseError)) throw e;
+      return `ParseError: ${e.message}`;
+    }
+  }
+
+  test.prop([mutated], fcParams(300, 10000))(
+    'the byte fast path gives exactly what the careful scanner gives (records, tear, trailing fields, errors)',
+    (b) => {
+      expect(outcome(b)).toEqual(outcome(Buffer.from(b).toString('latin1')));
+    },
+  );
+
+  test.prop([fc.array(line, { minLength: 1, maxLength: 20 }), fc.nat(), fc.integer({ min: 0, max: 255 })], fcParams(300, 10000))(
+    'rendered current-format lines with one byte changed: fast path and careful scanner agree',
+    (lines, at, byte) => {
+      const b = Buffer.from(lines.map(qpStatsLine).join(''), 'latin1');
+      b[at % b.length] = byte;
+      expect(outcome(b)).toEqual(outcome(b.toString('latin1')));
+    },
+  );
 });

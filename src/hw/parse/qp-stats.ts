@@ -4,8 +4,9 @@
 // and reported. The `s_flags` layout is decided once per file (decideLayout) and each record decoded in it.
 import type { ParseError } from '../../errors.js';
 import { LineFail } from './line-cursor.js';
+import { fastQpLine } from './qp-stats-fast.js';
 import { QpLineScanner, type QpStatsLine } from './qp-stats-line.js';
-import { decodeSFlags, type SFlagsLayout } from './s-flags.js';
+import { decodeSFlags, type SFlagsDecoded, type SFlagsLayout } from './s-flags.js';
 import { decideLayout, type FormatFamily, type LayoutDecision } from './s-flags-layout.js';
 import { errorAt } from './text.js';
 
@@ -42,10 +43,18 @@ export interface QpStatsOptions {
 
 /** Parse a whole `qp_stats` file. Throws only ParseError; an unterminated last line is `torn`, not an error. */
 export function parseQpStats(input: Uint8Array | string, opts: QpStatsOptions = {}): QpStatsFile {
-  const text =
-    typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('latin1');
+  // Bytes are scanned in place (qp-stats-fast.ts), the text decoded only when the careful scanner needs it; a string
+  // is read by the careful scanner alone. Both give the same records (latin1: one byte, one character).
+  const buf = typeof input === 'string' ? null : input;
+  let decoded: string | null = typeof input === 'string' ? input : null;
+  const text = (): string => {
+    decoded ??= Buffer.from((buf as Uint8Array).buffer, (buf as Uint8Array).byteOffset, (buf as Uint8Array).byteLength).toString(
+      'latin1',
+    );
+    return decoded;
+  };
+  let scan: QpLineScanner | null = null;
   const file = opts.file ?? 'qp_stats';
-  const scan = new QpLineScanner(text);
   const lines: QpStatsLine[] = [];
   const lineNos: number[] = [];
   let format: FormatFamily | null = null;
@@ -55,27 +64,31 @@ export function parseQpStats(input: Uint8Array | string, opts: QpStatsOptions = 
   let torn: QpStatsFile['torn'] = null;
   let line = 1;
   let p = 0;
-  const n = text.length;
+  const n = buf === null ? (decoded as string).length : buf.length;
   for (; p < n; line++) {
-    const eol = text.indexOf('\n', p);
+    const eol = buf === null ? (decoded as string).indexOf('\n', p) : buf.indexOf(10, p);
     if (eol === -1) {
       // seq_printf ends every record with a newline: a line without one was cut by a concurrent read.
-      torn = { line, text: text.slice(p), error: errorAt(file, text, n, 'the last line has no newline: the read was cut short') };
+      const t = text();
+      torn = { line, text: t.slice(p), error: errorAt(file, t, n, 'the last line has no newline: the read was cut short') };
       line++;
       break;
     }
-    if (text.charCodeAt(p) === 9) {
-      if (lines.length === 0) throw errorAt(file, text, p, 'a continuation line (TAB first) before the first QP line');
+    if ((buf === null ? (decoded as string).charCodeAt(p) : buf[p]) === 9) {
+      if (lines.length === 0) throw errorAt(file, text(), p, 'a continuation line (TAB first) before the first QP line');
       continuationLines++;
       p = eol + 1;
       continue;
     }
-    let rec: QpStatsLine;
-    try {
-      rec = scan.line(p, eol);
-    } catch (e) {
-      if (e instanceof LineFail) throw errorAt(file, text, e.offset, e.what);
-      throw e;
+    let rec = buf === null ? null : fastQpLine(buf, p, eol);
+    if (rec === null) {
+      scan ??= new QpLineScanner(text());
+      try {
+        rec = scan.line(p, eol);
+      } catch (e) {
+        if (e instanceof LineFail) throw errorAt(file, text(), e.offset, e.what);
+        throw e;
+      }
     }
     if (format === null) {
       format = rec.format;
@@ -83,7 +96,7 @@ export function parseQpStats(input: Uint8Array | string, opts: QpStatsOptions = 
     } else if (rec.format !== format) {
       throw errorAt(
         file,
-        text,
+        text(),
         p,
         `this line is in the ${rec.format} format, line ${formatLine} in the ${format} format: one file has one format`,
       );
@@ -97,7 +110,8 @@ export function parseQpStats(input: Uint8Array | string, opts: QpStatsOptions = 
     p = eol + 1;
   }
   const layout = format === null ? null : decideFileLayout(format, lines, lineNos, opts.layoutHint);
-  const records = lines.map((l, i) => withLayout(l, lineNos[i] as number, layout as LayoutDecision));
+  const decodedFlags = new Map<number, SFlagsDecoded>();
+  const records = lines.map((l, i) => withLayout(l, lineNos[i] as number, layout as LayoutDecision, decodedFlags));
   return { records, format, layout, torn, trailing, continuationLines, lines: line - 1 };
 }
 
@@ -110,9 +124,19 @@ function decideFileLayout(format: FormatFamily, lines: QpStatsLine[], lineNos: n
   return decideLayout(format, flags, hint);
 }
 
-function withLayout(l: QpStatsLine, line: number, d: LayoutDecision): QpStatsRecord {
+function withLayout(l: QpStatsLine, line: number, d: LayoutDecision, decoded: Map<number, SFlagsDecoded>): QpStatsRecord {
   l.line = line;
   l.layout = d.layout;
-  if (l.sFlags !== 0) l.flags = decodeSFlags(l.sFlags, d.layout, d.dialect);
+  if (l.sFlags !== 0) {
+    // Few distinct values in one file: each is decoded once, and the (frozen) result shared.
+    let f = decoded.get(l.sFlags);
+    if (f === undefined) {
+      f = decodeSFlags(l.sFlags, d.layout, d.dialect);
+      Object.freeze(f.names);
+      Object.freeze(f.ioWaits);
+      decoded.set(l.sFlags, Object.freeze(f));
+    }
+    l.flags = f;
+  }
   return l;
 }

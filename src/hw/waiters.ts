@@ -1,0 +1,56 @@
+// The waiters of one live unit (Unit.waiters): QPs from debugfs qp_stats, PSM writers from /proc, their engine from
+// the hfi1_usdma_* trace events when someone enabled them; IPoIB queues are never visible on a live host.
+// `sinceMs` is carried across calls (carrySince) from the set of the previous call, on the backend's clock.
+import type { Clock, WaitersSample, WaiterVisibility } from '../backend.js';
+import { carrySince, visibilityOf, type Waiter } from '../progress/waiters.js';
+import type { FoundUnit } from './discover.js';
+import type { HwFs } from './fsio.js';
+import { PsmScanner, type PsmScanOptions } from './waiters-psm.js';
+import { layoutOfRelease, readQpWaiters } from './waiters-qp.js';
+import { readUsdmaEngines, usdmaTraceStatus } from './waiters-trace.js';
+import type { WarningLog } from './warnings.js';
+
+/** Why accelerated IPoIB queues cannot be seen on a live host. */
+export const IPOIB_HIDDEN: WaiterVisibility = {
+  kind: 'ipoib',
+  visible: false,
+  reason:
+    'accelerated IPoIB transmit queues are not QPs: they never appear in qp_stats, and no debugfs, sysfs or /proc file shows their wait',
+};
+
+/** The waiter reader of one unit: keeps the previous set to carry `sinceMs`. */
+export class UnitWaiters {
+  private previous: Waiter[] = [];
+  private readonly psm: PsmScanner;
+
+  constructor(
+    private readonly found: FoundUnit,
+    private readonly clock: Clock,
+    private readonly fs: HwFs,
+    private readonly log: WarningLog,
+    private readonly kernelRelease: string | null,
+    psmOpts: PsmScanOptions = {},
+  ) {
+    this.psm = new PsmScanner(fs, found.paths.procDir, found.unit, log, psmOpts);
+  }
+
+  /** The waiters now, with what can and cannot be seen. */
+  async read(): Promise<WaitersSample> {
+    const timeMs = this.clock.nowMs();
+    const qp = await readQpWaiters(this.fs, this.found.paths, this.log, timeMs, layoutOfRelease(this.kernelRelease));
+    const psm = await this.psm.scan(timeMs);
+    let psmWaiters = psm.waiters;
+    if (psmWaiters.length > 0) {
+      const trace = await usdmaTraceStatus(this.fs, this.found.paths);
+      if (trace.readable && trace.dir) {
+        const engines = await readUsdmaEngines(this.fs, trace.dir, this.found.pci, this.log);
+        psmWaiters = psmWaiters.map((w) =>
+          w.kind === 'psm' && engines.has(w.pid) ? { ...w, engine: engines.get(w.pid) as number } : w,
+        );
+      }
+    }
+    const waiters = carrySince(this.previous, [...qp.waiters, ...psmWaiters]);
+    this.previous = waiters;
+    return { unit: this.found.unit, timeMs, waiters, visibility: visibilityOf([qp.visibility, psm.visibility, IPOIB_HIDDEN]) };
+  }
+}
