@@ -1,6 +1,7 @@
 // Decoding of the per-engine CSRs an operator looks at: SEND_DMA_CTRL, SEND_DMA_STATUS and
 // SEND_DMA_ENG_ERR_STATUS (SEND_DMA_* per-engine CSRs, chip_registers.h; SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
 
+import { type ChipName, SEND_DMA_CTRL_SINGLE_DESCRIPTOR, SEND_DMA_CTRL_THRESHOLD_ENABLE } from './chip.js';
 import {
   ALL_ONES_64,
   ENG_ERR_BITS,
@@ -13,7 +14,6 @@ import {
   SEND_DMA_STATUS_ENG_CLEANED_UP_BIT,
   SEND_DMA_STATUS_ENG_HALTED_BIT,
 } from './constants.js';
-import { type ChipName, SEND_DMA_CTRL_SINGLE_DESCRIPTOR, SEND_DMA_CTRL_THRESHOLD_ENABLE } from './chip.js';
 
 /** SEND_DMA_CTRL bits (SEND_DMA_* per-engine CSRs, chip_registers.h). */
 export interface CtrlBits {

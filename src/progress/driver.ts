@@ -52,12 +52,7 @@ export function freeCountFor(driver: DriverName, descqCnt: number, descqHead: nu
 }
 
 /** Whether sdma_engine_progress_schedule (sdma.h) forces a progress interrupt: in-process ≥ descq_cnt / 8. */
-export function progressScheduleFiresFor(
-  driver: DriverName,
-  descqCnt: number,
-  descqHead: number,
-  descqTail: number,
-): boolean {
+export function progressScheduleFiresFor(driver: DriverName, descqCnt: number, descqHead: number, descqTail: number): boolean {
   return inProcessFor(driver, descqCnt, descqHead, descqTail) >= Math.floor(descqCnt / 8);
 }
 

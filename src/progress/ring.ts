@@ -144,9 +144,7 @@ export function fitReport(
     fits: slots <= free,
     scheduleThreshold: scheduleThreshold(descqCnt),
     inProcess:
-      driver === 'upstream'
-        ? inProcess(descqCnt, descqHead, descqTail)
-        : inProcessInFlight(descqCnt, descqHead, descqTail),
+      driver === 'upstream' ? inProcess(descqCnt, descqHead, descqTail) : inProcessInFlight(descqCnt, descqHead, descqTail),
     headroom: free - slots,
     canEverFit: slots <= maxFree(descqCnt),
   };
