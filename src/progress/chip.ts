@@ -1,6 +1,8 @@
 // The two chips an hfi1/hfi2 driver runs: WFR (Intel Omni-Path 100, chip_registers.h) and JKR (Cornelis CN5000,
 // chip_registers_jkr.h / chip_jkr.h). Pure data: the per-engine CSR map, the BAR0 size, the interrupt sources,
 // the core clock and the CTRL bits that may be set while an engine runs. WFR values are those of constants.ts.
+// SEND_DMA_STATUS bits 56 (halted) and 57 (cleaned up) and the ENG_ERR bits are the same on both chips; how JKR
+// reads back its other STATUS and LEN_GEN bits is not public, so csr.ts keeps them raw on both (a choice).
 
 import {
   ASIC_CCLOCK_PS,

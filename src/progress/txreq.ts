@@ -26,7 +26,7 @@ import {
   SDMA_TXREQ_F_USE_AHG,
 } from './constants.js';
 import { withGeneration } from './descriptor.js';
-import { alignSplit, type DriverName, numPadFor, type SdmaAlign } from './driver.js';
+import { alignSplit, type DriverName, numPadFor, ringSlots, type SdmaAlign } from './driver.js';
 
 /** The kernel errors a txreq builder returns (sdma_txinit_ahg, sdma.h; sdma_txadd_page/kvaddr/daddr, sdma.h). */
 export type TxError = 'ENODATA' | 'EMSGSIZE' | 'ENOMEM' | 'EINVAL';
@@ -301,6 +301,11 @@ function coalesce(tx: TxReq, kind: TxAddKind, len: number): TxFailure | null {
   tx.tlen = total;
   tx.descLimit = MAX_DESC;
   return addDescriptor(tx, SDMA_MAP_SINGLE, tx.options.coalesceAddr, total);
+}
+
+/** The ring slots a closed tx takes, num_desc + num_pad: what every room check compares with the free count. */
+export function txRingSlots(tx: TxReq): number {
+  return ringSlots(tx.numDesc, tx.numPad);
 }
 
 /** The descriptors of a tx as qword pairs (for display and tests). */

@@ -13,7 +13,7 @@ import {
   scheduleInFlight,
 } from '../../src/progress/driver.js';
 import { fitReport, freeCount, inFlight } from '../../src/progress/ring.js';
-import { buildTx, isTxFailure, type TxReq, txDescriptors } from '../../src/progress/txreq.js';
+import { buildTx, isTxFailure, type TxReq, txDescriptors, txRingSlots } from '../../src/progress/txreq.js';
 import { fcParams } from '../support/runs.js';
 
 const driver = fc.constantFrom(...DRIVER_NAMES);
@@ -147,6 +147,7 @@ describe('a txreq per driver build (struct sdma_txreq: num_desc, num_pad)', () =
   it('hfi2 with sdma_align 1 and pad 8: four descriptors (240, 256, 256, 248) and four pads', () => {
     const tx = spec({ driver: 'hfi2', sdmaAlign: 1, padSdmaDesc: 8 }) as TxReq;
     expect(tx).toMatchObject({ numDesc: 4, numPad: 4, closed: true });
+    expect(txRingSlots(tx)).toBe(8);
     const d = txDescriptors(tx).map((q) => decode(q.qw0, q.qw1));
     expect(d.map((x) => x.len)).toEqual([240, 256, 256, 248]);
     expect(d.map((x) => x.addr)).toEqual([0x1010, 0x1100, 0x1200, 0x1300]);
