@@ -1,6 +1,9 @@
 // `decode QW0 QW1`: one hardware descriptor, both qwords decoded (the SDMA_DESC0_ and SDMA_DESC1_ fields, sdma.h).
 import type { Argv } from 'yargs';
-import { type DescriptorFields, decode, flagString, hex16 } from '../progress/descriptor.js';
+import { usageError } from '../errors.js';
+import { CHIP_NAMES, type ChipName, isChipName } from '../progress/chip.js';
+import { flagString, hex16 } from '../progress/descriptor.js';
+import { type ChipDescriptor, DESC_RESERVED, decodeFor } from '../progress/descriptor-chip.js';
 import { parseU64Arg } from './args.js';
 import type { CommandSpec } from './context.js';
 import { keyValues } from './format.js';
@@ -14,8 +17,9 @@ const AHG_MODES = [
 ];
 
 /** The `decode --json` shape (docs/json.md). */
-export function decodeJson(qw0: bigint, qw1: bigint, d: DescriptorFields) {
+export function decodeJson(qw0: bigint, qw1: bigint, d: ChipDescriptor, chip: ChipName = 'wfr') {
   return {
+    chip,
     qw0: hex16(qw0),
     qw1: hex16(qw1),
     first: d.first,
@@ -33,16 +37,26 @@ export function decodeJson(qw0: bigint, qw1: bigint, d: DescriptorFields) {
   };
 }
 
-function render(qw0: bigint, qw1: bigint, d: DescriptorFields): string {
+// Where FIRST, LAST, BYTE_COUNT and the address live on each chip, for the text form.
+const LAYOUT: Record<ChipName, { first: string; last: string; count: string; addr: string }> = {
+  wfr: { first: 'qw0 bit 63', last: 'qw0 bit 62', count: 'qw0 bits 61:48', addr: 'qw0 bits 47:0' },
+  jkr: { first: 'qw1 bit 31', last: 'qw1 bit 30', count: 'qw1 bits 29:16', addr: 'qw0 bits 57:0' },
+};
+
+function render(qw0: bigint, qw1: bigint, d: ChipDescriptor, chip: ChipName): string {
   const bit = (b: boolean) => (b ? '1' : '0');
+  const at = LAYOUT[chip];
+  const reserved = DESC_RESERVED[chip];
+  const ignored = (qw0 & reserved.qw0) !== 0n || (qw1 & reserved.qw1) !== 0n;
   return keyValues([
+    ['chip', `${chip}${chip === 'wfr' ? ' (Intel Omni-Path 100)' : ' (Cornelis CN5000)'}`],
     ['qw0', hex16(qw0)],
     ['qw1', hex16(qw1)],
     ['flags', `${flagString(d)}  (I INT_REQ, H HEAD_TO_HOST, F FIRST, L LAST)`],
-    ['FIRST_DESC', bit(d.first)],
-    ['LAST_DESC', bit(d.last)],
-    ['BYTE_COUNT', `${d.len} bytes`],
-    ['PHY_ADDR', hex16(d.addr)],
+    ['FIRST_DESC', `${bit(d.first)}  (${at.first})`],
+    ['LAST_DESC', `${bit(d.last)}  (${at.last})`],
+    ['BYTE_COUNT', `${d.len} bytes  (${at.count})`],
+    ['PHY_ADDR', `${hex16(d.addr)}  (${at.addr})`],
     ['GENERATION', String(d.gen)],
     ['INT_REQ', bit(d.intReq)],
     ['HEAD_TO_HOST', bit(d.headToHost)],
@@ -50,6 +64,7 @@ function render(qw0: bigint, qw1: bigint, d: DescriptorFields): string {
     ['HEADER_INDEX', String(d.ahgIdx)],
     ['HEADER_DWS', `${d.ahgDws} dwords`],
     ['HEADER_UPDATE1', `0x${d.ahgUpdate.toString(16).padStart(8, '0')}`],
+    ...(ignored ? [['reserved', `bits set that ${chip} does not define were ignored`] as [string, string]] : []),
   ]);
 }
 
@@ -60,12 +75,26 @@ export const decodeCommand: CommandSpec = {
     y
       .positional('qw0', { type: 'string', describe: 'first qword, 0x-prefixed hex or decimal' })
       .positional('qw1', { type: 'string', describe: 'second qword' })
-      .example('$0 decode 0xc040000000100000 0x5', 'a one-descriptor 64-byte packet, generation 1'),
+      .option('chip', {
+        type: 'string',
+        describe: 'descriptor layout: wfr (Omni-Path 100) or jkr (CN5000: FIRST/LAST/BYTE_COUNT in qw1, 58-bit address)',
+        default: 'wfr',
+      })
+      .example('$0 decode 0xc040000000100000 0x5', 'a one-descriptor 64-byte packet, generation 1')
+      .example('$0 decode --chip jkr 0x100000 0xc0400005', 'the same packet in the CN5000 layout'),
   async run(args, ctx) {
     const qw0 = parseU64Arg('QW0', args.qw0);
     const qw1 = parseU64Arg('QW1', args.qw1);
-    const d = decode(qw0, qw1);
-    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(decodeJson(qw0, qw1, d))}\n` : render(qw0, qw1, d));
+    const chip = parseChip(args.chip);
+    const d = decodeFor(chip, qw0, qw1);
+    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(decodeJson(qw0, qw1, d, chip))}\n` : render(qw0, qw1, d, chip));
     return 0;
   },
 };
+
+/** The --chip value, or a usage error naming the choices. */
+function parseChip(raw: unknown): ChipName {
+  const s = String(raw ?? 'wfr').toLowerCase();
+  if (isChipName(s)) return s;
+  throw usageError(`--chip must be one of ${CHIP_NAMES.join(', ')}, got ${JSON.stringify(raw)}`);
+}

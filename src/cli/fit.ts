@@ -2,7 +2,8 @@
 import type { Argv } from 'yargs';
 import { Hfi1SdmaError, usageError } from '../errors.js';
 import { MAX_DESC } from '../progress/constants.js';
-import { type FitReport, fitReport, inProcess, slot } from '../progress/ring.js';
+import { DRIVER_NAMES, type DriverName, isDriverName, scheduleInFlight } from '../progress/driver.js';
+import { type FitReport, fitReport, slot } from '../progress/ring.js';
 import { parseDescqCnt, parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { keyValues } from './format.js';
@@ -16,8 +17,14 @@ export interface FitJson extends FitReport {
 }
 
 /** Compute `fit` on explicit numbers, refusing counters that no driver could produce. */
-export function fitOnNumbers(descqCnt: number, head: number, tail: number, numDesc: number): FitJson {
-  const r = fitReport(descqCnt, head, tail, numDesc);
+export function fitOnNumbers(
+  descqCnt: number,
+  head: number,
+  tail: number,
+  numDesc: number,
+  driver: DriverName = 'upstream',
+): FitJson {
+  const r = fitReport(descqCnt, head, tail, numDesc, driver);
   if (r.inFlight > descqCnt - 1) {
     throw usageError(
       `tail − head = ${r.inFlight} (u32) exceeds descq_cnt − 1 = ${descqCnt - 1}: the driver never has more than ${descqCnt - 1} descriptors in flight; check --head and --tail (free-running counts, DH and DT in debugfs sdes)`,
@@ -27,7 +34,8 @@ export function fitOnNumbers(descqCnt: number, head: number, tail: number, numDe
 }
 
 function render(r: FitJson, where: string): string {
-  const ip = inProcess(r.descqCnt, r.head, r.tail);
+  const ip = r.inProcess;
+  const rule = r.driver === 'upstream' ? 'in flight + 1' : 'in flight';
   const verdict = r.fits
     ? `yes: ${r.headroom} descriptors to spare`
     : r.canEverFit
@@ -35,6 +43,7 @@ function render(r: FitJson, where: string): string {
       : `never: ${r.numDesc} exceeds the ring's largest free count ${r.descqCnt - 1} (descq_cnt − 1)`;
   return keyValues([
     ['engine', where],
+    ['driver', `${r.driver} (in-process = ${rule})`],
     ['ring', `${r.descqCnt} descriptors (descq_cnt)`],
     ['head', `${r.head} (slot ${slot(r.head, r.descqCnt)})`],
     ['tail', `${r.tail} (slot ${slot(r.tail, r.descqCnt)})`],
@@ -50,7 +59,7 @@ function render(r: FitJson, where: string): string {
     ],
     [
       'schedule',
-      `progress interrupt forced at in-process ≥ ${r.scheduleThreshold}; now ${ip} (${ip >= r.scheduleThreshold ? 'fires' : 'does not fire'})`,
+      `progress interrupt forced at in-process ≥ ${r.scheduleThreshold} (in flight ≥ ${scheduleInFlight(r.driver, r.descqCnt)}); now ${ip} (${ip >= r.scheduleThreshold ? 'fires' : 'does not fire'})`,
     ],
   ]);
 }
@@ -64,11 +73,19 @@ export const fitCommand: CommandSpec = {
       .option('num-desc', { type: 'string', demandOption: true, describe: `descriptors in the request (1-${MAX_DESC})` })
       .option('head', { type: 'string', describe: 'descq_head, free-running u32 (DH)' })
       .option('tail', { type: 'string', describe: 'descq_tail, free-running u32 (DT)' })
+      .option('driver', {
+        type: 'string',
+        default: 'upstream',
+        describe:
+          'driver build whose ring arithmetic applies: upstream (hfi1 in the kernel), cornelis (Cornelis out-of-tree hfi1) or hfi2',
+      })
       .example('$0 fit --descq-cnt 2048 --head 10000 --tail 12040 --num-desc 9', 'explicit numbers, no backend')
       .example('$0 fit 3 --num-desc 9', 'engine 3 of the selected backend')
+      .example('$0 fit --driver hfi2 --descq-cnt 2048 --head 0 --tail 255 --num-desc 1', 'the progress schedule of hfi2')
       .epilogue('Exit status: 0 when the descriptors fit now, 1 when they do not; usage and source errors as for every command.'),
   async run(args, ctx: CliContext) {
     const numDesc = parseIntArg('--num-desc', args.numDesc, 1, MAX_DESC);
+    const driver = parseDriver(args.driver);
     let report: FitJson;
     let where: string;
     let status = 0;
@@ -81,6 +98,7 @@ export const fitCommand: CommandSpec = {
         parseIntArg('--head', args.head, 0, U32_MAX),
         parseIntArg('--tail', args.tail, 0, U32_MAX),
         numDesc,
+        driver,
       );
       where = '(explicit numbers)';
     } else {
@@ -101,7 +119,7 @@ export const fitCommand: CommandSpec = {
             `engine ${engine}: descq_head/descq_tail are not readable here (debugfs sdes is needed); run 'hfi1-sdma doctor'`,
           );
         }
-        report = { ...fitReport(unit.info.descqCnt, s.sw.descqHead, s.sw.descqTail, numDesc), maxDescHeadroom: 0 };
+        report = { ...fitReport(unit.info.descqCnt, s.sw.descqHead, s.sw.descqTail, numDesc, driver), maxDescHeadroom: 0 };
         report.maxDescHeadroom = report.free - MAX_DESC;
         where = `${unit.info.name} sdma${engine}`;
       } finally {
@@ -113,3 +131,10 @@ export const fitCommand: CommandSpec = {
     return status !== 0 ? status : report.fits ? 0 : 1;
   },
 };
+
+/** The --driver value, or a usage error naming the choices. */
+function parseDriver(raw: unknown): DriverName {
+  const s = String(raw ?? 'upstream').toLowerCase();
+  if (isDriverName(s)) return s;
+  throw usageError(`--driver must be one of ${DRIVER_NAMES.join(', ')}, got ${JSON.stringify(raw)}`);
+}

@@ -1,6 +1,7 @@
 // Decoding of the per-engine CSRs an operator looks at: SEND_DMA_CTRL, SEND_DMA_STATUS and
 // SEND_DMA_ENG_ERR_STATUS (SEND_DMA_* per-engine CSRs, chip_registers.h; SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
 
+import { type ChipName, SEND_DMA_CTRL_SINGLE_DESCRIPTOR, SEND_DMA_CTRL_THRESHOLD_ENABLE } from './chip.js';
 import {
   ALL_ONES_64,
   ENG_ERR_BITS,
@@ -32,14 +33,21 @@ export function decodeCtrl(ctrl: bigint): CtrlBits {
   };
 }
 
-/** The names of the set CTRL bits, e.g. ["ENABLE", "INT_ENABLE"]. */
-export function ctrlNames(ctrl: bigint): string[] {
+/**
+ * The names of the set CTRL bits, e.g. ["ENABLE", "INT_ENABLE"]. On JKR bits 4 and 5 are named too
+ * (THRESHOLD_ENABLE, SINGLE_DESCRIPTOR); on WFR (the default) only the four bits it defines are.
+ */
+export function ctrlNames(ctrl: bigint, chip: ChipName = 'wfr'): string[] {
   const b = decodeCtrl(ctrl);
   const names: string[] = [];
   if (b.enable) names.push('ENABLE');
   if (b.halt) names.push('HALT');
   if (b.cleanup) names.push('CLEANUP');
   if (b.intEnable) names.push('INT_ENABLE');
+  if (chip === 'jkr') {
+    if (ctrl & SEND_DMA_CTRL_THRESHOLD_ENABLE) names.push('THRESHOLD_ENABLE');
+    if (ctrl & SEND_DMA_CTRL_SINGLE_DESCRIPTOR) names.push('SINGLE_DESCRIPTOR');
+  }
   return names;
 }
 

@@ -1,9 +1,12 @@
 // The shared, pure logic of hfi1-sdma: identical against either backend.
 
+export * from './chip.js';
 export * from './classify.js';
 export * from './constants.js';
 export * from './csr.js';
 export * from './descriptor.js';
+export * from './descriptor-chip.js';
+export * from './driver.js';
 export * from './ring.js';
 export * from './select.js';
 export * from './seq.js';

@@ -3,6 +3,7 @@
 // returns as u16 are truncated to 16 bits exactly as C truncates them.
 
 import { SDMA_DESCQ_CNT_DEFAULT, SDMA_DESCQ_CNT_MAX, SDMA_DESCQ_CNT_MIN } from './constants.js';
+import type { DriverName } from './driver.js';
 
 /** Truncate to an unsigned 32-bit value (C `u32`). */
 export function u32(x: number): number {
@@ -63,6 +64,14 @@ export function inProcess(descqCnt: number, descqHead: number, descqTail: number
   return u16(descqCnt - freeCount(descqCnt, descqHead, descqTail));
 }
 
+/**
+ * sdma_descq_inprocess of the cornelis hfi1 and hfi2 builds (sdma.h): (descq_cnt + tail − head) & (descq_cnt − 1),
+ * the real in-flight count (0 for an empty ring).
+ */
+export function inProcessInFlight(descqCnt: number, descqHead: number, descqTail: number): number {
+  return u32(descqCnt + descqTail - descqHead) & (descqCnt - 1);
+}
+
 /** sdma_empty (sdma_descq_freecnt, sdma.h): a raw u32 comparison of tail and head. */
 export function isEmpty(descqHead: number, descqTail: number): boolean {
   return u32(descqHead) === u32(descqTail);
@@ -88,33 +97,55 @@ export function progressScheduleFires(descqCnt: number, descqHead: number, descq
 
 /** Ring arithmetic of one engine at one moment, as `fit` reports it. */
 export interface FitReport {
+  /** The driver build whose arithmetic was used (upstream hfi1 unless told). */
+  driver: DriverName;
   descqCnt: number;
   head: number;
   tail: number;
   inFlight: number;
   free: number;
   numDesc: number;
+  /** Pad descriptors that follow the request (num_pad; 0 upstream), counted in the room check. */
+  numPad: number;
   fits: boolean;
   scheduleThreshold: number;
-  /** Free count − numDesc: the room left after the request (negative: the shortfall). */
+  /** sdma_descq_inprocess of the driver build: in flight + 1 upstream, in flight on cornelis/hfi2. */
+  inProcess: number;
+  /** Free count − (numDesc + numPad): the room left after the request (negative: the shortfall). */
   headroom: number;
-  /** False when numDesc exceeds descq_cnt − 1: no amount of retirement makes room. */
+  /** False when numDesc + numPad exceeds descq_cnt − 1: no amount of retirement makes room. */
   canEverFit: boolean;
 }
 
-/** Would a request of numDesc descriptors fit now (sdma_descq_freecnt, sdma.h; sdma_send_txreq, sdma.c: num_desc ≤ free count)? */
-export function fitReport(descqCnt: number, descqHead: number, descqTail: number, numDesc: number): FitReport {
+/**
+ * Would a request of numDesc descriptors (and numPad pad descriptors) fit now (sdma_descq_freecnt, sdma.h;
+ * sdma_send_txreq, sdma.c: num_desc + num_pad ≤ free count)? `driver` decides the in-process count.
+ */
+export function fitReport(
+  descqCnt: number,
+  descqHead: number,
+  descqTail: number,
+  numDesc: number,
+  driver: DriverName = 'upstream',
+  numPad = 0,
+): FitReport {
   const free = freeCount(descqCnt, descqHead, descqTail);
+  const flight = inFlight(descqHead, descqTail);
+  const slots = numDesc + numPad;
   return {
+    driver,
     descqCnt,
     head: u32(descqHead),
     tail: u32(descqTail),
-    inFlight: inFlight(descqHead, descqTail),
+    inFlight: flight,
     free,
     numDesc,
-    fits: numDesc <= free,
+    numPad,
+    fits: slots <= free,
     scheduleThreshold: scheduleThreshold(descqCnt),
-    headroom: free - numDesc,
-    canEverFit: numDesc <= maxFree(descqCnt),
+    inProcess:
+      driver === 'upstream' ? inProcess(descqCnt, descqHead, descqTail) : inProcessInFlight(descqCnt, descqHead, descqTail),
+    headroom: free - slots,
+    canEverFit: slots <= maxFree(descqCnt),
   };
 }

@@ -31,6 +31,7 @@ export interface ProgressState {
 /**
  * sdma_progress(sde, seq, tx) exactly as sdma_progress (sdma.h): 1 when the sequence moved since `seqAtSleep`
  * and `numDesc` now fits in the free count (with the −1 of sdma_descq_freecnt, sdma.h); 0 otherwise.
+ * `numDesc` is the ring slots the request takes: on the cornelis/hfi2 builds num_desc + num_pad (txRingSlots).
  */
 export function sdmaProgress(state: ProgressState, seqAtSleep: number, numDesc: number): 0 | 1 {
   if (state.seq >>> 0 === seqAtSleep >>> 0) return 0;

@@ -26,6 +26,7 @@ import {
   SDMA_TXREQ_F_USE_AHG,
 } from './constants.js';
 import { withGeneration } from './descriptor.js';
+import { alignSplit, type DriverName, numPadFor, ringSlots, type SdmaAlign } from './driver.js';
 
 /** The kernel errors a txreq builder returns (sdma_txinit_ahg, sdma.h; sdma_txadd_page/kvaddr/daddr, sdma.h). */
 export type TxError = 'ENODATA' | 'EMSGSIZE' | 'ENOMEM' | 'EINVAL';
@@ -52,6 +53,12 @@ export interface TxOptions {
   padAddr?: number;
   /** Bus address the coalesce buffer is mapped at (sdma_txadd_page/kvaddr/daddr, sdma.h). */
   coalesceAddr?: number;
+  /** The driver build (default upstream: no pad descriptors, no alignment splitting). */
+  driver?: DriverName;
+  /** pad_sdma_desc of a cornelis/hfi2 device: num_pad rounds num_desc up to a multiple of it (0: none). */
+  padSdmaDesc?: number;
+  /** sdma_align of a cornelis/hfi2 device (make_tx_sdma_desc, sdma.h): fragments split at 256-byte boundaries. */
+  sdmaAlign?: SdmaAlign;
 }
 
 /** A request under construction or finished. Mirrors the struct's counting fields (struct sdma_txreq, sdma_txreq.h). */
@@ -71,10 +78,19 @@ export interface TxReq {
   closed: boolean;
   /** A pad descriptor was added (packet length not a multiple of 4). */
   padded: boolean;
+  /** No-op descriptors that follow the request in the ring (num_pad, set on close; 0 upstream). */
+  numPad: number;
   readonly options: Required<TxOptions>;
 }
 
-const DEFAULT_OPTIONS: Required<TxOptions> = { idleTimeout: true, padAddr: 0x1000, coalesceAddr: 0x2000 };
+const DEFAULT_OPTIONS: Required<TxOptions> = {
+  idleTimeout: true,
+  padAddr: 0x1000,
+  coalesceAddr: 0x2000,
+  driver: 'upstream',
+  padSdmaDesc: 0,
+  sdmaAlign: 0,
+};
 
 function fail(error: TxError, message: string): TxFailure {
   return { error, message };
@@ -102,6 +118,7 @@ export function txInit(flags: number, tlen: number, ahg?: AhgSpec, options: TxOp
     coalesceSize: 0,
     closed: false,
     padded: false,
+    numPad: 0,
     options: { ...DEFAULT_OPTIONS, ...options },
   };
   tx.words[1] = 0x8000_0000; // descs[0].qw0 = FIRST
@@ -165,8 +182,8 @@ function extend(tx: TxReq): TxFailure | null {
   return null;
 }
 
-/** Write descriptor numDesc and account for it; closes the tx when tlen reaches 0. */
-function addDescriptor(tx: TxReq, mapType: number, addr: number, len: number): TxFailure | null {
+/** Write descriptor numDesc (FIRST and the AHG bits stay on descriptor 0) and count it. */
+function writeDescriptor(tx: TxReq, mapType: number, addr: number, len: number): void {
   const w = tx.numDesc * 4;
   const addrHi = Math.floor(addr / 0x1_0000_0000);
   if (tx.numDesc === 0) {
@@ -181,6 +198,45 @@ function addDescriptor(tx: TxReq, mapType: number, addr: number, len: number): T
     tx.words[w + 3] = 0;
   }
   tx.numDesc += 1;
+}
+
+/**
+ * The leading pieces of a fragment that sdma_align splits (make_tx_sdma_desc, sdma.h), written before the last
+ * piece; returns the last piece. The kernel reserves room through desc_margin and coalesces early; this model
+ * grows the array as txAdd does and refuses (ENOMEM) a split that would pass MAX_DESC.
+ */
+function writeAlignedHead(tx: TxReq, mapType: number, addr: number, len: number): { addr: number; len: number } | TxFailure {
+  const pieces = alignSplit(addr, len, tx.options.sdmaAlign);
+  let a = addr;
+  for (let i = 0; i < pieces.length - 1; i++) {
+    const piece = pieces[i] as number;
+    const room = roomForOne(tx);
+    if (room) return room;
+    writeDescriptor(tx, mapType, a, piece);
+    tx.tlen -= piece;
+    a += piece;
+  }
+  const last = pieces[pieces.length - 1] as number;
+  const room = roomForOne(tx);
+  if (room) return room;
+  return { addr: a, len: last };
+}
+
+function roomForOne(tx: TxReq): TxFailure | null {
+  if (tx.numDesc < tx.descLimit) return null;
+  if (tx.descLimit === NUM_DESC) return extend(tx);
+  return fail('ENOMEM', `256-byte alignment splitting needs more than ${tx.descLimit} descriptors`);
+}
+
+/** Write descriptor numDesc and account for it; closes the tx when tlen reaches 0. */
+function addDescriptor(tx: TxReq, mapType: number, addr: number, len: number): TxFailure | null {
+  if (tx.options.sdmaAlign !== 0 && tx.options.driver !== 'upstream') {
+    const last = writeAlignedHead(tx, mapType, addr, len);
+    if (isTxFailure(last)) return last;
+    addr = last.addr;
+    len = last.len;
+  }
+  writeDescriptor(tx, mapType, addr, len);
   tx.tlen -= len;
   if (tx.tlen !== 0) return null;
   if (tx.packetLen % 4 !== 0) {
@@ -212,6 +268,8 @@ function close(tx: TxReq): void {
   if (tx.flags & SDMA_TXREQ_F_URGENT) qw1 |= SDMA_DESC1_HEAD_TO_HOST | SDMA_DESC1_INT_REQ;
   tx.words[w + 2] = qw1 >>> 0;
   tx.closed = true;
+  // sdma_desc_pad_count, sdma.h (cornelis/hfi2 builds): no-op descriptors up to a multiple of pad_sdma_desc.
+  tx.numPad = numPadFor(tx.options.driver, tx.numDesc, tx.options.padSdmaDesc);
 }
 
 /**
@@ -243,6 +301,11 @@ function coalesce(tx: TxReq, kind: TxAddKind, len: number): TxFailure | null {
   tx.tlen = total;
   tx.descLimit = MAX_DESC;
   return addDescriptor(tx, SDMA_MAP_SINGLE, tx.options.coalesceAddr, total);
+}
+
+/** The ring slots a closed tx takes, num_desc + num_pad: what every room check compares with the free count. */
+export function txRingSlots(tx: TxReq): number {
+  return ringSlots(tx.numDesc, tx.numPad);
 }
 
 /** The descriptors of a tx as qword pairs (for display and tests). */

@@ -59,6 +59,7 @@ describe('decode', () => {
     const r = await runCli(['decode', '0xc040000000100000', '0x0000000500002a35', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
+      chip: 'wfr',
       qw0: '0xc040000000100000',
       qw1: '0x0000000500002a35',
       first: true,

@@ -148,6 +148,12 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
     );
     await validates('fit.schema.json', ['--backend', 'emu', '--json', 'fit', '2', '--num-desc', '9'], { codes: [0, 1] });
     await validates('decode.schema.json', ['--json', 'decode', '0xc040000000100000', '0x5']);
+    await validates('decode.schema.json', ['--json', 'decode', '--chip', 'jkr', '0x100000', '0xc0400005']);
+    await validates(
+      'fit.schema.json',
+      ['--json', 'fit', '--driver', 'hfi2', '--descq-cnt', '2048', '--head', '0', '--tail', '255', '--num-desc', '9'],
+      { codes: [0, 1] },
+    );
     await validates('progress.schema.json', ['--backend', 'emu', '--json', 'progress', '2', '--num-desc', '9'], {
       codes: [0, 1],
     });
