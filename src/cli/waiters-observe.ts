@@ -1,6 +1,7 @@
 // Observing the waiters of each unit beside its engines, shared by waiters, engines, watch and
 // health: one stranded-rule track per unit, fed with the same round's engine samples.
-import type { EngineSample, Unit, WaiterVisibility } from '../backend.js';
+import type { EngineSample, Unit, WaitersSample, WaiterVisibility } from '../backend.js';
+import { isHfi1SdmaError } from '../errors.js';
 import {
   DEFAULT_STRAND_MS,
   judgeWaiters,
@@ -38,24 +39,36 @@ export function strandMsArg(raw: unknown): number {
 export class WaiterObserver {
   private readonly tracks = new Map<Unit, StrandTrack>();
 
-  constructor(private readonly opts: { strandMs: number; frozen?: boolean }) {}
+  /**
+   * `strict`: a failed waiters() read rejects (the waiters command); otherwise the unit is shown as
+   * not listing its waiters, with the error as the reason (engines, watch, health: the engines still show).
+   */
+  constructor(private readonly opts: { strandMs: number; frozen?: boolean; strict?: boolean }) {}
 
   /** Read and judge the waiters of every unit of `rows` (a round of engine samples). */
   async round(units: readonly Unit[], rows: readonly { unit: Unit; s: EngineSample }[]): Promise<UnitWaiters[]> {
     const out: UnitWaiters[] = [];
     for (const unit of units) {
+      const blind = (reason: string): UnitWaiters => ({
+        unit,
+        listed: false,
+        timeMs: null,
+        judgements: [],
+        visibility: visibilityOf([]).map((v) => ({ ...v, reason })),
+        psmStalls: 0,
+      });
       if (!unit.waiters) {
-        out.push({
-          unit,
-          listed: false,
-          timeMs: null,
-          judgements: [],
-          visibility: visibilityOf([]).map((v) => ({ ...v, reason: NO_WAITERS_REASON })),
-          psmStalls: 0,
-        });
+        out.push(blind(NO_WAITERS_REASON));
         continue;
       }
-      const sample = await unit.waiters();
+      let sample: WaitersSample;
+      try {
+        sample = await unit.waiters();
+      } catch (e) {
+        if (this.opts.strict || !isHfi1SdmaError(e)) throw e;
+        out.push(blind(`the waiters could not be read: ${e.message}`));
+        continue;
+      }
       let track = this.tracks.get(unit);
       if (!track) {
         track = newStrandTrack();
@@ -110,7 +123,7 @@ export function invisibleLines(uws: readonly UnitWaiters[]): string[] {
   const out: string[] = [];
   for (const uw of uws) {
     if (!uw.listed) {
-      out.push(`${uw.unit.info.name}: waiters not visible: ${NO_WAITERS_REASON}`);
+      out.push(`${uw.unit.info.name}: waiters not visible: ${uw.visibility[0]?.reason ?? NO_WAITERS_REASON}`);
       continue;
     }
     for (const v of uw.visibility) {
@@ -119,4 +132,16 @@ export function invisibleLines(uws: readonly UnitWaiters[]): string[] {
     }
   }
   return out;
+}
+
+/** The waiter fields of one engine in EngineJson (`engines`, `watch`): null when waiters cannot be listed. */
+export function waiterFields(
+  uw: UnitWaiters | undefined,
+  counts: ReadonlyMap<string, EngineWaitCount>,
+  unit: number,
+  engine: number,
+) {
+  if (!uw?.listed) return { waiters: null, strandedWaiters: null };
+  const c = counts.get(`${unit}/${engine}`);
+  return { waiters: c?.count ?? 0, strandedWaiters: c?.stranded ?? 0 };
 }

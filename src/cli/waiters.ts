@@ -95,7 +95,7 @@ function rowsOf(uw: UnitWaiters, shown: readonly WaiterJudgement[], paint: Paint
 /** Observe engines and waiters: `count` rounds `intervalMs` apart; on a recording, every instant. */
 async function observe(backend: Backend, units: Unit[], ctx: CliContext, strandMs: number, count: number, intervalMs: number) {
   const engines = new Observer(backend, units, { stallMs: 1000 });
-  const waiters = new WaiterObserver({ strandMs, frozen: isFrozenCapture(backend) });
+  const waiters = new WaiterObserver({ strandMs, frozen: isFrozenCapture(backend), strict: true });
   const stop = watchForStop();
   let rows: Row[] = [];
   let uws: UnitWaiters[] = [];
