@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Backend, Waiter } from '../../src/backend.js';
 import { runCli } from '../support/cli.js';
 import { FakeBackend, type FakeOptions, type Script } from '../support/fake-backend.js';
+import { screenOf } from './vt.js';
 
 /** Engines 0 and 1 busy and moving; 2 and 3 idle. */
 const script: Script = (e, t) => (e < 2 ? { dh: t + e, dt: t + e + 40 } : { dh: 500 });
@@ -165,5 +166,126 @@ describe('waiters', () => {
         )
       ).code,
     ).toBe(64);
+  });
+});
+
+describe('engines and watch show the waiters per engine', () => {
+  it('engines: a wait column and waiters/strandedWaiters in JSON (null when waiters cannot be listed)', async () => {
+    const r = await run(
+      ['--no-color', 'engines'],
+      withWaiters(() => [stranded, busy]),
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[1]).toMatch(/\berrs\s+wait\s+errors$/);
+    expect(r.stdout).toMatch(/hfi1_0\/3 .* 1\s+-$/m);
+    expect(r.stdout).toMatch(/hfi1_0\/0 .* 0\s+-$/m);
+    const doc = JSON.parse(
+      (
+        await run(
+          ['--json', 'engines'],
+          withWaiters(() => [stranded, busy]),
+        )
+      ).stdout,
+    );
+    expect(doc.units[0].engines.map((e: { waiters: number }) => e.waiters)).toEqual([0, 1, 0, 1]);
+    // One sample cannot confirm a stranded waiter.
+    expect(doc.units[0].engines[3].strandedWaiters).toBe(0);
+    const blind = JSON.parse((await run(['--json', 'engines'], new FakeBackend(script))).stdout);
+    expect(blind.units[0].engines[0]).toMatchObject({ waiters: null, strandedWaiters: null });
+  });
+
+  it('watch --json: waiters and strandedWaiters per line, stranded once confirmed', async () => {
+    const r = await run(
+      ['--json', 'watch', '--count', '4', '--interval-ms', '100'],
+      withWaiters(() => [stranded]),
+    );
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const e3 = lines.filter((l) => l.engine === 3).map((l) => [l.waiters, l.strandedWaiters]);
+    expect(e3).toEqual([
+      [1, 0],
+      [1, 0],
+      [1, 1],
+      [1, 1],
+    ]);
+  });
+
+  it('watch on a terminal marks the stranded engine with ! in an 80-column layout', async () => {
+    let out = '';
+    const io = {
+      stdout: (t: string) => {
+        out += t;
+      },
+      stderr: () => {},
+      env: {},
+      isTTY: true,
+      columns: 80,
+      sleep: async () => {},
+      readStdin: async () => '',
+    };
+    const { main } = await import('../../src/cli/main.js');
+    const b = withWaiters(() => [stranded]);
+    expect(await main(['--no-color', 'watch', '--count', '4', '--interval-ms', '100'], io, { openBackend: async () => b })).toBe(
+      0,
+    );
+    const last = screenOf(out).find((l) => l.startsWith('hfi1_0/3')) ?? '';
+    expect(last).toMatch(/\s1!\s+idle$/);
+    expect(last.length).toBeLessThanOrEqual(80);
+  });
+});
+
+describe('health and the waiters', () => {
+  const idle: Script = () => ({ dh: 9 });
+  const health = (argv: string[], b: Backend) => run(['health', ...argv], b);
+
+  it('CRITICAL for a stranded QP, naming it; -c stranded=1 lowers it to OK', async () => {
+    const b = () => withWaiters(() => [stranded]);
+    const r = await health([], b());
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^HFI1-SDMA CRITICAL - emulator: 1 finding\(s\): hfi1_0 sdma3 QP 0x1a RTS stranded \(lost-wakeup\)/);
+    expect(r.stdout).toMatch(/ stranded=1;;0 /);
+    expect(r.stdout).toContain('note: hfi1_0: psm waiters not visible');
+    const ok = await health(['-c', 'stranded=1'], b());
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/healthy; waiters not seen: psm, ipoib \|/);
+  });
+
+  it('WARNING for PSM stalls (psmstall), and for waiters orphaned on a stopped engine', async () => {
+    const psmB = new FakeBackend(idle, 4, 2048, {
+      waiters: { at: () => [writer], visibility: [{ kind: 'psm', visible: true, source: 'proc' }] },
+    });
+    const r = await health([], psmB);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/PSM writer stall\(s\).*repeated stall, not a hang.*pid 4242 mpi_rank/);
+    expect(r.stdout).toMatch(/ psmstall=1;0; /);
+    const off = await health(
+      ['-w', 'psmstall=off'],
+      new FakeBackend(idle, 4, 2048, {
+        waiters: { at: () => [writer], visibility: [{ kind: 'psm', visible: true, source: 'proc' }] },
+      }),
+    );
+    expect(off.code).toBe(0);
+    const down: Script = (e) => (e === 3 ? { dh: 9, state: 's99_Running' } : { dh: 9 });
+    const stopped = new FakeBackend((e, t) => ({ ...down(e, t), ...(e === 2 ? { state: 's50_HwCleanUp' } : {}) }), 4, 2048, {
+      waiters: { at: () => [{ ...stranded, engine: 2 }] },
+    });
+    const orphan = await health(['-w', 'notrunning=off', '-c', 'halted=off'], stopped);
+    expect(orphan.stdout).toMatch(/WARNING: hfi1_0 sdma2 1 waiter\(s\) orphaned on an engine that is not running/);
+    expect(orphan.code).toBe(1);
+  });
+
+  it('a backend without waiters: OK when the engines are fine, saying the waiters are not seen', async () => {
+    const r = await health([], new FakeBackend(idle));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^HFI1-SDMA OK - emulator: 4 engines on 1 unit\(s\) healthy; waiters not seen: qp, psm, ipoib \|/);
+    expect(r.stdout).toContain('OK: note: hfi1_0: waiters not visible: this backend does not list waiters');
+  });
+
+  it('a --strand-ms longer than the observation is UNKNOWN', async () => {
+    const r = await health(['--strand-ms', '5000'], new FakeBackend(idle));
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain('--strand-ms 5000 is longer than');
   });
 });
