@@ -18,6 +18,7 @@
 
 import type { EngineSample, Waiter, WaitersSample } from '../backend.js';
 import { SDMA_WAIT_BATCH_SIZE } from './constants.js';
+import { type Candidate, candidateOf, type EngineView, viewEngines } from './strand-sample.js';
 import { waiterKey } from './waiters.js';
 
 /** Every waiter verdict, in a stable order. */
@@ -49,9 +50,6 @@ export const DEFAULT_STRAND_MS = 200;
 
 /** A PSM writer's wait ends by itself after this long (SDMA_IOWAIT_TIMEOUT, user_sdma.h). */
 export const PSM_WAIT_TIMEOUT_MS = 1000;
-
-/** QP states in which a waiting sender can send again (enum ib_qp_state: RTR, RTS, SQD, SQE). */
-const SENDING_STATES = new Set(['RTR', 'RTS', 'SQD', 'SQE']);
 
 /** Rule settings. */
 export interface StrandOptions {
@@ -107,109 +105,6 @@ export interface WaiterJudgement {
   episodes: number;
 }
 
-/** One engine as the rule sees it in one sample. */
-interface EngineView {
-  running: boolean;
-  /** Nothing in flight (free = descq_cnt − 1, tx ring empty); null when the ring is not readable. */
-  empty: boolean | null;
-  /** Unchanged since the previous sample (DH, DT, TXH, TXT, DQF, interrupt counters, seq). */
-  quiet: boolean;
-  vl: number | null;
-}
-
-function quietKey(s: EngineSample): string {
-  const w = s.sw;
-  const c = s.counters;
-  const csr = s.csr;
-  return [
-    w?.descqHead,
-    w?.descqTail,
-    w?.txHead,
-    w?.txTail,
-    w?.descqFullCount,
-    c?.sdmaInt,
-    c?.idleInt,
-    c?.progressInt,
-    s.seq,
-    csr?.hwHead,
-    csr?.hwTail,
-  ].join(',');
-}
-
-function emptyOf(s: EngineSample): boolean | null {
-  if (s.gone) return null;
-  if (s.sw) {
-    return s.sw.descqHead === s.sw.descqTail && s.sw.swHead === s.sw.swTail && s.sw.txHead === s.sw.txTail;
-  }
-  if (s.csr) return s.csr.hwHead === s.csr.hwTail;
-  return null;
-}
-
-function viewEngines(track: StrandTrack, engines: readonly EngineSample[]): Map<number, EngineView> {
-  const views = new Map<number, EngineView>();
-  for (const s of engines) {
-    const key = quietKey(s);
-    const prev = track.quietKeys.get(s.engine);
-    track.quietKeys.set(s.engine, key);
-    views.set(s.engine, {
-      running: !s.gone && s.state === 's99_Running',
-      empty: emptyOf(s),
-      quiet: prev === key,
-      vl: s.vl,
-    });
-  }
-  return views;
-}
-
-const idleQuiet = (v: EngineView | undefined) => v !== undefined && v.running && v.empty === true;
-
-interface Candidate {
-  verdict: WaiterVerdict;
-  reason: WaiterReason;
-  probable: boolean;
-  /** The engine(s) that must stay quiet for the candidate to keep holding. */
-  quietNeeded: number[];
-}
-
-/** What one waiter would be, judged on this sample alone (before persistence). */
-function candidateOf(w: Waiter, views: ReadonlyMap<number, EngineView>): Candidate {
-  const plain = (verdict: WaiterVerdict, reason: WaiterReason): Candidate => ({
-    verdict,
-    reason,
-    probable: false,
-    quietNeeded: [],
-  });
-  if (w.kind === 'psm') {
-    // A PSM writer's engine is rarely known (sdma_select_user_engine is not exposed): judge the unit.
-    const all = [...views.entries()].filter(([, v]) => v.running);
-    const scope = w.engine !== null && views.has(w.engine) ? [[w.engine, views.get(w.engine) as EngineView] as const] : all;
-    if (scope.length === 0)
-      return plain(w.engine === null ? 'unknown' : 'orphaned', w.engine === null ? 'engine-unknown' : 'engine-not-running');
-    if (scope.some(([, v]) => v.empty === null)) return plain('unknown', 'no-ring-state');
-    if (!scope.every(([, v]) => idleQuiet(v))) return plain('waiting', w.engine === null ? 'unit-busy' : 'engine-busy');
-    return { verdict: 'psm-stall', reason: 'lost-wakeup', probable: w.engine === null, quietNeeded: scope.map(([e]) => e) };
-  }
-  if (w.waitsFor !== 'dma-desc') return plain('waiting', 'other-list');
-  if (w.onList === false) return plain('waiting', 'off-list');
-  if (w.engine === null) return plain('unknown', 'engine-unknown');
-  const v = views.get(w.engine);
-  if (!v) return plain('unknown', 'engine-unknown');
-  if (!v.running) return plain('orphaned', 'engine-not-running');
-  if (w.kind === 'qp' && w.qpState !== null && !SENDING_STATES.has(w.qpState)) {
-    return w.qpState === 'ERR' ? plain('error-state', 'qp-error') : plain('waiting', 'other-list');
-  }
-  if (w.ownPending !== null && w.ownPending > 0) return plain('waiting', 'own-pending');
-  if (v.empty === null) return plain('unknown', 'no-ring-state');
-  if (!v.empty) return plain('waiting', 'engine-busy');
-  // qp_stats prints an engine recomputed at print time: the QP may sleep on another engine of its VL.
-  let probable = false;
-  if (w.source === 'qp_stats') {
-    const siblings = [...views.entries()].filter(([e, o]) => e !== w.engine && v.vl !== null && o.vl === v.vl);
-    probable = v.vl === null || siblings.some(([, o]) => !idleQuiet(o));
-  }
-  return { verdict: 'stranded', reason: 'lost-wakeup', probable, quietNeeded: [w.engine] };
-}
-
 function identityOf(w: Waiter): string {
   return w.kind === 'psm' ? `${w.command ?? ''}` : w.kind === 'qp' ? `${w.waitsFor}` : '';
 }
@@ -226,7 +121,7 @@ export function judgeWaiters(
   opts: StrandOptions,
 ): WaiterJudgement[] {
   track.round += 1;
-  const views = viewEngines(track, engines);
+  const views = viewEngines(track.quietKeys, engines);
   const now = sample.timeMs;
   const unique = new Map<string, Waiter>();
   for (const w of sample.waiters) unique.set(waiterKey(w), w);
