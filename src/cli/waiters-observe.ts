@@ -7,6 +7,7 @@ import {
   judgeWaiters,
   newStrandTrack,
   psmStallEpisodes,
+  STRAND_SAMPLES,
   type StrandTrack,
   type WaiterJudgement,
 } from '../progress/strand.js';
@@ -25,6 +26,8 @@ export interface UnitWaiters {
   visibility: WaiterVisibility[];
   /** Confirmed PSM stall episodes seen so far (of writers still waiting and gone). */
   psmStalls: number;
+  /** Enough samples were judged (3) for a stranded verdict to be possible. */
+  confirmable: boolean;
 }
 
 /** Why a backend without waiters() sees none. */
@@ -56,6 +59,7 @@ export class WaiterObserver {
         judgements: [],
         visibility: visibilityOf([]).map((v) => ({ ...v, reason })),
         psmStalls: 0,
+        confirmable: false,
       });
       if (!unit.waiters) {
         out.push(blind(NO_WAITERS_REASON));
@@ -83,6 +87,7 @@ export class WaiterObserver {
         judgements,
         visibility: visibilityOf(sample.visibility),
         psmStalls: psmStallEpisodes(track),
+        confirmable: !this.opts.frozen && track.round >= STRAND_SAMPLES,
       });
     }
     return out;
@@ -143,5 +148,6 @@ export function waiterFields(
 ) {
   if (!uw?.listed) return { waiters: null, strandedWaiters: null };
   const c = counts.get(`${unit}/${engine}`);
-  return { waiters: c?.count ?? 0, strandedWaiters: c?.stranded ?? 0 };
+  // Before the third sample nothing can be stranded yet: null, not a 0 nobody could check.
+  return { waiters: c?.count ?? 0, strandedWaiters: uw.confirmable ? (c?.stranded ?? 0) : null };
 }

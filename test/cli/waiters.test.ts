@@ -2,6 +2,7 @@
 // is said when a kind (or every kind) of waiter cannot be seen.
 import { describe, expect, it } from 'vitest';
 import type { Backend, Waiter } from '../../src/backend.js';
+import { Hfi1SdmaError } from '../../src/errors.js';
 import { runCli } from '../support/cli.js';
 import { FakeBackend, type FakeOptions, type Script } from '../support/fake-backend.js';
 import { screenOf } from './vt.js';
@@ -188,8 +189,8 @@ describe('engines and watch show the waiters per engine', () => {
       ).stdout,
     );
     expect(doc.units[0].engines.map((e: { waiters: number }) => e.waiters)).toEqual([0, 1, 0, 1]);
-    // One sample cannot confirm a stranded waiter.
-    expect(doc.units[0].engines[3].strandedWaiters).toBe(0);
+    // One sample cannot confirm a stranded waiter: null, not 0.
+    expect(doc.units[0].engines[3].strandedWaiters).toBeNull();
     const blind = JSON.parse((await run(['--json', 'engines'], new FakeBackend(script))).stdout);
     expect(blind.units[0].engines[0]).toMatchObject({ waiters: null, strandedWaiters: null });
   });
@@ -205,11 +206,12 @@ describe('engines and watch show the waiters per engine', () => {
       .map((l) => JSON.parse(l));
     const e3 = lines.filter((l) => l.engine === 3).map((l) => [l.waiters, l.strandedWaiters]);
     expect(e3).toEqual([
-      [1, 0],
-      [1, 0],
+      [1, null],
+      [1, null],
       [1, 1],
       [1, 1],
     ]);
+    expect(lines.filter((l) => l.engine === 0).map((l) => l.strandedWaiters)).toEqual([null, null, 0, 0]);
   });
 
   it('watch on a terminal marks the stranded engine with ! in an 80-column layout', async () => {
@@ -287,5 +289,26 @@ describe('health and the waiters', () => {
     const r = await health(['--strand-ms', '5000'], new FakeBackend(idle));
     expect(r.code).toBe(3);
     expect(r.stdout).toContain('--strand-ms 5000 is longer than');
+  });
+});
+
+describe('a waiters source that fails', () => {
+  const broken = () =>
+    withWaiters(() => {
+      throw new Hfi1SdmaError('E_PARSE', '/sys/kernel/debug/hfi1/hfi1_0/qp_stats:3:7: expected f=<hex>');
+    });
+
+  it('waiters exits with its code (65) and names the file', async () => {
+    const r = await run(['waiters'], broken());
+    expect(r.code).toBe(65);
+    expect(r.stderr).toContain('qp_stats:3:7');
+  });
+
+  it('engines and health still judge the engines and say the waiters could not be read', async () => {
+    const e = await run(['engines'], broken());
+    expect(e.code).toBe(0);
+    const h = await run(['health', '-w', 'full=off'], broken());
+    expect(h.stdout).toMatch(/waiters not seen: qp, psm, ipoib/);
+    expect(h.stdout).toContain('waiters not visible: the waiters could not be read: /sys/kernel/debug/hfi1/hfi1_0/qp_stats:3:7');
   });
 });
