@@ -46,24 +46,33 @@ function emptyOf(s: EngineSample): boolean | null {
   return null;
 }
 
+/** The engines of one unit in one sample, with what every waiter's judgement shares. */
+export interface UnitView {
+  engines: Map<number, EngineView>;
+  /** Per VL, the engines serving it that are not running-and-empty. */
+  notIdleByVl: Map<number, number>;
+  /** The running engines. */
+  running: number[];
+}
+
+const idle = (v: EngineView | undefined) => v?.running === true && v.empty === true;
+
 /** Each engine of one sample as the rule sees it; `quietKeys` holds each engine's key of the previous sample. */
-export function viewEngines(quietKeys: Map<number, string>, engines: readonly EngineSample[]): Map<number, EngineView> {
-  const views = new Map<number, EngineView>();
-  for (const s of engines) {
+export function viewEngines(quietKeys: Map<number, string>, samples: readonly EngineSample[]): UnitView {
+  const engines = new Map<number, EngineView>();
+  const notIdleByVl = new Map<number, number>();
+  const running: number[] = [];
+  for (const s of samples) {
     const key = quietKey(s);
     const prev = quietKeys.get(s.engine);
     quietKeys.set(s.engine, key);
-    views.set(s.engine, {
-      running: !s.gone && s.state === 's99_Running',
-      empty: emptyOf(s),
-      quiet: prev === key,
-      vl: s.vl,
-    });
+    const v: EngineView = { running: !s.gone && s.state === 's99_Running', empty: emptyOf(s), quiet: prev === key, vl: s.vl };
+    engines.set(s.engine, v);
+    if (v.running) running.push(s.engine);
+    if (v.vl !== null && !idle(v)) notIdleByVl.set(v.vl, (notIdleByVl.get(v.vl) ?? 0) + 1);
   }
-  return views;
+  return { engines, notIdleByVl, running };
 }
-
-const idleQuiet = (v: EngineView | undefined) => v?.running === true && v.empty === true;
 
 /** A verdict the waiter would get if it held long enough, and what must stay quiet meanwhile. */
 export interface Candidate {
@@ -75,7 +84,8 @@ export interface Candidate {
 }
 
 /** What one waiter would be, judged on this sample alone (before persistence). */
-export function candidateOf(w: Waiter, views: ReadonlyMap<number, EngineView>): Candidate {
+export function candidateOf(w: Waiter, unit: UnitView): Candidate {
+  const views = unit.engines;
   const plain = (verdict: WaiterVerdict, reason: WaiterReason): Candidate => ({
     verdict,
     reason,
@@ -84,13 +94,12 @@ export function candidateOf(w: Waiter, views: ReadonlyMap<number, EngineView>): 
   });
   if (w.kind === 'psm') {
     // A PSM writer's engine is rarely known (sdma_select_user_engine is not exposed): judge the unit.
-    const all = [...views.entries()].filter(([, v]) => v.running);
-    const scope = w.engine !== null && views.has(w.engine) ? [[w.engine, views.get(w.engine) as EngineView] as const] : all;
-    if (scope.length === 0)
-      return plain(w.engine === null ? 'unknown' : 'orphaned', w.engine === null ? 'engine-unknown' : 'engine-not-running');
-    if (scope.some(([, v]) => v.empty === null)) return plain('unknown', 'no-ring-state');
-    if (!scope.every(([, v]) => idleQuiet(v))) return plain('waiting', w.engine === null ? 'unit-busy' : 'engine-busy');
-    return { verdict: 'psm-stall', reason: 'lost-wakeup', probable: w.engine === null, quietNeeded: scope.map(([e]) => e) };
+    const known = w.engine !== null && views.has(w.engine);
+    const scope = known ? [w.engine as number].filter((e) => views.get(e)?.running) : unit.running;
+    if (scope.length === 0) return known ? plain('orphaned', 'engine-not-running') : plain('unknown', 'engine-unknown');
+    if (scope.some((e) => views.get(e)?.empty === null)) return plain('unknown', 'no-ring-state');
+    if (!scope.every((e) => idle(views.get(e)))) return plain('waiting', known ? 'engine-busy' : 'unit-busy');
+    return { verdict: 'psm-stall', reason: 'lost-wakeup', probable: !known, quietNeeded: scope };
   }
   if (w.waitsFor !== 'dma-desc') return plain('waiting', 'other-list');
   if (w.onList === false) return plain('waiting', 'off-list');
@@ -105,10 +114,7 @@ export function candidateOf(w: Waiter, views: ReadonlyMap<number, EngineView>): 
   if (v.empty === null) return plain('unknown', 'no-ring-state');
   if (!v.empty) return plain('waiting', 'engine-busy');
   // qp_stats prints an engine recomputed at print time: the QP may sleep on another engine of its VL.
-  let probable = false;
-  if (w.source === 'qp_stats') {
-    const siblings = [...views.entries()].filter(([e, o]) => e !== w.engine && v.vl !== null && o.vl === v.vl);
-    probable = v.vl === null || siblings.some(([, o]) => !idleQuiet(o));
-  }
+  // v itself is running and empty, so every not-idle engine of its VL is a sibling.
+  const probable = w.source === 'qp_stats' && (v.vl === null || (unit.notIdleByVl.get(v.vl) ?? 0) > 0);
   return { verdict: 'stranded', reason: 'lost-wakeup', probable, quietNeeded: [w.engine] };
 }

@@ -18,7 +18,7 @@
 
 import type { EngineSample, Waiter, WaitersSample } from '../backend.js';
 import { SDMA_WAIT_BATCH_SIZE } from './constants.js';
-import { type Candidate, candidateOf, type EngineView, viewEngines } from './strand-sample.js';
+import { type Candidate, candidateOf, type UnitView, viewEngines } from './strand-sample.js';
 import { waiterKey } from './waiters.js';
 
 /** Every waiter verdict, in a stable order. */
@@ -159,16 +159,9 @@ export function judgeWaiters(
   return out;
 }
 
-function judgeOne(
-  t: WaiterTrack,
-  w: Waiter,
-  c: Candidate,
-  views: ReadonlyMap<number, EngineView>,
-  now: number,
-  opts: StrandOptions,
-): WaiterJudgement {
+function judgeOne(t: WaiterTrack, w: Waiter, c: Candidate, views: UnitView, now: number, opts: StrandOptions): WaiterJudgement {
   const timed = c.verdict === 'stranded' || c.verdict === 'orphaned' || c.verdict === 'psm-stall' || c.verdict === 'error-state';
-  const quiet = c.quietNeeded.every((e) => views.get(e)?.quiet === true);
+  const quiet = c.quietNeeded.every((e) => views.engines.get(e)?.quiet === true);
   if (!timed) {
     t.candidate = null;
     t.streak = 0;
@@ -181,14 +174,22 @@ function judgeOne(
     t.streakSinceMs = now;
     t.confirmed = false;
   }
-  const base = { waiter: w, probable: c.probable, holdingSinceMs: timed ? t.streakSinceMs : null };
-  if (!timed) return { ...base, verdict: c.verdict, reason: c.reason, episodes: t.episodes };
+  const holdingSinceMs = timed ? t.streakSinceMs : null;
+  // Plain literals, not spreads: this runs once per waiter per sample (thousands of QPs at 10 Hz).
+  const judged = (verdict: WaiterVerdict, reason: WaiterReason): WaiterJudgement => ({
+    waiter: w,
+    verdict,
+    reason,
+    probable: c.probable,
+    holdingSinceMs,
+    episodes: t.episodes,
+  });
+  if (!timed) return judged(c.verdict, c.reason);
   const held = !opts.frozen && t.streak >= STRAND_SAMPLES && now - t.streakSinceMs >= opts.strandMs;
-  if (!held) return { ...base, verdict: opts.frozen ? 'unknown' : 'waiting', reason: 'confirming', episodes: t.episodes };
+  if (!held) return judged(opts.frozen ? 'unknown' : 'waiting', 'confirming');
   if (!t.confirmed && (c.verdict === 'stranded' || c.verdict === 'psm-stall')) t.episodes += 1;
   t.confirmed = true;
-  const reason = c.verdict === 'stranded' && t.crowd > SDMA_WAIT_BATCH_SIZE ? 'batch-limit' : c.reason;
-  return { ...base, verdict: c.verdict, reason, episodes: t.episodes };
+  return judged(c.verdict, c.verdict === 'stranded' && t.crowd > SDMA_WAIT_BATCH_SIZE ? 'batch-limit' : c.reason);
 }
 
 /** Confirmed PSM stall episodes of a unit so far, of writers still seen and gone. */
