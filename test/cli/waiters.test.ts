@@ -278,6 +278,22 @@ describe('health and the waiters', () => {
     expect(orphan.code).toBe(1);
   });
 
+  it('WARNING, not CRITICAL, for a probable strand: qp_stats named an idle engine while a sibling of its VL is busy', async () => {
+    // Every engine of the fake serves VL 0, and engines 0 and 1 are busy.
+    const r = await health(
+      [],
+      withWaiters(() => [{ ...stranded, source: 'qp_stats' }]),
+    );
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/hfi1_0 sdma3 QP 0x1a RTS probably stranded \(lost-wakeup\)/);
+    expect(r.stdout).toMatch(/ stranded=0;;0 probable=1;0; /);
+    const table = await run(
+      ['--no-color', 'waiters'],
+      withWaiters(() => [{ ...stranded, source: 'qp_stats' }]),
+    );
+    expect(table.stdout).toContain('STRANDED? (LOST-WAKEUP)');
+  });
+
   it('a backend without waiters: OK when the engines are fine, saying the waiters are not seen', async () => {
     const r = await health([], new FakeBackend(idle));
     expect(r.code).toBe(0);

@@ -53,6 +53,18 @@ describe('exporter waiter series', () => {
     expect(value(body, `hfi1_sdma_probably_stranded_waiters{${L},engine="1"}`)).toBe(0);
   });
 
+  it('serves a strand on a printed qp_stats engine, with a busy sibling of its VL, as probably stranded', async () => {
+    const b = new FakeBackend(idle, 2, 2048, { waiters: { at: () => [{ ...qp, source: 'qp_stats' }] } });
+    const x = await startTestExporter(b);
+    let body = '';
+    for (let i = 0; i < 3; i++) {
+      body = await x.scrape();
+      x.tick(1000);
+    }
+    expect(value(body, `hfi1_sdma_probably_stranded_waiters{${L},engine="1"}`)).toBe(1);
+    expect(value(body, `hfi1_sdma_stranded_waiters{${L},engine="1"}`)).toBe(0);
+  });
+
   it('counts PSM stall episodes and serves a writer of unknown engine under engine="unknown"', async () => {
     const b = new FakeBackend(() => ({ dh: 4 }), 2, 2048, {
       waiters: { at: () => [writer], visibility: [{ kind: 'psm', visible: true, source: 'proc' }] },
