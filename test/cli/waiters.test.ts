@@ -195,6 +195,22 @@ describe('engines and watch show the waiters per engine', () => {
     expect(blind.units[0].engines[0]).toMatchObject({ waiters: null, strandedWaiters: null });
   });
 
+  it('engines on a recording of 4 instants replays them and marks the stranded engine with !', async () => {
+    const b = withWaiters(() => [stranded, busy], { recordingTimesMs: [0, 100, 200, 300] });
+    const r = await run(['--no-color', 'engines'], b);
+    expect(r.stdout).toMatch(/hfi1_0\/3 .* 1!\s+-$/m);
+    expect(r.stdout).toMatch(/hfi1_0\/1 .* 1\s+-$/m);
+    const doc = JSON.parse(
+      (
+        await run(
+          ['--json', 'engines'],
+          withWaiters(() => [stranded], { recordingTimesMs: [0, 100, 200, 300] }),
+        )
+      ).stdout,
+    );
+    expect(doc.units[0].engines[3]).toMatchObject({ waiters: 1, strandedWaiters: 1 });
+  });
+
   it('watch --json: waiters and strandedWaiters per line, stranded once confirmed', async () => {
     const r = await run(
       ['--json', 'watch', '--count', '4', '--interval-ms', '100'],
