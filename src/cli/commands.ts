@@ -35,6 +35,11 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
     load: async () => (await import('./watch.js')).watchCommand,
   },
   {
+    command: 'waiters [engine]',
+    describe: 'who waits for ring space on which engine, for how long, and whether it is stranded (a lost wake-up)',
+    load: async () => (await import('./waiters.js')).waitersCommand,
+  },
+  {
     command: 'progress <engine>',
     describe: 'sample seq, then wait until sdma_progress would return 1 (head moved and N fits)',
     load: async () => (await import('./progress.js')).progressCommand,

@@ -2,6 +2,7 @@
 import type { Backend, EngineSample, Unit, UnitInfo } from '../backend.js';
 import { decodeEngErr } from '../progress/csr.js';
 import { freeCount, inFlight } from '../progress/ring.js';
+import { DEFAULT_STRAND_MS } from '../progress/strand.js';
 import type { CommandSpec } from './context.js';
 import { engineJson, errorHistoryJson } from './engine-json.js';
 import { table } from './format.js';
@@ -10,6 +11,7 @@ import { contextJson, contextLines, linkHeader, linkJson, readLink } from './lin
 import { goneStatus, Observer, type Row, WarningSayer } from './observe.js';
 import { watchForStop } from './pace.js';
 import { missingSources, selectedUnits, withBackend } from './units.js';
+import { type UnitWaiters, WaiterObserver, waitCell, waitCounts, waiterFields } from './waiters-observe.js';
 
 const dash = '-';
 
@@ -65,26 +67,32 @@ export const ENGINE_HEADER = [
   'DQF',
   'seq',
   'errs',
+  'wait',
   'errors',
 ];
-const RIGHT = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+const RIGHT = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
 
 /**
  * The rows to show: one sample of every engine; on a recording of several instants, every
  * instant in turn (so halts and error counts seen along the way are known) and the last shown.
  */
-async function observe(backend: Backend, units: Unit[]): Promise<Row[]> {
+async function observe(backend: Backend, units: Unit[]): Promise<{ rows: Row[]; uws: UnitWaiters[] }> {
   const observer = new Observer(backend, units, { stallMs: 1000 });
+  const waiters = new WaiterObserver({ strandMs: DEFAULT_STRAND_MS });
   let rows = await observer.round();
+  let uws = await waiters.round(units, rows);
   const recording = backend.recording;
-  if (!recording) return rows;
+  if (!recording) return { rows, uws };
   const stop = watchForStop();
   try {
-    while (!stop.stopped() && (await recording.advance())) rows = await observer.round();
+    while (!stop.stopped() && (await recording.advance())) {
+      rows = await observer.round();
+      uws = await waiters.round(units, rows);
+    }
   } finally {
     stop.dispose();
   }
-  return rows;
+  return { rows, uws };
 }
 
 export const enginesCommand: CommandSpec = {
@@ -94,12 +102,14 @@ export const enginesCommand: CommandSpec = {
   async run(_args, ctx) {
     return withBackend(ctx, async (backend) => {
       const units = await selectedUnits(backend, ctx.global.unit);
-      const rows = await observe(backend, units);
+      const { rows, uws } = await observe(backend, units);
+      const counts = waitCounts(uws);
       new WarningSayer(ctx.io).say(units);
       const out: object[] = [];
       let text = '';
       for (const unit of units) {
         const mine = rows.filter((r) => r.unit === unit);
+        const uw = uws.find((x) => x.unit === unit);
         const samples = mine.map((r) => r.s);
         const info = unit.info;
         const link = await readLink(unit);
@@ -109,7 +119,11 @@ export const enginesCommand: CommandSpec = {
           descqCnt: info.descqCnt,
           link: linkJson(link),
           ...(info.context ? { context: contextJson(info.context) } : {}),
-          engines: mine.map(({ s, c }) => ({ ...engineJson(s, info.descqCnt), ...errorHistoryJson(c) })),
+          engines: mine.map(({ s, c }) => ({
+            ...engineJson(s, info.descqCnt),
+            ...errorHistoryJson(c),
+            ...waiterFields(uw, counts, info.unit, s.engine),
+          })),
         });
         const srcs = [...new Set(samples.flatMap((s) => s.sources))].join(', ') || 'none';
         const linkPart = linkHeader(link);
@@ -117,7 +131,11 @@ export const enginesCommand: CommandSpec = {
         text += contextLines(info.context);
         text += table(
           ENGINE_HEADER,
-          samples.map((s) => engineRow(s, info, ctx.paint)),
+          samples.map((s) => {
+            const row = engineRow(s, info, ctx.paint);
+            row.splice(row.length - 1, 0, waitCell(uw, counts.get(`${info.unit}/${s.engine}`)));
+            return row;
+          }),
           RIGHT,
         );
         const missing = missingSources(info);

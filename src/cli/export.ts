@@ -11,6 +11,7 @@ import { parseIntArg } from './args.js';
 import { sysrootOf } from './backend-select.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { version } from './version.js';
+import { strandMsArg } from './waiters-observe.js';
 
 export { parseListen } from '../export/listen.js';
 
@@ -51,6 +52,11 @@ export const exportCommand: CommandSpec = {
       .option('listen', { type: 'string', default: '127.0.0.1:9469', describe: 'address to listen on (loopback by default)' })
       .option('min-interval-ms', { type: 'string', default: '1000', describe: 'scrapes within this interval share one sample' })
       .option('stall-ms', { type: 'string', default: '1000', describe: 'no head movement this long while in flight is a stall' })
+      .option('strand-ms', {
+        type: 'string',
+        default: '200',
+        describe: 'a waiter asleep on a running, empty, quiet engine this long (and 3 scrapes) is stranded',
+      })
       .option('textfile', {
         type: 'string',
         describe: 'write the metrics once to FILE, atomically (node_exporter textfile collector), and exit',
@@ -61,6 +67,7 @@ export const exportCommand: CommandSpec = {
     const { host, port } = parseListen(String(args.listen));
     const minIntervalMs = parseIntArg('--min-interval-ms', args.minIntervalMs, 0, 3_600_000);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
+    const strandMs = strandMsArg(args.strandMs);
     if (args.textfile !== undefined) return writeTextfile(String(args.textfile), minIntervalMs, stallMs, ctx);
     const address = await resolveListenHost(host);
     const { startExporter } = await import('../export/server.js');
@@ -79,6 +86,7 @@ export const exportCommand: CommandSpec = {
             buildInfo,
             minIntervalMs,
             stallMs,
+            strandMs,
             nowMs: () => Date.now(),
             log: (line) => ctx.io.stderr(`${line}\n`),
             ...(beforeSample ? { beforeSample } : {}),

@@ -10,15 +10,38 @@ import { isOperational } from '../progress/state.js';
 export const NAGIOS = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 } as const;
 export type Level = keyof typeof NAGIOS;
 
-/** The counts `health` reports, each a number of engines. */
-export const COUNTS = ['stalled', 'halted', 'gone', 'full', 'errors', 'notrunning', 'orphaned', 'correctable'] as const;
+/**
+ * The counts `health` reports: engines, except stranded and probable (waiters) and psmstall (PSM
+ * stall episodes seen during the check).
+ */
+export const COUNTS = [
+  'stalled',
+  'halted',
+  'gone',
+  'full',
+  'errors',
+  'notrunning',
+  'orphaned',
+  'correctable',
+  'stranded',
+  'probable',
+  'psmstall',
+] as const;
 export type CountName = (typeof COUNTS)[number];
 
 /** As Nagios plugins do: a count above its threshold raises the status to that level. */
 export type Thresholds = Partial<Record<CountName, number>>;
 
-export const DEFAULT_WARNING: Thresholds = { full: 0, errors: 0, notrunning: 0, orphaned: 0, correctable: 0 };
-export const DEFAULT_CRITICAL: Thresholds = { stalled: 0, halted: 0, gone: 0 };
+export const DEFAULT_WARNING: Thresholds = {
+  full: 0,
+  errors: 0,
+  notrunning: 0,
+  orphaned: 0,
+  correctable: 0,
+  probable: 0,
+  psmstall: 0,
+};
+export const DEFAULT_CRITICAL: Thresholds = { stalled: 0, halted: 0, gone: 0, stranded: 0 };
 
 /** Parse `-w`/`-c`: `name=N[,name=N…]` (or `name=off`) over the count names; merged over the defaults. */
 export function parseThresholds(flag: string, raw: unknown, defaults: Thresholds): Thresholds {

@@ -19,10 +19,12 @@ import {
   parseThresholds,
   type Thresholds,
 } from './health-findings.js';
+import { blindWords, waiterFindings, waiterNotes } from './health-waiters.js';
 import { readLink } from './link.js';
 import { Observer, type Row } from './observe.js';
 import { isFrozenCapture, nextInstant, type StopWatch, watchForStop } from './pace.js';
 import { missingSources, selectedUnits, withBackend } from './units.js';
+import { strandMsArg, type UnitWaiters, WaiterObserver } from './waiters-observe.js';
 
 export { NAGIOS } from './health-findings.js';
 
@@ -43,17 +45,27 @@ function subject(backend: Backend): string {
 class Stopped extends Error {}
 
 /** Observe every unit: 5 rounds live; every recorded instant on a recording. */
-async function observe(backend: Backend, units: Unit[], stallMs: number, ctx: CliContext, stop: StopWatch) {
+async function observe(
+  backend: Backend,
+  units: Unit[],
+  stallMs: number,
+  strandMs: number,
+  ctx: CliContext,
+  stop: StopWatch,
+): Promise<{ observed: Observed[]; uws: UnitWaiters[] }> {
   const observer = new Observer(backend, units, { stallMs, recoveryMs: stallMs });
+  const waiters = new WaiterObserver({ strandMs, frozen: isFrozenCapture(backend) });
   const fullRounds = new Map<string, number>();
   let rounds = 0;
   let rows: Row[] = await observer.round();
+  let uws = await waiters.round(units, rows);
   for (let i = 1; backend.recording || i < LIVE_ROUNDS; i++) {
     if (!(await nextInstant(backend, ctx.io, Math.max(1, Math.ceil(stallMs / 2)), stop))) {
       if (stop.stopped()) throw new Stopped();
       break;
     }
     rows = await observer.round();
+    uws = await waiters.round(units, rows);
     rounds += 1;
     for (const { s, c } of rows) {
       const key = `${s.unit}/${s.engine}`;
@@ -64,7 +76,7 @@ async function observe(backend: Backend, units: Unit[], stallMs: number, ctx: Cl
     ...r,
     persistentlyFull: rounds > 0 && (fullRounds.get(`${r.s.unit}/${r.s.engine}`) ?? 0) >= rounds,
   }));
-  return observed;
+  return { observed, uws };
 }
 
 /** The status line, perfdata and finding lines; returns the level. */
@@ -72,11 +84,12 @@ function report(
   backend: Backend,
   units: Unit[],
   observed: Observed[],
+  uws: readonly UnitWaiters[],
   links: ReadonlyMap<Unit, LinkState | null>,
   warning: Thresholds,
   critical: Thresholds,
 ): { level: Level; text: string } {
-  const fs = findings(observed, links);
+  const fs = [...findings(observed, links), ...waiterFindings(uws, observed)];
   const counts = countsOf(fs);
   const lines = fs.map((f) => ({ level: levelOf(f.count, counts[f.count], warning, critical), text: f.text }));
   const order: Record<Level, number> = { CRITICAL: 0, WARNING: 1, UNKNOWN: 2, OK: 3 };
@@ -85,6 +98,7 @@ function report(
     const m = missingSources(unit.info);
     if (m && backend.kind === 'hw') lines.push({ level: 'OK', text: `note: ${m}` });
   }
+  for (const text of waiterNotes(uws)) lines.push({ level: 'OK', text });
   const levels = COUNTS.map((k) => levelOf(k, counts[k], warning, critical));
   const level: Level = levels.includes('CRITICAL') ? 'CRITICAL' : levels.includes('WARNING') ? 'WARNING' : 'OK';
   const perf = [
@@ -104,7 +118,7 @@ function report(
       : undetermined.length > 0
         ? `${observed.length - undetermined.length} engines on ${units.length} unit(s) healthy, ${undetermined.length} not yet determined (${reasons})`
         : `${observed.length} engines on ${units.length} unit(s) healthy`;
-  const text = `HFI1-SDMA ${level} - ${subject(backend)}${summary} | ${perf}\n${lines.map((l) => `${l.level}: ${l.text}\n`).join('')}`;
+  const text = `HFI1-SDMA ${level} - ${subject(backend)}${summary}${blindWords(uws)} | ${perf}\n${lines.map((l) => `${l.level}: ${l.text}\n`).join('')}`;
   return { level, text };
 }
 
@@ -122,6 +136,12 @@ export const healthCommand: CommandSpec = {
   builder: (y: Argv) =>
     y
       .option('stall-ms', { type: 'string', default: '1000', describe: 'no head movement this long while in flight is a stall' })
+      .option('strand-ms', {
+        type: 'string',
+        default: '200',
+        describe:
+          'a waiter asleep on a running, empty, quiet engine this long (and 3 samples) is stranded; at most 2 × --stall-ms',
+      })
       .option('timeout', {
         alias: 't',
         type: 'string',
@@ -139,20 +159,28 @@ export const healthCommand: CommandSpec = {
         describe: `CRITICAL when a count exceeds N: name=N|off,... (default ${thresholdText(DEFAULT_CRITICAL)})`,
       })
       .epilogue(
-        `Counts (engines): ${COUNTS.join(', ')}. Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is a halt. A snapshot is replayed instant by instant; a snapshot of one instant is UNKNOWN. Any usage error is UNKNOWN (3).`,
+        `Counts: ${COUNTS.join(', ')} (engines; stranded and probable count waiters, psmstall PSM stall episodes). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is a halt. A QP stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL; PSM writer stalls (a writer gives up after 1 s and retries) and waiters orphaned on a stopped engine are WARNING; kinds of waiter this host cannot see are named, never taken as none. A snapshot is replayed instant by instant; a snapshot of one instant is UNKNOWN. Any usage error is UNKNOWN (3).`,
       ),
   async run(args, ctx) {
     let stallMs: number;
+    let strandMs: number;
     let timeoutMs: number;
     let warning: Thresholds;
     let critical: Thresholds;
     try {
       stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
+      strandMs = strandMsArg(args.strandMs);
       timeoutMs = parseIntArg('--timeout', args.timeout, 1, 86_400) * 1000;
       warning = parseThresholds('--warning', args.warning, DEFAULT_WARNING);
       critical = parseThresholds('--critical', args.critical, DEFAULT_CRITICAL);
     } catch (e) {
       return unknown(ctx, (e as Error).message);
+    }
+    if (strandMs > observationMs(stallMs)) {
+      return unknown(
+        ctx,
+        `--strand-ms ${strandMs} is longer than the ${observationMs(stallMs)} ms observation that --stall-ms ${stallMs} gives: lower --strand-ms or raise --stall-ms`,
+      );
     }
     // The plugin's own start-up counts against the caller's timeout: answer a little before it.
     const deadlineMs = timeoutMs - Math.min(1000, timeoutMs / 10);
@@ -172,7 +200,7 @@ export const healthCommand: CommandSpec = {
     const check = withBackend(ctx, async (backend) => {
       try {
         const units = await selectedUnits(backend, ctx.global.unit);
-        const observed = await observe(backend, units, stallMs, ctx, stop);
+        const { observed, uws } = await observe(backend, units, stallMs, strandMs, ctx, stop);
         if (isFrozenCapture(backend)) {
           return unknown(
             ctx,
@@ -182,7 +210,7 @@ export const healthCommand: CommandSpec = {
         }
         const links = new Map<Unit, LinkState | null>();
         for (const unit of units) links.set(unit, await readLink(unit));
-        const { level, text } = report(backend, units, observed, links, warning, critical);
+        const { level, text } = report(backend, units, observed, uws, links, warning, critical);
         if (!timedOut) ctx.io.stdout(text);
         return NAGIOS[level];
       } catch (e) {

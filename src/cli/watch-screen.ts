@@ -12,6 +12,8 @@ export interface ScreenRow {
   unit: Unit;
   s: EngineSample;
   c: Classification;
+  /** Waiters on the engine: the count, `!` after it when one is stranded, `-` when not listed (absent: `-`). */
+  wait?: string;
 }
 
 /** A bar of `width` cells showing fill in [0, 1]. */
@@ -98,6 +100,7 @@ const COL = {
           ? p('yellow', `${r.c.errCount} (+${r.c.errCountRise})`)
           : String(r.c.errCount),
   },
+  wait: { head: 'wait', right: true, cell: (r, p) => (r.wait?.endsWith('!') ? p(['bold', 'red'], r.wait) : (r.wait ?? '-')) },
   verdict: { head: 'verdict', cell: (r, p) => verdictCell(r.c, p) },
 } satisfies Record<string, Column>;
 
@@ -122,6 +125,7 @@ const LAYOUTS: readonly (readonly Column[])[] = [
     COL.stalls,
     COL.stuck,
     COL.errs,
+    COL.wait,
     COL.verdict,
   ],
   [
@@ -135,9 +139,10 @@ const LAYOUTS: readonly (readonly Column[])[] = [
     COL.descRate,
     COL.stuck,
     COL.errs,
+    COL.wait,
     COL.verdict,
   ],
-  [COL.engine, COL.shortState, COL.inflight, COL.descRate, COL.stuck, COL.verdict],
+  [COL.engine, COL.shortState, COL.inflight, COL.descRate, COL.stuck, COL.wait, COL.verdict],
 ];
 
 function render(layout: readonly Column[], rows: readonly ScreenRow[], paint: Paint): string[] {

@@ -10,8 +10,9 @@ import { engineJson, errorHistoryJson } from './engine-json.js';
 import type { Paint } from './io.js';
 import { linkActive, linkHeader, readLink } from './link.js';
 import { goneStatus, Observer, WarningSayer } from './observe.js';
-import { nextInstant, watchForStop } from './pace.js';
+import { isFrozenCapture, nextInstant, watchForStop } from './pace.js';
 import { selectedUnits, withBackend } from './units.js';
+import { strandMsArg, WaiterObserver, waitCell, waitCounts, waiterFields } from './waiters-observe.js';
 import { fitLine, ScreenPainter, type ScreenRow, tableLines } from './watch-screen.js';
 
 export { bar, verdictCell } from './watch-screen.js';
@@ -66,6 +67,11 @@ export const watchCommand: CommandSpec = {
       .option('interval-ms', { type: 'string', default: '1000', describe: 'time between samples' })
       .option('count', { type: 'string', describe: 'stop after this many samples (default: until interrupted)' })
       .option('stall-ms', { type: 'string', default: '1000', describe: 'no head movement this long while in flight is a stall' })
+      .option('strand-ms', {
+        type: 'string',
+        default: '200',
+        describe: 'a waiter asleep on a running, empty, quiet engine this long (and 3 samples) is stranded',
+      })
       .example('$0 watch', 'a screen redrawn every second')
       .example('$0 watch --json --count 10 | jq .verdict', 'NDJSON for scripts')
       .example('$0 --sysroot node17.tar.gz watch', 'replay a recorded snapshot in its own time, to its end'),
@@ -74,10 +80,12 @@ export const watchCommand: CommandSpec = {
     const count =
       args.count === undefined ? Number.POSITIVE_INFINITY : parseIntArg('--count', args.count, 1, Number.MAX_SAFE_INTEGER);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 86_400_000);
+    const strandMs = strandMsArg(args.strandMs);
     const screen = ctx.io.isTTY && !ctx.global.json;
     return withBackend(ctx, async (backend) => {
       const units = await selectedUnits(backend, ctx.global.unit);
       const observer = new Observer(backend, units, { stallMs });
+      const waiters = new WaiterObserver({ strandMs, frozen: isFrozenCapture(backend) });
       const warnings = new WarningSayer(ctx.io);
       const stop = watchForStop();
       const rec = backend.recording;
@@ -88,7 +96,16 @@ export const watchCommand: CommandSpec = {
       try {
         for (let i = 0; i < count; i++) {
           if (i > 0 && !(await nextInstant(backend, ctx.io, intervalMs, stop))) break;
-          const rows = await observer.round();
+          const engineRows = await observer.round();
+          const uws = await waiters.round(units, engineRows);
+          const counts = waitCounts(uws);
+          const rows: ScreenRow[] = engineRows.map((r) => ({
+            ...r,
+            wait: waitCell(
+              uws.find((u) => u.unit === r.unit),
+              counts.get(`${r.unit.info.unit}/${r.s.engine}`),
+            ),
+          }));
           const links = new Map<Unit, LinkState | null>();
           for (const unit of units) links.set(unit, await readLink(unit));
           warnings.say(units);
@@ -109,7 +126,14 @@ export const watchCommand: CommandSpec = {
             let out = '';
             for (const { unit, s, c } of rows) {
               const linkState = links.get(unit)?.state ?? null;
-              out += `${JSON.stringify(watchLine(s, unit.info.descqCnt, c, s.timeMs - (t0 ?? s.timeMs), linkState))}\n`;
+              const line = watchLine(s, unit.info.descqCnt, c, s.timeMs - (t0 ?? s.timeMs), linkState);
+              const wf = waiterFields(
+                uws.find((u) => u.unit === unit),
+                counts,
+                unit.info.unit,
+                s.engine,
+              );
+              out += `${JSON.stringify({ ...line, ...wf })}\n`;
             }
             ctx.io.stdout(out);
           }

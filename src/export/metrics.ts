@@ -10,6 +10,7 @@ import type { Classification } from '../progress/classify.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 import { STATE_NAMES } from '../progress/state.js';
 import { ALL_REASONS, ALL_VERDICTS } from '../progress/verdicts.js';
+import type { UnitWaiters } from './waiters.js';
 
 /** The classifier's verdict while it has too few samples to confirm one (warming up). */
 export const WARMING_UP = 'unknown';
@@ -129,6 +130,31 @@ export class SdmaMetrics {
     'Longest stall seen since the exporter started, in seconds',
     L,
   );
+  readonly waiters = this.gauge(
+    'hfi1_sdma_waiters',
+    'Senders asleep waiting (for ring space or another I/O wait) by engine and kind; engine "unknown" where the source does not say; absent for a kind that cannot be seen here',
+    [...L, 'kind'],
+  );
+  readonly strandedWaiters = this.gauge(
+    'hfi1_sdma_stranded_waiters',
+    'Waiters asleep on a running, empty, quiet engine for 3 samples spanning --strand-ms (a lost wake-up); absent when waiters cannot be listed or before the third round',
+    L,
+  );
+  readonly probablyStrandedWaiters = this.gauge(
+    'hfi1_sdma_probably_stranded_waiters',
+    'As hfi1_sdma_stranded_waiters, where the engine is the one qp_stats printed and another engine of its VL was busy',
+    L,
+  );
+  readonly waitersVisible = this.gauge(
+    'hfi1_sdma_waiters_visible',
+    'Whether this kind of waiter (qp, psm, ipoib) can be seen here (1) or not (0)',
+    ['unit', 'kind'],
+  );
+  readonly psmStalls = this.counter(
+    'hfi1_sdma_psm_stalls_total',
+    'PSM writer stalls of up to 1 s (a lost wake-up on an idle unit) seen since the exporter started',
+    ['unit'],
+  );
   readonly scrapeDuration = this.gauge('hfi1_sdma_scrape_duration_seconds', 'Time taken to sample every unit', []);
 
   /** Forget every series of the previous round and state the build info. */
@@ -156,6 +182,37 @@ export class SdmaMetrics {
     this.linkStates.add(state);
     this.linkUp.set({ unit }, state === 'ACTIVE' ? 1 : 0);
     for (const st of this.linkStates) this.linkState.set({ unit, state: st }, state === st ? 1 : 0);
+  }
+
+  /** The waiters of one readable unit: per engine and visible kind, stranded counts, visibility, PSM stalls. */
+  recordWaiters(unit: string, engines: readonly number[], uw: UnitWaiters): void {
+    for (const v of uw.visibility) this.waitersVisible.set({ unit, kind: v.kind }, v.visible ? 1 : 0);
+    if (!uw.listed) return;
+    const visible = uw.visibility.filter((v) => v.visible).map((v) => v.kind);
+    const per = new Map<string, number>();
+    const stranded = new Map<string, number>();
+    const probable = new Map<string, number>();
+    for (const j of uw.judgements) {
+      const engine = j.waiter.engine === null ? 'unknown' : String(j.waiter.engine);
+      const k = `${engine}\0${j.waiter.kind}`;
+      per.set(k, (per.get(k) ?? 0) + 1);
+      if (j.verdict === 'stranded') {
+        const m = j.probable ? probable : stranded;
+        m.set(engine, (m.get(engine) ?? 0) + 1);
+      }
+    }
+    for (const e of engines.map(String)) {
+      for (const kind of visible) this.waiters.set({ unit, engine: e, kind }, per.get(`${e}\0${kind}`) ?? 0);
+      // Fewer than 3 rounds cannot show a stranded waiter: no series rather than a 0 nobody checked.
+      if (!uw.confirmable) continue;
+      this.strandedWaiters.set({ unit, engine: e }, stranded.get(e) ?? 0);
+      this.probablyStrandedWaiters.set({ unit, engine: e }, probable.get(e) ?? 0);
+    }
+    for (const [k, n] of per) {
+      const [engine, kind] = k.split('\0') as [string, string];
+      if (engine === 'unknown') this.waiters.set({ unit, engine, kind }, n);
+    }
+    this.psmStalls.inc({ unit }, uw.psmStalls);
   }
 
   /** Record one sample of one engine of a readable unit, and its classification. */

@@ -4,7 +4,9 @@
 import type { Backend, EngineSample, LinkState, SourceWarning, Unit } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
 import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, type EngineTrack, newTrack } from '../progress/classify.js';
+import { DEFAULT_STRAND_MS } from '../progress/strand.js';
 import { type BuildInfo, SdmaMetrics } from './metrics.js';
+import { ExportWaiters } from './waiters.js';
 
 /** A timer that can be cancelled (injected so tests need no wall-clock waits). */
 export type Timer = (ms: number) => { done: Promise<void>; cancel(): void };
@@ -25,6 +27,8 @@ export interface ExporterOptions {
   buildInfo: BuildInfo;
   minIntervalMs: number;
   stallMs: number;
+  /** A waiter must hold this long (and 3 rounds) to be stranded (default 200). */
+  strandMs?: number;
   /** A unit whose sample takes longer than this is `up 0` for the round (default 5000). */
   sampleTimeoutMs?: number;
   /** Wall clock in ms (injected for tests). */
@@ -54,9 +58,12 @@ export class Sampler {
   private lastRoundMs: number | null = null;
   private inflight: Promise<void> | null = null;
   private units: Unit[] | null = null;
+  private readonly waiters: ExportWaiters;
   rounds = 0;
 
-  constructor(private readonly o: ExporterOptions) {}
+  constructor(private readonly o: ExporterOptions) {
+    this.waiters = new ExportWaiters(o.strandMs ?? DEFAULT_STRAND_MS);
+  }
 
   /** Make sure the metrics are at most min-interval old. */
   refresh(): Promise<void> {
@@ -115,7 +122,14 @@ export class Sampler {
         this.tracks.set(key, track);
         this.metrics.recordEngine(name, unit.info.descqCnt, s, (this.o.classify ?? classify)(track, s, opts));
       }
+      const uw = await this.waiters.read(unit, r.samples, (p) => this.bounded(p));
+      this.metrics.recordWaiters(
+        name,
+        r.samples.map((s) => s.engine),
+        uw,
+      );
     } else {
+      this.waiters.forget(unit);
       // Unreadable: nothing of its engines is served, and they warm up afresh once readable.
       for (const key of [...this.tracks.keys()]) if (key.startsWith(`${name}/`)) this.tracks.delete(key);
     }
@@ -150,6 +164,17 @@ export class Sampler {
     this.pending.set(name, sample);
     void sample.finally(() => this.pending.delete(name));
     return { ok: false, message: `no answer within ${limitMs} ms (a source blocks)`, gone: false };
+  }
+
+  /** `p`, or null when it takes longer than the sample timeout (a late rejection is then ignored). */
+  private async bounded<T>(p: Promise<T>): Promise<T | null> {
+    p.catch(() => undefined);
+    const timer = (this.o.timer ?? realTimer)(this.o.sampleTimeoutMs ?? 5000);
+    try {
+      return await Promise.race([p, timer.done.then(() => null)]);
+    } finally {
+      timer.cancel();
+    }
   }
 
   /** The unit's link, or null when it has none, the read fails, or it takes longer than the sample timeout. */

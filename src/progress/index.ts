@@ -11,4 +11,6 @@ export * from './ring.js';
 export * from './select.js';
 export * from './seq.js';
 export * from './state.js';
+export * from './strand.js';
 export * from './txreq.js';
+export * from './waiters.js';

@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Waiter } from '../../src/backend.js';
 import { ROOT } from '../support/child.js';
 import { runCli } from '../support/cli.js';
+import { FakeBackend } from '../support/fake-backend.js';
 import { cliSurface } from './cli-surface.js';
 
 const SCHEMA_DIR = join(ROOT, 'docs', 'schema');
@@ -56,6 +58,7 @@ const SCHEMA_OF: Record<string, string> = {
   show: 'show.schema.json',
   ring: 'ring.schema.json',
   watch: 'watch-line.schema.json',
+  waiters: 'waiters.schema.json',
   progress: 'progress.schema.json',
   fit: 'fit.schema.json',
   decode: 'decode.schema.json',
@@ -136,6 +139,25 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
     );
     expect(lines.length).toBe(6 * 16);
     expect(lines.some((l) => (l as { verdict: string }).verdict === 'stalled')).toBe(true);
+  });
+
+  it('waiters: the emulator (69 while it lists none), a rendered host, and a scripted backend with every kind', async () => {
+    await validates('waiters.schema.json', ['--backend', 'emu', '--json', 'waiters', '--count', '3'], { codes: [0, 69] });
+    await validates('waiters.schema.json', ['--sysroot', sysroot, '--json', 'waiters', '--count', '3'], { codes: [0, 69] });
+    const base = { descriptorsNeeded: null, engine: 1, onList: true, ownPending: 0, sinceMs: 0, waitsFor: 'dma-desc' } as const;
+    const all: Waiter[] = [
+      { ...base, kind: 'qp', qpn: 26, qpState: 'RTS', descriptorsNeeded: 3, source: 'qp_stats' },
+      { ...base, kind: 'psm', pid: 77, command: null, engine: null, onList: null, ownPending: null, source: 'proc' },
+      { ...base, kind: 'ipoib', netdev: 'ib0', txq: 2, source: 'model' },
+    ];
+    const backend = new FakeBackend(() => ({ dh: 4 }), 2, 2048, { waiters: { at: () => all } });
+    const r = await runCli(['--json', 'waiters'], {}, false, '', backend);
+    expect(r.code).toBe(0);
+    const v = schema('waiters.schema.json');
+    const doc = JSON.parse(r.stdout) as { units: { waiters: unknown[] }[] };
+    expect(doc.units[0]?.waiters.length).toBe(3);
+    expect(v(doc) ? [] : v.errors).toEqual([]);
+    expect(v({ ...doc, stranded: -1 })).toBe(false);
   });
 
   it('fit, both forms; decode; progress', async () => {

@@ -11,8 +11,11 @@ import type {
   Unit,
   UnitContext,
   UnitInfo,
+  Waiter,
+  WaiterVisibility,
 } from '../../src/backend.js';
 import { Hfi1SdmaError } from '../../src/errors.js';
+import { carrySince, visibilityOf } from '../../src/progress/waiters.js';
 import { mkSample, type SampleSpec } from './samples.js';
 
 export type Script = (engine: number, tMs: number) => Omit<SampleSpec, 't' | 'engine'>;
@@ -48,6 +51,11 @@ export interface FakeOptions {
   link?: LinkState | null | ((tMs: number) => LinkState | null);
   /** The unit's context (UnitInfo.context); absent: none. */
   context?: UnitContext;
+  /**
+   * The waiters at virtual time t (sinceMs is carried across calls while a waiter stays), and which
+   * kinds are visible (default: qp visible through the model, the others not); absent: no waiters() at all.
+   */
+  waiters?: { at: (tMs: number) => Waiter[]; visibility?: WaiterVisibility[] };
 }
 
 /** A one-unit backend whose engines follow `script`; virtual time starts at 0. */
@@ -59,6 +67,8 @@ export class FakeBackend implements Backend {
   readonly recording?: FakeRecording;
   private readonly sourceWarnings: readonly SourceWarning[];
   private readonly linkOpt: FakeOptions['link'];
+  private readonly waitersOpt: FakeOptions['waiters'];
+  private lastWaiters: Waiter[] = [];
 
   constructor(
     private readonly script: Script,
@@ -69,6 +79,7 @@ export class FakeBackend implements Backend {
     this.kind = opts.kind ?? 'emu';
     this.sourceWarnings = opts.warnings ?? [];
     this.linkOpt = opts.link;
+    this.waitersOpt = opts.waiters;
     if (opts.recordingTimesMs) this.recording = new FakeRecording('node17.tar.gz', opts.recordingTimesMs);
     this.info = {
       unit: 0,
@@ -119,6 +130,18 @@ export class FakeBackend implements Backend {
     const unit: Unit = { info: this.info, sample, ring, warnings: () => this.sourceWarnings };
     const l = this.linkOpt;
     if (l !== undefined) unit.link = async () => (typeof l === 'function' ? l(now()) : l);
+    const w = this.waitersOpt;
+    if (w !== undefined) {
+      unit.waiters = async () => {
+        const t = now();
+        this.lastWaiters = carrySince(
+          this.lastWaiters,
+          w.at(t).map((x) => ({ ...x, sinceMs: t })),
+        );
+        const visibility = w.visibility ?? [{ kind: 'qp', visible: true, source: 'model' }];
+        return { unit: 0, timeMs: t, waiters: this.lastWaiters, visibility: visibilityOf(visibility) };
+      };
+    }
     return unit;
   }
 
