@@ -1,5 +1,5 @@
 // `doctor`: which hfi1 sources are readable here and, for each that is not, why and the fix.
-import type { SourceStatus, UnitInfo } from '../backend.js';
+import type { SourceName, SourceStatus, UnitInfo } from '../backend.js';
 import { type HostFacts, hostFacts } from '../hw/host.js';
 import { type DescqCntCheck, findHfiPciDevices, inspectUnits } from '../hw/index.js';
 import { sysrootOf } from './backend-select.js';
@@ -16,13 +16,17 @@ export interface DoctorJson {
   advice: string[];
 }
 
-const LABEL: Record<string, string> = {
+const LABEL: Record<SourceName, string> = {
   sdes: 'debugfs sdes',
   counters: 'debugfs counters',
   hwCounters: 'sysfs hw_counters',
   interrupts: '/proc/interrupts',
   bar: 'BAR (resource0)',
   sysfs: 'sysfs sdma<N>',
+  model: 'emulator model',
+  qpStats: 'debugfs qp_stats (QP waiters)',
+  procPsm: '/proc (PSM writers)',
+  trace: 'trace events (hfi1_tx)',
 };
 
 /** Gather everything doctor reports. */
