@@ -92,6 +92,16 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
     sample: (engines) => mapped(async () => (await current.unit(n)).sample(engines), rename),
     ring: (engine) => mapped(async () => (await current.unit(n)).ring(engine), rename),
     link: () => mapped(async () => (await (await current.unit(n)).link?.()) ?? null, rename),
+    waiters: () =>
+      mapped(async () => {
+        const u = await current.unit(n);
+        if (!u.waiters) throw new Hfi1SdmaError('E_UNAVAILABLE', `${file}: this snapshot's reader lists no waiters`);
+        const w = await u.waiters();
+        return {
+          ...w,
+          visibility: w.visibility.map((v) => ({ ...v, ...(v.reason ? { reason: rename(v.reason) } : {}) })),
+        };
+      }, rename),
     warnings: () => collect(n),
   });
 
