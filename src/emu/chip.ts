@@ -255,14 +255,34 @@ export class Chip {
   done(epoch: number): void {
     if (epoch !== this.epoch) return;
     const step = this.step;
+    this.apply(step);
+    if (step.bits) this.raise(step.bits);
+    this.run(epoch);
+  }
+
+  private apply(step: FetchStep): void {
     this.hwHead = step.end;
     this.descFetched = (this.descFetched + step.count) >>> 0;
     this.genCount = step.gen;
     this.progressCount = step.progress;
     this.editRemaining = step.edit;
     if (step.headDma >= 0 && !this.headWritebackStall) this.headDma = step.headDma;
-    if (step.bits) this.raise(step.bits);
-    this.run(epoch);
+  }
+
+  /**
+   * Complete every descriptor up to TAIL at once, as the chip does while a sender's CPU is stalled (fault
+   * `lost-wakeup`); returns the interrupt bits the steps asked for. Nothing is raised: the caller runs the handler.
+   */
+  drainNow(): number {
+    this.stop();
+    let bits = 0;
+    const step = this.step;
+    while (this.hwHead !== this.hwTail && this.canFetch()) {
+      if (computeStep(this.descq, this, this.host.cfg, this.host.sched.nowNs, step) === 0) break;
+      this.apply(step);
+      bits |= step.bits;
+    }
+    return bits;
   }
 
   /** DESC_CNT written by the interrupt handler (sdma_make_progress, sdma.c step 3); restarts the progress count. */

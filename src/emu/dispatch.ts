@@ -4,11 +4,13 @@
 import type { Engine } from './engine.js';
 import { FAULT_NAMES, type FaultSpec } from './faults.js';
 import { Ev } from './host.js';
-import { harvestNeed } from './iowait.js';
+import { harvestNeed, type IoWait } from './iowait.js';
 import { LogKind } from './log.js';
+import { armLostWakeup, lostWakeupFaultOn } from './lost-wakeup.js';
 import { engineInterrupt, flushWorker, swCleanUp } from './retire.js';
 import { engineError, haltWait, hwCleanPoll, kernelLog, processEvent } from './statemachine.js';
 import type { EmuUnit } from './unit.js';
+import { modelWaiter } from './waiters.js';
 
 const FREEZE_TO_FROZEN_NS = 50_000; // e80/e85 → sdma_freeze (e81)
 const FROZEN_TO_UNFREEZE_NS = 1_000_000; // e81 → sdma_unfreeze (e82)
@@ -141,6 +143,9 @@ export function applyFault(u: EmuUnit, f: FaultSpec): void {
         u.host.gone = true;
         c.stop();
         break;
+      case 'lost-wakeup':
+        armLostWakeup(u.host, e, u.senders, f, u.vectorCounts);
+        break;
     }
   }
 }
@@ -175,13 +180,25 @@ export function checkLostWakeups(u: EmuUnit): number {
         w.lostReported = true;
         lost++;
         u.host.stats.lostWakeups++;
-        u.host.stats.violate(
-          `engine ${e.idx}: iowait ${w.id} asleep on dmawait with ${free} free and the engine idle (lost wake-up)`,
-        );
+        u.host.stats.violate(lostWakeupText(u, e, w, free));
         u.host.log.write(u.host.sched.nowNs, LogKind.violation, e.idx, w.id, free, 0);
       }
       break;
     }
   }
   return lost;
+}
+
+/** The sentence of one lost wake-up: who sleeps, on what, why nothing will wake it, and the fault that made it. */
+function lostWakeupText(u: EmuUnit, e: Engine, w: IoWait, free: number): string {
+  const m = modelWaiter(u, e, w);
+  const who =
+    m.kind === 'qp' ? `QP 0x${m.qpn.toString(16)}` : m.kind === 'psm' ? `PSM writer ${m.pid} (${m.command})` : 'an iowait';
+  const until = m.kind === 'psm' ? ' until its 1 s timeout' : '';
+  const fault = lostWakeupFaultOn(u.host, e.idx);
+  return (
+    `lost wake-up on engine ${e.idx}: ${who} sleeps on dmawait needing ${m.descriptorsNeeded} descriptor(s) while ${free} are free, ` +
+    `and the engine is running with an empty ring and no interrupt to come, so nothing wakes it${until}` +
+    (fault ? ` (expected: --fault ${fault} opens this window on purpose)` : '')
+  );
 }

@@ -140,6 +140,7 @@ export class Engine {
     this.descAvail = this.freecnt();
     if (tx.numDesc <= this.descAvail) return EAGAIN;
     if (wait === null || wait.sleepKind === SleepKind.none) return EBUSY;
+    this.host.beforeSeqSample?.(this.idx, wait);
     const seq = sampleSeq(this.headSeq);
     this.host.afterSeqSample?.(this.idx);
     const ret =

@@ -16,7 +16,12 @@ export const FAULTS = {
   freeze: 'an SPC freeze (hardware error): e80 → s80 → e81 → s82 → e82 → s99_Running',
   slow: 'slow:<factor> divides the chip rate by factor (1 restores it)',
   'device-gone': 'the device falls off the bus: every register reads all-ones, no more interrupts',
+  'lost-wakeup':
+    "lost-wakeup[:qp|psm] opens sdma_check_progress's window once: the engine's other senders end, one sender fills the ring and its CPU stalls between the free-count load and the head_lock sample while a whole retirement runs; a QP is left stranded on the idle engine, a PSM writer stalls 1 s",
 } as const;
+
+/** The sender kind a `lost-wakeup` fault picks (its param): a QP if the engine has one, else a PSM writer; or as named. */
+export const LOST_WAKEUP_KIND = ['auto', 'qp', 'psm'] as const;
 
 export type FaultName = keyof typeof FAULTS;
 
@@ -26,7 +31,7 @@ export const FAULT_NAMES = Object.keys(FAULTS) as FaultName[];
 /** One scheduled fault. */
 export interface FaultSpec {
   name: FaultName;
-  /** engine-error: the bit; slow: the factor; 0 otherwise. */
+  /** engine-error: the bit; slow: the factor; lost-wakeup: the index in LOST_WAKEUP_KIND; 0 otherwise. */
   param: number;
   atMs: number;
   /** One engine, or null for all. */
@@ -36,9 +41,12 @@ export interface FaultSpec {
 }
 
 function bad(text: string, why: string): never {
-  const list = FAULT_NAMES.map((n) => (n === 'engine-error' ? 'engine-error:<bit>' : n === 'slow' ? 'slow:<factor>' : n)).join(
-    ', ',
-  );
+  const shown: Partial<Record<FaultName, string>> = {
+    'engine-error': 'engine-error:<bit>',
+    slow: 'slow:<factor>',
+    'lost-wakeup': 'lost-wakeup[:qp|psm]',
+  };
+  const list = FAULT_NAMES.map((n) => shown[n] ?? n).join(', ');
   throw usageError(`--fault ${JSON.stringify(text)}: ${why}. Use NAME@MS[:ENGINE] with NAME one of ${list}`);
 }
 
@@ -64,6 +72,10 @@ export function parseFault(text: string, engines: number): FaultSpec {
     const f = Number(arg);
     if (arg === undefined || !(f > 0) || f > 1e6) bad(text, 'slow needs a factor greater than 0: slow:<factor>@MS');
     param = f;
+  } else if (name === 'lost-wakeup') {
+    const k = LOST_WAKEUP_KIND.indexOf((arg ?? 'auto') as (typeof LOST_WAKEUP_KIND)[number]);
+    if (k <= 0 && arg !== undefined) bad(text, 'lost-wakeup takes the sender kind qp or psm: lost-wakeup[:qp|psm]@MS:ENGINE');
+    param = Math.max(0, k);
   } else if (arg !== undefined) bad(text, `${name} takes no argument`);
   const atMs = Number(m[3]);
   const engine = m[4] === undefined ? null : Number(m[4]);

@@ -1,5 +1,6 @@
 // What the parts of the emulated unit share: the clock and scheduler, the event log, the seeded
 // generator, the configuration, the totals, and the scheduler's event kinds.
+import type { IoWait } from './iowait.js';
 import type { EventLog } from './log.js';
 import type { Sfc32 } from './prng.js';
 import type { Scheduler } from './scheduler.js';
@@ -95,6 +96,11 @@ export interface Host {
   gone: boolean;
   /** The port's logical state: INIT until the port goes ACTIVE, DOWN after `link-down` until `link-up`. */
   port: 'INIT' | 'ACTIVE' | 'DOWN';
+  /**
+   * Runs in sdma_check_progress (sdma.c) after the free count was found short and before the head_lock sequence is
+   * sampled: where the fault `lost-wakeup` stalls the sender's CPU.
+   */
+  beforeSeqSample: ((engine: number, wait: IoWait) => void) | null;
   /** Test hook: runs between the sequence sample and the sleep callback (sdma_check_progress vs sdma_desc_avail, sdma.c step 4–5). */
   afterSeqSample: ((engine: number) => void) | null;
   /** `hfi1 <bdf>: hfi1_<u>: `, the prefix of the unit's kernel log lines (the driver log lines, sdma.c). */

@@ -44,6 +44,10 @@ export class IoWait {
   deferred = false;
   /** Already counted as a lost wake-up by the unit's check. */
   lostReported = false;
+  /** Virtual time (ns) it was last queued on dmawait. */
+  sleptAtNs = 0;
+  /** Descriptors of the request that did not fit when it last went to sleep (its first txreq's num_desc). */
+  needDesc = 0;
 
   constructor(
     readonly id: number,
@@ -63,6 +67,7 @@ export function iowaitQueue(pktsSent: boolean, w: IoWait, e: Engine): void {
   if (w.priority > 0 || !pktsSent) e.dmawait.unshift(w);
   else e.dmawait.push(w);
   w.queuedOn = e;
+  w.sleptAtNs = e.host.sched.nowNs;
 }
 
 /** Priority as the sleep callbacks compute it: the QP's init_priority (+1 per ACK-pending flag). */
@@ -106,6 +111,7 @@ export function iowaitSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSe
   }
   if (w.queuedOn === null) {
     w.nDmawait++;
+    w.needDesc = tx.numDesc;
     computePriority(w);
     iowaitQueue(pktsSent, w, e);
     e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);
@@ -123,6 +129,7 @@ export function deferPacketQueue(e: Engine, w: IoWait, tx: EmuTx, seq: number, p
   }
   w.deferred = true;
   if (w.queuedOn === null) {
+    w.needDesc = tx.numDesc;
     computePriority(w);
     iowaitQueue(pktsSent, w, e);
     e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);

@@ -25,6 +25,12 @@ export class Sender implements WaitClient, TxOwner {
   /** The QP may send (iowait_sleep drops the txreq when it may not, the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c). */
   sendable = true;
   aborted = 0;
+  /** Its job has ended: it submits nothing more (fault `lost-wakeup` ends the other senders of its engine). */
+  stopped = false;
+  /** Submit without pacing or window until the ring is short (fault `lost-wakeup` fills the ring this way). */
+  burst = false;
+  /** Its place among the unit's PSM writers (its command is mpi_rank_<rank>). */
+  rank = 0;
   private runScheduled = false;
   private nextSendNs = 0;
   private readonly gapPerByteNs: number;
@@ -94,16 +100,17 @@ export class Sender implements WaitClient, TxOwner {
   /** The send engine: submit until the window is full, the ring is short, or the budget is spent. */
   run(): void {
     this.runScheduled = false;
-    if (this.asleep) return;
+    if (this.asleep || this.stopped) return;
     const now = this.host.sched.nowNs;
+    const window = this.burst ? Number.POSITIVE_INFINITY : this.spec.window;
     let sent = 0;
     let pktsSent = false;
-    while (this.outstanding < this.spec.window) {
+    while (this.outstanding < window) {
       if (sent >= RUN_BUDGET) {
         this.schedule(0);
         return;
       }
-      if (this.nextSendNs > now) {
+      if (this.nextSendNs > now && !this.burst) {
         this.schedule(this.nextSendNs - now);
         return;
       }
@@ -129,7 +136,9 @@ export class Sender implements WaitClient, TxOwner {
           return;
         }
       } else {
-        while (this.batch.length < PSM_BATCH && this.outstanding + this.batch.length < this.spec.window) {
+        // While filling the ring for fault `lost-wakeup`, one packet per request: the one that does not fit is first.
+        const perPass = this.burst ? 1 : PSM_BATCH;
+        while (this.batch.length < perPass && this.outstanding + this.batch.length < window) {
           this.batch.push(this.newTx());
         }
         const ret = this.engine.sendTxlist(this.wait, this.batch, this.count);

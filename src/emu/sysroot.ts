@@ -26,6 +26,7 @@ import { SdesRenderer } from './sdes-render.js';
 import type { TreeWriter } from './tree.js';
 import { openTree } from './tree-root.js';
 import type { EmuUnit } from './unit.js';
+import { qpStatsText, writePsmProc } from './waiter-files.js';
 
 /** The BAR0 bytes the writer owns, as (offset, 8-byte value) pairs: the SDMA CSR block and the SEND_DMA device registers (chip_registers.h). */
 export function barRegisters(u: EmuUnit): { block: Buffer; device: [number, bigint][] } {
@@ -75,6 +76,8 @@ interface SysrootState {
   sdes: SdesRenderer;
   /** dev/kmsg as last rendered, and the log line count it was rendered at. */
   kmsg: { seq: number; text: string };
+  /** PIDs of the PSM writers whose /proc entries are in the tree. */
+  psmPids: Set<number>;
 }
 
 const writers = new WeakMap<EmuUnit, Map<string, SysrootState>>();
@@ -91,7 +94,7 @@ function writerFor(u: EmuUnit, dir: string): SysrootState {
   const key = resolve(dir);
   let w = byDir.get(key);
   if (!w) {
-    w = { tree: openTree(dir, version()), sdes: new SdesRenderer(), kmsg: { seq: -1, text: '' } };
+    w = { tree: openTree(dir, version()), sdes: new SdesRenderer(), kmsg: { seq: -1, text: '' }, psmPids: new Set() };
     closeWhenDropped.register(u, w.tree, w.tree);
     byDir.set(key, w);
   }
@@ -117,7 +120,8 @@ export function closeSysroot(u: EmuUnit, dir: string): void {
 
 /**
  * Write (or refresh) the whole emulated sysroot of one unit under `dir`: sysfs class and PCI
- * device, debugfs sdes/counters/counter_names/sdma_cpu_list, module parameters, /proc/interrupts.
+ * device, debugfs sdes/counters/counter_names/sdma_cpu_list/qp_stats, module parameters, /proc/interrupts, and
+ * /proc/<pid> of each PSM writer blocked now (removed when it wakes).
  * The first write checks `dir` (never /, a file or a foreign non-empty directory) and marks it;
  * later writes of the same unit replace only the files whose bytes changed (see tree.ts).
  */
@@ -172,7 +176,8 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
   w.file(join(dbg, 'counters'), countersBinary(values, endianness() === 'LE'));
   w.file(join(dbg, 'sdma_cpu_list'), '');
-  w.file(join(dbg, 'qp_stats'), ''); // the emulator models engines, not QPs: none to list
+  w.file(join(dbg, 'qp_stats'), qpStatsText(u.senders));
+  writePsmProc(w, unit, u.senders, state.psmPids);
 
   const params = 'sys/module/hfi1/parameters';
   w.file(join(params, 'sdma_descq_cnt'), `${cfg.descqCntParam}\n`);

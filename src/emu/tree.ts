@@ -14,6 +14,7 @@ import {
   openSync,
   readlinkSync,
   renameSync,
+  rmdirSync,
   rmSync,
   symlinkSync,
   unlinkSync,
@@ -240,6 +241,53 @@ export class TreeWriter {
       }
     }
     this.last.set(rel, want);
+  }
+
+  /**
+   * Remove `rel` and what this writer wrote under it: a file only while it is still the inode written, a symlink
+   * only while it is one (never followed), then the directories, deepest first, once empty. Anything under a path
+   * component that is no longer a real directory is left alone.
+   */
+  removeDir(rel: string): void {
+    const prefix = `${rel}/`;
+    const mine = [...this.last.keys()].filter((k) => k.startsWith(prefix));
+    const dirs = new Set<string>([rel]);
+    for (const k of mine) {
+      for (let d = dirname(k); d.startsWith(prefix); d = dirname(d)) dirs.add(d);
+      const path = join(this.root, k);
+      const inode = this.inodes.get(k);
+      if (this.realDir(dirname(k))) {
+        const st = lstatSync(path, { throwIfNoEntry: false });
+        const ours = st !== undefined && (inode ? isInode(st, inode) : st.isSymbolicLink());
+        try {
+          if (ours) unlinkSync(path);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw treeError(err, path, 'removing from the emulated host');
+        }
+      }
+      this.release(k);
+      this.last.delete(k);
+      this.inodes.delete(k);
+      for (const spare of this.spares.get(k) ?? []) this.unstage(spare.path);
+      this.spares.delete(k);
+    }
+    for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
+      this.checked.delete(d);
+      if (!this.realDir(d)) continue;
+      try {
+        rmdirSync(join(this.root, d));
+      } catch {
+        // not empty (something this writer did not put there) or already gone: left as it is
+      }
+    }
+  }
+
+  /** True when every component of `rel` under the root is a real directory now (lstat, nothing followed or created). */
+  private realDir(rel: string): boolean {
+    for (let d = rel; d !== '.' && d !== ''; d = dirname(d)) {
+      if (!lstatSync(join(this.root, d), { throwIfNoEntry: false })?.isDirectory()) return false;
+    }
+    return true;
   }
 
   /** A sparse image of `size` bytes at `rel` with `blocks` (offset, bytes) written (tree-image.ts). */

@@ -1,6 +1,6 @@
 // EmuUnit: one emulated hfi1 unit — engines, chips, senders and faults on one virtual clock —
 // implementing the contract's Unit and adding the emulator's controls.
-import type { EngineSample, LinkState, RingDump, Unit, UnitInfo } from '../backend.js';
+import type { EngineSample, LinkState, RingDump, Unit, UnitInfo, WaitersSample } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { SEND_DMA_MEM_SIZE_OBSERVED, TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import { descqCntFromParam } from '../progress/ring.js';
@@ -14,11 +14,13 @@ import { type FaultSpec, parseFault } from './faults.js';
 import { type ChipConfig, EmuStats, Ev, type Host } from './host.js';
 import type { IoWait } from './iowait.js';
 import { EventLog, type LogKindName, type LogRecord } from './log.js';
+import { checkLostWakeup } from './lost-wakeup.js';
 import { Sfc32 } from './prng.js';
 import { ringDump, sampleEngine } from './sample.js';
 import { Scheduler } from './scheduler.js';
 import { Sender } from './sender.js';
 import { EBUSY, ECOMM, EINVAL, EmuTx, type TxOwner, TxPhase } from './tx.js';
+import { modelWaiters } from './waiters.js';
 import { DEFAULT_WORKLOAD, parseWorkload, type Workload } from './workload.js';
 
 /** How to build a unit. Everything has a default; the seed fixes every random choice. */
@@ -113,6 +115,7 @@ export class EmuUnit implements Unit {
       stats: new EmuStats(),
       gone: false,
       port: 'INIT',
+      beforeSeqSample: null,
       afterSeqSample: null,
       kernelLog: [],
       kernelLogUs: [],
@@ -128,9 +131,12 @@ export class EmuUnit implements Unit {
       this.engines.push(e);
       this.chips.push(c);
     }
+    let psmRank = 0;
     wl.senders.forEach((spec, id) => {
       const e = this.engines[selectEngineVl(this.vlMap, spec.selector, spec.vl, numVls)] as Engine;
-      this.senders.push(new Sender(this.host, id, spec, e, rng.fork()));
+      const s = new Sender(this.host, id, spec, e, rng.fork());
+      if (spec.kind === 'psm') s.rank = psmRank++;
+      this.senders.push(s);
     });
     this.direct = { complete: () => {} };
     this.info = {
@@ -168,6 +174,7 @@ export class EmuUnit implements Unit {
   /** Schedule a fault (`NAME@MS[:ENGINE]` or parsed); a time in the past applies now. */
   injectFault(f: string | FaultSpec): FaultSpec {
     const spec = typeof f === 'string' ? parseFault(f, this.engines.length) : f;
+    if (spec.name === 'lost-wakeup') checkLostWakeup(this.senders, this.engines.length, spec, this.workload.name);
     this.faults.push(spec);
     this.host.sched.at(spec.atMs * 1e6, Ev.fault, this.faults.length - 1);
     return spec;
@@ -276,6 +283,11 @@ export class EmuUnit implements Unit {
 
   async ring(engine: number): Promise<RingDump> {
     return ringDump(this, this.engineAt(engine));
+  }
+
+  /** The senders asleep on the engines' dmawait lists now, from the model (every kind visible). */
+  async waiters(): Promise<WaitersSample> {
+    return modelWaiters(this);
   }
 
   /** The port's link now, from the model (DOWN and Polling after `link-down`, until `link-up`). */

@@ -1,0 +1,63 @@
+// The waiters of an emulated unit, straight from the model: every iowait on an engine's dmawait list, named as
+// a live host would name it (a QP by QPN and state, a PSM writer by PID and command).
+import type { Waiter, WaitersSample, WaiterVisibility } from '../backend.js';
+import { WAITER_KINDS } from '../progress/waiters.js';
+import type { Engine } from './engine.js';
+import { type IoWait, SleepKind } from './iowait.js';
+import type { Sender } from './sender.js';
+
+/** QPN of the emulated QP sender `id`: 0x100 + id (QP0 and QP1 are the port's specials). */
+export const EMU_QPN_BASE = 0x100;
+/** PID of the emulated PSM writer `id`: 20000 + id. */
+export const EMU_PID_BASE = 20000;
+/** ib_qp_state of every emulated QP: RTS (3). */
+export const EMU_QP_STATE = 3;
+
+/** QPN of the sender (or bare iowait) `id`. */
+export function emuQpn(id: number): number {
+  return EMU_QPN_BASE + id;
+}
+
+/** PID of the PSM writer (or bare iowait) `id`. */
+export function emuPid(id: number): number {
+  return EMU_PID_BASE + id;
+}
+
+/** Command of the PSM writer of rank `rank` among the unit's PSM writers. */
+export function emuCommand(rank: number): string {
+  return `mpi_rank_${rank}`;
+}
+
+/** What a model needs to list its waiters: engines, the senders by id, and the clock. */
+export interface WaiterModel {
+  readonly engines: readonly Engine[];
+  readonly senders: readonly Sender[];
+  readonly nowMs: number;
+  readonly info: { unit: number };
+}
+
+const VISIBLE: WaiterVisibility[] = WAITER_KINDS.map((kind) => ({ kind, visible: true, source: 'model' }));
+
+/** One waiter from an iowait asleep on engine `e`. */
+export function modelWaiter(m: WaiterModel, e: Engine, w: IoWait): Waiter {
+  const sender = m.senders[w.id];
+  const own = sender !== undefined && sender.wait === w ? sender : null;
+  const common = {
+    waitsFor: 'dma-desc' as const,
+    descriptorsNeeded: w.txHead[0]?.numDesc ?? w.needDesc,
+    engine: e.idx,
+    onList: true,
+    ownPending: w.sdmaBusy,
+    sinceMs: w.sleptAtNs / 1e6,
+    source: 'model' as const,
+  };
+  if (w.sleepKind === SleepKind.qp) return { kind: 'qp', qpn: emuQpn(w.id), qpState: 'RTS', ...common };
+  return { kind: 'psm', pid: emuPid(w.id), command: emuCommand(own ? own.rank : w.id), ...common };
+}
+
+/** Every sender asleep on a dmawait list of the unit now; every kind is visible through the model. */
+export function modelWaiters(m: WaiterModel): WaitersSample {
+  const waiters: Waiter[] = [];
+  for (const e of m.engines) for (const w of e.dmawait) waiters.push(modelWaiter(m, e, w));
+  return { unit: m.info.unit, timeMs: m.nowMs, waiters, visibility: VISIBLE.map((v) => ({ ...v })) };
+}
