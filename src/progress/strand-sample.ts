@@ -16,6 +16,8 @@ export interface EngineView {
   /** Unchanged since the previous sample (DH, DT, TXH, TXT, DQF, interrupt counters, seq). */
   quiet: boolean;
   vl: number | null;
+  /** The device reads all-ones: its waiters are moot, and the device itself is the finding. */
+  gone: boolean;
 }
 
 function quietKey(s: EngineSample): string {
@@ -66,7 +68,13 @@ export function viewEngines(quietKeys: Map<number, string>, samples: readonly En
     const key = quietKey(s);
     const prev = quietKeys.get(s.engine);
     quietKeys.set(s.engine, key);
-    const v: EngineView = { running: !s.gone && s.state === 's99_Running', empty: emptyOf(s), quiet: prev === key, vl: s.vl };
+    const v: EngineView = {
+      running: !s.gone && s.state === 's99_Running',
+      empty: emptyOf(s),
+      quiet: prev === key,
+      vl: s.vl,
+      gone: s.gone,
+    };
     engines.set(s.engine, v);
     if (v.running) running.push(s.engine);
     if (v.vl !== null && !idle(v)) notIdleByVl.set(v.vl, (notIdleByVl.get(v.vl) ?? 0) + 1);
@@ -92,6 +100,7 @@ export function candidateOf(w: Waiter, unit: UnitView): Candidate {
     probable: false,
     quietNeeded: [],
   });
+  if (views.size > 0 && [...views.values()].every((v) => v.gone)) return plain('unknown', 'device-gone');
   if (w.kind === 'psm') {
     // A PSM writer's engine is rarely known (sdma_select_user_engine is not exposed): judge the unit.
     const known = w.engine !== null && views.has(w.engine);
@@ -106,6 +115,7 @@ export function candidateOf(w: Waiter, unit: UnitView): Candidate {
   if (w.engine === null) return plain('unknown', 'engine-unknown');
   const v = views.get(w.engine);
   if (!v) return plain('unknown', 'engine-unknown');
+  if (v.gone) return plain('unknown', 'device-gone');
   if (!v.running) return plain('orphaned', 'engine-not-running');
   if (w.kind === 'qp' && w.qpState !== null && !SENDING_STATES.has(w.qpState)) {
     return w.qpState === 'ERR' ? plain('error-state', 'qp-error') : plain('waiting', 'other-list');

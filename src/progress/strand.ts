@@ -39,6 +39,7 @@ export const WAITER_REASONS = [
   'qp-error', // error-state: a QP in ERR still on the list (notify_error_qp leaves a busy QP queued)
   'engine-unknown', // unknown: no engine named, or no sample of it
   'no-ring-state', // unknown: the engine's ring (heads and tails) is not readable
+  'device-gone', // unknown: the device reads all-ones; the device itself is the finding, not its waiters
 ] as const;
 export type WaiterReason = (typeof WAITER_REASONS)[number];
 
