@@ -56,7 +56,8 @@ export interface RaceResult extends SearchFound {
 /** Explore one variant; see RaceOptions. */
 export function explore(opts: RaceOptions): RaceResult {
   const senders = opts.senders ? [...opts.senders] : Array.from({ length: opts.submitters }, () => 'psm' as const);
-  if (senders.length !== opts.submitters) throw new Error(`race: ${senders.length} sender kinds for ${opts.submitters} submitters`);
+  if (senders.length !== opts.submitters)
+    throw new Error(`race: ${senders.length} sender kinds for ${opts.submitters} submitters`);
   const w = buildWorld(opts.variant, senders);
   const random = opts.schedules !== undefined;
   const reduce = random ? 'none' : (opts.reduce ?? 'all'); // random sampling reduces nothing

@@ -79,7 +79,7 @@ function submitterFootprint(w: World, s: Submitter): Footprint {
     case Pc.lock:
     case Pc.progress:
       // A QP parks its txreq on (or takes it back off) its work list, which the harvest reads.
-      return s.kind === 'qp' ? QP_PARK[s.pc] ?? NONE : SUBMITTER[s.pc] ?? NONE;
+      return s.kind === 'qp' ? (QP_PARK[s.pc] ?? NONE) : (SUBMITTER[s.pc] ?? NONE);
     default:
       return SUBMITTER[s.pc] ?? NONE;
   }

@@ -36,7 +36,18 @@ export function capture(w: World): StateVec {
   for (const tx of w.txs) v.push(tx.phase, tx.nextDescqIdx);
   for (const s of w.subs) {
     const q2 = s.wait;
-    v.push(s.pc, s.seq, s.busy, s.woken, s.afterWake, q2.starvedCnt, q2.priority, q2.deferred ? 1 : 0, q2.sdmaBusy, q2.txHead.length);
+    v.push(
+      s.pc,
+      s.seq,
+      s.busy,
+      s.woken,
+      s.afterWake,
+      q2.starvedCnt,
+      q2.priority,
+      q2.deferred ? 1 : 0,
+      q2.sdmaBusy,
+      q2.txHead.length,
+    );
   }
   // tx ring from tx_head to tx_tail, then dmawait and the harvest, each as ids behind a length.
   const inRing = (e.txTail - e.txHead) & 0xffff;

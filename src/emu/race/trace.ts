@@ -69,8 +69,11 @@ export function whyStuck(r: Replay): string {
   const enq = lastStep(r, s.name, [Pc.enqueue]);
   const check = lastStep(r, s.name, [Pc.check], enq);
   const avail = lastStep(r, 'irq', [IrqPc.avail], enq);
-  const who = `${s.name} (${s.kind === 'qp' ? 'QP' : 'PSM'}, harvest need ${s.kind === 'qp' ? need : 0})`;
-  const head = `${who} sleeps on dmawait for ${need} descriptors while ${e.freecnt()} are free: the ring is empty (descq_head = descq_tail = ${e.descqHead}), the chip has nothing left to do and no interrupt is pending, so sdma_desc_avail will not run again to wake it.`;
+  const kind =
+    s.kind === 'qp'
+      ? ` ${s.name} is a QP: its txreq parked on its work list makes its harvest need ${need}.`
+      : ` ${s.name} is a PSM queue: its harvest need is 0.`;
+  const head = `${s.name} sleeps on dmawait for ${need} descriptors while ${e.freecnt()} are free: the ring is empty (descq_head = descq_tail = ${e.descqHead}), the chip has nothing left to do and no interrupt is pending, so sdma_desc_avail will not run again to wake it.`;
   const missed =
     avail > 0 && avail > check
       ? ` The retirement that made the room ran its sdma_desc_avail at step ${avail}, between ${s.name}'s free-count check (step ${check}) and its enqueue (step ${enq}), and found no one to wake;`
@@ -85,5 +88,5 @@ export function whyStuck(r: Replay): string {
     const smp = lastStep(r, s.name, [Pc.sample], enq);
     tail = ` ${s.name} sampled head_lock only at step ${smp}, after that retirement had released it, so sdma_progress saw an unchanged sequence and did not look at the free count again.`;
   }
-  return missed ? `${head}${missed}${tail}` : `${head}${tail}`;
+  return missed ? `${head}${missed}${tail}${kind}` : `${head}${tail}${kind}`;
 }
