@@ -81,7 +81,11 @@ describe('reduced searches keep the counts of the plain one', () => {
   it('two QPs: the second one is not harvested when only one request fits, unlike two PSM queues (need 0)', () => {
     const qp = explore({ variant: 'kernel', submitters: 2, senders: ['qp', 'qp'], bound: DEFAULT_BOUND, seed: 1 });
     const psm = explore({ variant: 'kernel', submitters: 2, bound: DEFAULT_BOUND, seed: 1 });
-    expect({ states: qp.states, lost: qp.lostWakeups, wasted: qp.wastedWakeups }).toEqual({ states: 78255, lost: 126, wasted: 90 });
+    expect({ states: qp.states, lost: qp.lostWakeups, wasted: qp.wastedWakeups }).toEqual({
+      states: 78255,
+      lost: 126,
+      wasted: 90,
+    });
     expect({ states: psm.states, lost: psm.lostWakeups, wasted: psm.wastedWakeups }).toEqual({
       states: 83752,
       lost: 136,
