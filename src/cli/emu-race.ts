@@ -6,7 +6,7 @@ import { DEFAULT_BOUND, defaultBound, explore, MAX_SUBMITTERS, type RaceResult }
 import { REDUCTIONS, type Reduction } from '../emu/race/search.js';
 import { replaySchedule, type TraceRow, whyStuck } from '../emu/race/trace.js';
 import { isVariant, VARIANT_ORDER, VARIANTS, type Variant } from '../emu/race/variants.js';
-import { RACE_DESCQ_CNT, RACE_IN_FLIGHT, RACE_NUM_DESC } from '../emu/race/world.js';
+import { RACE_DESCQ_CNT, RACE_IN_FLIGHT, RACE_NUM_DESC, SENDER_KINDS, type SenderKind } from '../emu/race/world.js';
 import { usageError } from '../errors.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
@@ -34,6 +34,10 @@ export interface RaceJson {
   steps: number;
   /** Steps of the unreduced state graph (Σ over its states of the steps enabled there); 0 when sampling. */
   graphSteps: number;
+  /** Each sender's kind in actor order (S1, S2, …). */
+  senders: SenderKind[];
+  /** Lost wake-up states with a QP / a PSM sender left asleep (a state with both counts in each). */
+  lostWakeupsByKind: Record<SenderKind, number>;
 }
 
 /** The options `emu race` adds (the seed is the global --seed). */
@@ -43,6 +47,10 @@ export function raceOptions(y: Argv): Argv {
     .option('submitters', {
       type: 'string',
       describe: `race: submitters, 1-${MAX_SUBMITTERS} (default 2; 3 take seconds and about 150 MB, 4 take minutes and about 2 GB)`,
+    })
+    .option('senders', {
+      type: 'string',
+      describe: `race: the senders' kinds in order, comma-separated, each with an optional count: qp | psm (e.g. qp,psm or 2qp,1psm; 1-${MAX_SUBMITTERS} in all); a QP's harvest need is its request's descriptors, a PSM queue's 0 (default: --submitters PSM senders)`,
     })
     .option('bound', {
       type: 'string',
@@ -59,7 +67,16 @@ export function raceOptions(y: Argv): Argv {
 export function runRace(args: Record<string, unknown>, seed: number): { result: RaceResult; json: RaceJson; why: string } {
   const name = args.variant === undefined ? 'kernel' : String(args.variant);
   if (!isVariant(name)) throw usageError(`--variant must be one of ${VARIANTS.join(', ')}, got ${JSON.stringify(name)}`);
-  const submitters = args.submitters === undefined ? 2 : parseIntArg('--submitters', args.submitters, 1, MAX_SUBMITTERS);
+  if (args.senders !== undefined && args.submitters !== undefined)
+    throw usageError('--senders already gives the number of senders: drop --submitters');
+  const senders =
+    args.senders === undefined
+      ? Array.from(
+          { length: args.submitters === undefined ? 2 : parseIntArg('--submitters', args.submitters, 1, MAX_SUBMITTERS) },
+          () => 'psm' as const,
+        )
+      : parseSenders(String(args.senders));
+  const submitters = senders.length;
   const bound = args.bound === undefined ? defaultBound(submitters) : parseIntArg('--bound', args.bound, 1, 10_000);
   const schedules = args.schedules === undefined ? undefined : parseIntArg('--schedules', args.schedules, 1, 100_000_000);
   const reduce = args.reduce === undefined ? 'all' : String(args.reduce);
@@ -68,8 +85,8 @@ export function runRace(args: Record<string, unknown>, seed: number): { result: 
     throw usageError(
       '--reduce applies to the exhaustive search; random sampling (--schedules) reduces nothing: drop one of them',
     );
-  const result = explore({ variant: name, submitters, bound, seed, schedules, reduce });
-  const replay = result.lostSchedule ? replaySchedule(name, submitters, result.lostSchedule) : null;
+  const result = explore({ variant: name, submitters, senders, bound, seed, schedules, reduce });
+  const replay = result.lostSchedule ? replaySchedule(name, senders, result.lostSchedule) : null;
   const json: RaceJson = {
     variant: name,
     submitters,
@@ -84,8 +101,33 @@ export function runRace(args: Record<string, unknown>, seed: number): { result: 
     statesExplored: result.statesExplored,
     steps: result.steps,
     graphSteps: result.graphSteps,
+    senders: result.senders,
+    lostWakeupsByKind: result.lostByKind,
   };
   return { result, json, why: replay ? whyStuck(replay) : '' };
+}
+
+const SENDER_ITEM = /^([1-9][0-9]*)?(qp|psm)$/;
+
+/** Parse `--senders`: comma-separated kinds, each with an optional count (`qp,psm`, `2qp,1psm`), in actor order. */
+export function parseSenders(raw: string): SenderKind[] {
+  const items = raw.split(',').map((item) => {
+    const m = SENDER_ITEM.exec(item.trim().toLowerCase());
+    if (!m)
+      throw usageError(
+        `--senders takes comma-separated kinds (${SENDER_KINDS.join(', ')}), each with an optional count, e.g. qp,psm or 2qp,1psm; got ${JSON.stringify(raw)}`,
+      );
+    return { n: m[1] === undefined ? 1 : Number(m[1]), kind: m[2] as SenderKind };
+  });
+  const total = items.reduce((sum, x) => sum + x.n, 0);
+  if (total > MAX_SUBMITTERS) throw usageError(`--senders must name from 1 to ${MAX_SUBMITTERS} senders, got ${total}`);
+  return items.flatMap((x) => Array.from({ length: x.n }, () => x.kind));
+}
+
+/** "S1 qp, S2 psm": each sender's name and kind, with the harvest need of each kind. */
+function sendersLine(senders: readonly SenderKind[]): string {
+  const names = senders.map((k, i) => `S${i + 1} ${k}`).join(', ');
+  return `${names} (harvest need: qp ${RACE_NUM_DESC}, psm 0)`;
 }
 
 function isReduction(name: string): name is Reduction {
@@ -121,7 +163,11 @@ function render(j: RaceJson, r: RaceResult, why: string): string {
     ...(r.mode === 'exhaustive' ? [['reduction', reductionLine(r)] as [string, string]] : []),
     ['schedules', `${j.schedules}${r.mode === 'exhaustive' ? ' explored' : ''}`],
     ['states', `${j.states} distinct`],
-    ['lost wake-ups', `${j.lostWakeups} (distinct states)`],
+    ['senders', sendersLine(j.senders)],
+    [
+      'lost wake-ups',
+      `${j.lostWakeups} (distinct states): ${j.lostWakeupsByKind.qp} with a QP left asleep, ${j.lostWakeupsByKind.psm} with a PSM sender`,
+    ],
     ['wasted wake-ups', `${j.wastedWakeups} (woken, still no room)`],
   ]);
   if (j.trace.length === 0) return `${out}\nNo lost wake-up: every sender asleep on dmawait is woken.\n`;

@@ -15,4 +15,10 @@ describe('footprints', () => {
       expect(r.pairs).toBeGreaterThan(r.states / 4);
     });
   }
+
+  it('psm-pre-2019, a QP and a PSM sender: steps called independent commute and never disable each other', () => {
+    const r = commutingPairs('psm-pre-2019', ['qp', 'psm']);
+    expect(r.failures).toEqual([]);
+    expect(r.pairs).toBeGreaterThan(r.states / 4);
+  });
 });

@@ -4,10 +4,10 @@ import { footprint, independent } from '../../src/emu/race/footprint.js';
 import { capture, restore, type StateVec, stateKey } from '../../src/emu/race/state.js';
 import { actorCount, actorName, isEnabled, runStep } from '../../src/emu/race/steps.js';
 import type { Variant } from '../../src/emu/race/variants.js';
-import { buildWorld, type World } from '../../src/emu/race/world.js';
+import { buildWorld, type SenderKind, type World } from '../../src/emu/race/world.js';
 
 /** Every state reachable from the start (depth-first, no bound: the step graph is acyclic). */
-export function reachable(variant: Variant, n: number): { world: World; states: StateVec[] } {
+export function reachable(variant: Variant, n: number | readonly SenderKind[]): { world: World; states: StateVec[] } {
   const world = buildWorld(variant, n);
   const seen = new Set<string>();
   const states: StateVec[] = [];
@@ -36,7 +36,10 @@ export function reachable(variant: Variant, n: number): { world: World; states: 
  * both orders; each must leave the other enabled and both must end in the same state. Returns the
  * pairs checked and the first failures (state index, actors, what went wrong).
  */
-export function commutingPairs(variant: Variant, n: number): { states: number; pairs: number; failures: string[] } {
+export function commutingPairs(
+  variant: Variant,
+  n: number | readonly SenderKind[],
+): { states: number; pairs: number; failures: string[] } {
   const { world: w, states } = reachable(variant, n);
   const failures: string[] = [];
   let pairs = 0;

@@ -10,7 +10,7 @@ import { capture, stateKey } from '../../src/emu/race/state.js';
 import { isEnabled, lostWaiter, runStep } from '../../src/emu/race/steps.js';
 import { replaySchedule } from '../../src/emu/race/trace.js';
 import { VARIANTS, type Variant } from '../../src/emu/race/variants.js';
-import { buildWorld, Pc } from '../../src/emu/race/world.js';
+import { buildWorld, Pc, type SenderKind } from '../../src/emu/race/world.js';
 
 const run = (variant: Variant, submitters: number, reduce: Reduction): RaceResult =>
   explore({ variant, submitters, bound: DEFAULT_BOUND, seed: 1, reduce });
@@ -48,6 +48,51 @@ describe('reduced searches keep the counts of the plain one', () => {
     }
   }
 
+  for (const variant of ['kernel', 'psm-pre-2019'] as const) {
+    for (const senders of [['qp'], ['qp', 'psm'], ['psm', 'qp'], ['qp', 'qp']] as SenderKind[][]) {
+      it(`${variant}, senders ${senders.join(',')}`, () => {
+        const go = (reduce: Reduction) =>
+          explore({ variant, submitters: senders.length, senders, bound: DEFAULT_BOUND, seed: 1, reduce });
+        const plain = go('none');
+        const all = go('all');
+        expect([...kept(all), all.lostByKind]).toEqual([...kept(plain), plain.lostByKind]);
+        expect(all.graphSteps).toBe(plain.graphSteps);
+        expect(all.steps).toBeLessThan(plain.steps);
+        // Only senders of one kind are interchangeable: a QP and a PSM queue are never folded together.
+        if (senders.length === 2 && senders[0] !== senders[1]) expect(all.statesExplored).toBe(all.states);
+        if (senders.length === 2 && senders[0] === senders[1]) expect(all.statesExplored).toBeLessThan(all.states);
+        expect(plain.lostByKind.qp + plain.lostByKind.psm).toBeGreaterThanOrEqual(plain.lostWakeups);
+        if (all.lostSchedule) expect(lostWaiter(replaySchedule(variant, senders, all.lostSchedule).world)).not.toBeNull();
+      });
+    }
+  }
+
+  it('a QP and a PSM sender: the QP is lost in as many states as the PSM one under the kernel order, the PSM one more often before 2019', () => {
+    const counts = (variant: Variant) => {
+      const r = explore({ variant, submitters: 2, senders: ['qp', 'psm'], bound: DEFAULT_BOUND, seed: 1 });
+      return { states: r.states, lost: r.lostWakeups, byKind: r.lostByKind, wasted: r.wastedWakeups };
+    };
+    expect(counts('kernel')).toEqual({ states: 83752, lost: 136, byKind: { qp: 68, psm: 68 }, wasted: 128 });
+    // The pre-2019 PSM callback adds lost wake-ups of the PSM sender only: the QP's iowait_sleep
+    // always called sdma_progress under waitlock.
+    expect(counts('psm-pre-2019')).toEqual({ states: 89714, lost: 208, byKind: { qp: 68, psm: 140 }, wasted: 128 });
+  });
+
+  it('two QPs: the second one is not harvested when only one request fits, unlike two PSM queues (need 0)', () => {
+    const qp = explore({ variant: 'kernel', submitters: 2, senders: ['qp', 'qp'], bound: DEFAULT_BOUND, seed: 1 });
+    const psm = explore({ variant: 'kernel', submitters: 2, bound: DEFAULT_BOUND, seed: 1 });
+    expect({ states: qp.states, lost: qp.lostWakeups, wasted: qp.wastedWakeups }).toEqual({
+      states: 78255,
+      lost: 126,
+      wasted: 90,
+    });
+    expect({ states: psm.states, lost: psm.lostWakeups, wasted: psm.wastedWakeups }).toEqual({
+      states: 83752,
+      lost: 136,
+      wasted: 128,
+    });
+  });
+
   it('with 2 submitters, symmetry halves the states stored and sleep sets cut the steps further', () => {
     const plain = run('kernel', 2, 'none');
     const all = run('kernel', 2, 'all');
@@ -74,6 +119,34 @@ describe('reduced searches keep the counts of the plain one', () => {
 });
 
 describe('symmetry', () => {
+  it('a QP and a PSM sender at mirrored places are two states, not one', () => {
+    const a = buildWorld('kernel', ['qp', 'psm']);
+    const b = buildWorld('kernel', ['psm', 'qp']);
+    runStep(a, 0, null); // the QP takes tail_lock
+    runStep(b, 0, null); // the PSM sender takes tail_lock
+    const ca = new Canonizer(a, true);
+    const cb = new Canonizer(b, true);
+    ca.canonical(a);
+    cb.canonical(b);
+    expect(cb.key.toString()).not.toBe(ca.key.toString());
+    expect([ca.orbit, cb.orbit]).toEqual([1, 1]);
+    const c = buildWorld('kernel', ['psm', 'qp']);
+    runStep(c, 1, null); // the QP of world c takes tail_lock: the same state as a's, renamed
+    const cc = new Canonizer(c, true);
+    cc.canonical(c);
+    expect(cc.key.toString()).toBe(ca.key.toString());
+  });
+
+  it('two QPs and a PSM sender: only the QPs are interchangeable', () => {
+    const w = buildWorld('kernel', ['qp', 'psm', 'qp']);
+    const c = new Canonizer(w, true);
+    c.canonical(w);
+    expect(c.orbit).toBe(1);
+    runStep(w, 0, null); // one QP moves: which of the two did is one of 2
+    c.canonical(w);
+    expect(c.orbit).toBe(2);
+  });
+
   it('the same steps taken by the other submitter give the same canonical key, counted twice', () => {
     const a = buildWorld('kernel', 2);
     const b = buildWorld('kernel', 2);

@@ -95,6 +95,22 @@ describe.skipIf(!SOAK)('race explorer, exhaustive (under npm run soak only: minu
     }, 600_000);
   }
 
+  it('3 senders of mixed kinds (2 QPs and a PSM queue, a QP and 2 PSM queues): the reduced search finds the plain counts, per kind too', () => {
+    for (const variant of ['kernel', 'psm-pre-2019'] as const) {
+      for (const senders of [
+        ['qp', 'psm', 'qp'],
+        ['psm', 'qp', 'psm'],
+      ] as const) {
+        const go = (reduce: 'none' | 'all') =>
+          explore({ variant, submitters: 3, senders: [...senders], bound: DEFAULT_BOUND, seed: 1, reduce });
+        const plain = go('none');
+        const all = go('all');
+        expect([variant, senders, ...kept(all), all.lostByKind]).toEqual([variant, senders, ...kept(plain), plain.lostByKind]);
+        expect(all.statesExplored).toBeLessThan(all.states); // the two alike senders are folded
+      }
+    }
+  }, 1_800_000);
+
   it('no-progress-check, 3 submitters: the plain search itself', () => {
     const r = explore({ variant: 'no-progress-check', submitters: 3, bound: DEFAULT_BOUND, seed: 1, reduce: 'none' });
     const p = PLAIN3['no-progress-check'];

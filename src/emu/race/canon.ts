@@ -1,16 +1,17 @@
-// Symmetry of the race: every submitter has the same kind (a PSM iowait) and the same need
-// (RACE_NUM_DESC), so two states that differ only by which submitter is which behave alike. A
+// Symmetry of the race: submitters of the same kind (QP or PSM) and the same request size behave
+// alike, so two states that differ only by which of them is which are one state up to renaming. A
 // state's canonical key describes each submitter by one tuple holding everything that names it
-// (its locals, its txreq, its place in tx_ring, dmawait and the harvest, the locks it holds) and
-// sorts the tuples: equal keys ⇔ one state is a permutation of the other. The orbit size (how many
-// distinct states the key stands for) is n! / Π (multiplicity of equal tuples)!.
+// (its kind and request size first, its locals, its txreq, its place in tx_ring, dmawait and the
+// harvest, the locks it holds) and sorts the tuples: equal keys ⇔ one state is a permutation of the
+// other that maps every submitter to one of its own kind and size. The orbit size (how many distinct
+// states the key stands for) is Π over classes (class size)! / Π (multiplicity of equal tuples)!.
 import type { EmuTx } from '../tx.js';
 import { capture } from './state.js';
 import { KeyBuilder } from './state-table.js';
 import type { Submitter, World } from './world.js';
 
 /** Numbers per submitter tuple. */
-const TUPLE = 16;
+const TUPLE = 19;
 
 const FACTORIAL = [1, 1, 2, 6, 24, 120, 720];
 
@@ -35,7 +36,14 @@ export class Canonizer {
     this.tuples = new Int32Array(this.n * TUPLE);
     this.order = Array.from({ length: this.n }, (_, i) => i);
     this.place = this.order.slice();
+    // Classes of interchangeable submitters: same kind, same request size.
+    const classes = new Map<string, number>();
+    for (const s of w.subs) classes.set(`${s.kind}:${s.tx.numDesc}`, (classes.get(`${s.kind}:${s.tx.numDesc}`) ?? 0) + 1);
+    this.classOrbit = [...classes.values()].reduce((a, k) => a * (FACTORIAL[k] ?? Number.NaN), 1);
   }
+
+  /** Π over classes of interchangeable submitters of (class size)!. */
+  private readonly classOrbit: number;
 
   /** Build the key of the world's current state into `key`; set `orbit` and `place`. */
   canonical(w: World): void {
@@ -69,6 +77,9 @@ export class Canonizer {
       t[o + 13] = e.harvest.indexOf(q);
       t[o + 14] = w.tailHolder === i ? 1 : 0;
       t[o + 15] = w.waitHolder === i ? 1 : 0;
+      t[o + 16] = q.txHead.length;
+      t[o + 17] = s.kind === 'qp' ? 0 : 1;
+      t[o + 18] = s.tx.numDesc;
     }
     k.push(e.descqHead);
     k.push(e.descqTail);
@@ -115,7 +126,7 @@ export class Canonizer {
       }
       order[p] = i;
     }
-    let orbit = FACTORIAL[n] ?? Number.NaN;
+    let orbit = this.classOrbit;
     let run = 1;
     for (let p = 0; p < n; p++) {
       const i = order[p] as number;

@@ -4,9 +4,9 @@
 import { Sfc32 } from '../prng.js';
 import { exhaustive, type Reduction, type SearchFound } from './search.js';
 import { capture, restore, stateKey } from './state.js';
-import { actorCount, isEnabled, lostWaiter, runStep, STEP_WASTED } from './steps.js';
+import { actorCount, isEnabled, KIND_BIT, lostKinds, runStep, STEP_WASTED } from './steps.js';
 import type { Variant } from './variants.js';
-import { buildWorld, type World } from './world.js';
+import { buildWorld, SENDER_KINDS, type SenderKind, type World } from './world.js';
 
 /** Depth bound (steps) of the exhaustive search: every schedule of up to 3 submitters ends within it. */
 export const DEFAULT_BOUND = 80;
@@ -25,6 +25,8 @@ const RANDOM_STEP_CAP = 10_000;
 export interface RaceOptions {
   variant: Variant;
   submitters: number;
+  /** The senders' kinds in actor order (length `submitters`); default every one a PSM queue. */
+  senders?: readonly SenderKind[];
   bound: number;
   seed: number;
   schedules?: number;
@@ -44,6 +46,7 @@ export interface RaceOptions {
 export interface RaceResult extends SearchFound {
   variant: Variant;
   submitters: number;
+  senders: SenderKind[];
   bound: number;
   seed: number;
   mode: 'exhaustive' | 'random';
@@ -52,7 +55,10 @@ export interface RaceResult extends SearchFound {
 
 /** Explore one variant; see RaceOptions. */
 export function explore(opts: RaceOptions): RaceResult {
-  const w = buildWorld(opts.variant, opts.submitters);
+  const senders = opts.senders ? [...opts.senders] : Array.from({ length: opts.submitters }, () => 'psm' as const);
+  if (senders.length !== opts.submitters)
+    throw new Error(`race: ${senders.length} sender kinds for ${opts.submitters} submitters`);
+  const w = buildWorld(opts.variant, senders);
   const random = opts.schedules !== undefined;
   const reduce = random ? 'none' : (opts.reduce ?? 'all'); // random sampling reduces nothing
   const run =
@@ -62,6 +68,7 @@ export function explore(opts: RaceOptions): RaceResult {
   return {
     variant: opts.variant,
     submitters: opts.submitters,
+    senders,
     bound: opts.bound,
     seed: opts.seed,
     mode: random ? 'random' : 'exhaustive',
@@ -75,6 +82,7 @@ class Tally {
   cut = 0;
   maxDepth = 0;
   readonly lost = new Set<string>();
+  readonly lostByKind: Record<SenderKind, number> = { qp: 0, psm: 0 };
   readonly wasted = new Set<string>();
   best: number[] | null = null;
   readonly all: number[][] = [];
@@ -84,8 +92,12 @@ class Tally {
   /** Record what a step led to: a wasted wake-up, a lost wake-up (keeping the shortest path). */
   note(w: World, key: string, flags: number, path: readonly number[]): void {
     if (flags & STEP_WASTED) this.wasted.add(key);
-    if (lostWaiter(w) !== null) {
-      if (this.keepAll && !this.lost.has(key)) this.all.push(path.slice());
+    const kinds = lostKinds(w);
+    if (kinds !== 0) {
+      if (!this.lost.has(key)) {
+        if (this.keepAll) this.all.push(path.slice());
+        for (const kind of SENDER_KINDS) if (kinds & KIND_BIT[kind]) this.lostByKind[kind]++;
+      }
       this.lost.add(key);
       if (this.best === null || path.length < this.best.length) this.best = path.slice();
     }
@@ -107,6 +119,7 @@ class Tally {
       graphSteps: 0,
       sleptSteps: 0,
       lostWakeups: this.lost.size,
+      lostByKind: { ...this.lostByKind },
       wastedWakeups: this.wasted.size,
       maxDepth: this.maxDepth,
       lostSchedule: this.best,

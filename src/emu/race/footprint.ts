@@ -49,6 +49,11 @@ const SUBMITTER: Readonly<Record<number, Footprint>> = {
   [Pc.unlock]: fp(0, WAIT_SEQ | WAIT_LOCK | DQF | TAIL_LOCK),
 };
 
+const QP_PARK: Readonly<Record<number, Footprint>> = {
+  [Pc.lock]: fp(0, WAIT_LOCK | WAIT_SEQ | DMAWAIT),
+  [Pc.progress]: fp(HEAD_SEQ | RING, DESC_AVAIL | WAIT_LOCK | WAIT_SEQ | DMAWAIT),
+};
+
 const SEND_FITS = fp(TAIL_LOCK, DESC_AVAIL | RING | CHIP);
 const SEND_NO_ROOM = fp(DESC_AVAIL, TAIL_LOCK);
 
@@ -71,6 +76,10 @@ function submitterFootprint(w: World, s: Submitter): Footprint {
       const f = s.tx.numDesc <= w.e.descAvail ? SEND_FITS : SEND_NO_ROOM;
       return fp(f.reads | DMAWAIT, f.writes | DMAWAIT);
     }
+    case Pc.lock:
+    case Pc.progress:
+      // A QP parks its txreq on (or takes it back off) its work list, which the harvest reads.
+      return s.kind === 'qp' ? (QP_PARK[s.pc] ?? NONE) : (SUBMITTER[s.pc] ?? NONE);
     default:
       return SUBMITTER[s.pc] ?? NONE;
   }

@@ -14,8 +14,8 @@ import { Canonizer } from './canon.js';
 import { type Footprint, footprint, independent } from './footprint.js';
 import { capture, restore, type StateVec } from './state.js';
 import { StateTable } from './state-table.js';
-import { actorCount, isEnabled, lostWaiter, runStep, STEP_WASTED } from './steps.js';
-import { Pc, type World } from './world.js';
+import { actorCount, isEnabled, KIND_BIT, lostKinds, runStep, STEP_WASTED } from './steps.js';
+import { Pc, SENDER_KINDS, type SenderKind, type World } from './world.js';
 
 /** What the search reduces: nothing, symmetric submitters, independent steps, or both. */
 export const REDUCTIONS = ['none', 'symmetry', 'por', 'all'] as const;
@@ -39,6 +39,8 @@ export interface SearchFound {
   sleptSteps: number;
   /** Distinct states holding a lost wake-up. */
   lostWakeups: number;
+  /** Of those, the states with a QP / a PSM sender left asleep (a state can count for both). */
+  lostByKind: Record<SenderKind, number>;
   /** Distinct states reached by a step in which a woken submitter found no room. */
   wastedWakeups: number;
   maxDepth: number;
@@ -74,6 +76,7 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
     graphSteps: 0,
     sleptSteps: 0,
     lostWakeups: 0,
+    lostByKind: { qp: 0, psm: 0 },
     wastedWakeups: 0,
     maxDepth: 0,
     lostSchedule: null,
@@ -108,10 +111,12 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
     canon.canonical(w);
     const { orbit, place } = canon;
     if (flags & STEP_WASTED) markWasted(key.toString(), orbit);
-    if (lostWaiter(w) !== null) {
+    const kinds = lostKinds(w);
+    if (kinds !== 0) {
       const k = key.toString();
       if (!lost.has(k)) {
         lost.set(k, orbit);
+        for (const kind of SENDER_KINDS) if (kinds & KIND_BIT[kind]) out.lostByKind[kind] += orbit;
         if (keepAll) out.lostSchedules.push(path.slice());
       }
       if (out.lostSchedule === null || path.length < out.lostSchedule.length) out.lostSchedule = path.slice();

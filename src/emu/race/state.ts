@@ -36,7 +36,18 @@ export function capture(w: World): StateVec {
   for (const tx of w.txs) v.push(tx.phase, tx.nextDescqIdx);
   for (const s of w.subs) {
     const q2 = s.wait;
-    v.push(s.pc, s.seq, s.busy, s.woken, s.afterWake, q2.starvedCnt, q2.priority, q2.deferred ? 1 : 0, q2.sdmaBusy);
+    v.push(
+      s.pc,
+      s.seq,
+      s.busy,
+      s.woken,
+      s.afterWake,
+      q2.starvedCnt,
+      q2.priority,
+      q2.deferred ? 1 : 0,
+      q2.sdmaBusy,
+      q2.txHead.length,
+    );
   }
   // tx ring from tx_head to tx_tail, then dmawait and the harvest, each as ids behind a length.
   const inRing = (e.txTail - e.txHead) & 0xffff;
@@ -91,6 +102,8 @@ export function restore(w: World, v: StateVec): void {
     q2.priority = next();
     q2.deferred = next() === 1;
     q2.sdmaBusy = next();
+    q2.txHead.length = 0;
+    if (next() > 0) q2.txHead.push(s.tx); // only a QP parks, and only its own txreq
     q2.queuedOn = null;
     if (s.tx.phase === TxPhase.ring) s.tx.wait = q2;
   }

@@ -7,8 +7,8 @@ import { computePriority, iowaitQueue, takeWaitlock } from '../iowait.js';
 import { LogKind } from '../log.js';
 import { harvestWaiters, retireToHwHead, statusMask, wakeHarvested } from '../retire.js';
 import { EBUSY } from '../tx.js';
-import { MAX_DEFER_RETRY_COUNT, progressUnderWaitlock, samplesFirst } from './variants.js';
-import { IrqPc, Pc, type Submitter, type World } from './world.js';
+import { MAX_DEFER_RETRY_COUNT, samplesFirst, type Variant } from './variants.js';
+import { IrqPc, Pc, type SenderKind, type Submitter, type World } from './world.js';
 
 /** Step result bit: a woken submitter found no room (a wasted wake-up). */
 export const STEP_WASTED = 1;
@@ -80,6 +80,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
       if (woke) {
         s.woken = 0;
         s.afterWake = 1;
+        s.wait.txHead.length = 0; // a woken QP takes its parked txreq back (iowait_get_txhead)
       }
       const lead = s.pc === Pc.retry ? 'retry' : `${woke ? 'woken: ' : ''}sdma_send_txreq: take tail_lock`;
       w.tailHolder = s.id;
@@ -119,18 +120,22 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
     case Pc.sample: {
       // raw_seqcount_begin: bit 0 cleared.
       s.seq = sampleSeq(e.headSeq);
-      s.pc = samplesFirst(w.variant) ? Pc.check : w.variant === 'psm-pre-2019' ? Pc.progressUnlocked : Pc.lock;
+      s.pc = samplesFirst(w.variant) ? Pc.check : lockedProgress(w.variant, s) ? Pc.lock : Pc.progressUnlocked;
       notes?.push(
         e.headSeq === s.seq ? `sample head_lock seq = ${s.seq}` : `sample head_lock seq = ${s.seq} (${e.headSeq}, writer inside)`,
       );
       return 0;
     }
-    case Pc.lock:
+    case Pc.lock: {
+      // iowait_sleep parks the QP's txreq on its work list (the harvest's need) before it sleeps.
+      const park = s.kind === 'qp' && s.wait.txHead.length === 0;
+      if (park) s.wait.txHead.push(tx);
       takeWaitlock(e);
       w.waitHolder = s.id;
-      s.pc = progressUnderWaitlock(w.variant) ? Pc.progress : Pc.enqueue;
-      notes?.push('take waitlock (write)');
+      s.pc = lockedProgress(w.variant, s) && w.variant !== 'no-progress-check' ? Pc.progress : Pc.enqueue;
+      notes?.push(park ? `park txreq on ${s.name}'s work list, take waitlock (write)` : 'take waitlock (write)');
       return 0;
+    }
     case Pc.progress:
     case Pc.progressUnlocked: {
       // sdma_progress and its desc_avail refresh.
@@ -145,6 +150,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
         if (locked) {
           takeWaitlock(e);
           w.waitHolder = -1;
+          s.wait.txHead.length = 0; // iowait_sleep takes the txreq back off the work list
         } else s.busy++;
         e.descAvail = e.freecnt(); // sdma_check_progress refreshes it again after -EAGAIN
         s.pc = Pc.retry;
@@ -157,7 +163,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
     }
     case Pc.enqueue: {
       const q = s.wait;
-      q.deferred = true;
+      if (s.kind === 'psm') q.deferred = true; // defer_packet_queue marks the packet queue DEFERRED
       if (q.queuedOn === null) {
         computePriority(q);
         iowaitQueue(false, q, e); // iowait_queue's discipline
@@ -279,6 +285,14 @@ function irqStep(w: World, notes: string[] | null): void {
   }
 }
 
+/**
+ * The sender calls sdma_progress under waitlock: every QP (iowait_sleep always did), and a PSM
+ * queue unless the order is the pre-2019 defer_packet_queue. `no-progress-check` skips it for all.
+ */
+export function lockedProgress(v: Variant, s: Submitter): boolean {
+  return s.kind === 'qp' || v !== 'psm-pre-2019';
+}
+
 function harvestNames(w: World): string {
   return w.e.harvest.map((h) => w.subs.find((s) => s.wait === h)?.name ?? `iowait ${h.id}`).join(', ');
 }
@@ -296,3 +310,18 @@ export function lostWaiter(w: World): Submitter | null {
   }
   return null;
 }
+
+/** Lost-wake-up bits by kind (LOST_QP, LOST_PSM) of the world's state: which kinds have a sender left asleep. */
+export function lostKinds(w: World): number {
+  if (lostWaiter(w) === null) return 0;
+  const e = w.e;
+  const free = e.freecnt();
+  let bits = 0;
+  for (const s of w.subs) {
+    if (s.pc === Pc.asleep && s.woken === 0 && s.wait.queuedOn === e && s.tx.numDesc <= free) bits |= KIND_BIT[s.kind];
+  }
+  return bits;
+}
+
+/** Bit of a kind in lostKinds. */
+export const KIND_BIT: Readonly<Record<SenderKind, number>> = { qp: 1, psm: 2 };

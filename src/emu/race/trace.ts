@@ -2,7 +2,7 @@
 // (the `trace` of `emu race --json`), and the sentence that says why the sender is stuck.
 import { actorName, isEnabled, lostWaiter, runStep } from './steps.js';
 import type { Variant } from './variants.js';
-import { buildWorld, IrqPc, Pc, type World } from './world.js';
+import { buildWorld, IrqPc, Pc, type SenderKind, type World } from './world.js';
 
 /** One step of a trace: who did what, and the engine's sequence, head, tail and free count after it. */
 export interface TraceRow {
@@ -22,8 +22,12 @@ export interface Replay {
   pcs: number[];
 }
 
-/** Replay `schedule` (an actor per step) on a freshly built world, noting every step. */
-export function replaySchedule(variant: Variant, submitters: number, schedule: readonly number[]): Replay {
+/** Replay `schedule` (an actor per step) on a freshly built world of `submitters` (a count of PSM senders, or their kinds), noting every step. */
+export function replaySchedule(
+  variant: Variant,
+  submitters: number | readonly SenderKind[],
+  schedule: readonly number[],
+): Replay {
   const w = buildWorld(variant, submitters);
   const rows: TraceRow[] = [];
   const pcs: number[] = [];
@@ -65,13 +69,17 @@ export function whyStuck(r: Replay): string {
   const enq = lastStep(r, s.name, [Pc.enqueue]);
   const check = lastStep(r, s.name, [Pc.check], enq);
   const avail = lastStep(r, 'irq', [IrqPc.avail], enq);
+  const kind =
+    s.kind === 'qp'
+      ? ` ${s.name} is a QP: its txreq parked on its work list makes its harvest need ${need}.`
+      : ` ${s.name} is a PSM queue: its harvest need is 0.`;
   const head = `${s.name} sleeps on dmawait for ${need} descriptors while ${e.freecnt()} are free: the ring is empty (descq_head = descq_tail = ${e.descqHead}), the chip has nothing left to do and no interrupt is pending, so sdma_desc_avail will not run again to wake it.`;
   const missed =
     avail > 0 && avail > check
       ? ` The retirement that made the room ran its sdma_desc_avail at step ${avail}, between ${s.name}'s free-count check (step ${check}) and its enqueue (step ${enq}), and found no one to wake;`
       : '';
   let tail = '';
-  if (w.variant === 'psm-pre-2019') {
+  if (w.variant === 'psm-pre-2019' && s.kind === 'psm') {
     const p = lastStep(r, s.name, [Pc.progressUnlocked], enq);
     tail = ` ${s.name}'s sdma_progress at step ${p} ran before it took waitlock, so nothing forced the retirement to wait for the enqueue (defer_packet_queue before the 2019 fix).`;
   } else if (w.variant === 'no-progress-check') {
@@ -80,5 +88,5 @@ export function whyStuck(r: Replay): string {
     const smp = lastStep(r, s.name, [Pc.sample], enq);
     tail = ` ${s.name} sampled head_lock only at step ${smp}, after that retirement had released it, so sdma_progress saw an unchanged sequence and did not look at the free count again.`;
   }
-  return missed ? `${head}${missed}${tail}` : `${head}${tail}`;
+  return missed ? `${head}${missed}${tail}${kind}` : `${head}${tail}${kind}`;
 }

@@ -16,9 +16,9 @@ export const MAX_DEFER_RETRY_COUNT = 1;
 /** One line per variant: the order of its shortage path after the free-count check. */
 export const VARIANT_ORDER: Readonly<Record<Variant, string>> = {
   kernel:
-    'free count, sample head_lock, take waitlock, sdma_progress, enqueue on dmawait, release (sdma_check_progress, defer_packet_queue)',
+    'free count, sample head_lock, take waitlock, sdma_progress, enqueue on dmawait, release (sdma_check_progress; iowait_sleep for a QP, defer_packet_queue for a PSM queue)',
   'psm-pre-2019':
-    'sdma_progress outside waitlock (one retry), then take waitlock, enqueue, release (defer_packet_queue before the 2019 fix)',
+    'PSM: sdma_progress outside waitlock (one retry), then take waitlock, enqueue, release (defer_packet_queue before the 2019 fix); QP: as kernel (iowait_sleep)',
   'no-progress-check': 'take waitlock, enqueue on dmawait, release: no sdma_progress at all',
   'kernel-sample-first': 'sample head_lock before recomputing the free count, then as kernel',
 };
@@ -31,9 +31,4 @@ export function isVariant(name: string): name is Variant {
 /** The variant samples head_lock before it recomputes the free count. */
 export function samplesFirst(v: Variant): boolean {
   return v === 'kernel-sample-first';
-}
-
-/** The variant calls sdma_progress under waitlock (today's iowait_sleep and defer_packet_queue). */
-export function progressUnderWaitlock(v: Variant): boolean {
-  return v === 'kernel' || v === 'kernel-sample-first';
 }

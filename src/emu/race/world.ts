@@ -57,10 +57,19 @@ export const IrqPc = {
   exit: 4,
 } as const;
 
-/** One submitter: one request of RACE_NUM_DESC descriptors, with a PSM-style iowait. */
+/** The kinds of sender: a verbs QP (sleep callback iowait_sleep, qp.c) or a PSM packet queue (defer_packet_queue, user_sdma.c). */
+export const SENDER_KINDS = ['qp', 'psm'] as const;
+export type SenderKind = (typeof SENDER_KINDS)[number];
+
+/**
+ * One submitter: one request of RACE_NUM_DESC descriptors. A QP parks that txreq on its iowait's
+ * work list before it sleeps, so sdma_desc_avail harvests it only when its descriptors fit; a PSM
+ * queue parks nothing, so its harvest need is 0.
+ */
 export interface Submitter {
   readonly id: number;
   readonly name: string;
+  readonly kind: SenderKind;
   readonly tx: EmuTx;
   readonly wait: IoWait;
   pc: number;
@@ -116,8 +125,10 @@ export function raceTx(numDesc: number): TxReq {
   return tx;
 }
 
-/** Build the scenario: 1–3 submitters facing a ring with free count 7 and three packets in flight. */
-export function buildWorld(variant: Variant, submitters: number): World {
+/** Build the scenario: submitters (a count of PSM ones, or their kinds in actor order) facing a ring with free count 7 and three packets in flight. */
+export function buildWorld(variant: Variant, submitters: number | readonly SenderKind[]): World {
+  const kinds: readonly SenderKind[] =
+    typeof submitters === 'number' ? Array.from({ length: submitters }, () => 'psm' as const) : submitters;
   const unit = new EmuUnit({ workload: 'idle', engines: 1, descqCnt: RACE_DESCQ_CNT, seed: 1 });
   unit.runUntilMs(2);
   unit.pause();
@@ -146,14 +157,15 @@ export function buildWorld(variant: Variant, submitters: number): World {
     txBase,
   };
   const req = raceTx(RACE_NUM_DESC);
-  for (let i = 0; i < submitters; i++) {
+  kinds.forEach((kind, i) => {
     const tx = new EmuTx(owner, RACE_NUM_DESC).load(req);
     txs.push(tx);
     const s: Submitter = {
       id: i,
       name: `S${i + 1}`,
+      kind,
       tx,
-      wait: new IoWait(i + 1, SleepKind.psm, {
+      wait: new IoWait(i + 1, kind === 'qp' ? SleepKind.qp : SleepKind.psm, {
         wakeup: () => {
           s.woken = 1;
         },
@@ -166,6 +178,6 @@ export function buildWorld(variant: Variant, submitters: number): World {
       afterWake: 0,
     };
     world.subs.push(s);
-  }
+  });
   return world;
 }
