@@ -55,7 +55,9 @@ describe('invariant report', () => {
     u.advance(1);
     const w = new Waiter('psm');
     iowaitQueue(true, w.wait, u.engineAt(1));
-    expect(invariantViolations(u).join('\n')).toMatch(/^lost wake-up on engine 1: PSM writer 20100 \(mpi_rank_100\) sleeps on dmawait needing 0 descriptor\(s\) while 2047 are free/);
+    expect(invariantViolations(u).join('\n')).toMatch(
+      /^lost wake-up on engine 1: PSM writer 20100 \(mpi_rank_100\) sleeps on dmawait needing 0 descriptor\(s\) while 2047 are free/,
+    );
     expect(u.totals().lostWakeups).toBe(1);
   });
 });
