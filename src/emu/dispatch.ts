@@ -54,8 +54,7 @@ export function dispatch(u: EmuUnit): void {
       break;
     case Ev.swCleanUp: {
       const e = u.engines[a] as Engine;
-      swCleanUp(e);
-      processEvent(e, 'e40_SwCleaned');
+      swCleanUp(e, () => processEvent(e, 'e40_SwCleaned', true));
       break;
     }
     case Ev.flushWorker:

@@ -39,8 +39,7 @@ export function completeTx(e: Engine, tx: EmuTx, status: number): void {
   tx.owner?.complete(tx, status);
 }
 
-/** sdma_gethead (sdma_make_progress, sdma.c): head_dma with USE_SDMA_HEAD while running, else the HEAD CSR. */
-/** The sanity rule of sdma_make_progress (sdma.c): `h` lies between the software head and tail slots (inclusive). */
+/** The sanity rule of sdma_gethead (sdma.c) under SDMA_HEAD_CHECK: `h` lies between the software head and tail slots (inclusive). */
 function inWindow(e: Engine, h: number): boolean {
   const swhead = e.descqHead & e.mask;
   const swtail = e.descqTail & e.mask;
@@ -50,22 +49,47 @@ function inWindow(e: Engine, h: number): boolean {
 }
 
 /**
- * sdma_gethead (sdma_make_progress, sdma.c): head_dma with USE_SDMA_HEAD while running, else the HEAD CSR, with the
- * SDMA_HEAD_CHECK retry. A head outside the window is always treated as "no progress" (the kernel
- * does so only with SDMA_HEAD_CHECK; without it, it would retire past its own tail).
+ * sdma_gethead (sdma.c): head_dma with USE_SDMA_HEAD while running, else the HEAD CSR, used as read. Only with the
+ * SDMA_HEAD_CHECK capability (off by default) is a head outside the window logged, re-read from the CSR when it came
+ * from head_dma, and finally treated as "no progress"; without it the driver retires up to whatever it read.
  */
 function gethead(e: Engine): number {
   const cfg = e.host.cfg;
   const useDma = (cfg.capMask & CAP_USE_SDMA_HEAD) !== 0 && e.running() && cfg.idleCntNs !== 0;
   let hw = useDma ? e.chip.headDma & 0xffff : readHeadCsr(e);
-  if (!inWindow(e, hw) && (cfg.capMask & CAP_SDMA_HEAD_CHECK) !== 0) {
-    kernelLogLine(
-      e.host,
-      `SDMA(${e.idx}) bad head (${useDma ? 'dma' : 'kreg'}) hwhd=${hw} swhd=${e.descqHead & e.mask} swtl=${e.descqTail & e.mask} cnt=${e.descqCnt}`,
-    );
-    if (useDma) hw = readHeadCsr(e);
+  if ((cfg.capMask & CAP_SDMA_HEAD_CHECK) === 0) return e.running() ? reachable(e, hw) : settled(e, hw);
+  if (!inWindow(e, hw)) {
+    badHead(e, useDma, hw);
+    if (useDma) {
+      hw = readHeadCsr(e); // the retry without head_dma
+      if (!inWindow(e, hw)) badHead(e, false, hw);
+    }
+    if (!inWindow(e, hw)) hw = e.descqHead & e.mask;
   }
+  return hw;
+}
+
+function badHead(e: Engine, dma: boolean, hw: number): void {
+  const where = `hwhd=${hw} swhd=${e.descqHead & e.mask} swtl=${e.descqTail & e.mask} cnt=${e.descqCnt}`;
+  kernelLogLine(e.host, `SDMA(${e.idx}) bad head (${dma ? 'dma' : 'kreg'}) ${where}`);
+}
+
+/**
+ * Outside s99_Running, between the software clean-up (descq_head = descq_tail = 0) and the hardware clean-up or
+ * unfreeze that resets HEAD, the emulated chip still shows the old HEAD; a handler that runs then (an interrupt
+ * raised before the halt) would retire an empty ring up to it. The emulator takes such a head as "no progress"
+ * rather than model a ring the driver never reaches in practice.
+ */
+function settled(e: Engine, hw: number): number {
   return inWindow(e, hw) ? hw : e.descqHead & e.mask;
+}
+
+/**
+ * A head the retirement loop can reach: a slot of the ring. The all-ones HEAD of a device that is gone is no slot;
+ * the driver's loop would never end on it, the emulator takes it as "no progress".
+ */
+function reachable(e: Engine, hw: number): number {
+  return hw < e.descqCnt ? hw : e.descqHead & e.mask;
 }
 
 function readHeadCsr(e: Engine): number {
@@ -109,8 +133,8 @@ export function retireToHwHead(e: Engine, status: number, idle: boolean): number
       }
     }
     if (idle && !idleCheckDone && (e.descqTail & mask) !== hwhead) {
-      hwhead = readHeadCsr(e);
-      if (!inWindow(e, hwhead)) hwhead = swhead;
+      // Re-read as is (sdma_make_progress, sdma.c): no sanity check here.
+      hwhead = e.running() ? reachable(e, readHeadCsr(e)) : settled(e, readHeadCsr(e));
       idleCheckDone = true;
       continue;
     }
@@ -228,8 +252,11 @@ export function flushWorker(e: Engine): void {
   e.lockHead();
 }
 
-/** Software clean-up (the other sdma_make_progress callers, sdma.c; __sdma_process_event, sdma.c): progress with status 0, flush, reset the ring counters. */
-export function swCleanUp(e: Engine): void {
+/**
+ * Software clean-up (sdma_sw_clean_up_task, sdma.c): progress with status 0, flush, reset the ring counters, then
+ * `inside` (the e40_SwCleaned event), all in one head_lock write section: the sequence moves by 2.
+ */
+export function swCleanUp(e: Engine, inside: () => void = () => {}): void {
   e.lockHead();
   const head = e.descqHead;
   const tail = e.descqTail;
@@ -240,5 +267,6 @@ export function swCleanUp(e: Engine): void {
   e.descAvail = e.descqCnt - 1;
   e.chip.headDma = 0;
   e.host.log.write(e.host.sched.nowNs, LogKind.swCleanUp, e.idx, head, tail, 0);
+  inside();
   e.lockHead();
 }
