@@ -78,20 +78,27 @@ export function blockedSyscall(fd: number): string {
 }
 
 /**
- * Write /proc/<pid> of every blocked PSM writer and remove those of writers no longer blocked (`shown` holds the
- * PIDs written last time and is updated).
+ * Write /proc/<pid> of every PSM writer, as a live host shows its processes whether they are blocked
+ * or not: comm and the fd on the device once, and the stack, syscall and wchan of a writer blocked
+ * in the user SDMA request, or of one running. Only what changed is written; a writer that is gone
+ * has its directory removed (`shown` holds the PIDs written last time and is updated).
  */
 export function writePsmProc(w: TreeWriter, unit: number, senders: readonly Sender[], shown: Set<number>): void {
   const now = new Set<number>();
-  for (const s of blockedWriters(senders)) {
+  const blocked = new Set(blockedWriters(senders));
+  for (const s of senders) {
+    if (s.spec.kind !== 'psm') continue;
     const pid = emuPid(s.id);
     now.add(pid);
     const dir = join('proc', String(pid));
-    w.file(join(dir, 'comm'), `${emuCommand(s.rank)}\n`);
-    w.link(join(dir, 'fd', String(EMU_PSM_FD)), `/dev/hfi1_${unit}`);
-    w.file(join(dir, 'stack'), BLOCKED_STACK);
-    w.file(join(dir, 'syscall'), blockedSyscall(EMU_PSM_FD));
-    w.file(join(dir, 'wchan'), USER_SDMA_REQUEST_FN);
+    if (!shown.has(pid)) {
+      w.file(join(dir, 'comm'), `${emuCommand(s.rank)}\n`);
+      w.link(join(dir, 'fd', String(EMU_PSM_FD)), `/dev/hfi1_${unit}`);
+    }
+    const isBlocked = blocked.has(s);
+    w.file(join(dir, 'stack'), isBlocked ? BLOCKED_STACK : '');
+    w.file(join(dir, 'syscall'), isBlocked ? blockedSyscall(EMU_PSM_FD) : 'running\n');
+    w.file(join(dir, 'wchan'), isBlocked ? USER_SDMA_REQUEST_FN : '0');
   }
   for (const pid of shown) if (!now.has(pid)) w.removeDir(join('proc', String(pid)));
   shown.clear();
