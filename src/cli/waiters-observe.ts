@@ -1,37 +1,16 @@
 // Observing the waiters of each unit beside its engines, shared by waiters, engines, watch and
 // health: one stranded-rule track per unit, fed with the same round's engine samples.
-import type { EngineSample, Unit, WaitersSample, WaiterVisibility } from '../backend.js';
-import { isHfi1SdmaError } from '../errors.js';
-import {
-  DEFAULT_STRAND_MS,
-  judgeWaiters,
-  newStrandTrack,
-  psmStallEpisodes,
-  STRAND_SAMPLES,
-  type StrandTrack,
-  type WaiterJudgement,
-} from '../progress/strand.js';
-import { visibilityOf } from '../progress/waiters.js';
+import type { EngineSample, Unit } from '../backend.js';
+import { DEFAULT_STRAND_MS, newStrandTrack, type StrandTrack } from '../progress/strand.js';
+import { NO_WAITERS_REASON, type ObservedWaiters, observeWaiters } from '../waiter-observer.js';
 import { parseIntArg } from './args.js';
 
 /** The waiters of one unit in one round. */
-export interface UnitWaiters {
+export interface UnitWaiters extends ObservedWaiters {
   unit: Unit;
-  /** False when the backend cannot list waiters at all (no waiters() for this unit). */
-  listed: boolean;
-  /** When the waiters were read (ms, the backend's clock), or null when not listed. */
-  timeMs: number | null;
-  judgements: WaiterJudgement[];
-  /** One entry per kind: visible or not, and why. */
-  visibility: WaiterVisibility[];
-  /** Confirmed PSM stall episodes seen so far (of writers still waiting and gone). */
-  psmStalls: number;
-  /** Enough samples were judged (3) for a stranded verdict to be possible. */
-  confirmable: boolean;
 }
 
-/** Why a backend without waiters() sees none. */
-export const NO_WAITERS_REASON = 'this backend does not list waiters';
+export { NO_WAITERS_REASON };
 
 /** Parse --strand-ms (default 200). */
 export function strandMsArg(raw: unknown): number {
@@ -52,43 +31,13 @@ export class WaiterObserver {
   async round(units: readonly Unit[], rows: readonly { unit: Unit; s: EngineSample }[]): Promise<UnitWaiters[]> {
     const out: UnitWaiters[] = [];
     for (const unit of units) {
-      const blind = (reason: string): UnitWaiters => ({
-        unit,
-        listed: false,
-        timeMs: null,
-        judgements: [],
-        visibility: visibilityOf([]).map((v) => ({ ...v, reason })),
-        psmStalls: 0,
-        confirmable: false,
-      });
-      if (!unit.waiters) {
-        out.push(blind(NO_WAITERS_REASON));
-        continue;
-      }
-      let sample: WaitersSample;
-      try {
-        sample = await unit.waiters();
-      } catch (e) {
-        if (this.opts.strict || !isHfi1SdmaError(e)) throw e;
-        out.push(blind(`the waiters could not be read: ${e.message}`));
-        continue;
-      }
       let track = this.tracks.get(unit);
       if (!track) {
         track = newStrandTrack();
         this.tracks.set(unit, track);
       }
       const engines = rows.filter((r) => r.unit === unit).map((r) => r.s);
-      const judgements = judgeWaiters(track, sample, engines, this.opts);
-      out.push({
-        unit,
-        listed: true,
-        timeMs: sample.timeMs,
-        judgements,
-        visibility: visibilityOf(sample.visibility),
-        psmStalls: psmStallEpisodes(track),
-        confirmable: !this.opts.frozen && track.round >= STRAND_SAMPLES,
-      });
+      out.push({ unit, ...(await observeWaiters(unit, engines, track, this.opts)) });
     }
     return out;
   }
