@@ -1,6 +1,6 @@
 // cli.coldStart, cli.version, cli.coldStartHw and watch.cpu: the command line as an operator feels it.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Io } from '../src/cli/io.js';
 import { main } from '../src/cli/main.js';
 import { type BenchResult, type BenchSuite, ratioResult, round } from './harness.js';
+import { qpStatsText } from './qpstats.js';
 
 const BIN = fileURLToPath(new URL('../../bin/hfi1-sdma.js', import.meta.url));
 
@@ -60,6 +61,32 @@ export const cliSuite: BenchSuite = {
       const cpu = process.cpuUsage(cpu0);
       const pct = ((cpu.user + cpu.system) / 1000 / (performance.now() - t0)) * 100;
       results.push({ name: 'watch.cpu', value: round(pct), unit: '% of one core', goal: '≤ 5', met: pct <= 5 });
+      // watch.cpuWaiters: the same watch with 1,000 QPs in qp_stats, against an empty qp_stats: what
+      // reading and judging the waiters adds, in percentage points of a core.
+      const qpStats = join(dir, 'sys/kernel/debug/hfi1/hfi1_0/qp_stats');
+      const cpuPct = async (text: string): Promise<number> => {
+        writeFileSync(qpStats, text);
+        await main(
+          [...args, '--count', '50'],
+          quietIo(async () => {}),
+        );
+        const c0 = process.cpuUsage();
+        const w0 = performance.now();
+        await main([...args, '--count', '50'], quietIo(wall));
+        const c = process.cpuUsage(c0);
+        return ((c.user + c.system) / 1000 / (performance.now() - w0)) * 100;
+      };
+      const without = await cpuPct('');
+      const withQps = await cpuPct(qpStatsText(1000));
+      const addedPts = withQps - without;
+      results.push({
+        name: 'watch.cpuWaiters',
+        value: round(addedPts),
+        unit: 'percentage points of one core',
+        note: `watch at 10 Hz: ${round(withQps)}% with 1,000 QPs in qp_stats, ${round(without)}% with none`,
+        goal: '≤ 1',
+        met: addedPts <= 1,
+      });
       // Memory: after 100 samples, after 10,000 and after 20,000 (no sleeping: as fast as it goes).
       // The heap must stay flat; RSS grows while the allocator warms up and must then level off.
       const none = async () => {};

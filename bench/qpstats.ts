@@ -4,7 +4,7 @@ import { qpStatsLine } from '../src/hw/parse/qp-stats-render.js';
 import { type BenchResult, type BenchSuite, nsPerOp, ratioResult } from './harness.js';
 
 /** 10,000 QPs in the current upstream format: QP0/QP1, then RC QPs over 16 engines, one in seven waiting for descriptors. */
-function qpStatsText(qps: number): string {
+export function qpStatsText(qps: number): string {
   let text = '';
   for (let i = 0; i < qps; i++) {
     const waiting = i % 7 === 3;

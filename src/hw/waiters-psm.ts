@@ -148,9 +148,15 @@ export class PsmScanner {
       for (const tid of tids) {
         const dir = taskNames === null ? pidDir : join(pidDir, 'task', String(tid));
         if (taskNames !== null && (await this.isLink(dir))) continue;
-        const [stack, syscall, wchan, comm] = await Promise.all(
-          ['stack', 'syscall', 'wchan', 'comm'].map((f) => this.text(join(dir, f))),
-        );
+        // The syscall first: a thread that is running (most of the time) is not blocked, and its
+        // stack, wchan and comm need not be read at every sample.
+        const syscall = await this.text(join(dir, 'syscall'));
+        if (syscall === 'denied') {
+          stackDenied ??= join(dir, 'syscall');
+          continue;
+        }
+        if (syscall?.startsWith('running')) continue;
+        const [stack, wchan, comm] = await Promise.all(['stack', 'wchan', 'comm'].map((f) => this.text(join(dir, f))));
         if (stack === 'denied') stackDenied ??= join(dir, 'stack');
         const seen = (t: string | null | 'denied' | undefined) => (t === 'denied' || t === undefined ? null : t);
         let v: ReturnType<typeof psmVerdict>;
@@ -191,7 +197,7 @@ export class PsmScanner {
     }
     if (stackDenied !== null) {
       return this.none(
-        `${stackDenied} needs root (kernel stacks are shown to root only; kernel.yama.ptrace_scope=3 hides them even from root)`,
+        `${stackDenied} needs root (the kernel shows a thread's stack and system call to root only; kernel.yama.ptrace_scope=3 hides them even from root)`,
         ROOT_FIX,
         waiters,
       );

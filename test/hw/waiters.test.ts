@@ -228,7 +228,9 @@ describe('HwUnit.waiters: PSM writers seen through /proc (hfi1_user_sdma_process
     const s = await withUnit(root, async (u) => (await u.waiters?.()) as WaitersSample, { fs });
     const v = vis(s, 'psm');
     expect(v?.visible).toBe(false);
-    expect(v?.reason).toMatch(/^\S+\/proc\/4711\/stack needs root \(kernel stacks are shown to root only/);
+    expect(v?.reason).toMatch(
+      /^\S+\/proc\/4711\/stack needs root \(the kernel shows a thread's stack and system call to root only/,
+    );
     expect(v?.fix).toBe('run as root (e.g. sudo hfi1-sdma …)');
   });
 
