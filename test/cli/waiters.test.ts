@@ -5,36 +5,15 @@ import type { Backend, Waiter } from '../../src/backend.js';
 import { Hfi1SdmaError } from '../../src/errors.js';
 import { runCli } from '../support/cli.js';
 import { FakeBackend, type FakeOptions, type Script } from '../support/fake-backend.js';
+import { psmWaiter, qpWaiter } from '../support/waiters.js';
 import { screenOf } from './vt.js';
 
 /** Engines 0 and 1 busy and moving; 2 and 3 idle. */
 const script: Script = (e, t) => (e < 2 ? { dh: t + e, dt: t + e + 40 } : { dh: 500 });
 
-const stranded: Waiter = {
-  kind: 'qp',
-  qpn: 0x1a,
-  qpState: 'RTS',
-  waitsFor: 'dma-desc',
-  descriptorsNeeded: 3,
-  engine: 3,
-  onList: true,
-  ownPending: 0,
-  sinceMs: 0,
-  source: 'model',
-};
-const busy: Waiter = { ...stranded, qpn: 0x2b, engine: 1 };
-const writer: Waiter = {
-  kind: 'psm',
-  pid: 4242,
-  command: 'mpi_rank',
-  waitsFor: 'dma-desc',
-  descriptorsNeeded: null,
-  engine: null,
-  onList: null,
-  ownPending: null,
-  sinceMs: 0,
-  source: 'proc',
-};
+const stranded = qpWaiter({ qpn: 0x1a, engine: 3 });
+const busy = qpWaiter({ qpn: 0x2b, engine: 1 });
+const writer = psmWaiter();
 
 const withWaiters = (at: () => Waiter[], extra: FakeOptions = {}) =>
   new FakeBackend(script, 4, 2048, {

@@ -3,33 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Waiter } from '../../src/backend.js';
 import { FakeBackend, type Script } from '../support/fake-backend.js';
+import { psmWaiter, qpWaiter } from '../support/waiters.js';
 import { seriesOf, startTestExporter, value } from './harness.js';
 
 const idle: Script = (e, t) => (e === 0 ? { dh: t, dt: t + 30 } : { dh: 4 });
-const qp: Waiter = {
-  kind: 'qp',
-  qpn: 0x1a,
-  qpState: 'RTS',
-  waitsFor: 'dma-desc',
-  descriptorsNeeded: 3,
-  engine: 1,
-  onList: true,
-  ownPending: 0,
-  sinceMs: 0,
-  source: 'model',
-};
-const writer: Waiter = {
-  kind: 'psm',
-  pid: 77,
-  command: 'rank',
-  waitsFor: 'dma-desc',
-  descriptorsNeeded: null,
-  engine: null,
-  onList: null,
-  ownPending: null,
-  sinceMs: 0,
-  source: 'proc',
-};
+const qp = qpWaiter({ qpn: 0x1a, engine: 1 });
+const writer = psmWaiter({ pid: 77, command: 'rank' });
 const L = 'unit="hfi1_0"';
 
 describe('exporter waiter series', () => {

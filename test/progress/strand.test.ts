@@ -12,40 +12,12 @@ import {
   type WaiterJudgement,
 } from '../../src/progress/strand.js';
 import { mkSample, type SampleSpec } from '../support/samples.js';
+import { psmWaiter, qpWaiter } from '../support/waiters.js';
 
 const OPTS = { strandMs: 200 };
 
-function qp(over: Partial<Waiter & { kind: 'qp' }> = {}): Waiter {
-  return {
-    kind: 'qp',
-    qpn: 0x12,
-    qpState: 'RTS',
-    waitsFor: 'dma-desc',
-    descriptorsNeeded: 3,
-    engine: 2,
-    onList: true,
-    ownPending: 0,
-    sinceMs: 0,
-    source: 'model',
-    ...over,
-  } as Waiter;
-}
-
-function psm(over: Partial<Waiter & { kind: 'psm' }> = {}): Waiter {
-  return {
-    kind: 'psm',
-    pid: 4242,
-    command: 'mpi_rank',
-    waitsFor: 'dma-desc',
-    descriptorsNeeded: null,
-    engine: null,
-    onList: null,
-    ownPending: null,
-    sinceMs: 0,
-    source: 'proc',
-    ...over,
-  } as Waiter;
-}
+const qp = qpWaiter;
+const psm = psmWaiter;
 
 /** Four engines, idle by default; `busy` engines have work in flight that moves with t. */
 function engines(t: number, spec: Record<number, Partial<SampleSpec>> = {}, busy: number[] = []): EngineSample[] {
