@@ -34,16 +34,46 @@ export interface SourceStatus {
   fix?: string;
 }
 
-/** One hfi1 adapter. */
+/** The chip: `wfr` (Intel Omni-Path 100, PCI 8086:24f0/24f1) or `jkr` (Cornelis CN5000, PCI 434e:0001). */
+export type ChipKind = 'wfr' | 'jkr';
+
+/**
+ * The driver build: `upstream` (hfi1 of the kernel tree), `cornelis` (the out-of-tree hfi1 of Cornelis' OPA
+ * distribution, which drives WFR and JKR and prints the newer sdes lines) or `hfi2` (the Cornelis driver posted
+ * to linux-rdma, `hfi2_<unit>` devices).
+ */
+export type DriverBuild = 'upstream' | 'cornelis' | 'hfi2';
+
+/** What kind of unit this is, and how the backend decided. */
+export interface UnitFlavour {
+  /** The kernel module, which is also the prefix of the unit's name and of its debugfs directory. */
+  module: 'hfi1' | 'hfi2';
+  chip: ChipKind;
+  driver: DriverBuild;
+  /** Ports of the adapter (1 or 2); one set of engines serves every port. */
+  ports: number;
+  /** One line per decision, naming what was read: e.g. `chip jkr: PCI id 434e:0001 (device/vendor, device/device)`. */
+  evidence: string[];
+}
+
+/** One hfi1 or hfi2 adapter. */
 export interface UnitInfo {
-  /** Device index: the N of hfi1_N. */
+  /** Device index: the N of hfi1_N / hfi2_N. */
   unit: number;
-  /** `hfi1_<unit>`. */
+  /** `hfi1_<unit>` or `hfi2_<unit>`. */
   name: string;
   /** PCI address, e.g. `0000:05:00.0`; empty when unknown. */
   pci: string;
-  /** Engines in use (num_sdma; 16 on real parts, num_sdma, chip.c). */
+  /** How many engines the unit has (the length of `engineIds`; 16 on a physical function, num_sdma, chip.c). */
   engines: number;
+  /**
+   * The engines' absolute hardware indexes, ascending. 0 to engines − 1 on a physical function; an SR-IOV
+   * function has a window that need not start at 0 (first_sdma_engine..last_sdma_engine of hfi2). Every
+   * engine number in this contract (samples, rings, counters, waiters) is one of these.
+   */
+  engineIds: number[];
+  /** The module, chip and driver build, with the evidence for each. */
+  flavour: UnitFlavour;
   /** Ring size in descriptors, by the module-parameter rule (sdma_get_descq_cnt, sdma.c). */
   descqCnt: number;
   /** Every source with its readability. */

@@ -144,6 +144,8 @@ export class EmuUnit implements Unit {
       name: `hfi1_${unit}`,
       pci,
       engines,
+      engineIds: Array.from({ length: engines }, (_, i) => i),
+      flavour: { module: 'hfi1', chip: 'wfr', driver: 'upstream', ports: 1, evidence: ['the emulator (wfr, upstream)'] },
       descqCnt,
       sources: [{ source: 'model', readable: true }],
       context: { ...EMU_CONTEXT },

@@ -59,7 +59,16 @@ export class HwUnit implements Unit {
     context?: UnitContext,
     psmScan: PsmScanOptions = {},
   ) {
-    this.info = { unit: found.unit, name: found.name, pci: found.pci, engines, descqCnt: found.descqCnt, sources };
+    this.info = {
+      unit: found.unit,
+      name: found.name,
+      pci: found.pci,
+      engines,
+      engineIds: Array.from({ length: engines }, (_, i) => i),
+      flavour: { module: 'hfi1', chip: 'wfr', driver: 'upstream', ports: 1, evidence: [] },
+      descqCnt: found.descqCnt,
+      sources,
+    };
     if (context) this.info.context = context;
     this.log = new WarningLog(warnings);
     this.waiting = new UnitWaiters(found, clock, fs, this.log, context?.kernelRelease ?? null, psmScan);

@@ -64,7 +64,16 @@ export class ScriptBackend implements Backend {
   }
 
   private info(n: number): UnitInfo {
-    return { unit: n, name: `hfi1_${n}`, pci: '', engines: 4, descqCnt: 2048, sources: [{ source: 'sdes', readable: true }] };
+    return {
+      unit: n,
+      name: `hfi1_${n}`,
+      pci: '',
+      engines: 4,
+      engineIds: [0, 1, 2, 3],
+      flavour: { module: 'hfi1', chip: 'wfr', driver: 'upstream', ports: 1, evidence: [] },
+      descqCnt: 2048,
+      sources: [{ source: 'sdes', readable: true }],
+    };
   }
 
   async units(): Promise<UnitInfo[]> {

@@ -86,6 +86,8 @@ export class FakeBackend implements Backend {
       name: 'hfi1_0',
       pci: '0000:05:00.0',
       engines,
+      engineIds: Array.from({ length: engines }, (_, i) => i),
+      flavour: { module: 'hfi1', chip: 'wfr', driver: 'upstream', ports: 1, evidence: [] },
       descqCnt,
       sources: [{ source: 'model', readable: true }],
       ...(opts.context ? { context: opts.context } : {}),
