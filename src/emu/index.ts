@@ -1,5 +1,5 @@
 // The emulated backend: one unit (hfi1_0) run for --at-ms of virtual time before it is sampled.
-import type { Backend, UnitInfo } from '../backend.js';
+import type { Backend, ChipKind, DriverBuild, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
 import { parseFault } from './faults.js';
 import { EmuUnit } from './unit.js';
@@ -12,7 +12,16 @@ export { DEFAULT_WORKLOAD, WORKLOADS } from './workload.js';
 /** Emulator options as the CLI passes them (the README's emulator options). */
 export interface EmuCliOptions {
   seed: number;
+  /** How many engines (`--engines N`, or the length of `--engines A-B`). */
   engines: number | undefined;
+  /** The first engine's absolute index (`--engines A-B` gives A; `--engines N` gives 0). */
+  firstEngine?: number | undefined;
+  /** `--chip wfr|jkr` (default wfr). */
+  chip?: ChipKind | undefined;
+  /** `--driver upstream|cornelis|hfi2` (default upstream; hfi2 names the unit hfi2_0). */
+  driver?: DriverBuild | undefined;
+  /** `--ports 1|2` (default 1). */
+  ports?: number | undefined;
   descqCnt: number | undefined;
   workload: string | undefined;
   atMs: number | undefined;
