@@ -1,11 +1,11 @@
 // `decode QW0 QW1`: one hardware descriptor, both qwords decoded (the SDMA_DESC0_ and SDMA_DESC1_ fields, sdma.h).
 import type { Argv } from 'yargs';
-import { usageError } from '../errors.js';
-import { CHIP_NAMES, type ChipName, isChipName } from '../progress/chip.js';
+import type { ChipName } from '../progress/chip.js';
 import { flagString, hex16 } from '../progress/descriptor.js';
 import { type ChipDescriptor, DESC_RESERVED, decodeFor } from '../progress/descriptor-chip.js';
 import { parseU64Arg } from './args.js';
 import type { CommandSpec } from './context.js';
+import { type Chosen, chooseFlavour, chosenNote } from './flavour-default.js';
 import { keyValues } from './format.js';
 
 const AHG_MODES = [
@@ -43,13 +43,14 @@ const LAYOUT: Record<ChipName, { first: string; last: string; count: string; add
   jkr: { first: 'qw1 bit 31', last: 'qw1 bit 30', count: 'qw1 bits 29:16', addr: 'qw0 bits 57:0' },
 };
 
-function render(qw0: bigint, qw1: bigint, d: ChipDescriptor, chip: ChipName): string {
+function render(qw0: bigint, qw1: bigint, d: ChipDescriptor, chosen: Chosen<ChipName>): string {
+  const chip = chosen.value;
   const bit = (b: boolean) => (b ? '1' : '0');
   const at = LAYOUT[chip];
   const reserved = DESC_RESERVED[chip];
   const ignored = (qw0 & reserved.qw0) !== 0n || (qw1 & reserved.qw1) !== 0n;
   return keyValues([
-    ['chip', `${chip}${chip === 'wfr' ? ' (Intel Omni-Path 100)' : ' (Cornelis CN5000)'}`],
+    ['chip', `${chip}${chip === 'wfr' ? ' (Intel Omni-Path 100)' : ' (Cornelis CN5000)'}  ${chosenNote(chosen, '--chip')}`],
     ['qw0', hex16(qw0)],
     ['qw1', hex16(qw1)],
     ['flags', `${flagString(d)}  (I INT_REQ, H HEAD_TO_HOST, F FIRST, L LAST)`],
@@ -71,30 +72,22 @@ function render(qw0: bigint, qw1: bigint, d: ChipDescriptor, chip: ChipName): st
 export const decodeCommand: CommandSpec = {
   command: 'decode <qw0> <qw1>',
   describe: 'decode one hardware descriptor (both qwords)',
+  // Only to learn the chip of the unit here: never the emulator in place of a host without one.
+  fallback: false,
   builder: (y: Argv) =>
     y
       .positional('qw0', { type: 'string', describe: 'first qword, 0x-prefixed hex or decimal' })
       .positional('qw1', { type: 'string', describe: 'second qword' })
-      .option('chip', {
-        type: 'string',
-        describe: 'descriptor layout: wfr (Omni-Path 100) or jkr (CN5000: FIRST/LAST/BYTE_COUNT in qw1, 58-bit address)',
-        default: 'wfr',
-      })
       .example('$0 decode 0xc040000000100000 0x5', 'a one-descriptor 64-byte packet, generation 1')
-      .example('$0 decode --chip jkr 0x100000 0xc0400005', 'the same packet in the CN5000 layout'),
+      .example('$0 decode --chip jkr 0x100000 0xc0400005', 'the same packet in the CN5000 layout')
+      .epilogue('The layout is --chip when given, else the chip of the unit found here (--unit, else the first), else wfr.'),
   async run(args, ctx) {
     const qw0 = parseU64Arg('QW0', args.qw0);
     const qw1 = parseU64Arg('QW1', args.qw1);
-    const chip = parseChip(args.chip);
+    const chosen = await chooseFlavour(ctx, 'chip', 'wfr');
+    const chip = chosen.value;
     const d = decodeFor(chip, qw0, qw1);
-    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(decodeJson(qw0, qw1, d, chip))}\n` : render(qw0, qw1, d, chip));
+    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(decodeJson(qw0, qw1, d, chip))}\n` : render(qw0, qw1, d, chosen));
     return 0;
   },
 };
-
-/** The --chip value, or a usage error naming the choices. */
-function parseChip(raw: unknown): ChipName {
-  const s = String(raw ?? 'wfr').toLowerCase();
-  if (isChipName(s)) return s;
-  throw usageError(`--chip must be one of ${CHIP_NAMES.join(', ')}, got ${JSON.stringify(raw)}`);
-}

@@ -4,6 +4,7 @@ import { type HostFacts, hostFacts } from '../hw/host.js';
 import { type DescqCntCheck, findHfiPciDevices, inspectUnits } from '../hw/index.js';
 import { sysrootOf } from './backend-select.js';
 import type { CliContext, CommandSpec } from './context.js';
+import { type FlavourJson, flavourJson, flavourPhrase } from './flavour.js';
 
 /** `doctor --json`. */
 export interface DoctorJson {
@@ -11,7 +12,7 @@ export interface DoctorJson {
   host: HostFacts;
   /** Omni-Path HFIs on the PCI bus without an hfi1 unit (driver not bound). */
   unboundPci: string[];
-  units: (UnitInfo & { descqCntCheck: DescqCntCheck })[];
+  units: (UnitInfo & FlavourJson & { descqCntCheck: DescqCntCheck })[];
   /** Advice when nothing is found. */
   advice: string[];
 }
@@ -49,7 +50,7 @@ export async function doctorReport(sysroot: string): Promise<DoctorJson> {
     sysroot,
     host: await hostFacts(sysroot),
     unboundPci,
-    units: units.map((u) => ({ ...u.info, descqCntCheck: u.descqCnt })),
+    units: units.map((u) => ({ ...u.info, ...flavourJson(u.info), descqCntCheck: u.descqCnt })),
     advice,
   };
 }
@@ -81,6 +82,8 @@ function render(r: DoctorJson, ctx: CliContext): string {
     const check = c.agree === null ? '' : c.agree ? '; LEN_GEN agrees' : `; LEN_GEN says ${c.fromLenGen}`;
     out.push('');
     out.push(`${u.name} (${u.pci || 'PCI address unknown'}): ${u.engines} engines, ring ${u.descqCnt} descriptors${check}`);
+    out.push(`  ${u.flavour.module}  ${flavourPhrase(u)}`);
+    for (const line of u.flavour.evidence) out.push(`  evidence: ${line}`);
     for (const s of u.sources) out.push(...sourceLines(s, ok, bad));
     const missing = u.sources.filter((s) => !s.readable).map((s) => LABEL[s.source] ?? s.source);
     if (!u.sources.some((s) => s.source === 'sdes' && s.readable)) {

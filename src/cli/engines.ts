@@ -5,6 +5,7 @@ import { freeCount, inFlight } from '../progress/ring.js';
 import { DEFAULT_STRAND_MS } from '../progress/strand.js';
 import type { CommandSpec } from './context.js';
 import { engineJson, errorHistoryJson } from './engine-json.js';
+import { flavourJson, flavourPhrase } from './flavour.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
 import { contextJson, contextLines, linkHeader, linkJson, readLink } from './link.js';
@@ -116,6 +117,7 @@ export const enginesCommand: CommandSpec = {
         out.push({
           unit: info.unit,
           name: info.name,
+          ...flavourJson(info),
           descqCnt: info.descqCnt,
           link: linkJson(link),
           ...(info.context ? { context: contextJson(info.context) } : {}),
@@ -127,7 +129,7 @@ export const enginesCommand: CommandSpec = {
         });
         const srcs = [...new Set(samples.flatMap((s) => s.sources))].join(', ') || 'none';
         const linkPart = linkHeader(link);
-        text += `${info.name}${info.pci ? ` (${info.pci})` : ''}${linkPart ? `  ${linkPart}` : ''}  descq_cnt ${info.descqCnt}  engines ${info.engines}  backend ${backend.kind}  sources ${srcs}\n`;
+        text += `${info.name}${info.pci ? ` (${info.pci})` : ''}${linkPart ? `  ${linkPart}` : ''}  ${flavourPhrase(info)}  descq_cnt ${info.descqCnt}  backend ${backend.kind}  sources ${srcs}\n`;
         text += contextLines(info.context);
         text += table(
           ENGINE_HEADER,

@@ -2,12 +2,14 @@
 import type { Argv } from 'yargs';
 import { Hfi1SdmaError, usageError } from '../errors.js';
 import { MAX_DESC } from '../progress/constants.js';
-import { DRIVER_NAMES, type DriverName, isDriverName, scheduleInFlight } from '../progress/driver.js';
+import { type DriverName, scheduleInFlight } from '../progress/driver.js';
 import { type FitReport, fitReport, slot } from '../progress/ring.js';
 import { parseDescqCnt, parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
+import { type Chosen, chosenNote } from './flavour-default.js';
 import { keyValues } from './format.js';
 import { goneStatus, WarningSayer } from './observe.js';
+import { engineArg, singleUnit } from './units.js';
 
 const U32_MAX = 0xffff_ffff;
 
@@ -33,7 +35,7 @@ export function fitOnNumbers(
   return { ...r, maxDescHeadroom: r.free - MAX_DESC };
 }
 
-function render(r: FitJson, where: string): string {
+function render(r: FitJson, where: string, driver: Chosen<DriverName>): string {
   const ip = r.inProcess;
   const rule = r.driver === 'upstream' ? 'in flight + 1' : 'in flight';
   const verdict = r.fits
@@ -43,7 +45,7 @@ function render(r: FitJson, where: string): string {
       : `never: ${r.numDesc} exceeds the ring's largest free count ${r.descqCnt - 1} (descq_cnt − 1)`;
   return keyValues([
     ['engine', where],
-    ['driver', `${r.driver} (in-process = ${rule})`],
+    ['driver', `${r.driver} (in-process = ${rule})  ${chosenNote(driver, '--driver')}`],
     ['ring', `${r.descqCnt} descriptors (descq_cnt)`],
     ['head', `${r.head} (slot ${slot(r.head, r.descqCnt)})`],
     ['tail', `${r.tail} (slot ${slot(r.tail, r.descqCnt)})`],
@@ -73,19 +75,17 @@ export const fitCommand: CommandSpec = {
       .option('num-desc', { type: 'string', demandOption: true, describe: `descriptors in the request (1-${MAX_DESC})` })
       .option('head', { type: 'string', describe: 'descq_head, free-running u32 (DH)' })
       .option('tail', { type: 'string', describe: 'descq_tail, free-running u32 (DT)' })
-      .option('driver', {
-        type: 'string',
-        default: 'upstream',
-        describe:
-          'driver build whose ring arithmetic applies: upstream (hfi1 in the kernel), cornelis (Cornelis out-of-tree hfi1) or hfi2',
-      })
       .example('$0 fit --descq-cnt 2048 --head 10000 --tail 12040 --num-desc 9', 'explicit numbers, no backend')
       .example('$0 fit 3 --num-desc 9', 'engine 3 of the selected backend')
       .example('$0 fit --driver hfi2 --descq-cnt 2048 --head 0 --tail 255 --num-desc 1', 'the progress schedule of hfi2')
-      .epilogue('Exit status: 0 when the descriptors fit now, 1 when they do not; usage and source errors as for every command.'),
+      .epilogue(
+        "The ring arithmetic is that of --driver when given, else of the engine's unit; with explicit numbers, upstream. Exit status: 0 when the descriptors fit now, 1 when they do not; usage and source errors as for every command.",
+      ),
   async run(args, ctx: CliContext) {
     const numDesc = parseIntArg('--num-desc', args.numDesc, 1, MAX_DESC);
-    const driver = parseDriver(args.driver);
+    const given = ctx.global.driver;
+    let driver: Chosen<DriverName> =
+      given === undefined ? { value: 'upstream', from: 'default', why: 'explicit numbers' } : { value: given, from: 'option' };
     let report: FitJson;
     let where: string;
     let status = 0;
@@ -98,18 +98,17 @@ export const fitCommand: CommandSpec = {
         parseIntArg('--head', args.head, 0, U32_MAX),
         parseIntArg('--tail', args.tail, 0, U32_MAX),
         numDesc,
-        driver,
+        driver.value,
       );
       where = '(explicit numbers)';
     } else {
       if (args.head !== undefined || args.tail !== undefined)
         throw usageError('give either an engine or --head/--tail, not both');
-      const engine = parseIntArg('engine', args.engine, 0, 15);
       const backend = await ctx.openBackend();
       try {
-        const unitNo = ctx.global.unit ?? (await backend.units())[0]?.unit;
-        if (unitNo === undefined) throw new Hfi1SdmaError('E_NO_DEVICE', 'no hfi1 unit found');
-        const unit = await backend.unit(unitNo);
+        const unit = await singleUnit(backend, ctx.global.unit);
+        const engine = engineArg(args.engine, unit.info);
+        if (given === undefined) driver = { value: unit.info.flavour.driver, from: 'unit', unit: unit.info.name };
         const [s] = await unit.sample([engine]);
         new WarningSayer(ctx.io).say([unit]);
         if (s?.gone) status = goneStatus(ctx.io, [{ unit, s }]);
@@ -119,22 +118,18 @@ export const fitCommand: CommandSpec = {
             `engine ${engine}: descq_head/descq_tail are not readable here (debugfs sdes is needed); run 'hfi1-sdma doctor'`,
           );
         }
-        report = { ...fitReport(unit.info.descqCnt, s.sw.descqHead, s.sw.descqTail, numDesc, driver), maxDescHeadroom: 0 };
+        report = {
+          ...fitReport(unit.info.descqCnt, s.sw.descqHead, s.sw.descqTail, numDesc, driver.value),
+          maxDescHeadroom: 0,
+        };
         report.maxDescHeadroom = report.free - MAX_DESC;
         where = `${unit.info.name} sdma${engine}`;
       } finally {
         await backend.close();
       }
     }
-    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(report)}\n` : render(report, where));
+    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(report)}\n` : render(report, where, driver));
     // As progress: 0 when the descriptors fit, 1 when they do not (a gone device's 69 comes first).
     return status !== 0 ? status : report.fits ? 0 : 1;
   },
 };
-
-/** The --driver value, or a usage error naming the choices. */
-function parseDriver(raw: unknown): DriverName {
-  const s = String(raw ?? 'upstream').toLowerCase();
-  if (isDriverName(s)) return s;
-  throw usageError(`--driver must be one of ${DRIVER_NAMES.join(', ')}, got ${JSON.stringify(raw)}`);
-}

@@ -8,12 +8,25 @@ import { type OpenOptions, openBackend } from './backend-select.js';
 import { commandsFor } from './commands.js';
 import { COMPLETION_KEY, chooseShell, completionScript, valueCompletions } from './completion.js';
 import type { CliContext, CommandSpec, GlobalOptions } from './context.js';
+import { flavourGlobals, flavourOptions } from './flavour-options.js';
 import { colorEnabled, type Io, painter, processIo } from './io.js';
 import { type KnownOptions, usageMessage } from './usage-errors.js';
 import { version } from './version.js';
 
 /** Global options that take one value: given twice, which one was meant is unknown (exit 64). */
-const SINGLE_VALUED = ['backend', 'sysroot', 'unit', 'seed', 'engines', 'descq-cnt', 'workload', 'at-ms'] as const;
+const SINGLE_VALUED = [
+  'backend',
+  'sysroot',
+  'unit',
+  'seed',
+  'engines',
+  'chip',
+  'driver',
+  'ports',
+  'descq-cnt',
+  'workload',
+  'at-ms',
+] as const;
 
 /** Options that take a value, so the word after them is not the command. */
 const TAKES_VALUE = new Set(SINGLE_VALUED.map((o) => `--${o}`).concat(['--fault']));
@@ -37,7 +50,7 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
     json: args.json === true,
     color: args.color !== false,
     seed: args.seed === undefined ? 1 : parseIntArg('--seed', args.seed, 0, 0xffff_ffff),
-    engines: args.engines === undefined ? undefined : parseIntArg('--engines', args.engines, 1, 16),
+    ...flavourGlobals(args),
     descqCnt: args.descqCnt === undefined ? undefined : Number(args.descqCnt),
     workload: (args.workload as string | undefined) ?? undefined,
     atMs: args.atMs === undefined ? undefined : parseIntArg('--at-ms', args.atMs, 0, 86_400_000),
@@ -84,7 +97,12 @@ function parser(
       global: true,
     })
     .option('seed', { type: 'string', describe: 'emulator: seed for every random choice', global: true, group: 'Emulator:' })
-    .option('engines', { type: 'string', describe: 'emulator: engines per unit (1-16)', global: true, group: 'Emulator:' })
+    .option('engines', {
+      type: 'string',
+      describe: 'emulator: engines 0 to N-1 (N from 1 to 16), or the window A-B (inclusive, within 0-15)',
+      global: true,
+      group: 'Emulator:',
+    })
     .option('descq-cnt', {
       type: 'string',
       describe: 'ring size: a power of two from 64 to 32768',
@@ -120,6 +138,7 @@ function parser(
     .epilogue(
       'Exit codes: 0 ok, 64 usage, 65 malformed input, 66 no such unit/engine, 69 source unavailable or device gone, 77 permission denied; health and progress document their own.',
     );
+  y = flavourOptions(y);
   for (const spec of commands) {
     y = y.command(
       spec.command as string,

@@ -1,9 +1,11 @@
 // `show <engine>`: one engine in full, with CTRL, STATUS and ENG_ERR_STATUS decoded (SEND_DMA_* per-engine CSRs, chip_registers.h; SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
 import type { EngineSample, LinkState, UnitInfo } from '../backend.js';
 import { ctrlNames, decodeEngErr, decodeStatus } from '../progress/csr.js';
-import { freeCount, inFlight, inProcess, scheduleThreshold } from '../progress/ring.js';
+import { inProcessFor } from '../progress/driver.js';
+import { freeCount, inFlight, scheduleThreshold } from '../progress/ring.js';
 import type { CommandSpec } from './context.js';
 import { engineJson } from './engine-json.js';
+import { flavourJson, flavourPhrase } from './flavour.js';
 import { keyValues } from './format.js';
 import type { Paint } from './io.js';
 import { linkJson, linkPhrase, readLink } from './link.js';
@@ -16,6 +18,7 @@ const hx = (v: bigint | null | undefined) => (v === null || v === undefined ? '-
 export function renderShow(s: EngineSample, info: UnitInfo, paint: Paint, link: LinkState | null = null): string {
   const pairs: [string, string][] = [
     ['engine', `${info.name} sdma${s.engine}${info.pci ? ` (${info.pci})` : ''}`],
+    ['unit', `${info.flavour.module}  ${flavourPhrase(info)}`],
     ['link', linkPhrase(link) ?? '-'],
     ['state', s.gone ? paint('red', 'device gone: registers read all-ones') : (s.state ?? 'unknown (no sdes)')],
     ['irq cpu', s.cpu === null ? '-' : String(s.cpu)],
@@ -33,7 +36,7 @@ export function renderShow(s: EngineSample, info: UnitInfo, paint: Paint, link: 
     ].filter(Boolean);
     const errs = decodeEngErr(c.errStatus);
     pairs.push(
-      ['CTRL', `${hx(c.ctrl)} ${ctrlNames(c.ctrl).join('|') || '(none)'}`],
+      ['CTRL', `${hx(c.ctrl)} ${ctrlNames(c.ctrl, info.flavour.chip).join('|') || '(none)'}`],
       ['STATUS', `0x${c.status.toString(16).padStart(16, '0')} ${stNames.join('|') || '(none)'}`],
       [
         'ENG_ERR_STATUS',
@@ -59,7 +62,7 @@ export function renderShow(s: EngineSample, info: UnitInfo, paint: Paint, link: 
       ['free', `${freeCount(info.descqCnt, w.descqHead, w.descqTail)}`],
       [
         'progress schedule',
-        `in-process ${inProcess(info.descqCnt, w.descqHead, w.descqTail)} vs threshold ${scheduleThreshold(info.descqCnt)}`,
+        `in-process ${inProcessFor(info.flavour.driver, info.descqCnt, w.descqHead, w.descqTail)} vs threshold ${scheduleThreshold(info.descqCnt)} (${info.flavour.driver === 'upstream' ? 'in flight + 1' : 'in flight'}, as ${info.flavour.driver} counts it)`,
       ],
       ['LIS last_status', hx(w.lastStatus)],
       ['AHGI ahg_bits', hx(w.ahgBits)],
@@ -99,7 +102,7 @@ export const showCommand: CommandSpec = {
       const errCount = s.counters && !s.gone ? Number(s.counters.errCount) : null;
       ctx.io.stdout(
         ctx.global.json
-          ? `${JSON.stringify({ backend: backend.kind, ...engineJson(s, unit.info.descqCnt), errCount, link: linkJson(link) })}\n`
+          ? `${JSON.stringify({ backend: backend.kind, ...engineJson(s, unit.info.descqCnt), errCount, link: linkJson(link), ...flavourJson(unit.info) })}\n`
           : renderShow(s, unit.info, ctx.paint, link),
       );
       return goneStatus(ctx.io, [{ unit, s }]);

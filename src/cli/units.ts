@@ -31,11 +31,29 @@ export async function withBackend<T>(ctx: CliContext, fn: (backend: Backend) => 
   }
 }
 
-/** Parse an engine argument and check it against the unit: E_NO_ENGINE when out of range. */
+/**
+ * The engines of a unit as ranges of absolute indexes: `0-15`, `8-15`, `0-3,8-11`, `5`; `none` for none.
+ * Only engines that exist are listed, so a window that does not start at 0 reads as such.
+ */
+export function engineWindow(engineIds: readonly number[]): string {
+  const parts: string[] = [];
+  let i = 0;
+  while (i < engineIds.length) {
+    const a = engineIds[i] as number;
+    let j = i;
+    while (j + 1 < engineIds.length && engineIds[j + 1] === (engineIds[j] as number) + 1) j += 1;
+    const b = engineIds[j] as number;
+    parts.push(a === b ? String(a) : `${a}-${b}`);
+    i = j + 1;
+  }
+  return parts.length > 0 ? parts.join(',') : 'none';
+}
+
+/** Parse an engine argument (an absolute index) and check it is one of the unit's: E_NO_ENGINE naming the window. */
 export function engineArg(raw: unknown, info: UnitInfo): number {
   const e = parseIntArg('engine', raw, 0, 255);
-  if (e >= info.engines) {
-    throw new Hfi1SdmaError('E_NO_ENGINE', `${info.name} has engines 0-${info.engines - 1}; there is no engine ${e}`);
+  if (!info.engineIds.includes(e)) {
+    throw new Hfi1SdmaError('E_NO_ENGINE', `${info.name} has engines ${engineWindow(info.engineIds)}; there is no engine ${e}`);
   }
   return e;
 }

@@ -5,7 +5,7 @@
 // counters, DH), so rate() and increase() are right across exporter restarts, and a kernel-side
 // reset (a clean-up zeroing DH, a driver reload) is a counter reset as Prometheus expects.
 import { Counter, Gauge, type OpenMetricsContentType, openMetricsContentType, Registry } from 'prom-client';
-import type { EngineSample, LinkState, SourceWarning } from '../backend.js';
+import type { EngineSample, LinkState, SourceWarning, UnitInfo } from '../backend.js';
 import type { Classification } from '../progress/classify.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 import { STATE_NAMES } from '../progress/state.js';
@@ -33,6 +33,9 @@ function openMetricsRegistry(): Registry<OpenMetricsContentType> {
 
 const L = ['unit', 'engine'] as const;
 
+/** The product each chip is sold as (the `name` label of hfi1_sdma_unit_info). */
+const PRODUCT: Readonly<Record<UnitInfo['flavour']['chip'], string>> = { wfr: 'Omni-Path 100', jkr: 'CN5000' };
+
 /** The metric objects, registered in a text-format and an OpenMetrics registry. */
 export class SdmaMetrics {
   readonly text = new Registry();
@@ -59,6 +62,11 @@ export class SdmaMetrics {
     'hfi1_sdma_up',
     'Whether the unit could be sampled (1) or not (0); without a unit label, 0 when no unit was found',
     ['unit'],
+  );
+  readonly unitInfo = this.gauge(
+    'hfi1_sdma_unit_info',
+    'Always 1: what kind of unit this is: the product name (Omni-Path 100 or CN5000), module hfi1|hfi2, chip wfr|jkr, driver upstream|cornelis|hfi2, ports; engine labels are absolute hardware indexes',
+    ['unit', 'name', 'module', 'chip', 'driver', 'ports'],
   );
   readonly deviceGone = this.gauge('hfi1_sdma_device_gone', 'The unit reads all-ones: the device is gone', ['unit']);
   readonly sourceWarnings = this.gauge(
@@ -173,6 +181,13 @@ export class SdmaMetrics {
     this.up.set({ unit }, up ? 1 : 0);
     this.deviceGone.set({ unit }, gone ? 1 : 0);
     for (const w of warnings) this.sourceWarnings.set({ unit, source: w.source, key: w.key }, 1);
+  }
+
+  /** What kind of unit `unit` is (served whether or not it could be sampled: it is known from discovery). */
+  recordUnitInfo(unit: string, info: Pick<UnitInfo, 'flavour'>): void {
+    const f = info.flavour;
+    const name = PRODUCT[f.chip];
+    this.unitInfo.set({ unit, name, module: f.module, chip: f.chip, driver: f.driver, ports: String(f.ports) }, 1);
   }
 
   /** The link of one unit, when its state was read (nothing is served for an unreadable link). */

@@ -135,6 +135,7 @@ export class Sampler {
     }
     const warnings = this.warningsOf(unit);
     this.metrics.recordUnit(name, up, gone, warnings);
+    this.metrics.recordUnitInfo(name, unit.info);
     if (!gone) this.metrics.recordLink(name, await this.linkBounded(unit));
     let problem: string | null = null;
     if (gone) problem = 'the device is gone (registers read all-ones, or the device vanished): hfi1_sdma_device_gone is 1';

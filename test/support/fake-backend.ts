@@ -10,6 +10,7 @@ import type {
   SourceWarning,
   Unit,
   UnitContext,
+  UnitFlavour,
   UnitInfo,
   Waiter,
   WaiterVisibility,
@@ -56,6 +57,10 @@ export interface FakeOptions {
    * kinds are visible (default: qp visible through the model, the others not); absent: no waiters() at all.
    */
   waiters?: { at: (tMs: number) => Waiter[]; visibility?: WaiterVisibility[] };
+  /** The engines' absolute indexes (default 0 to engines − 1); `engines` becomes their count. */
+  engineIds?: readonly number[];
+  /** The unit's flavour (default hfi1 / wfr / upstream, 1 port); the unit is named `<module>_0`. */
+  flavour?: Partial<UnitFlavour>;
 }
 
 /** A one-unit backend whose engines follow `script`; virtual time starts at 0. */
@@ -81,13 +86,15 @@ export class FakeBackend implements Backend {
     this.linkOpt = opts.link;
     this.waitersOpt = opts.waiters;
     if (opts.recordingTimesMs) this.recording = new FakeRecording('node17.tar.gz', opts.recordingTimesMs);
+    const engineIds = opts.engineIds ? [...opts.engineIds] : Array.from({ length: engines }, (_, i) => i);
+    const flavour: UnitFlavour = { module: 'hfi1', chip: 'wfr', driver: 'upstream', ports: 1, evidence: [], ...opts.flavour };
     this.info = {
       unit: 0,
-      name: 'hfi1_0',
+      name: `${flavour.module}_0`,
       pci: '0000:05:00.0',
-      engines,
-      engineIds: Array.from({ length: engines }, (_, i) => i),
-      flavour: { module: 'hfi1', chip: 'wfr', driver: 'upstream', ports: 1, evidence: [] },
+      engines: engineIds.length,
+      engineIds,
+      flavour,
       descqCnt,
       sources: [{ source: 'model', readable: true }],
       ...(opts.context ? { context: opts.context } : {}),
@@ -103,10 +110,10 @@ export class FakeBackend implements Backend {
   }
 
   async unit(n: number): Promise<Unit> {
-    if (n !== 0) throw new Hfi1SdmaError('E_NO_DEVICE', `no unit hfi1_${n}`);
+    if (n !== 0) throw new Hfi1SdmaError('E_NO_DEVICE', `no unit ${this.info.flavour.module}_${n}`);
     const now = () => (this.recording ? (this.recording.timesMs[this.recording.position()] ?? 0) : this.nowMs);
     const sample = async (engines?: readonly number[]): Promise<EngineSample[]> =>
-      (engines ?? Array.from({ length: this.info.engines }, (_, i) => i)).map((e) =>
+      (engines ?? this.info.engineIds).map((e) =>
         mkSample({ ...this.script(e, now()), t: now(), engine: e, descqCnt: this.info.descqCnt }),
       );
     const ring = async (engine: number): Promise<RingDump> => {

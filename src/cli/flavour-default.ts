@@ -1,0 +1,73 @@
+// Where decode, fit and log take the chip or driver build from when --chip/--driver is not given: the
+// unit the backend finds (--unit, else the first), and only when there is one; else the upstream default.
+import type { Backend, UnitFlavour, UnitInfo } from '../backend.js';
+import { isHfi1SdmaError } from '../errors.js';
+import type { CliContext, GlobalOptions } from './context.js';
+import { selectedUnits } from './units.js';
+
+/** A value and where it came from, for the note the text output prints. */
+export interface Chosen<T> {
+  value: T;
+  /** `option` (--chip/--driver), `unit` (the unit's flavour) or `default`. */
+  from: 'option' | 'unit' | 'default';
+  /** The unit's name when `from` is `unit`. */
+  unit?: string;
+  /** Why the default applies when `from` is `default` (default: no unit was found). */
+  why?: string;
+}
+
+/** The note after a chosen value: `(--chip)`, `(the flavour of hfi2_0)`, `(default; no unit found)`. */
+export function chosenNote(c: Chosen<unknown>, flag: string): string {
+  if (c.from === 'option') return `(${flag})`;
+  if (c.from === 'unit') return `(from ${c.unit}; ${flag} to choose)`;
+  return `(default: ${c.why ?? 'no unit found'}; ${flag} to choose)`;
+}
+
+/** True when the user named a backend: --backend hw|emu, --sysroot (or its environment variable), or --unit. */
+export function backendNamed(global: GlobalOptions): boolean {
+  return global.backend !== 'auto' || (global.sysroot !== undefined && global.sysroot !== '') || global.unit !== undefined;
+}
+
+/** The flavour of the unit `--unit` (else the first) names on an open backend, with its name. */
+export async function unitFlavourOn(backend: Backend, unit: number | undefined): Promise<UnitInfo | null> {
+  const [u] = await selectedUnits(backend, unit);
+  return u?.info ?? null;
+}
+
+/**
+ * The flavour of the unit the selected backend finds, or null when there is none. A backend the user named
+ * must answer (its errors are the command's); the host looked at by default may simply have no unit.
+ */
+export async function foundFlavour(ctx: CliContext): Promise<{ name: string; flavour: UnitFlavour } | null> {
+  const named = backendNamed(ctx.global);
+  let backend: Backend;
+  try {
+    backend = await ctx.openBackend();
+  } catch (e) {
+    if (!named && isHfi1SdmaError(e)) return null;
+    throw e;
+  }
+  try {
+    if (!named && (await backend.units()).length === 0) return null;
+    const info = await unitFlavourOn(backend, ctx.global.unit);
+    return info ? { name: info.name, flavour: info.flavour } : null;
+  } catch (e) {
+    if (!named && isHfi1SdmaError(e)) return null;
+    throw e;
+  } finally {
+    await backend.close();
+  }
+}
+
+/** Pick a flavour field: the option when given, else the found unit's, else `fallback`. */
+export async function chooseFlavour<K extends 'chip' | 'driver'>(
+  ctx: CliContext,
+  key: K,
+  fallback: UnitFlavour[K],
+): Promise<Chosen<UnitFlavour[K]>> {
+  const given = ctx.global[key] as UnitFlavour[K] | undefined;
+  if (given !== undefined) return { value: given, from: 'option' };
+  const found = await foundFlavour(ctx);
+  if (found) return { value: found.flavour[key], from: 'unit', unit: found.name };
+  return { value: fallback, from: 'default' };
+}
