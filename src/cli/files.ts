@@ -2,6 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Hfi1SdmaError } from '../errors.js';
+import type { ParseOptions } from '../kmsg/parse.js';
 import { readKernelLog, type StreamedLog } from '../kmsg/stream.js';
 import type { Io } from './io.js';
 
@@ -15,9 +16,9 @@ export async function readInputFile(path: string): Promise<string> {
 }
 
 /** Parse a kernel log file as a stream, in bounded memory; errors as readInputFile's. */
-export async function readLogFile(path: string): Promise<StreamedLog> {
+export async function readLogFile(path: string, opts: ParseOptions = {}): Promise<StreamedLog> {
   try {
-    return await readKernelLog(createReadStream(path, { highWaterMark: 1 << 20 }));
+    return await readKernelLog(createReadStream(path, { highWaterMark: 1 << 20 }), opts);
   } catch (e) {
     throw inputError(path, e);
   }

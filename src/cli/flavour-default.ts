@@ -35,8 +35,8 @@ export async function unitFlavourOn(backend: Backend, unit: number | undefined):
 }
 
 /**
- * The flavour of the unit the selected backend finds, or null when there is none. A backend the user named
- * must answer (its errors are the command's); the host looked at by default may simply have no unit.
+ * The flavour of the unit the selected backend finds, or null when it finds none. A backend the user named must
+ * open, and its --unit must exist (those errors are the command's); the host looked at by default may not open.
  */
 export async function foundFlavour(ctx: CliContext): Promise<{ name: string; flavour: UnitFlavour } | null> {
   const named = backendNamed(ctx.global);
@@ -48,7 +48,8 @@ export async function foundFlavour(ctx: CliContext): Promise<{ name: string; fla
     throw e;
   }
   try {
-    if (!named && (await backend.units()).length === 0) return null;
+    // No unit at all (a host without an adapter, an empty sysroot): nothing to take a default from.
+    if ((await backend.units()).length === 0) return null;
     const info = await unitFlavourOn(backend, ctx.global.unit);
     return info ? { name: info.name, flavour: info.flavour } : null;
   } catch (e) {

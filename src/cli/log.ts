@@ -1,19 +1,24 @@
-// `log [FILE|-]`: decode the hfi1 SDMA lines of a kernel log (the driver log lines, sdma.c).
+// `log [FILE|-]`: decode the SDMA lines of a kernel log of hfi1 (upstream or the Cornelis build) or hfi2 (the driver
+// log lines, sdma.c).
 import type { Argv } from 'yargs';
 import { Hfi1SdmaError } from '../errors.js';
 import { type KernelLog, type LogEvent, MAX_EVENTS, MAX_UNITS } from '../kmsg/parse.js';
 import { MAX_LINE_BYTES, readKernelLog } from '../kmsg/stream.js';
+import type { ChipName } from '../progress/chip.js';
 import { flagString, hex16 } from '../progress/descriptor.js';
 import type { CommandSpec } from './context.js';
 import { readLogFile, stdinChunks } from './files.js';
+import { type Chosen, chooseFlavour, chosenNote } from './flavour-default.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
 
 /** The `log --json` shape (docs/json.md). */
 export function logJson(log: KernelLog) {
   return {
+    chip: log.chip,
     units: log.units.map((u) => ({
       name: u.name,
+      module: u.module,
       pci: u.pci,
       engines: u.engines,
       descqCnt: u.descqCnt,
@@ -37,7 +42,7 @@ export function logJson(log: KernelLog) {
   };
 }
 
-function eventLine(e: LogEvent, paint: Paint): string {
+function eventLine(e: LogEvent, paint: Paint, chip: string): string {
   const at = `line ${e.line}${e.ts === null ? '' : ` [${e.ts}]`}: ${e.unit}${e.engine === undefined ? '' : ` sdma${e.engine}`}`;
   switch (e.kind) {
     case 'engine-error': {
@@ -45,16 +50,27 @@ function eventLine(e: LogEvent, paint: Paint): string {
       return `${at}: engine error ${e.value} in ${e.state}: ${bits || '(no bits)'}${e.halts ? paint('red', ' -> halts the engine (e60)') : ' (does not halt)'}`;
     }
     case 'ring-dump':
+      if (e.used !== undefined) {
+        // The newer dump (Cornelis hfi1, hfi2): `used` is their in-process count, the true in flight.
+        const tag = e.tag === undefined ? '' : `; descriptors follow as [desc ${e.tag}]`;
+        return `${at}: ring dump: head slot ${e.head}, tail slot ${e.tail}, used ${e.used} (in flight; upstream's in-process would read ${e.used + 1}), free ${e.freecnt}, ring ${e.descqCnt}, flush list ${e.flushListNonEmpty ? 'non-empty' : 'empty'}${tag}`;
+      }
       return `${at}: ring dump: head slot ${e.head}, tail slot ${e.tail}, free ${e.freecnt}, flush list ${e.flushListNonEmpty ? 'non-empty' : 'empty'}`;
     case 'descriptor': {
       const d = e.decoded;
       const raw = e.qw0 ? `  qw0 ${e.qw0} qw1 ${e.qw1}` : '';
-      const check = d && e.flags && flagString(d) !== e.flags ? paint('yellow', ` (raw flags ${flagString(d)} differ)`) : '';
+      const check =
+        d && e.flags && flagString(d) !== e.flags
+          ? paint('yellow', ` (raw flags ${flagString(d)} as ${chip} differ: is --chip right?)`)
+          : '';
+      const where = e.tag === undefined ? '' : `[desc ${e.tag}]${e.engine === undefined ? '' : ` sdma${e.engine}`} `;
       const ahg = e.ahgMode === undefined ? '' : `  ahg idx ${e.ahgIdx} mode ${e.ahgMode} len ${e.ahgLen}`;
-      return `    desc[${e.slot ?? '?'}] ${e.flags ?? '????'} addr ${e.addr ?? '?'} gen ${e.gen ?? '?'} len ${e.len ?? '?'}${ahg}${raw}${check}`;
+      return `    ${where}desc[${e.slot ?? '?'}] ${e.flags ?? '????'} addr ${e.addr ?? '?'} gen ${e.gen ?? '?'} len ${e.len ?? '?'}${ahg}${raw}${check}`;
     }
     case 'halt-timeout':
       return `${at}: timed out (10 ms) waiting for the engine to halt; the driver went on anyway`;
+    case 'clean-timeout':
+      return `${at}: timed out (100 polls of 10 us) waiting for the engine to clean up (hfi2 hw clean-up); the driver went on anyway`;
     case 'check-scheduled':
       return `${at}: A-step progress check scheduled (pre-production silicon workaround)`;
     case 'progress-check':
@@ -73,13 +89,16 @@ function eventLine(e: LogEvent, paint: Paint): string {
 }
 
 /** The text report of a parsed log. */
-export function renderLog(log: KernelLog, paint: Paint): string {
+export function renderLog(log: KernelLog, paint: Paint, chosen?: Chosen<ChipName>): string {
   let out = '';
+  const decodes = log.events.some((e) => e.decoded);
+  if (decodes && chosen) out += `descriptor qwords decoded as ${log.chip} ${chosenNote(chosen, '--chip')}\n`;
   if (log.units.length) {
     out += table(
-      ['unit', 'pci', 'engines', 'descq_cnt', 'engine -> irq cpu'],
+      ['unit', 'module', 'pci', 'engines', 'descq_cnt', 'engine -> irq cpu'],
       log.units.map((u) => [
         u.name,
+        u.module,
         u.pci,
         u.engines === null ? '-' : String(u.engines),
         u.descqCnt === null ? '-' : String(u.descqCnt),
@@ -90,21 +109,29 @@ export function renderLog(log: KernelLog, paint: Paint): string {
   }
   const errors = log.events.filter((e) => e.kind === 'engine-error').length;
   out += `${log.events.length} SDMA events (${errors} engine errors) in ${log.linesRead} lines\n`;
-  for (const e of log.events) out += `${eventLine(e, paint)}\n`;
+  for (const e of log.events) out += `${eventLine(e, paint, log.chip)}\n`;
   return out;
 }
 
 export const logCommand: CommandSpec = {
   command: 'log [file]',
-  describe: 'decode the hfi1 SDMA lines of a kernel log (dmesg/journalctl text; - for stdin)',
+  describe: 'decode the hfi1/hfi2 SDMA lines of a kernel log (dmesg/journalctl text; - for stdin)',
+  // Only to learn the chip of the unit here: never the emulator in place of a host without one.
+  fallback: false,
   builder: (y: Argv) =>
     y
       .positional('file', { type: 'string', default: '-', describe: 'log file, or - for standard input' })
       .example('dmesg | $0 log', 'decode this host’s log')
-      .example('$0 log node17-dmesg.txt --json', 'a log pasted from a failed node'),
+      .example('$0 log node17-dmesg.txt --json', 'a log pasted from a failed node')
+      .example('$0 log --chip jkr cn5000-dmesg.txt', 'descriptor qwords of a CN5000 log')
+      .epilogue(
+        'Descriptor qwords (d0/d1, desc0/desc1) are decoded as --chip when given, else as the chip of the unit found here (--unit, else the first), else wfr; a log line does not say which chip wrote it.',
+      ),
   async run(args, ctx) {
     const file = String(args.file ?? '-');
-    const log = file === '-' ? await readKernelLog(stdinChunks(ctx.io)) : await readLogFile(file);
+    const chosen = await chooseFlavour(ctx, 'chip', 'wfr');
+    const opts = { chip: chosen.value };
+    const log = file === '-' ? await readKernelLog(stdinChunks(ctx.io), opts) : await readLogFile(file, opts);
     const name = file === '-' ? 'standard input' : file;
     if (log.overlongLines > 0) {
       ctx.io.stderr(
@@ -119,10 +146,10 @@ export const logCommand: CommandSpec = {
     if (log.hfi1Lines === 0) {
       throw new Hfi1SdmaError(
         'E_PARSE',
-        `${file === '-' ? 'standard input' : file}: no hfi1 lines among ${log.linesRead} lines; expected dmesg or journalctl -k text with lines like "hfi1 0000:05:00.0: hfi1_0: SDMA ..."`,
+        `${file === '-' ? 'standard input' : file}: no hfi1 lines among ${log.linesRead} lines; expected dmesg or journalctl -k text with lines like "hfi1 0000:05:00.0: hfi1_0: SDMA ..." (or "hfi2 ...: hfi2_0: ...")`,
       );
     }
-    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(logJson(log))}\n` : renderLog(log, ctx.paint));
+    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(logJson(log))}\n` : renderLog(log, ctx.paint, chosen));
     return 0;
   },
 };

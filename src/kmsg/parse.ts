@@ -1,13 +1,20 @@
-// Reading the hfi1 SDMA lines of a kernel log (dmesg or journalctl text, the driver log lines, sdma.c). Pure: text in,
-// records out. Lines of other drivers are passed over; an hfi1 SDMA line of a known form that
-// does not parse is kept as an `unrecognised` event with its line number rather than dropped.
+// Reading the SDMA lines of a kernel log (dmesg or journalctl text, the driver log lines, sdma.c) of the three
+// driver builds: upstream hfi1, the Cornelis hfi1 and hfi2 (`hfi1_N:` and `hfi2_N:` device prefixes). Pure: text
+// in, records out. Lines of other drivers are passed over; an SDMA line of a known form that does not parse is kept
+// as an `unrecognised` event with its line number rather than dropped. Descriptor qwords are decoded as the chip
+// the caller names: a line does not say which chip wrote it.
 
+import type { ChipName } from '../progress/chip.js';
 import { decodeEngErr, type EngErrBit, isHaltClassError } from '../progress/csr.js';
-import { type DescriptorFields, decode } from '../progress/descriptor.js';
+import { type ChipDescriptor, decodeFor } from '../progress/descriptor-chip.js';
+import { CORNELIS_RULES } from './cornelis.js';
+import type { Ctx, Rule } from './rule.js';
 
 /** What the log says about one unit. */
 export interface LogUnit {
   name: string;
+  /** The module the prefix names: `hfi1` (upstream or the Cornelis build) or `hfi2`. */
+  module: 'hfi1' | 'hfi2';
   pci: string;
   /** Engines in use (`SDMA engines %zu` or `SDMA num_sdma: %u`); null when not logged. */
   engines: number | null;
@@ -23,6 +30,7 @@ export type LogEventKind =
   | 'ring-dump'
   | 'descriptor'
   | 'halt-timeout'
+  | 'clean-timeout'
   | 'check-scheduled'
   | 'progress-check'
   | 'bad-head'
@@ -46,6 +54,13 @@ export interface LogEvent {
   head?: number;
   tail?: number;
   freecnt?: number;
+  /** The newer dump's `used`: sdma_descq_inprocess, the in-flight count on the builds that print it. */
+  used?: number;
+  inFlight?: number;
+  /** Ring size implied by the newer dump: used + avail + 1. */
+  descqCnt?: number;
+  /** The `[desc N]` tag linking a newer dump to its descriptor lines (printed later, maybe interleaved). */
+  tag?: number;
   flushListNonEmpty?: boolean;
   slot?: number;
   flags?: string;
@@ -54,7 +69,7 @@ export interface LogEvent {
   len?: number;
   qw0?: string;
   qw1?: string;
-  decoded?: DescriptorFields;
+  decoded?: ChipDescriptor;
   ahgIdx?: number;
   ahgMode?: number;
   ahgLen?: number;
@@ -71,8 +86,15 @@ export interface KernelLog {
   units: LogUnit[];
   events: LogEvent[];
   linesRead: number;
-  /** Lines that carried the hfi1 prefix (of any kind). */
+  /** Lines that carried an hfi1 or hfi2 device prefix (of any kind). */
   hfi1Lines: number;
+  /** The chip whose layout decoded the descriptor qwords. */
+  chip: ChipName;
+}
+
+/** How to read a log: the chip that lays out descriptor qwords (default wfr). */
+export interface ParseOptions {
+  chip?: ChipName;
 }
 
 /**
@@ -94,12 +116,12 @@ export function lineTimestamp(prefix: string): string | null {
   return null;
 }
 
-// `hfi1 0000:05:00.0: hfi1_0: message` after any timestamp or journal prefix.
-const PREFIX = /hfi1 ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (hfi1_\d+): ?(.*)$/;
+// `hfi1 0000:05:00.0: hfi1_0: message` (or hfi2 … hfi2_0:) after any timestamp or journal prefix.
+const PREFIX = /hfi[12] ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (hfi([12])_\d+): ?(.*)$/;
 const N = '(\\d+)';
 const HEX = '0x([0-9a-fA-F]+)';
 
-const RULES: { re: RegExp; apply: (m: RegExpExecArray, ctx: Ctx) => void }[] = [
+const RULES: Rule[] = [
   {
     re: new RegExp(`^SDMA \\(${N}\\) engine error: ${HEX} state (\\S+)$`),
     apply: (m, c) => {
@@ -150,7 +172,7 @@ const RULES: { re: RegExp; apply: (m: RegExpExecArray, ctx: Ctx) => void }[] = [
       const target = c.desc ?? c.emit({ kind: 'descriptor', ...(c.engine === undefined ? {} : { engine: c.engine }) });
       target.qw0 = `0x${qw0.toString(16).padStart(16, '0')}`;
       target.qw1 = `0x${qw1.toString(16).padStart(16, '0')}`;
-      target.decoded = decode(qw0, qw1);
+      target.decoded = decodeFor(c.chip, qw0, qw1);
     },
   },
   {
@@ -166,6 +188,7 @@ const RULES: { re: RegExp; apply: (m: RegExpExecArray, ctx: Ctx) => void }[] = [
     re: new RegExp(`^SDMA engine ${N} - timeout waiting for engine to halt$`),
     apply: (m, c) => c.emit({ kind: 'halt-timeout', engine: Number(m[1]) }),
   },
+  ...CORNELIS_RULES,
   {
     re: new RegExp(`^SDMA engine ${N} - check scheduled$`),
     apply: (m, c) => c.emit({ kind: 'check-scheduled', engine: Number(m[1]) }),
@@ -214,13 +237,6 @@ const RULES: { re: RegExp; apply: (m: RegExpExecArray, ctx: Ctx) => void }[] = [
   },
 ];
 
-interface Ctx {
-  unit: LogUnit;
-  engine: number | undefined;
-  desc: LogEvent | undefined;
-  emit(e: Omit<LogEvent, 'line' | 'unit' | 'ts'>): LogEvent;
-}
-
 /** At most this many events are kept; later ones are counted (a log is read in bounded memory). */
 export const MAX_EVENTS = 100_000;
 /** At most this many units are kept (a real host has a handful). */
@@ -231,17 +247,24 @@ export class KernelLogParser {
   private readonly units = new Map<string, LogUnit>();
   private readonly engineOf = new Map<string, number | undefined>();
   private readonly descOf = new Map<string, LogEvent | undefined>();
+  /** Per unit: the `[desc N]` tags of the newer dumps, each with its engine and its last descriptor. */
+  private readonly tagsOf = new Map<string, Map<number, { engine: number; desc: LogEvent | undefined }>>();
+  private readonly chip: ChipName;
   private readonly events: LogEvent[] = [];
   private hfi1Lines = 0;
   /** Events (and lines of units beyond MAX_UNITS) not kept. */
   eventsDropped = 0;
+
+  constructor(opts: ParseOptions = {}) {
+    this.chip = opts.chip ?? 'wfr';
+  }
 
   /** Take one line (without its newline); `line` counts from 1. */
   push(raw: string, line: number): void {
     const m = PREFIX.exec(raw);
     if (!m) return;
     this.hfi1Lines += 1;
-    const [, bdf = '', name = '', msg = ''] = m;
+    const [, bdf = '', name = '', module = '1', msg = ''] = m;
     const pci = bdf.toLowerCase();
     const ts = lineTimestamp(raw.slice(0, m.index));
     let unit = this.units.get(name);
@@ -250,13 +273,29 @@ export class KernelLogParser {
         this.eventsDropped += 1;
         return;
       }
-      unit = { name, pci, engines: null, descqCnt: null, engineCpu: [], chipEngines: null, memSize: null };
+      unit = {
+        name,
+        module: module === '2' ? 'hfi2' : 'hfi1',
+        pci,
+        engines: null,
+        descqCnt: null,
+        engineCpu: [],
+        chipEngines: null,
+        memSize: null,
+      };
       this.units.set(name, unit);
     }
     const events = this.events;
     const self = this;
+    let tags = this.tagsOf.get(name);
+    if (!tags) {
+      tags = new Map();
+      this.tagsOf.set(name, tags);
+    }
     const ctx: Ctx = {
       unit,
+      chip: this.chip,
+      tags,
       engine: this.engineOf.get(name),
       desc: this.descOf.get(name),
       emit(e) {
@@ -267,7 +306,7 @@ export class KernelLogParser {
       },
     };
     const rule = RULES.find((r) => r.re.test(msg));
-    const continuation = /^\s*(desc0:|aidx:)/.test(msg);
+    const continuation = /^\s*(desc0:|aidx:)|^\[desc \d+\]/.test(msg);
     if (!continuation) ctx.desc = undefined;
     if (rule) {
       const mm = rule.re.exec(msg);
@@ -281,13 +320,13 @@ export class KernelLogParser {
 
   /** The parse so far, given how many lines were read. */
   result(linesRead: number): KernelLog {
-    return { units: [...this.units.values()], events: this.events, linesRead, hfi1Lines: this.hfi1Lines };
+    return { units: [...this.units.values()], events: this.events, linesRead, hfi1Lines: this.hfi1Lines, chip: this.chip };
   }
 }
 
 /** Parse kernel-log text into units and SDMA events. */
-export function parseKernelLog(text: string): KernelLog {
-  const parser = new KernelLogParser();
+export function parseKernelLog(text: string, opts: ParseOptions = {}): KernelLog {
+  const parser = new KernelLogParser(opts);
   const lines = text.split(/\r?\n/);
   if (lines.at(-1) === '') lines.pop();
   lines.forEach((raw, i) => {

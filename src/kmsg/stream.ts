@@ -1,7 +1,7 @@
-// Reading a kernel log as a stream in bounded memory: only lines that carry the hfi1 prefix are
+// Reading a kernel log as a stream in bounded memory: only lines that carry an hfi1 or hfi2 prefix are
 // decoded and parsed; every other line is only counted. A line longer than MAX_LINE_BYTES is
 // not a kernel message (printk lines are at most 1 KiB): it is skipped and counted.
-import { type KernelLog, KernelLogParser } from './parse.js';
+import { type KernelLog, KernelLogParser, type ParseOptions } from './parse.js';
 
 /** Longest line kept for parsing, in bytes. */
 export const MAX_LINE_BYTES = 64 * 1024;
@@ -16,7 +16,19 @@ export interface StreamedLog extends KernelLog {
 
 const NL = 10;
 const CR = 13;
-const MARK = Buffer.from('hfi1 ');
+const MARK = Buffer.from('hfi');
+const ONE = 0x31;
+const TWO = 0x32;
+const SPACE = 0x20;
+
+/** The next `hfi1 ` or `hfi2 ` at or after `from` (the driver's name in a device prefix); -1 when none. */
+function findMark(b: Buffer, from: number): number {
+  for (let at = b.indexOf(MARK, from); at >= 0; at = b.indexOf(MARK, at + 1)) {
+    const digit = b[at + 3];
+    if ((digit === ONE || digit === TWO) && b[at + 4] === SPACE) return at;
+  }
+  return -1;
+}
 
 function countNewlines(b: Uint8Array, from: number, to: number): number {
   let n = 0;
@@ -25,8 +37,8 @@ function countNewlines(b: Uint8Array, from: number, to: number): number {
 }
 
 /** Parse a kernel log from a stream of chunks (a file, standard input). */
-export async function readKernelLog(chunks: AsyncIterable<Uint8Array | string>): Promise<StreamedLog> {
-  const parser = new KernelLogParser();
+export async function readKernelLog(chunks: AsyncIterable<Uint8Array | string>, opts: ParseOptions = {}): Promise<StreamedLog> {
+  const parser = new KernelLogParser(opts);
   let lines = 0; // complete lines before `carry`
   let carry: Buffer = Buffer.alloc(0); // the start of an unfinished line
   let skipping = false; // inside an overlong line: drop bytes up to its newline
@@ -51,7 +63,7 @@ export async function readKernelLog(chunks: AsyncIterable<Uint8Array | string>):
     if (carry.length > 0) data = Buffer.concat([carry, data]);
     let pos = 0; // start of the current line
     for (;;) {
-      const hit = data.indexOf(MARK, pos);
+      const hit = findMark(data, pos);
       if (hit < 0) break;
       const start = data.lastIndexOf(NL, hit) + 1;
       const at = Math.max(start, pos);

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseKernelLog } from '../../src/kmsg/parse.js';
 import { runCli } from '../support/cli.js';
@@ -13,6 +15,7 @@ describe('kernel log parser (the driver log lines, sdma.c)', () => {
     expect(log.units).toEqual([
       {
         name: 'hfi1_0',
+        module: 'hfi1',
         pci: '0000:05:00.0',
         engines: 16,
         descqCnt: 2048,
@@ -52,7 +55,7 @@ describe('kernel log parser (the driver log lines, sdma.c)', () => {
       ahgMode: 0,
       ahgLen: 0,
     });
-    expect(ds[0]?.decoded).toMatchObject({ first: true, last: false, len: 64, gen: 1, addr: 0x123456000 });
+    expect(ds[0]?.decoded).toMatchObject({ first: true, last: false, len: 64, gen: 1, addr: 0x123456000n });
     expect(ds[1]?.decoded).toMatchObject({ last: true, headToHost: true, len: 8192 });
   });
 
@@ -85,9 +88,13 @@ describe('kernel log parser (the driver log lines, sdma.c)', () => {
 
 describe('log command', () => {
   it('prints the decoded report', async () => {
-    const r = await runCli(['log', FIXTURE]);
+    // An empty sysroot: no unit to take the chip from, whatever host runs the test.
+    const empty = mkdtempSync(join(tmpdir(), 'hfi1-sdma-log-'));
+    const r = await runCli(['--sysroot', empty, 'log', FIXTURE]);
+    rmSync(empty, { recursive: true, force: true });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/hfi1_0\s+0000:05:00\.0\s+16\s+2048\s+0:2 1:3 2:4/);
+    expect(r.stdout).toMatch(/hfi1_0\s+hfi1\s+0000:05:00\.0\s+16\s+2048\s+0:2 1:3 2:4/);
+    expect(r.stdout).toMatch(/^descriptor qwords decoded as wfr \(default: no unit found; --chip to choose\)$/m);
     expect(r.stdout).toMatch(
       /line 9 \[8812.123456\]: hfi1_0 sdma2: engine error 0x42 in s99_Running: SDmaGenMismatchErr\(1\) SDmaHaltErr\(6\) -> halts/,
     );
