@@ -56,7 +56,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
   {
     command: 'log [file]',
-    describe: 'decode the hfi1 SDMA lines of a kernel log (dmesg/journalctl text; - for stdin)',
+    describe: 'decode the hfi1/hfi2 SDMA lines of a kernel log (dmesg/journalctl text; - for stdin)',
     load: async () => (await import('./log.js')).logCommand,
   },
   {

@@ -25,7 +25,9 @@ describe('engines', () => {
   it('prints a table with units, decoded error bits and no colour off a TTY', async () => {
     const r = await run(['engines']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/hfi1_0 \(0000:05:00\.0\)\s+descq_cnt 2048/);
+    expect(r.stdout).toMatch(
+      /hfi1_0 \(0000:05:00\.0\)\s+wfr \(Omni-Path 100\)\s+driver upstream\s+ports 1\s+engines 0-3\s+descq_cnt 2048/,
+    );
     expect(r.stdout).toMatch(/hfi1_0\/2\s+s99_Running.*300/);
     expect(r.stdout).toMatch(/SDmaGenMismatchErr!/);
     expect(r.stdout).not.toContain('\u001b[');

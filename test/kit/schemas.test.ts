@@ -31,8 +31,12 @@ function schema(file: string): ValidateFunction {
 }
 
 /** Run the command in-process; its stdout must be JSON (or NDJSON) valid against `file`. */
-async function validates(file: string, argv: string[], opts: { ndjson?: boolean; codes?: number[] } = {}): Promise<unknown[]> {
-  const r = await runCli(argv);
+async function validates(
+  file: string,
+  argv: string[],
+  opts: { ndjson?: boolean; codes?: number[]; backend?: FakeBackend } = {},
+): Promise<unknown[]> {
+  const r = await runCli(argv, {}, false, '', opts.backend);
   expect(opts.codes ?? [0], `hfi1-sdma ${argv.join(' ')}: ${r.stderr}`).toContain(r.code);
   const docs = opts.ndjson
     ? r.stdout
@@ -181,8 +185,22 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
     });
   });
 
-  it('log, on a kernel log with every kind of event', async () => {
+  it('log, on a kernel log with every kind of event, and on the Cornelis hfi1 and hfi2 dumps', async () => {
     await validates('log.schema.json', ['--json', 'log', join(ROOT, 'test', 'fixtures', 'kmsg', 'engine-error.dmesg')]);
+    for (const f of ['cornelis-jkr.dmesg', 'hfi2-window.dmesg']) {
+      await validates('log.schema.json', ['--json', '--chip', 'jkr', 'log', join(ROOT, 'test', 'fixtures', 'kmsg', f)]);
+    }
+  });
+
+  it('engines, show and watch of an hfi2 unit whose engines are the window 8..15', async () => {
+    const hfi2 = () =>
+      new FakeBackend(() => ({ dh: 4, dt: 9 }), 8, 2048, {
+        engineIds: [8, 9, 10, 11, 12, 13, 14, 15],
+        flavour: { module: 'hfi2', chip: 'jkr', driver: 'hfi2', ports: 2 },
+      });
+    await validates('engines.schema.json', ['--json', 'engines'], { backend: hfi2() });
+    await validates('show.schema.json', ['--json', 'show', '9'], { backend: hfi2() });
+    await validates('watch-line.schema.json', ['--json', 'watch', '--count', '1'], { backend: hfi2(), ndjson: true });
   });
 
   it('doctor, on a host with a unit and on one without', async () => {
@@ -212,8 +230,15 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
       ...{ ahgBits: null, flushListNonEmpty: null, descqFullCount: null, inFlight: null, free: null, errors: [] },
     };
     const engines = schema('engines.schema.json');
-    const doc = (e: unknown) => ({ backend: 'hw', units: [{ unit: 0, name: 'hfi1_0', descqCnt: 2048, engines: [e] }] });
+    const flavour = { module: 'hfi2', chip: 'jkr', driver: 'hfi2', ports: 2, engineIds: [8] };
+    const unit = { unit: 0, name: 'hfi2_0', ...flavour, descqCnt: 2048 };
+    const doc = (e: unknown, u: object = unit) => ({ backend: 'hw', units: [{ ...u, engines: [e] }] });
     expect(engines(doc(engine))).toBe(true);
+    // The flavour is part of the contract: a unit without it, or of a chip nobody makes, is refused.
+    const { chip: _chip, ...chipless } = unit;
+    expect(engines(doc(engine, chipless))).toBe(false);
+    expect(engines(doc(engine, { ...unit, chip: 'fxr' }))).toBe(false);
+    expect(engines(doc(engine, { ...unit, engineIds: [16] }))).toBe(false);
     expect(engines(doc({ ...engine, lastStatus: 5 }))).toBe(false);
     const { state: _state, ...stateless } = engine;
     expect(engines(doc(stateless))).toBe(false);
