@@ -212,3 +212,12 @@ describe('decode and fit defaults', () => {
     expect(JSON.parse(h.stdout)).toMatchObject({ driver: 'cornelis', inProcess: 255 });
   });
 });
+
+describe('completion of the flavour options', () => {
+  it('completes --chip, --driver and --ports values by name', async () => {
+    const { valueCompletions } = await import('../../src/cli/completion.js');
+    expect(await valueCompletions(['hfi1-sdma', '--chip', ''])).toEqual(['wfr', 'jkr']);
+    expect(await valueCompletions(['hfi1-sdma', '--driver', 'c'])).toEqual(['cornelis']);
+    expect(await valueCompletions(['hfi1-sdma', '--ports', ''])).toEqual(['1', '2']);
+  });
+});
