@@ -27,7 +27,7 @@ const LABEL: Record<SourceName, string> = {
   model: 'emulator model',
   qpStats: 'debugfs qp_stats (QP waiters)',
   procPsm: '/proc (PSM writers)',
-  trace: 'trace events (hfi1_tx)',
+  trace: 'trace events (hfi1_tx/hfi2_tx)',
 };
 
 /** Gather everything doctor reports. */

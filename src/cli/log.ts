@@ -102,7 +102,10 @@ export function renderLog(log: KernelLog, paint: Paint, chosen?: Chosen<ChipName
         u.pci,
         u.engines === null ? '-' : String(u.engines),
         u.descqCnt === null ? '-' : String(u.descqCnt),
-        u.engineCpu.length ? u.engineCpu.map((c, i) => `${i}:${c ?? '?'}`).join(' ') : '-',
+        // Indexed by absolute engine: list the engines the log names, not the positions before a window.
+        u.engineCpu.some((c) => c !== null)
+          ? u.engineCpu.flatMap((c, e) => (c === null ? [] : [`${e}:${c}`])).join(' ')
+          : '-',
       ]),
     );
     out += '\n';

@@ -1,5 +1,8 @@
 // The flavour options (--chip, --driver, --ports, --engines N|A-B), engine arguments on an engine window, and the
 // flavour in the commands' text and JSON, on a scripted unit whose engines are 8..15 (an SR-IOV window).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend.js';
 import type { GlobalOptions } from '../../src/cli/context.js';
@@ -219,5 +222,26 @@ describe('completion of the flavour options', () => {
     expect(await valueCompletions(['hfi1-sdma', '--chip', ''])).toEqual(['wfr', 'jkr']);
     expect(await valueCompletions(['hfi1-sdma', '--driver', 'c'])).toEqual(['cornelis']);
     expect(await valueCompletions(['hfi1-sdma', '--ports', ''])).toEqual(['1', '2']);
+  });
+});
+
+describe('doctor shows the flavour and its evidence', () => {
+  it('one flavour line per unit, then every evidence line of doctor --json', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'hfi1-sdma-doctor-flavour-'));
+    try {
+      const root = join(work, 'host');
+      expect((await runCli(['emu', 'write', '--sysroot', root])).code).toBe(0);
+      const j = JSON.parse((await runCli(['--sysroot', root, '--json', 'doctor'])).stdout);
+      const u = j.units[0];
+      expect(u).toMatchObject({ module: u.flavour.module, chip: u.flavour.chip, driver: u.flavour.driver });
+      expect(u.engineIds).toHaveLength(u.engines);
+      const text = (await runCli(['--sysroot', root, 'doctor'])).stdout;
+      const window = `${u.engineIds[0]}-${u.engineIds.at(-1)}`;
+      expect(text).toContain(`\n  ${u.module}  ${u.chip} (`);
+      expect(text).toMatch(new RegExp(`driver ${u.driver}  ports ${u.ports}  engines ${window}\n`));
+      for (const line of u.flavour.evidence as string[]) expect(text).toContain(`  evidence: ${line}\n`);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
