@@ -30,7 +30,7 @@ describe('engines with the link and the context', () => {
     const r = await run(['engines'], { link: UP });
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toMatch(
-      /^hfi1_0 \(0000:05:00\.0\) {2}link ACTIVE LinkUp 100 Gb\/sec \(4X EDR\) {2}descq_cnt/,
+      /^hfi1_0 \(0000:05:00\.0\) {2}link ACTIVE LinkUp 100 Gb\/sec \(4X EDR\) {2}wfr \(Omni-Path 100\) {2}driver upstream {2}ports 1 {2}engines 0-3 {2}descq_cnt/,
     );
   });
 
