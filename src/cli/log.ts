@@ -103,9 +103,7 @@ export function renderLog(log: KernelLog, paint: Paint, chosen?: Chosen<ChipName
         u.engines === null ? '-' : String(u.engines),
         u.descqCnt === null ? '-' : String(u.descqCnt),
         // Indexed by absolute engine: list the engines the log names, not the positions before a window.
-        u.engineCpu.some((c) => c !== null)
-          ? u.engineCpu.flatMap((c, e) => (c === null ? [] : [`${e}:${c}`])).join(' ')
-          : '-',
+        u.engineCpu.some((c) => c !== null) ? u.engineCpu.flatMap((c, e) => (c === null ? [] : [`${e}:${c}`])).join(' ') : '-',
       ]),
     );
     out += '\n';
