@@ -1,12 +1,11 @@
 // Discovery: hfi1 and hfi2 units under sys/class/infiniband, their PCI device, module, chip, engine directories and ring size.
 import { basename, join, relative } from 'node:path';
-import type { SourceWarning } from '../backend.js';
+import type { ChipKind, SourceWarning } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
-import type { ChipKind } from '../backend.js';
 import { SDMA_DESCQ_CNT_DEFAULT, TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import { descqCntFromParam } from '../progress/ring.js';
-import { errnoCode, type HwFs, notRegularReason, readdirOrNull, readError, readTextOrNull, realFs } from './fsio.js';
 import { chipOfPciId, decideChip, decideModule, type FlavourInputs, type PciIdentity } from './flavour.js';
+import { errnoCode, type HwFs, notRegularReason, readdirOrNull, readError, readTextOrNull, realFs } from './fsio.js';
 import { parseSdeWindow, type SdeWindow } from './parse/hw-resources.js';
 import { parseUintParam } from './parse/sysfs.js';
 import { type HfiModule, infinibandDir, pciDevicesDir, type UnitPaths, unitPaths } from './paths.js';

@@ -10,8 +10,8 @@
 //   line of the newer form (d0/d1 descriptors, aidx AHG lines); else `upstream`;
 // - ports: the count of ports/<n> directories of the class device (1 when there are none).
 import type { ChipKind, DriverBuild, UnitFlavour } from '../backend.js';
-import { BAR0_SIZE, PCI_DEVICE_HFI1_DISCRETE, PCI_DEVICE_HFI1_INTEGRATED, PCI_VENDOR_INTEL } from '../progress/constants.js';
 import { chipModel } from '../progress/chip.js';
+import { BAR0_SIZE, PCI_DEVICE_HFI1_DISCRETE, PCI_DEVICE_HFI1_INTEGRATED, PCI_VENDOR_INTEL } from '../progress/constants.js';
 import type { HfiModule } from './paths.js';
 
 /** PCI_VENDOR_ID_CORNELIS and PCI_DEVICE_ID_CORNELIS_CN5000 (the hfi2 PCI table, pcie.c). */
@@ -65,7 +65,8 @@ export interface FlavourInputs {
 /** The module: the driver link's basename (hfi1/hfi2), else the name's prefix. */
 export function decideModule(i: Pick<FlavourInputs, 'nameModule' | 'driverLink'>): { module: HfiModule; evidence: string } {
   const base = i.driverLink?.split('/').filter(Boolean).pop() ?? null;
-  if (base === 'hfi1' || base === 'hfi2') return { module: base, evidence: `module ${base}: device/driver links to ${i.driverLink}` };
+  if (base === 'hfi1' || base === 'hfi2')
+    return { module: base, evidence: `module ${base}: device/driver links to ${i.driverLink}` };
   const why = base === null ? 'no device/driver link' : `device/driver links to ${i.driverLink}, not hfi1 or hfi2`;
   return { module: i.nameModule, evidence: `module ${i.nameModule}: the unit name's prefix (${why})` };
 }
@@ -76,12 +77,17 @@ export function decideChip(i: Pick<FlavourInputs, 'pciId' | 'bar0Bytes'>): { chi
     const chip = chipOfPciId(i.pciId);
     if (chip !== null) {
       const sub = i.pciId.subsystemDevice != null ? `, subsystem ${hex4(i.pciId.subsystemDevice)}` : '';
-      return { chip, evidence: `chip ${chip}: PCI id ${hex4(i.pciId.vendor)}:${hex4(i.pciId.device)}${sub} (device/vendor, device/device)` };
+      return {
+        chip,
+        evidence: `chip ${chip}: PCI id ${hex4(i.pciId.vendor)}:${hex4(i.pciId.device)}${sub} (device/vendor, device/device)`,
+      };
     }
   }
   const jkrBytes = chipModel('jkr').bar0Size;
-  if (i.bar0Bytes === jkrBytes) return { chip: 'jkr', evidence: `chip jkr: no PCI id; resource0 is ${jkrBytes >> 20} MiB (the JKR BAR0)` };
-  if (i.bar0Bytes === BAR0_SIZE) return { chip: 'wfr', evidence: `chip wfr: no PCI id; resource0 is ${BAR0_SIZE >> 20} MiB (the WFR BAR0)` };
+  if (i.bar0Bytes === jkrBytes)
+    return { chip: 'jkr', evidence: `chip jkr: no PCI id; resource0 is ${jkrBytes >> 20} MiB (the JKR BAR0)` };
+  if (i.bar0Bytes === BAR0_SIZE)
+    return { chip: 'wfr', evidence: `chip wfr: no PCI id; resource0 is ${BAR0_SIZE >> 20} MiB (the WFR BAR0)` };
   return { chip: 'wfr', evidence: 'chip wfr: neither a PCI id nor a BAR0 of a known size; assumed' };
 }
 
@@ -101,7 +107,8 @@ export function decideDriver(
   sdesFile: string,
 ): { driver: DriverBuild; evidence: string } {
   if (module === 'hfi2') return { driver: 'hfi2', evidence: 'driver hfi2: the hfi2 module' };
-  if (chip === 'jkr') return { driver: 'cornelis', evidence: 'driver cornelis: hfi1 on a JKR chip (upstream hfi1 does not drive JKR)' };
+  if (chip === 'jkr')
+    return { driver: 'cornelis', evidence: 'driver cornelis: hfi1 on a JKR chip (upstream hfi1 does not drive JKR)' };
   const param = CORNELIS_PARAMS.find((p) => params.includes(p));
   if (param !== undefined) return { driver: 'cornelis', evidence: `driver cornelis: ${paramsDir} has ${param}` };
   if (sdesLine !== null) {
@@ -119,15 +126,16 @@ export function decidePorts(ports: readonly string[]): { ports: number; evidence
 }
 
 /** The whole flavour. */
-export function decideFlavour(
-  i: FlavourInputs,
-  paramsDir: string,
-  sdesLine: NewSdesLine | null,
-  sdesFile: string,
-): UnitFlavour {
+export function decideFlavour(i: FlavourInputs, paramsDir: string, sdesLine: NewSdesLine | null, sdesFile: string): UnitFlavour {
   const m = decideModule(i);
   const c = decideChip(i);
   const d = decideDriver(m.module, c.chip, i.params, paramsDir, sdesLine, sdesFile);
   const p = decidePorts(i.ports);
-  return { module: m.module, chip: c.chip, driver: d.driver, ports: p.ports, evidence: [m.evidence, c.evidence, d.evidence, p.evidence] };
+  return {
+    module: m.module,
+    chip: c.chip,
+    driver: d.driver,
+    ports: p.ports,
+    evidence: [m.evidence, c.evidence, d.evidence, p.evidence],
+  };
 }

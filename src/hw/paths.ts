@@ -52,7 +52,12 @@ export type HfiModule = 'hfi1' | 'hfi2';
  * The paths of unit `name` at PCI address `pci` (empty when unknown), driven by `module` (the name's prefix by
  * default): debugfs sys/kernel/debug/<module>/<name> and sys/module/<module> follow the module, not the name.
  */
-export function unitPaths(sysroot: string, name: string, pci: string, module: HfiModule = moduleOfName(name) ?? 'hfi1'): UnitPaths {
+export function unitPaths(
+  sysroot: string,
+  name: string,
+  pci: string,
+  module: HfiModule = moduleOfName(name) ?? 'hfi1',
+): UnitPaths {
   const classDir = join(infinibandDir(sysroot), name);
   const debugRoot = join(sysroot, 'sys/kernel/debug');
   const debugDir = join(debugRoot, module, name);

@@ -3,6 +3,15 @@
 import type { EngineCsrs } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import {
+  type ChipModel,
+  checkRegOffset,
+  chipModel,
+  type EngineReg,
+  engineBlockRange,
+  engineRegOffset,
+  memoryRegOffset,
+} from '../progress/chip.js';
+import {
   SDMA_CSR_BLOCK_SIZE,
   SDMA_CSR_BLOCK_START,
   SDMA_ENGINE_STRIDE,
@@ -19,15 +28,6 @@ import {
   SEND_DMA_STATUS,
   SEND_DMA_TAIL,
 } from '../progress/constants.js';
-import {
-  type ChipModel,
-  checkRegOffset,
-  chipModel,
-  type EngineReg,
-  engineBlockRange,
-  engineRegOffset,
-  memoryRegOffset,
-} from '../progress/chip.js';
 import { isAllOnes } from '../progress/csr.js';
 import { openBarWindow, type RegisterWindow, type WindowSpec } from './bar.js';
 import { openFileWindow } from './bar-file.js';

@@ -4,8 +4,8 @@
 // Descriptor lines are scanned byte by byte into typed arrays; validation happens in that scan.
 import type { RingDescriptor } from '../../backend.js';
 import type { ParseError } from '../../errors.js';
-import { SDMA_DESCQ_CNT_DEFAULT, TXE_NUM_SDMA_ENGINES } from '../../progress/constants.js';
 import type { ChipName } from '../../progress/chip.js';
+import { SDMA_DESCQ_CNT_DEFAULT, TXE_NUM_SDMA_ENGINES } from '../../progress/constants.js';
 import { decodeFor } from '../../progress/descriptor-chip.js';
 import { isValidDescqCnt } from '../../progress/ring.js';
 import { fastLines, type ScanState } from './sdes-fast.js';
@@ -277,7 +277,10 @@ class Scanner implements ScanState {
       throw new Fail(p + 4, `expected the record of engine ${prevEngine + 1} here, got SDE ${h.engine}`);
     }
     if (h.engine >= TXE_NUM_SDMA_ENGINES) {
-      throw new Fail(p + 4, `SDE ${h.engine}: the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (0 to ${TXE_NUM_SDMA_ENGINES - 1})`);
+      throw new Fail(
+        p + 4,
+        `SDE ${h.engine}: the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (0 to ${TXE_NUM_SDMA_ENGINES - 1})`,
+      );
     }
     if (h.swTail > this.mask || h.swHead > this.mask) {
       throw new Fail(
