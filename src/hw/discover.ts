@@ -120,7 +120,7 @@ function engineDirIdsOf(entries: readonly string[], classDir: string): number[] 
   if (over !== undefined) {
     throw new Hfi1SdmaError(
       'E_PARSE',
-      `${join(classDir, `sdma${over}`)}: an engine directory past the chip's ${TXE_NUM_SDMA_ENGINES} SDMA engines (sdma0 to sdma${TXE_NUM_SDMA_ENGINES - 1}): not a tree the hfi1 or hfi2 driver wrote; check the tree`,
+      `${join(classDir, `sdma${over}`)}: ${ids.length} sdma<N> directories, but the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (sdma0 to sdma${TXE_NUM_SDMA_ENGINES - 1}): not a tree the hfi1 or hfi2 driver wrote; check the tree`,
     );
   }
   return ids;

@@ -269,7 +269,7 @@ class Scanner implements ScanState {
     if (prevEngine !== undefined && prevEngine + 1 >= TXE_NUM_SDMA_ENGINES) {
       throw new Fail(
         p,
-        `a record after engine ${prevEngine}, but the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (0 to ${TXE_NUM_SDMA_ENGINES - 1})`,
+        `a record for a ${prevEngine + 2}th engine, but the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (0 to ${TXE_NUM_SDMA_ENGINES - 1})`,
         true,
       );
     }
