@@ -13,7 +13,7 @@ export interface CpuVlEngines {
   engines: number[];
 }
 
-const LEAD = /^(?:cpu\s*(0|[1-9][0-9]{0,5}):| {8})(?: pidx (0|[1-9]):)?/;
+const LEAD = /^(?:cpu\s*(0|[1-9][0-9]{0,5}):| {7,8})(?: ?pidx (0|[1-9]):)?/;
 const VL = /^\s+vl([0-7]): \[((?: sdma\s*(?:0|[1-9][0-9]?),?)*) \]/;
 
 /** Parse sdma_cpu_list; a line of neither form is a ParseError naming its line and column. */
