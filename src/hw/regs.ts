@@ -60,7 +60,7 @@ const PAGE = 4096;
 
 /**
  * The window of a chip. WFR: SDMA_WINDOW. JKR (chip_registers_jkr.h): from the engines' blocks at 0x1A00000
- * (stride 0x2000) to the page holding SEND_DMA_CFG_MEMORY, allowing only the engine blocks, SEND_DMA_ENGINES,
+ * (stride 0x2000) to the page holding SEND_DMA_CFG_MEMORY, allowing only each engine's registers, SEND_DMA_ENGINES,
  * SEND_DMA_MEM_SIZE and SEND_DMA_CFG_MEMORY of each engine. The JKR file must be the chip's whole 128 MiB BAR0.
  */
 export function sdmaWindowFor(chip: ChipModel): WindowSpec {
@@ -75,7 +75,11 @@ export function sdmaWindowFor(chip: ChipModel): WindowSpec {
     length: end - start,
     minFileBytes: chip.bar0Size,
     allowed: [
-      [blocks.start, blocks.end],
+      // Only the known registers of each engine's 0x2000 block: nothing else in it is read.
+      ...Array.from({ length: chip.numEngines }, (_, e): [number, number] => [
+        engineRegOffset(chip, 'ctrl', e),
+        engineRegOffset(chip, 'engErrClear', e) + 8,
+      ]),
       [chip.sendDmaEngines, chip.sendDmaEngines + 8],
       [chip.sendDmaMemSize, chip.sendDmaMemSize + 8],
       [memoryRegOffset(chip, 0), memoryEnd],
