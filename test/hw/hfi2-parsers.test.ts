@@ -10,6 +10,7 @@ import { deviceFdUnit, psmVerdict } from '../../src/hw/parse/proc-psm.js';
 import { parseSdes, recordDescriptors } from '../../src/hw/parse/sdes.js';
 import { parseSdmaCpuList } from '../../src/hw/parse/sdma-cpu-list.js';
 import { parseVl, parseVlPorts } from '../../src/hw/parse/sysfs.js';
+import { parseSdmaStateLine } from '../../src/hw/parse/trace-state.js';
 import { usdmaEngines } from '../../src/hw/waiters-trace.js';
 import { fixture } from './fixtures.js';
 import { jkrCounterValues } from './hfi2-tree.js';
@@ -208,5 +209,22 @@ describe('hfi2_tx user-SDMA events', () => {
   it('ties a writer thread to its absolute engine', () => {
     const line = `  mpi-4242 [003] ..... 1234.500000: hfi2_usdma_defer: [0000:41:00.0] pq ffff0001 sde ffff0002 wait ffff0003 engine 12 empty 1`;
     expect(usdmaEngines(`${line}\n`, '0000:41:00.0')).toEqual(new Map([[4242, 12]]));
+  });
+});
+
+describe('the sdma_state trace event in both wordings', () => {
+  it('reads hfi2_sdma_state with its absolute engine and hfi1_sdma_state without one', () => {
+    expect(
+      parseSdmaStateLine(
+        '  kworker/3:1-120 [003] ..... 88.000001: hfi2_sdma_state: [0000:41:00.0] SDE12 state: s99_Running -> s50_HwHaltWait',
+      ),
+    ).toEqual({ module: 'hfi2', device: '0000:41:00.0', engine: 12, from: 's99_Running', to: 's50_HwHaltWait' });
+    expect(
+      parseSdmaStateLine(
+        '  kworker/3:1-120 [003] ..... 88.000001: hfi1_sdma_state: [0000:05:00.0] current state s99_Running new state s50_HwHaltWait',
+      ),
+    ).toEqual({ module: 'hfi1', device: '0000:05:00.0', engine: null, from: 's99_Running', to: 's50_HwHaltWait' });
+    expect(parseSdmaStateLine('  x-1 [000] ..... 1.0: hfi2_sdma_state: [0000:41:00.0] SDE state: a')).toBeNull();
+    expect(parseSdmaStateLine('  x-1 [000] ..... 1.0: hfi2_sdma_pad: SDE (3) pkts 1')).toBeNull();
   });
 });
