@@ -5,7 +5,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { Hfi1SdmaError } from '../errors.js';
-import { barError, checkOffset, type RegisterWindow, type WindowSpec } from './bar.js';
+import { barError, barSizeProblem, checkOffset, type RegisterWindow, type WindowSpec } from './bar.js';
 
 const PAGE = 4096;
 const EACCES = 13;
@@ -89,12 +89,8 @@ export function openFileWindow(path: string, spec: WindowSpec): RegisterWindow {
     if (!st.isFile()) {
       throw new Hfi1SdmaError('E_UNAVAILABLE', `${path}: not a regular file: a BAR image must be one (replace it)`);
     }
-    if (st.size < spec.start + spec.length) {
-      throw new Hfi1SdmaError(
-        'E_UNAVAILABLE',
-        `${path}: ${st.size} bytes, too small for registers up to 0x${(spec.start + spec.length).toString(16)}: hfi1's BAR0 is 64 MiB`,
-      );
-    }
+    const tooSmall = barSizeProblem(st.size, spec);
+    if (tooSmall !== null) throw new Hfi1SdmaError('E_UNAVAILABLE', `${path}: ${tooSmall}`);
   } catch (e) {
     closeSync(fd);
     throw e;

@@ -25,6 +25,19 @@ export interface WindowSpec {
   length: number;
   /** Half-open [from, to) BAR0 ranges that may be read; all of the mapping when omitted. */
   allowed?: readonly (readonly [number, number])[];
+  /** The least size the file must have: the chip's BAR0 (128 MiB on JKR); only the window must fit when omitted. */
+  minFileBytes?: number;
+}
+
+/** The size check of a BAR file against a window: null when it fits, else why not. */
+export function barSizeProblem(size: number, spec: WindowSpec): string | null {
+  if (spec.minFileBytes !== undefined && size < spec.minFileBytes) {
+    return `${size} bytes, smaller than the chip's ${spec.minFileBytes >> 20} MiB BAR0: not this chip's resource0`;
+  }
+  if (size < spec.start + spec.length) {
+    return `${size} bytes, too small for registers up to 0x${(spec.start + spec.length).toString(16)}: hfi1's BAR0 is 64 MiB`;
+  }
+  return null;
 }
 
 const EPERM = 1;
@@ -148,12 +161,8 @@ export function openBarWindow(path: string, spec: WindowSpec, c: Libc = libc()):
     const code = (e as NodeJS.ErrnoException).code;
     throw barError(path, 'open', code === 'EACCES' ? EACCES : ENOENT);
   }
-  if (size < spec.start + spec.length) {
-    throw new Hfi1SdmaError(
-      'E_UNAVAILABLE',
-      `${path}: ${size} bytes, too small for registers up to 0x${(spec.start + spec.length).toString(16)}: hfi1's BAR0 is 64 MiB`,
-    );
-  }
+  const tooSmall = barSizeProblem(size, spec);
+  if (tooSmall !== null) throw new Hfi1SdmaError('E_UNAVAILABLE', `${path}: ${tooSmall}`);
   const o = c.open(path, O_RDONLY_CLOEXEC);
   if (o.fd < 0) throw barError(path, 'open', o.errno);
   const m = c.mmap(spec.length, PROT_READ, MAP_SHARED, o.fd, spec.start);

@@ -1,26 +1,32 @@
-// Discovery: hfi1 units under sys/class/infiniband, their PCI device, engine count and ring size.
+// Discovery: hfi1 and hfi2 units under sys/class/infiniband, their PCI device, module, chip, engine directories and ring size.
 import { basename, join, relative } from 'node:path';
-import type { SourceWarning } from '../backend.js';
+import type { ChipKind, SourceWarning } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
-import {
-  PCI_DEVICE_HFI1_DISCRETE,
-  PCI_DEVICE_HFI1_INTEGRATED,
-  PCI_VENDOR_INTEL,
-  SDMA_DESCQ_CNT_DEFAULT,
-  TXE_NUM_SDMA_ENGINES,
-} from '../progress/constants.js';
+import { SDMA_DESCQ_CNT_DEFAULT, TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import { descqCntFromParam } from '../progress/ring.js';
+import { chipOfPciId, decideChip, decideModule, type FlavourInputs, type PciIdentity } from './flavour.js';
 import { errnoCode, type HwFs, notRegularReason, readdirOrNull, readError, readTextOrNull, realFs } from './fsio.js';
+import { parseSdeWindow, type SdeWindow } from './parse/hw-resources.js';
 import { parseUintParam } from './parse/sysfs.js';
-import { infinibandDir, pciDevicesDir, type UnitPaths, unitPaths } from './paths.js';
+import { type HfiModule, infinibandDir, pciDevicesDir, type UnitPaths, unitPaths } from './paths.js';
 
 /** A unit as discovery finds it, before any source is probed. */
 export interface FoundUnit {
   unit: number;
   name: string;
   pci: string;
-  /** sdma<N> directories found (sdma<N>/vl and cpu_list, sysfs.c); 0 when the kernel has none (before v4.8). */
+  /** The module driving it (hfi1 or hfi2), from the device's driver link or the name (flavour.ts). */
+  module: HfiModule;
+  /** The chip, from the PCI id or the BAR0 size (flavour.ts). */
+  chip: ChipKind;
+  /** What the flavour is decided from (the driver build waits for sdes, index.ts). */
+  flavourInputs: FlavourInputs;
+  /** The sdma<E> directories found (sdma<N>/vl and cpu_list, sysfs.c), as absolute engine indexes, ascending. */
+  engineDirIds: number[];
+  /** How many sdma<E> directories there are; 0 when the kernel has none (before v4.8). */
   engineDirs: number;
+  /** The `sde a-b` engine window of hw_resources (hfi2), or null when there is none. */
+  sdeWindow: SdeWindow | null;
   /** Ring size by the rule of sdma_get_descq_cnt (sdma.c) from sdma_descq_cnt (2048 when the parameter is not there). */
   descqCnt: number;
   /** The raw parameter, when readable. */
@@ -31,20 +37,23 @@ export interface FoundUnit {
 }
 
 const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
-const UNIT = /^hfi1_([0-9]{1,3})$/;
+const UNIT = /^(hfi[12])_([0-9]{1,3})$/;
 
-/** True for the Omni-Path HFI PCI IDs (num_sdma, chip.c). */
+/** True for the Omni-Path HFI PCI IDs under either module: Intel 8086:24f0/24f1 (WFR) and Cornelis 434e:0001 (JKR). */
 export function isHfi1PciId(vendor: number, device: number): boolean {
-  return vendor === PCI_VENDOR_INTEL && (device === PCI_DEVICE_HFI1_DISCRETE || device === PCI_DEVICE_HFI1_INTEGRATED);
+  return chipOfPciId({ vendor, device }) !== null;
 }
 
-async function pciId(fs: HwFs, dir: string): Promise<{ vendor: number; device: number } | null> {
+async function pciId(fs: HwFs, dir: string): Promise<PciIdentity | null> {
   const v = await readTextOrNull(fs, join(dir, 'vendor')).catch(() => null);
   const d = await readTextOrNull(fs, join(dir, 'device')).catch(() => null);
   if (v === null || d === null) return null;
   const vendor = Number.parseInt(v.trim(), 16);
   const device = Number.parseInt(d.trim(), 16);
-  return Number.isNaN(vendor) || Number.isNaN(device) ? null : { vendor, device };
+  if (Number.isNaN(vendor) || Number.isNaN(device)) return null;
+  const sub = await readTextOrNull(fs, join(dir, 'subsystem_device')).catch(() => null);
+  const subsystemDevice = sub === null ? null : Number.parseInt(sub.trim(), 16);
+  return { vendor, device, subsystemDevice: subsystemDevice === null || Number.isNaN(subsystemDevice) ? null : subsystemDevice };
 }
 
 /** The ring size the driver uses, from the module parameter (sdma_get_descq_cnt, sdma.c; the hfi1 module parameters). */
@@ -100,37 +109,82 @@ async function listInfiniband(sysroot: string, fs: HwFs): Promise<string[]> {
   }
 }
 
-/** Every hfi1 unit under the sysroot, by unit number. */
+/** The absolute engine indexes of the sdma<E> directories of a class directory, ascending. */
+function engineDirIdsOf(entries: readonly string[], classDir: string): number[] {
+  const ids = entries
+    .map((n) => /^sdma(0|[1-9][0-9]{0,2})$/.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+  const over = ids.find((e) => e >= TXE_NUM_SDMA_ENGINES);
+  if (over !== undefined) {
+    throw new Hfi1SdmaError(
+      'E_PARSE',
+      `${join(classDir, `sdma${over}`)}: ${ids.length} sdma<N> directories, but the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (sdma0 to sdma${TXE_NUM_SDMA_ENGINES - 1}): not a tree the hfi1 or hfi2 driver wrote; check the tree`,
+    );
+  }
+  return ids;
+}
+
+/** The `sde` window of hw_resources; a malformed file is a warning (other sources give the engines). */
+async function readSdeWindow(fs: HwFs, file: string): Promise<{ window: SdeWindow | null; warning?: SourceWarning }> {
+  try {
+    const text = await readTextOrNull(fs, file);
+    return { window: text === null ? null : parseSdeWindow(text, file) };
+  } catch (e) {
+    const message = `${file}: ${(e as Error).message}; the engine window comes from sdes or the BAR instead`;
+    return { window: null, warning: { source: 'sysfs', path: file, key: 'sysfs:hw-resources', message } };
+  }
+}
+
+/** Every hfi1 and hfi2 unit under the sysroot, by module then unit number. */
 export async function discoverUnits(sysroot: string, fs: HwFs = realFs): Promise<FoundUnit[]> {
   const names = await listInfiniband(sysroot, fs);
   const out: FoundUnit[] = [];
   for (const name of names) {
     const m = UNIT.exec(name);
     if (!m) continue;
+    const nameModule = m[1] as HfiModule;
     const classDir = join(infinibandDir(sysroot), name);
     let pci = '';
     const link = await fs.readlink(join(classDir, 'device')).catch(() => null);
     if (link !== null && BDF.test(basename(link))) pci = basename(link);
-    const paths = unitPaths(sysroot, name, pci);
-    const id = await pciId(fs, paths.pciDir);
-    if (id !== null && !isHfi1PciId(id.vendor, id.device)) continue; // an RDMA device of another driver
+    const probe = unitPaths(sysroot, name, pci, nameModule);
+    const id = await pciId(fs, probe.pciDir);
+    if (id !== null && chipOfPciId(id) === null) continue; // an RDMA device of another driver, or a chip this tool does not know
+    const driverLink = await fs.readlink(probe.driverLink).catch(() => null);
+    const { module } = decideModule({ nameModule, driverLink });
+    const paths = module === nameModule ? probe : unitPaths(sysroot, name, pci, module);
     const entries = (await readdirOrNull(fs, classDir)) ?? [];
-    let engineDirs = 0;
-    while (entries.includes(`sdma${engineDirs}`)) engineDirs++;
-    if (engineDirs > TXE_NUM_SDMA_ENGINES) {
-      throw new Hfi1SdmaError(
-        'E_PARSE',
-        `${join(classDir, `sdma${TXE_NUM_SDMA_ENGINES}`)}: ${engineDirs} sdma<N> directories, but the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (sdma0 to sdma${TXE_NUM_SDMA_ENGINES - 1}): not a tree the hfi1 driver wrote; check the tree`,
-      );
-    }
+    const engineDirIds = engineDirIdsOf(entries, classDir);
+    const params = (await readdirOrNull(fs, paths.params)) ?? [];
+    const ports = (await readdirOrNull(fs, join(classDir, 'ports'))) ?? [];
+    const bar0Bytes = (await fs.size?.(paths.resource0)) ?? null;
+    const flavourInputs: FlavourInputs = { name, nameModule, driverLink, pciId: id, bar0Bytes, params, ports };
+    const { chip } = decideChip(flavourInputs);
     const { descqCnt, param, warning } = await readDescqCnt(fs, paths.params);
-    const warnings = warning ? [warning] : [];
-    out.push({ unit: Number(m[1]), name, pci, engineDirs, descqCnt, descqCntParam: param, paths, warnings });
+    const sde = await readSdeWindow(fs, paths.hwResources);
+    const warnings = [warning, sde.warning].filter((w): w is SourceWarning => w !== undefined);
+    out.push({
+      unit: Number(m[2]),
+      name,
+      pci,
+      module,
+      chip,
+      flavourInputs,
+      engineDirIds,
+      engineDirs: engineDirIds.length,
+      sdeWindow: sde.window,
+      descqCnt,
+      descqCntParam: param,
+      paths,
+      warnings,
+    });
   }
-  return out.sort((a, b) => a.unit - b.unit);
+  return out.sort((a, b) => a.module.localeCompare(b.module) || a.unit - b.unit);
 }
 
-/** Omni-Path HFIs on the PCI bus (num_sdma, chip.c), bound or not: for `doctor` to say "driver not bound". */
+/** Omni-Path HFIs on the PCI bus (8086:24f0/24f1 and 434e:0001), bound or not: for `doctor` to say "driver not bound". */
 export async function findHfiPciDevices(sysroot: string, fs: HwFs = realFs): Promise<string[]> {
   const out: string[] = [];
   for (const bdf of (await readdirOrNull(fs, pciDevicesDir(sysroot))) ?? []) {

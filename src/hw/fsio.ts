@@ -1,7 +1,7 @@
 // File-system access of the live-host backend, passed in so tests can substitute it, and the
 // translation of a failed read into a reason and a fix.
 
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync, statSync } from 'node:fs';
 import { Hfi1SdmaError } from '../errors.js';
 import { formatBytes, probeRegularFile, readRegularFile, SMALL_FILE_CAP_BYTES, SourceFileError } from './read-file.js';
 
@@ -13,6 +13,8 @@ export interface HwFs {
   readlink(path: string): Promise<string>;
   /** Resolves when the file opens and yields its first byte here (what access(2) cannot tell: lockdown). */
   canRead(path: string): Promise<void>;
+  /** The size in bytes of a regular file (following links), or null when it is absent or not a regular file. */
+  size?(path: string): Promise<number | null>;
 }
 
 /**
@@ -26,6 +28,14 @@ export const realFs: HwFs = {
   readdir: async (p) => readdirSync(p),
   readlink: async (p) => readlinkSync(p),
   canRead: async (p) => probeRegularFile(p),
+  size: async (p) => {
+    try {
+      const st = statSync(p, { throwIfNoEntry: false });
+      return st?.isFile() ? st.size : null;
+    } catch {
+      return null;
+    }
+  },
 };
 
 /** The most a valid sdes can hold: 16 engines, each a header and a full ring of the longest lines. */

@@ -1,13 +1,15 @@
-// The live-host backend: hfi1 units found under a sysroot (`/` on a live host), read through
+// The live-host backend: hfi1 and hfi2 units found under a sysroot (`/` on a live host), read through
 // debugfs, sysfs, procfs and a read-only BAR window. Nothing is opened until a function is called.
 import type { Backend, Clock, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
-import { TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
+import { chipModel } from '../progress/chip.js';
 import type { RegisterWindow } from './bar.js';
 import { readUnitContext } from './context.js';
 import { discoverUnits, type FoundUnit } from './discover.js';
+import { engineSetOf } from './engines.js';
+import { decideFlavour } from './flavour.js';
 import { type HwFs, realFs, sdesCapBytes } from './fsio.js';
-import { parseSdes } from './parse/sdes.js';
+import { parseSdes, type SdesDump } from './parse/sdes.js';
 import { descqCntFromLenGen, openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
 import { probeSources, readable } from './sources.js';
 import { HwUnit } from './unit.js';
@@ -40,30 +42,35 @@ export interface DescqCntCheck {
   agree: boolean | null;
 }
 
-/** The engine count: sdma<N> directories (sdma<N>/vl and cpu_list, sysfs.c), else sdes records, else SEND_DMA_ENGINES (SEND_DMA device registers, chip_registers.h), else 16. */
-async function engineCount(fs: HwFs, u: FoundUnit, sources: UnitInfo['sources'], win: RegisterWindow | null): Promise<number> {
-  if (u.engineDirs > 0) return u.engineDirs;
-  if (readable(sources, 'sdes')) {
+/** The sdes headers for the engine set and the driver build; null when sdes is not readable or unusable. */
+async function sdesHeadersOrNull(fs: HwFs, u: FoundUnit, sources: UnitInfo['sources']): Promise<SdesDump | null> {
+  if (!readable(sources, 'sdes')) return null;
+  try {
     const bytes = await fs.readFile(u.paths.sdes, sdesCapBytes(u.descqCnt));
-    const dump = parseSdes(bytes, { file: u.paths.sdes, descqCnt: u.descqCnt });
-    const n = dump.records.length + (dump.torn?.header ? 1 : 0);
-    if (n > 0) return n;
+    return parseSdes(bytes, { file: u.paths.sdes, descqCnt: u.descqCnt, headersOnly: true });
+  } catch {
+    return null; // a sample reports a bad sdes by the one rule for malformed sources (unit.ts)
   }
-  if (win) {
-    const n = readEngineCount(win, u.paths.resource0);
-    if (n >= 1 && n <= TXE_NUM_SDMA_ENGINES) return n;
-  }
-  return TXE_NUM_SDMA_ENGINES;
 }
 
-/** Cross-check the sdma_get_descq_cnt, sdma.c ring size against engine 0's SEND_DMA_LEN_GEN (SEND_DMA_* per-engine CSRs, chip_registers.h). */
-export function checkDescqCnt(u: FoundUnit, win: RegisterWindow | null): DescqCntCheck {
+/** SEND_DMA_ENGINES when the BAR answers; null otherwise. */
+function sendDmaEnginesOrNull(win: RegisterWindow | null, u: FoundUnit): number | null {
+  if (!win) return null;
+  try {
+    return readEngineCount(win, u.paths.resource0, chipModel(u.chip));
+  } catch {
+    return null; // all-ones: a sample says the device is gone
+  }
+}
+
+/** Cross-check the sdma_get_descq_cnt, sdma.c ring size against the first engine's SEND_DMA_LEN_GEN. */
+export function checkDescqCnt(u: FoundUnit, win: RegisterWindow | null, engine = 0): DescqCntCheck {
   if (!win) return { fromParam: u.descqCnt, fromLenGen: null, agree: null };
-  const fromLenGen = descqCntFromLenGen(readEngineCsrs(win, 0).lenGen);
+  const fromLenGen = descqCntFromLenGen(readEngineCsrs(win, engine, chipModel(u.chip)).lenGen);
   return { fromParam: u.descqCnt, fromLenGen, agree: fromLenGen === null ? null : fromLenGen === u.descqCnt };
 }
 
-/** Discover and probe every unit. */
+/** Discover and probe every unit: its engine set and flavour are decided here, once. */
 async function openUnits(
   sysroot: string,
   clock: Clock,
@@ -76,16 +83,20 @@ async function openUnits(
     const ctx = await readUnitContext(fs, u.paths);
     let win: RegisterWindow | null = null;
     try {
-      if (readable(sources, 'bar')) win = openSdmaWindow(u.paths.resource0);
-      const engines = await engineCount(fs, u, sources, win).catch(() => u.engineDirs || TXE_NUM_SDMA_ENGINES);
+      if (readable(sources, 'bar')) win = openSdmaWindow(u.paths.resource0, chipModel(u.chip));
+      const sdes = await sdesHeadersOrNull(fs, u, sources);
+      const set = engineSetOf(u, sdes, sendDmaEnginesOrNull(win, u));
+      const flavour = decideFlavour(u.flavourInputs, u.paths.params, sdes?.newLine ?? null, u.paths.sdes);
+      flavour.evidence.push(set.evidence);
       let check: DescqCntCheck = { fromParam: u.descqCnt, fromLenGen: null, agree: null };
       try {
-        check = checkDescqCnt(u, win);
+        check = checkDescqCnt(u, win, set.engineIds[0] ?? 0);
       } catch {
         // a device that reads all-ones has nothing to compare
       }
+      const all = [...u.warnings, ...warnings, ...ctx.warnings];
       out.push({
-        unit: new HwUnit(u, engines, sources, clock, fs, [...u.warnings, ...warnings, ...ctx.warnings], ctx.context, psmScan),
+        unit: new HwUnit(u, set.engineIds, flavour, sources, clock, fs, all, ctx.context, psmScan),
         check,
       });
     } finally {
@@ -95,7 +106,7 @@ async function openUnits(
   return out;
 }
 
-/** hfi1 units under the sysroot; empty when there are none. */
+/** hfi1 and hfi2 units under the sysroot; empty when there are none. */
 export async function findUnits(sysroot: string): Promise<UnitInfo[]> {
   return (await openUnits(sysroot, realClock, realFs)).map((u) => u.unit.info);
 }
@@ -123,7 +134,7 @@ export async function openHwBackend(opts: HwOptions): Promise<Backend> {
         const have = units.map((x) => x.info.name).join(', ') || 'none';
         throw new Hfi1SdmaError(
           'E_NO_DEVICE',
-          `no unit hfi1_${n} under ${opts.sysroot} (units: ${have}); run 'hfi1-sdma doctor'`,
+          `no unit ${n} (hfi1_${n} or hfi2_${n}) under ${opts.sysroot} (units: ${have}); run 'hfi1-sdma doctor'`,
         );
       }
       if (closed) throw new Hfi1SdmaError('E_INTERNAL', 'the backend is closed');

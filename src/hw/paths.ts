@@ -3,9 +3,13 @@ import { join } from 'node:path';
 
 /** Paths of one unit's sources. */
 export interface UnitPaths {
-  classDir: string; // sys/class/infiniband/hfi1_<u> (the hfi1 sysfs attributes, sysfs.c)
-  debugRoot: string; // sys/kernel/debug (the hfi1 debugfs tree, debugfs.c)
-  debugDir: string; // sys/kernel/debug/hfi1/hfi1_<u> (the hfi1 debugfs tree, debugfs.c)
+  /** The driving module: hfi1 or hfi2. */
+  module: HfiModule;
+  classDir: string; // sys/class/infiniband/hfi1_<u> or hfi2_<u> (the hfi1/hfi2 sysfs attributes, sysfs.c)
+  debugRoot: string; // sys/kernel/debug (the debugfs tree, debugfs.c)
+  debugDir: string; // sys/kernel/debug/<module>/<module>_<u> (hfi1_dbg_ibdev_init / hfi2_dbg_ibdev_init, debugfs.c)
+  hwResources: string; // sys/class/infiniband/hfi2_<u>/hw_resources (hfi2 sysfs.c: the engine window `sde a-b`)
+  sdmaCpuList: string; // debugfs sdma_cpu_list (sdma_seqfile_dump_cpu_list, sdma.c)
   sdes: string; // sdma_seqfile_dump_sde, sdma.c
   counterNames: string; // the debugfs counters, debugfs.c
   counters: string; // the debugfs counters, debugfs.c
@@ -13,10 +17,11 @@ export interface UnitPaths {
   interrupts: string; // proc/interrupts (/proc/interrupts)
   pciDir: string; // sys/bus/pci/devices/<bdf>
   resource0: string; // pci_mmap_resource, drivers/pci
-  params: string; // sys/module/hfi1/parameters (the hfi1 module parameters)
+  params: string; // sys/module/<module>/parameters (every hfi2 parameter is optional)
   lockdown: string; // sys/kernel/security/lockdown
   portDir: string; // sys/class/infiniband/hfi1_<u>/ports/1 (the RDMA core's port files)
-  moduleDir: string; // sys/module/hfi1 (version, srcversion)
+  moduleDir: string; // sys/module/<module> (version, srcversion)
+  driverLink: string; // the PCI device's driver link (its target's basename is the module bound to it)
   osrelease: string; // proc/sys/kernel/osrelease
   qpStats: string; // sys/kernel/debug/hfi1/hfi1_<u>/qp_stats (qp_iter_print, hfi1 qp.c)
   procDir: string; // proc (the processes: /proc/<pid>/fd, stack, syscall, comm)
@@ -34,14 +39,35 @@ export function pciDevicesDir(sysroot: string): string {
   return join(sysroot, 'sys/bus/pci/devices');
 }
 
-/** The paths of unit `name` (hfi1_<u>) at PCI address `pci` (empty when unknown). */
-export function unitPaths(sysroot: string, name: string, pci: string): UnitPaths {
+/** The kernel module of a unit name (`hfi1_<u>` or `hfi2_<u>`), or null for another RDMA device's name. */
+export function moduleOfName(name: string): HfiModule | null {
+  const m = /^(hfi[12])_(0|[1-9][0-9]{0,2})$/.exec(name);
+  return m ? (m[1] as HfiModule) : null;
+}
+
+/** The two kernel modules that drive an Omni-Path HFI: hfi1 (upstream or the Cornelis build) and hfi2. */
+export type HfiModule = 'hfi1' | 'hfi2';
+
+/**
+ * The paths of unit `name` at PCI address `pci` (empty when unknown), driven by `module` (the name's prefix by
+ * default): debugfs sys/kernel/debug/<module>/<name> and sys/module/<module> follow the module, not the name.
+ */
+export function unitPaths(
+  sysroot: string,
+  name: string,
+  pci: string,
+  module: HfiModule = moduleOfName(name) ?? 'hfi1',
+): UnitPaths {
   const classDir = join(infinibandDir(sysroot), name);
   const debugRoot = join(sysroot, 'sys/kernel/debug');
-  const debugDir = join(debugRoot, 'hfi1', name);
+  const debugDir = join(debugRoot, module, name);
   const pciDir = pci === '' ? join(classDir, 'device') : join(pciDevicesDir(sysroot), pci);
   return {
+    module,
     classDir,
+    hwResources: join(classDir, 'hw_resources'),
+    sdmaCpuList: join(debugDir, 'sdma_cpu_list'),
+    driverLink: join(pciDir, 'driver'),
     debugRoot,
     debugDir,
     sdes: join(debugDir, 'sdes'),
@@ -51,10 +77,10 @@ export function unitPaths(sysroot: string, name: string, pci: string): UnitPaths
     interrupts: join(sysroot, 'proc/interrupts'),
     pciDir,
     resource0: join(pciDir, 'resource0'),
-    params: join(sysroot, 'sys/module/hfi1/parameters'),
+    params: join(sysroot, `sys/module/${module}/parameters`),
     lockdown: join(sysroot, 'sys/kernel/security/lockdown'),
     portDir: join(classDir, 'ports/1'),
-    moduleDir: join(sysroot, 'sys/module/hfi1'),
+    moduleDir: join(sysroot, `sys/module/${module}`),
     osrelease: join(sysroot, 'proc/sys/kernel/osrelease'),
     qpStats: join(debugDir, 'qp_stats'),
     procDir: join(sysroot, 'proc'),

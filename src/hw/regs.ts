@@ -3,6 +3,15 @@
 import type { EngineCsrs } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import {
+  type ChipModel,
+  checkRegOffset,
+  chipModel,
+  type EngineReg,
+  engineBlockRange,
+  engineRegOffset,
+  memoryRegOffset,
+} from '../progress/chip.js';
+import {
   SDMA_CSR_BLOCK_SIZE,
   SDMA_CSR_BLOCK_START,
   SDMA_ENGINE_STRIDE,
@@ -23,6 +32,7 @@ import { isAllOnes } from '../progress/csr.js';
 import { openBarWindow, type RegisterWindow, type WindowSpec } from './bar.js';
 import { openFileWindow } from './bar-file.js';
 
+const WFR = chipModel('wfr');
 const TXE_BASE = 0x1800000; // the BAR0 map, chip_registers.h TXE region
 const SEND_DMA_ERR_STATUS = 0x1800060; // SEND_DMA device registers, chip_registers.h
 const SEND_DMA_ERR_MASK = 0x1800068; // SEND_DMA device registers, chip_registers.h
@@ -46,13 +56,45 @@ export const SDMA_WINDOW: WindowSpec = {
   ],
 };
 
+const PAGE = 4096;
+
+/**
+ * The window of a chip. WFR: SDMA_WINDOW. JKR (chip_registers_jkr.h): from the engines' blocks at 0x1A00000
+ * (stride 0x2000) to the page holding SEND_DMA_CFG_MEMORY, allowing only each engine's registers, SEND_DMA_ENGINES,
+ * SEND_DMA_MEM_SIZE and SEND_DMA_CFG_MEMORY of each engine. The JKR file must be the chip's whole 128 MiB BAR0.
+ */
+export function sdmaWindowFor(chip: ChipModel): WindowSpec {
+  if (chip.name === 'wfr') return SDMA_WINDOW;
+  const blocks = engineBlockRange(chip);
+  const memoryEnd = memoryRegOffset(chip, chip.numEngines);
+  const top = Math.max(blocks.end, memoryEnd, chip.sendDmaEngines + 8, chip.sendDmaMemSize + 8);
+  const start = blocks.start - (blocks.start % PAGE);
+  const end = Math.ceil(top / PAGE) * PAGE;
+  return {
+    start,
+    length: end - start,
+    minFileBytes: chip.bar0Size,
+    allowed: [
+      // Only the known registers of each engine's 0x2000 block: nothing else in it is read.
+      ...Array.from({ length: chip.numEngines }, (_, e): [number, number] => [
+        engineRegOffset(chip, 'ctrl', e),
+        engineRegOffset(chip, 'engErrClear', e) + 8,
+      ]),
+      [chip.sendDmaEngines, chip.sendDmaEngines + 8],
+      [chip.sendDmaMemSize, chip.sendDmaMemSize + 8],
+      [memoryRegOffset(chip, 0), memoryEnd],
+    ],
+  };
+}
+
 /**
  * The SDMA registers of a device's resource0, read-only: a live host's sysfs resource (a path
  * under /sys/) is mapped; a BAR image under any other sysroot (an emulated host, an unpacked
- * snapshot) is read with pread, which needs no FFI and cannot fault.
+ * snapshot) is read with pread, which needs no FFI and cannot fault. The layout is the chip's (WFR by default).
  */
-export function openSdmaWindow(resource0: string): RegisterWindow {
-  return resource0.startsWith('/sys/') ? openBarWindow(resource0, SDMA_WINDOW) : openFileWindow(resource0, SDMA_WINDOW);
+export function openSdmaWindow(resource0: string, chip: ChipModel = WFR): RegisterWindow {
+  const spec = sdmaWindowFor(chip);
+  return resource0.startsWith('/sys/') ? openBarWindow(resource0, spec) : openFileWindow(resource0, spec);
 }
 
 /** Per-engine register offset (SEND_DMA_* per-engine CSRs, chip_registers.h: base + 0x100 × engine). */
@@ -60,9 +102,9 @@ export function engineReg(base: number, engine: number): number {
   return base + SDMA_ENGINE_STRIDE * engine;
 }
 
-/** SEND_DMA_ENGINES (SEND_DMA device registers, chip_registers.h); E_DEVICE_GONE when it reads all-ones (the BAR0 map, chip_registers.h). */
-export function readEngineCount(win: RegisterWindow, path: string): number {
-  const v = win.read64(SEND_DMA_ENGINES);
+/** SEND_DMA_ENGINES of the chip (chip_registers.h, chip_registers_jkr.h); E_DEVICE_GONE when it reads all-ones. */
+export function readEngineCount(win: RegisterWindow, path: string, chip: ChipModel = WFR): number {
+  const v = win.read64(chip.sendDmaEngines);
   if (isAllOnes(v)) {
     throw new Hfi1SdmaError(
       'E_DEVICE_GONE',
@@ -72,8 +114,14 @@ export function readEngineCount(win: RegisterWindow, path: string): number {
   return Number(v & 0xffn);
 }
 
-/** The CSRs of one engine from the BAR (SEND_DMA_* per-engine CSRs, chip_registers.h). head_dma is host memory: null here. */
-export function readEngineCsrs(win: RegisterWindow, engine: number): EngineCsrs {
+/**
+ * The CSRs of one engine (an absolute index) from the BAR, at the chip's offsets (chip.ts): JKR's engine blocks
+ * are 0x2000 apart from 0x1A00000, its memory configuration is SEND_DMA_CFG_MEMORY, and it has no
+ * SEND_DMA_CHECK_SLID (read as 0, as sdma_seqfile_dump_sde prints SLC on a chip without it). head_dma is host
+ * memory: null here.
+ */
+export function readEngineCsrs(win: RegisterWindow, engine: number, chip: ChipModel = WFR): EngineCsrs {
+  if (chip.name !== 'wfr') return readChipCsrs(win, engine, chip);
   const o = SDMA_ENGINE_STRIDE * engine;
   return {
     ctrl: win.read64(SEND_DMA_CTRL + o),
@@ -87,6 +135,24 @@ export function readEngineCsrs(win: RegisterWindow, engine: number): EngineCsrs 
     reloadCnt: win.read64(SEND_DMA_RELOAD_CNT + o),
     checkSlid: win.read64(SEND_DMA_CHECK_SLID + o),
     descFetchedCnt: win.read64(SEND_DMA_DESC_FETCHED_CNT + o),
+  };
+}
+
+function readChipCsrs(win: RegisterWindow, engine: number, chip: ChipModel): EngineCsrs {
+  const at = (reg: EngineReg) => win.read64(engineRegOffset(chip, reg, engine));
+  const slid = checkRegOffset(chip, 'checkSlid', engine);
+  return {
+    ctrl: at('ctrl'),
+    status: at('status'),
+    errStatus: at('engErrStatus'),
+    hwTail: at('tail'),
+    hwHead: at('head'),
+    headDma: null,
+    memory: win.read64(memoryRegOffset(chip, engine)),
+    lenGen: at('lenGen'),
+    reloadCnt: at('reloadCnt'),
+    checkSlid: slid === null ? 0n : win.read64(slid),
+    descFetchedCnt: at('descFetchedCnt'),
   };
 }
 

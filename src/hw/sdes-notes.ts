@@ -29,11 +29,12 @@ export function noteSdes(log: WarningLog, file: string, dump: SdesDump): void {
 /** The error for a wanted engine with no usable record: the tear, or a record the file lacks. */
 export function missingRecord(file: string, dump: SdesDump, engine: number): ParseError {
   const torn = dump.torn;
-  if (torn && (torn.engine === engine || (torn.engine === null && engine >= dump.records.length))) return torn.error;
-  const n = dump.records.length;
+  const last = dump.records[dump.records.length - 1]?.header.engine;
+  if (torn && (torn.engine === engine || (torn.engine === null && (last === undefined || engine > last)))) return torn.error;
+  const first = dump.records[0]?.header.engine;
   const what =
-    n === 0
-      ? `the file is empty: it has no record for engine ${engine} (the driver lists every engine)`
-      : `no record for engine ${engine}: the file ends after engine ${n - 1} (the driver lists every engine)`;
+    first === undefined || last === undefined
+      ? `the file is empty: it has no record for engine ${engine} (the driver lists every engine of its window)`
+      : `no record for engine ${engine}: the file lists engines ${first} to ${last} (the driver lists every engine of its window)`;
   return new ParseError({ file, line: dump.lines + 1, column: 1, text: '' }, what);
 }

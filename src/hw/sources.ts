@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import type { SourceName, SourceStatus, SourceWarning } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
+import { chipModel } from '../progress/chip.js';
 import type { FoundUnit } from './discover.js';
 import { errnoCode, type HwFs, oddFileReason, readdirOrNull, readTextOrNull } from './fsio.js';
 import { hwCounterName } from './parse/counters.js';
@@ -61,14 +62,15 @@ async function debugfsStatus(fs: HwFs, u: FoundUnit, source: SourceName, files: 
     if (root === null || root.length === 0) {
       return { source, readable: false, path: file, reason: `debugfs is not mounted at ${u.paths.debugRoot}`, fix: MOUNT_FIX };
     }
-    const hfi1 = await readdirOrNull(fs, join(u.paths.debugRoot, 'hfi1'));
-    if (hfi1 === null) {
+    const mod = u.paths.module;
+    const moduleDir = await readdirOrNull(fs, join(u.paths.debugRoot, mod));
+    if (moduleDir === null) {
       return {
         source,
         readable: false,
         path: file,
-        reason: 'debugfs is mounted but has no hfi1 directory',
-        fix: 'load the hfi1 driver (modprobe hfi1); a kernel without CONFIG_DEBUG_FS has no sdes',
+        reason: `debugfs is mounted but has no ${mod} directory`,
+        fix: `load the ${mod} driver (modprobe ${mod}); a kernel without CONFIG_DEBUG_FS has no sdes`,
       };
     }
     return { source, readable: false, path: file, reason: `${code || 'cannot read'}: ${String((e as Error).message)}` };
@@ -81,7 +83,9 @@ async function hwCountersStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
   if (names === null) {
     return { source: 'hwCounters', readable: false, path: dir, reason: 'no hw_counters directory for this unit' };
   }
-  if (!names.some((n) => hwCounterName(n) === 'SDMAInt0')) {
+  // Any engine's SDMAInt<E>: a unit with an engine window (hfi2 SR-IOV) need not have engine 0.
+  const sdmaInt = names.find((n) => /^SDMAInt[0-9]{1,2}$/.test(hwCounterName(n)));
+  if (sdmaInt === undefined) {
     return {
       source: 'hwCounters',
       readable: false,
@@ -89,7 +93,7 @@ async function hwCountersStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
       reason: 'hw_counters lists no per-engine SDMA counters (SDMAInt0 …) on this kernel',
     };
   }
-  const first = join(dir, names.find((n) => hwCounterName(n) === 'SDMAInt0') as string);
+  const first = join(dir, sdmaInt);
   try {
     await fs.canRead(first);
     return { source: 'hwCounters', readable: true, path: dir };
@@ -141,7 +145,7 @@ async function interruptsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
     // Readable but malformed: each sample applies the one rule for malformed sources (unit.ts).
     return { source: 'interrupts', readable: true, path: file };
   }
-  if (![...vectors.keys()].some((k) => k.startsWith(`${u.unit}/`))) {
+  if (![...vectors.keys()].some((k) => k.startsWith(`${u.name}/`))) {
     return {
       source: 'interrupts',
       readable: false,
@@ -155,7 +159,7 @@ async function interruptsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
 async function barStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
   const file = u.paths.resource0;
   try {
-    openSdmaWindow(file).close();
+    openSdmaWindow(file, chipModel(u.chip)).close();
     return { source: 'bar', readable: true, path: file };
   } catch (e) {
     if (!isHfi1SdmaError(e)) throw e;
@@ -174,7 +178,7 @@ async function barStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
 }
 
 async function sysfsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
-  const dir = engineDir(u.paths, 0);
+  const dir = engineDir(u.paths, u.engineDirIds[0] ?? 0);
   if (u.engineDirs === 0) {
     return { source: 'sysfs', readable: false, path: dir, reason: 'no sdma<N> directories (kernels before v4.8)' };
   }

@@ -1,4 +1,4 @@
-// One live (or sysroot) hfi1 unit: samples merged from every readable source, and the ring.
+// One live (or sysroot) hfi1 or hfi2 unit: samples merged from every readable source, and the ring.
 //
 // One rule for a source that is present but cannot be used (malformed, not a regular file, larger
 // than it can be): it is left out, with a warning naming the file (and line), when another
@@ -15,13 +15,16 @@ import type {
   SourceWarning,
   Unit,
   UnitContext,
+  UnitFlavour,
   UnitInfo,
   WaitersSample,
 } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
+import { type ChipModel, chipModel } from '../progress/chip.js';
 import type { RegisterWindow } from './bar.js';
 import { readLinkState } from './context.js';
 import type { FoundUnit } from './discover.js';
+import { formatEngineIds } from './engines.js';
 import { type HwFs, readSource, sdesCapBytes } from './fsio.js';
 import { type EngineReads, mergeSample } from './merge.js';
 import { parseInterrupts, type SdmaVectorCounts, vectorKey } from './parse/interrupts.js';
@@ -48,10 +51,12 @@ export class HwUnit implements Unit {
   private window: RegisterWindow | null = null;
   private readonly log: WarningLog;
   private readonly waiting: UnitWaiters;
+  private readonly chip: ChipModel;
 
   constructor(
     private readonly found: FoundUnit,
-    engines: number,
+    engineIds: readonly number[],
+    flavour: UnitFlavour,
     sources: SourceStatus[],
     private readonly clock: Clock,
     private readonly fs: HwFs,
@@ -63,13 +68,14 @@ export class HwUnit implements Unit {
       unit: found.unit,
       name: found.name,
       pci: found.pci,
-      engines,
-      engineIds: Array.from({ length: engines }, (_, i) => i),
-      flavour: { module: 'hfi1', chip: 'wfr', driver: 'upstream', ports: 1, evidence: [] },
+      engines: engineIds.length,
+      engineIds: [...engineIds],
+      flavour,
       descqCnt: found.descqCnt,
       sources,
     };
     if (context) this.info.context = context;
+    this.chip = chipModel(flavour.chip);
     this.log = new WarningLog(warnings);
     this.waiting = new UnitWaiters(found, clock, fs, this.log, context?.kernelRelease ?? null, psmScan);
   }
@@ -93,10 +99,10 @@ export class HwUnit implements Unit {
   }
 
   private checkEngine(engine: number): void {
-    if (!Number.isInteger(engine) || engine < 0 || engine >= this.info.engines) {
+    if (!this.info.engineIds.includes(engine)) {
       throw new Hfi1SdmaError(
         'E_NO_ENGINE',
-        `${this.info.name} has engines 0 to ${this.info.engines - 1}; there is no engine ${engine}`,
+        `${this.info.name} has engines ${formatEngineIds(this.info.engineIds)}; there is no engine ${engine}`,
       );
     }
   }
@@ -144,7 +150,7 @@ export class HwUnit implements Unit {
 
   private windowOrNull(): RegisterWindow | null {
     if (!this.has('bar')) return null;
-    this.window ??= openSdmaWindow(this.found.paths.resource0);
+    this.window ??= openSdmaWindow(this.found.paths.resource0, this.chip);
     return this.window;
   }
 
@@ -213,8 +219,8 @@ export class HwUnit implements Unit {
     if (!win) return { csrs: list.map(() => null), gone: false };
     try {
       win.check();
-      readEngineCount(win, this.found.paths.resource0);
-      return { csrs: list.map((e) => readEngineCsrs(win, e)), gone: false };
+      readEngineCount(win, this.found.paths.resource0, this.chip);
+      return { csrs: list.map((e) => readEngineCsrs(win, e, this.chip)), gone: false };
     } catch (e) {
       if (!isHfi1SdmaError(e) || e.code !== 'E_DEVICE_GONE') throw e;
       this.log.add({ source: 'bar', path: this.found.paths.resource0, key: 'bar:gone', message: e.message });
@@ -223,7 +229,7 @@ export class HwUnit implements Unit {
   }
 
   async sample(engines?: readonly number[]): Promise<EngineSample[]> {
-    const list = engines ?? Array.from({ length: this.info.engines }, (_, i) => i);
+    const list = engines ?? this.info.engineIds;
     for (const e of list) this.checkEngine(e);
     if (!this.sampleSources().some((s) => s.readable)) throw this.noSource();
     const timeMs = this.clock.nowMs();
@@ -246,7 +252,7 @@ export class HwUnit implements Unit {
         barGone: bar.gone,
         counters: counters?.byEngine.get(engine) ?? null,
         countersFrom: counters?.from ?? null,
-        vectorCount: vectors?.get(vectorKey(this.info.unit, engine)) ?? null,
+        vectorCount: vectors?.get(vectorKey(this.info.unit, engine, this.info.flavour.module)) ?? null,
         vl: sys.vl,
         cpuList: sys.cpuList,
         sysfs: this.has('sysfs'),
@@ -268,7 +274,7 @@ export class HwUnit implements Unit {
     const file = this.found.paths.sdes;
     const dump = await this.readSdes();
     noteSdes(this.log, file, dump);
-    const rec = dump.records[engine];
+    const rec = dump.records.find((r) => r.header.engine === engine);
     if (!rec) throw missingRecord(file, dump, engine);
     return {
       unit: this.info.unit,
@@ -276,7 +282,7 @@ export class HwUnit implements Unit {
       descqCnt: this.info.descqCnt,
       head: rec.header.swHead,
       tail: rec.header.swTail,
-      descriptors: recordDescriptors(dump, rec),
+      descriptors: recordDescriptors(dump, rec, this.info.flavour.chip),
     };
   }
 

@@ -8,7 +8,7 @@ import type { WaiterVisibility } from '../backend.js';
 import { ParseError } from '../errors.js';
 import type { Waiter } from '../progress/waiters.js';
 import { errnoCode, type HwFs } from './fsio.js';
-import { hfi1DeviceUnit, psmVerdict } from './parse/proc-psm.js';
+import { deviceFdUnit, type PsmModule, psmVerdict } from './parse/proc-psm.js';
 import { ROOT_FIX } from './waiters-qp.js';
 import type { WarningLog } from './warnings.js';
 
@@ -50,6 +50,8 @@ export class PsmScanner {
     private readonly unit: number,
     private readonly log: WarningLog,
     private readonly opts: PsmScanOptions = {},
+    /** hfi2 writers hold an hfi2 SDMA handle and sleep in hfi2_user_sdma_process_request (proc-psm.ts). */
+    private readonly module: PsmModule = 'hfi1',
   ) {}
 
   /** True when the path is a symbolic link (it would lead outside the sysroot; /proc's pid and task dirs are not). */
@@ -77,7 +79,8 @@ export class PsmScanner {
       if (!NUMERIC.test(name)) continue;
       // readlink only: the link names the device, nothing is opened through it.
       const target = await this.fs.readlink(join(dir, 'fd', name)).catch(() => null);
-      if (target !== null && hfi1DeviceUnit(target) === this.unit) out.push({ fd: Number(name), target });
+      const unit = target === null ? null : deviceFdUnit(target, this.module);
+      if (target !== null && (unit === this.unit || unit === 'any')) out.push({ fd: Number(name), target });
     }
     return out;
   }
@@ -169,6 +172,8 @@ export class PsmScanner {
             syscall: seen(syscall),
             wchan: seen(wchan),
             dir,
+            module: this.module,
+            unit: this.unit,
           });
         } catch (e) {
           if (!(e instanceof ParseError)) throw e;

@@ -51,8 +51,8 @@ export async function qpStatsUnreadable(fs: HwFs, p: UnitPaths, e: unknown): Pro
     if (dir === null) {
       return {
         visible: false,
-        reason: `debugfs has no ${p.debugDir}: the hfi1 driver is not loaded or was built without debugfs`,
-        fix: 'load the hfi1 driver (modprobe hfi1) on a kernel with CONFIG_DEBUG_FS',
+        reason: `debugfs has no ${p.debugDir}: the ${p.module} driver is not loaded or was built without debugfs`,
+        fix: `load the ${p.module} driver (modprobe ${p.module}) on a kernel with CONFIG_DEBUG_FS`,
       };
     }
     return { visible: false, reason: `no qp_stats in ${p.debugDir}: this driver does not provide it` };

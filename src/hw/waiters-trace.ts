@@ -20,7 +20,7 @@ export const TRACE_ENABLE_FIX =
 export async function usdmaTraceStatus(fs: HwFs, p: UnitPaths): Promise<SourceStatus & { dir?: string }> {
   let why = 'tracefs is not mounted here (neither sys/kernel/tracing nor sys/kernel/debug/tracing has hfi1_tx events)';
   for (const dir of p.tracingDirs) {
-    const file = join(dir, 'events/hfi1_tx/hfi1_usdma_defer/enable');
+    const file = join(dir, `events/${p.module}_tx/${p.module}_usdma_defer/enable`); // hfi2: system hfi2_tx, events hfi2_*
     try {
       const on = Buffer.from(await fs.readFile(file, 64))
         .toString('latin1')
@@ -52,16 +52,16 @@ export async function usdmaTraceStatus(fs: HwFs, p: UnitPaths): Promise<SourceSt
 
 // `comm-pid [cpu] flags timestamp: event: [BDF] pq <addr> …` (the default trace output; the flags column is optional).
 const LINE =
-  /^\s*.+?-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[\d+\]\s+(?:[^\s:]+\s+)?\d+\.\d+: (hfi1_usdma_defer|hfi1_usdma_activate|hfi1_usdma_we): \[([^\]]+)\] pq [0-9a-f]+ (.*)$/;
+  /^\s*.+?-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[\d+\]\s+(?:[^\s:]+\s+)?\d+\.\d+: hfi[12]_(usdma_defer|usdma_activate|usdma_we): \[([^\]]+)\] pq [0-9a-f]+ (.*)$/;
 const DEFER_ENGINE = / engine (\d+) empty [01]$/;
 
 /** From the text of `trace`: the engine each writer thread of device `pci` last deferred on (hfi1_usdma_defer). */
 export function usdmaEngines(text: string, pci: string): Map<number, number> {
   const out = new Map<number, number>();
   for (const line of text.split('\n')) {
-    if (!line.includes('hfi1_usdma_defer')) continue;
+    if (!line.includes('_usdma_defer')) continue;
     const m = LINE.exec(line);
-    if (m?.[2] !== 'hfi1_usdma_defer' || (pci !== '' && m[3] !== pci)) continue;
+    if (m?.[2] !== 'usdma_defer' || (pci !== '' && m[3] !== pci)) continue;
     const e = DEFER_ENGINE.exec(` ${m[4]}`);
     if (e) out.set(Number(m[1]), Number(e[1]));
   }

@@ -31,7 +31,7 @@ export class UnitWaiters {
     private readonly kernelRelease: string | null,
     psmOpts: PsmScanOptions = {},
   ) {
-    this.psm = new PsmScanner(fs, found.paths.procDir, found.unit, log, psmOpts);
+    this.psm = new PsmScanner(fs, found.paths.procDir, found.unit, log, psmOpts, found.module);
   }
 
   /** The waiters now, with what can and cannot be seen. */

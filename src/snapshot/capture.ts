@@ -9,7 +9,6 @@ import type { Clock } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { openBarWindow } from '../hw/bar.js';
 import { discoverUnits, type FoundUnit } from '../hw/discover.js';
-import { SDMA_CSR_BLOCK_SIZE, SDMA_CSR_BLOCK_START } from '../progress/constants.js';
 import { ContextBudget, everyContextFiles, onceContextFiles } from './context.js';
 import {
   barBlockOf,
@@ -78,24 +77,28 @@ function filesUnder(dir: string): string[] {
   return names.map((n) => join(dir, n)).filter((p) => statSync(p, { throwIfNoEntry: false })?.isFile() === true);
 }
 
-/** The SDMA CSR block of a unit's BAR0, read through the read-only window. */
-function readBarBlock(resource0: string): Buffer {
+/** The SDMA CSR block of a unit's BAR0 (the chip's, barBlockOf), read through the read-only window. */
+function readBarBlock(resource0: string, at: { offset: number; length: number }): Buffer {
   // Checked first: opening a FIFO put in its place would block.
   if (statSync(resource0, { throwIfNoEntry: false })?.isFile() !== true) throw new Error('not a regular file');
-  const win = openBarWindow(resource0, { start: SDMA_CSR_BLOCK_START, length: SDMA_CSR_BLOCK_SIZE });
-  const block = new BigUint64Array(SDMA_CSR_BLOCK_SIZE / 8);
+  const win = openBarWindow(resource0, { start: at.offset, length: at.length });
+  const block = new BigUint64Array(at.length / 8);
   try {
-    for (let i = 0; i < block.length; i++) block[i] = win.read64(SDMA_CSR_BLOCK_START + i * 8);
+    for (let i = 0; i < block.length; i++) block[i] = win.read64(at.offset + i * 8);
   } finally {
     win.close();
   }
   return Buffer.from(block.buffer);
 }
 
-/** Files captured once: they do not change while the driver is loaded. */
-function onceFiles(sysroot: string, units: FoundUnit[]): string[] {
+/**
+ * Files captured once: they do not change while the driver is loaded. With them a replay decides the same
+ * flavour (flavour.ts): the PCI id, the module's parameters, hfi2's hw_resources.
+ */
+function onceFiles(_sysroot: string, units: FoundUnit[]): string[] {
   const out = units.flatMap((u) => ['vendor', 'device'].map((f) => join(u.paths.pciDir, f)));
-  out.push(...filesUnder(join(sysroot, 'sys/module/hfi1/parameters')));
+  for (const params of new Set(units.map((u) => u.paths.params))) out.push(...filesUnder(params));
+  out.push(...units.map((u) => u.paths.hwResources).filter((f) => statSync(f, { throwIfNoEntry: false })?.isFile() === true));
   return out;
 }
 
@@ -103,9 +106,12 @@ function onceFiles(sysroot: string, units: FoundUnit[]): string[] {
 function everyFiles(u: FoundUnit): string[] {
   const p = u.paths;
   const out: string[] = [];
-  for (let e = 0; e < u.engineDirs; e++) out.push(join(p.classDir, `sdma${e}`, 'vl'), join(p.classDir, `sdma${e}`, 'cpu_list'));
+  for (const e of u.engineDirIds) out.push(join(p.classDir, `sdma${e}`, 'vl'), join(p.classDir, `sdma${e}`, 'cpu_list'));
   out.push(...filesUnder(p.hwCounters));
-  out.push(p.sdes, p.counterNames, p.counters, join(p.debugDir, 'sdma_cpu_list'));
+  out.push(p.sdes, p.counterNames, p.counters, p.sdmaCpuList);
+  // The port counters (one port<n>counters per port) beside their names.
+  const portCounters = filesUnder(p.debugDir).filter((f) => /\/(?:port[1-9]counters|portcounter_names)$/.test(f));
+  out.push(...portCounters);
   return out;
 }
 
@@ -133,7 +139,7 @@ export async function captureSnapshot(
   if (units.length === 0) {
     throw new Hfi1SdmaError(
       'E_NO_DEVICE',
-      `no hfi1 unit under ${join(sysroot, 'sys/class/infiniband')}: nothing to capture; run 'hfi1-sdma doctor' (--backend emu captures the emulator's host instead)`,
+      `no hfi1 unit under ${join(sysroot, 'sys/class/infiniband')} (nor hfi2): nothing to capture; run 'hfi1-sdma doctor' (--backend emu captures the emulator's host instead)`,
     );
   }
   const m: ManifestV2 = {
@@ -143,7 +149,7 @@ export async function captureSnapshot(
     toolVersion: meta.toolVersion,
     sysroot,
     intervalMs: opts.intervalMs,
-    units: units.map((u) => ({ name: u.name, pci: u.pci })),
+    units: units.map((u) => (u.chip === 'jkr' ? { name: u.name, pci: u.pci, chip: 'jkr' } : { name: u.name, pci: u.pci })),
     once: [],
     instants: [],
   };
@@ -183,10 +189,10 @@ export async function captureSnapshot(
       for (const u of units) {
         for (const f of everyFiles(u)) await add(f, instant.sources);
         for (const f of everyContextFiles(u)) await add(f, instant.sources, true);
-        const block = barBlockOf({ name: u.name, pci: u.pci });
+        const block = barBlockOf(u.chip === 'jkr' ? { name: u.name, pci: u.pci, chip: 'jkr' } : { name: u.name, pci: u.pci });
         let data: Buffer | null = null;
         try {
-          data = readBarBlock(u.paths.resource0);
+          data = readBarBlock(u.paths.resource0, block);
         } catch (e) {
           instant.sources.push({ path: block.resource0, captured: false, reason: (e as Error).message });
         }

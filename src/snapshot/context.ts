@@ -1,5 +1,5 @@
 // The context a support engineer needs beside the SDMA files (what opacapture gathers), all
-// optional and read-only: the kernel and its command line, the hfi1 module, the adapter's PCI
+// optional and read-only: the kernel and its command line, the hfi1/hfi2 module, the adapter's PCI
 // identity and link, the RDMA core's device and port files, qp_stats, the kernel log.
 import { join } from 'node:path';
 import type { FoundUnit } from '../hw/discover.js';
@@ -26,12 +26,8 @@ export const PORT_FILES = ['state', 'phys_state', 'rate'] as const;
 
 /** Context files that do not change while the driver is loaded: captured with the first instant. */
 export function onceContextFiles(sysroot: string, units: readonly FoundUnit[]): string[] {
-  const out = [
-    join(sysroot, 'proc/sys/kernel/osrelease'),
-    join(sysroot, 'proc/cmdline'),
-    join(sysroot, 'sys/module/hfi1/version'),
-    join(sysroot, 'sys/module/hfi1/srcversion'),
-  ];
+  const out = [join(sysroot, 'proc/sys/kernel/osrelease'), join(sysroot, 'proc/cmdline')];
+  for (const dir of new Set(units.map((u) => u.paths.moduleDir))) out.push(join(dir, 'version'), join(dir, 'srcversion'));
   for (const u of units) {
     out.push(...PCI_IDENTITY.map((f) => join(u.paths.pciDir, f)));
     out.push(...DEVICE_IDENTITY.map((f) => join(u.paths.classDir, f)));
@@ -39,9 +35,11 @@ export function onceContextFiles(sysroot: string, units: readonly FoundUnit[]): 
   return out;
 }
 
-/** Context files of one unit captured at every instant: the port and debugfs qp_stats. */
+/** Context files of one unit captured at every instant: every port's link files and debugfs qp_stats. */
 export function everyContextFiles(u: FoundUnit): string[] {
-  return [...PORT_FILES.map((f) => join(u.paths.portDir, f)), join(u.paths.debugDir, 'qp_stats')];
+  const ports = u.flavourInputs.ports.filter((n) => /^[1-9][0-9]?$/.test(n));
+  const dirs = ports.length === 0 ? [u.paths.portDir] : ports.map((n) => join(u.paths.classDir, 'ports', n));
+  return [...dirs.flatMap((d) => PORT_FILES.map((f) => join(d, f))), join(u.paths.debugDir, 'qp_stats')];
 }
 
 /** The bytes the context files may still add; once spent, each further one is left out with why. */

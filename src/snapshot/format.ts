@@ -1,5 +1,7 @@
 // The snapshot format: the manifest stored as snapshot.json, where each file sits in the archive,
 // and the limits a snapshot must stay within. Types and small pure functions only.
+import { sdmaWindowFor } from '../hw/regs.js';
+import { chipModel } from '../progress/chip.js';
 import { SDMA_CSR_BLOCK_SIZE, SDMA_CSR_BLOCK_START } from '../progress/constants.js';
 
 export const MANIFEST = 'snapshot.json';
@@ -33,6 +35,8 @@ export interface BarBlock {
 export interface ManifestUnit {
   name: string;
   pci: string;
+  /** `jkr` for a CN5000 (its BAR block and 128 MiB resource0 are laid out for JKR); absent for WFR. */
+  chip?: 'jkr';
 }
 
 /** One recorded instant of a version-2 snapshot; its files sit under `instants/<index>/`. */
@@ -97,7 +101,7 @@ export const MAX_INTERVAL_MS = 600_000;
 export const MAX_SOURCE_BYTES = 64 * 1024 * 1024;
 
 /** Unit names and PCI addresses as the kernel spells them; nothing else becomes a path. */
-export const UNIT_NAME = /^hfi1_[0-9]{1,3}$/;
+export const UNIT_NAME = /^hfi[12]_[0-9]{1,3}$/;
 export const BDF = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/;
 
 /** Where instant `index` of a version-2 snapshot sits in the archive. */
@@ -113,7 +117,17 @@ export function pciDirOf(u: ManifestUnit): string {
 /** The BAR block record of a unit, as capture writes it and as reading requires it. */
 export function barBlockOf(u: ManifestUnit): BarBlock {
   const resource0 = `${pciDirOf(u)}/resource0`;
+  if (u.chip === 'jkr') {
+    // The JKR window: the engines' blocks at 0x1A00000 up to the page of SEND_DMA_CFG_MEMORY (regs.ts).
+    const w = sdmaWindowFor(chipModel('jkr'));
+    return { file: `${resource0}.sdma-csr`, resource0, offset: w.start, length: w.length };
+  }
   return { file: `${resource0}.sdma-csr`, resource0, offset: SDMA_CSR_BLOCK_START, length: SDMA_CSR_BLOCK_SIZE };
+}
+
+/** The size of a unit's rebuilt resource0: its chip's BAR0 (64 MiB WFR, 128 MiB JKR). */
+export function barBytesOf(u: ManifestUnit): number {
+  return chipModel(u.chip ?? 'wfr').bar0Size;
 }
 
 /**

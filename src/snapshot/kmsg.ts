@@ -51,7 +51,7 @@ export function hfi1Lines(records: Iterable<string>, capBytes = KMSG_KEEP_CAP_BY
   for (const r of records) {
     seen++;
     const line = kmsgRecordLine(r);
-    if (line === null || !line.includes('hfi1')) continue;
+    if (line === null || !/hfi[12]/.test(line)) continue; // hfi1_N: and hfi2_N: prefixes
     kept.push(line);
     bytes += line.length + 1;
     while (bytes > capBytes && head < kept.length) bytes -= (kept[head++] as string).length + 1;

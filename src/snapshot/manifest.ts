@@ -81,12 +81,13 @@ class ManifestChecker {
     return this.list(v, 'units', '{name, pci}', 64).map((raw, i) => {
       const o = this.object(raw, `units[${i}]`);
       const name = this.text(o.name, `units[${i}].name`);
-      if (!UNIT_NAME.test(name)) this.fail(`units[${i}].name`, 'must be hfi1_<N>', name);
+      if (!UNIT_NAME.test(name)) this.fail(`units[${i}].name`, 'must be hfi1_<N> or hfi2_<N>', name);
       const pci = this.text(o.pci, `units[${i}].pci`);
       if (pci !== '' && !BDF.test(pci)) this.fail(`units[${i}].pci`, 'must be a PCI address such as 0000:05:00.0, or ""', pci);
       if (seen.has(name)) this.fail(`units[${i}].name`, 'names a unit twice', name);
       seen.add(name);
-      return { name, pci };
+      if (o.chip !== undefined && o.chip !== 'jkr') this.fail(`units[${i}].chip`, "must be 'jkr' or absent (WFR)", o.chip);
+      return o.chip === 'jkr' ? { name, pci, chip: 'jkr' } : { name, pci };
     });
   }
 

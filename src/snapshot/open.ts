@@ -22,7 +22,7 @@ import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { BAR0_SIZE } from '../progress/constants.js';
 import { extractSnapshot } from './extract.js';
-import { DEFAULT_LIMITS, MANIFEST, type SnapshotLimits } from './format.js';
+import { barBlockOf, barBytesOf, DEFAULT_LIMITS, MANIFEST, type SnapshotLimits } from './format.js';
 import { checkManifest, type SnapshotPlan } from './manifest.js';
 
 /** A manifest of 100 instants of a few units is well under 1 MiB. */
@@ -113,11 +113,11 @@ class TreeBuilder {
     }
   }
 
-  /** A sparse 64 MiB resource0 holding the SDMA CSR block at its offset. */
-  resource0(rel: string, block: Buffer, offset: number): void {
+  /** A sparse resource0 of the chip's BAR0 size (64 MiB WFR, 128 MiB JKR) holding the SDMA CSR block at its offset. */
+  resource0(rel: string, block: Buffer, offset: number, sizeBytes = BAR0_SIZE): void {
     const fd = this.create(rel);
     try {
-      ftruncateSync(fd, BAR0_SIZE);
+      ftruncateSync(fd, sizeBytes);
       writeSync(fd, block, 0, block.length, offset);
     } catch (e) {
       throw this.writeError(e, rel);
@@ -157,7 +157,8 @@ function rebuild(b: TreeBuilder, plan: SnapshotPlan): void {
       if (data.length !== blk.length) {
         throw b.bad(prefixed(inst.dir, blk.file), `is ${data.length} bytes, the SDMA CSR block is ${blk.length}`);
       }
-      b.resource0(prefixed(inst.dir, blk.resource0), data, blk.offset);
+      const unit = plan.units.find((u) => barBlockOf(u).resource0 === blk.resource0);
+      b.resource0(prefixed(inst.dir, blk.resource0), data, blk.offset, unit ? barBytesOf(unit) : undefined);
     }
   }
   // Links last: until here nothing under the tree is a link, so no write above could follow one.

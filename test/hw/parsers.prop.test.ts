@@ -8,7 +8,7 @@ import { parseCapMask, parseCpuList, parseUintParam, parseVl } from '../../src/h
 import { STATE_NAMES } from '../../src/progress/state.js';
 import { fcParams } from '../support/runs.js';
 import { fixture, fixtureBytes } from './fixtures.js';
-import { descriptorLines, type GenDescriptor, headerLine, type Variant } from './render-sdes.js';
+import { descriptorLines, type GenDescriptor, headerLine, isNewLine, printedAddr, type Variant } from './render-sdes.js';
 
 /** Run `f`; anything thrown other than a ParseError fails the property. */
 function onlyParseError(f: () => unknown): void {
@@ -36,6 +36,9 @@ const descriptor: fc.Arbitrary<GenDescriptor> = fc.record({
   ahgMode: fc.integer({ min: 0, max: 7 }),
   qw0: u64,
   qw1: u64,
+  newLine: fc.boolean(),
+  newAhg: fc.boolean(),
+  wide: fc.integer({ min: 0, max: 31 }),
 });
 
 const descqCnt = fc.constantFrom(64, 128, 2048);
@@ -44,7 +47,9 @@ const descqCnt = fc.constantFrom(64, 128, 2048);
 const dump = fc
   .record({
     descqCnt,
-    variant: fc.constantFrom<Variant>('upstream', 'staging', 'cornelis'),
+    variant: fc.constantFrom<Variant>('upstream', 'staging', 'cornelis', 'mixed'),
+    /** The first engine of the window (an hfi2 SR-IOV function's need not be 0). */
+    first: fc.integer({ min: 0, max: 12 }),
     engines: fc.array(
       fc.record({
         head: u32,
@@ -74,12 +79,13 @@ const dump = fc
       { maxLength: 4 },
     ),
   })
-  .map(({ descqCnt, variant, engines }) => {
+  .map(({ descqCnt, variant, first, engines }) => {
     const mask = descqCnt - 1;
     let text = '';
     const headers: SdesHeader[] = [];
     const rings: GenDescriptor[][] = [];
-    engines.forEach((e, engine) => {
+    engines.forEach((e, k) => {
+      const engine = first + k;
       const ring = e.ring.slice(0, Math.min(e.count, mask));
       const descqHead = e.head;
       const descqTail = (e.head + ring.length) >>> 0;
@@ -99,7 +105,7 @@ const dump = fc
         text += descriptorLines((descqHead + k) & mask, d, variant);
       });
     });
-    return { descqCnt, variant, text, headers, rings };
+    return { descqCnt, variant, first, text, headers, rings };
   });
 
 describe('sdes properties (sdma_seqfile_dump_sde, sdma.c)', () => {
@@ -110,14 +116,31 @@ describe('sdes properties (sdma_seqfile_dump_sde, sdma.c)', () => {
     r.records.forEach((rec, i) => {
       const ring = recordDescriptors(r, rec);
       const want = d.rings[i] ?? [];
-      expect(ring.map((x) => [x.flags, x.addr, x.gen, x.len])).toEqual(want.map((w) => [w.flags, BigInt(w.addr), w.gen, w.len]));
+      expect(ring.map((x) => [x.flags, x.addr, x.gen, x.len])).toEqual(
+        want.map((w) => [w.flags, printedAddr(w, d.variant), w.gen, w.len]),
+      );
       ring.forEach((x, k) => {
         const w = want[k] as GenDescriptor;
         if (w.flags[2] === 'F') expect([x.ahgIdx, x.ahgMode]).toEqual([w.ahgIdx, w.ahgMode]);
-        if (d.variant === 'cornelis') expect([x.qw0, x.qw1]).toEqual([w.qw0, w.qw1]);
+        if (isNewLine(w, d.variant)) expect([x.qw0, x.qw1]).toEqual([w.qw0, w.qw1]);
+        else expect(x.qw0).toBeUndefined();
       });
     });
   });
+
+  test.prop([dump], fcParams(150, 3000))(
+    'the headers-only path counts every line variant and notes the same first newer line',
+    (d) => {
+      const full = parseSdes(d.text, { descqCnt: d.descqCnt });
+      const fast = parseSdes(d.text, { descqCnt: d.descqCnt, headersOnly: true });
+      expect(fast.records.map((x) => [x.header, x.count])).toEqual(full.records.map((x) => [x.header, x.count]));
+      expect(fast.newLine).toEqual(full.newLine);
+      const anyNew = d.rings.some((ring) => ring.some((w) => isNewLine(w, d.variant)));
+      expect(full.newLine !== null).toBe(
+        anyNew || (d.variant === 'mixed' && d.rings.some((r) => r.some((w) => w.flags[2] === 'F' && w.newAhg))),
+      );
+    },
+  );
 
   test.prop([dump, fc.nat()], fcParams(150, 3000))(
     'a cut anywhere keeps only whole records, and reports the cut one',
@@ -127,7 +150,7 @@ describe('sdes properties (sdma_seqfile_dump_sde, sdma.c)', () => {
       r.records.forEach((rec, i) => {
         expect(rec.header).toEqual(d.headers[i]);
       });
-      if (r.torn) expect(r.torn.engine === null || r.torn.engine === r.records.length).toBe(true);
+      if (r.torn) expect(r.torn.engine === null || r.torn.engine === d.first + r.records.length).toBe(true);
     },
   );
 

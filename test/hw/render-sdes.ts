@@ -11,9 +11,26 @@ export interface GenDescriptor {
   ahgMode: number;
   qw0: bigint;
   qw1: bigint;
+  /** In the `mixed` variant: this descriptor line and its AHG line in the newer (d0/d1, aidx) form. */
+  newLine?: boolean;
+  newAhg?: boolean;
+  /** Address bits 57:48, printed only on a newer line (a JKR address). */
+  wide?: number;
 }
 
-export type Variant = 'upstream' | 'staging' | 'cornelis';
+/** The variants: whole files of one form, or `mixed`, each line choosing its own form (the parser reads per line). */
+export type Variant = 'upstream' | 'staging' | 'cornelis' | 'mixed';
+
+/** The address a descriptor line prints: 58 bits on a newer line, 48 otherwise. */
+export function printedAddr(d: GenDescriptor, variant: Variant): bigint {
+  const wide = isNewLine(d, variant) ? BigInt(d.wide ?? 0) << 48n : 0n;
+  return wide + BigInt(d.addr);
+}
+
+/** Whether the descriptor's line is printed in the newer form. */
+export function isNewLine(d: GenDescriptor, variant: Variant): boolean {
+  return variant === 'cornelis' || (variant === 'mixed' && d.newLine === true);
+}
 
 const x = (v: bigint | number) => `0x${v.toString(16)}`;
 
@@ -25,11 +42,15 @@ export function headerLine(h: SdesHeader, variant: Variant): string {
 
 /** One descriptor line and, after a FIRST descriptor, its AHG line (sdma_seqfile_dump_sde, sdma.c). */
 export function descriptorLines(slot: number, d: GenDescriptor, variant: Variant): string {
-  const head = `\tdesc[${slot}]: flags:${d.flags} addr:0x${d.addr.toString(16).padStart(16, '0')} gen:${d.gen} len:${d.len}`;
+  const addr = printedAddr(d, variant);
+  const head = `\tdesc[${slot}]: flags:${d.flags} addr:0x${addr.toString(16).padStart(16, '0')} gen:${d.gen} len:${d.len}`;
   const first = d.flags[2] === 'F';
-  if (variant === 'cornelis') {
-    const line = `${head} d0:0x${d.qw0.toString(16).padStart(16, '0')} d1:0x${d.qw1.toString(16).padStart(16, '0')}\n`;
-    return first ? `${line}\t\taidx:${d.ahgIdx} amode:${d.ahgMode} alen:${d.ahgIdx + 1}\n` : line;
-  }
-  return first ? `${head} bytes\n\t\tahgidx: ${d.ahgIdx} ahgmode: ${d.ahgMode}\n` : `${head} bytes\n`;
+  const newAhg = variant === 'cornelis' || (variant === 'mixed' && d.newAhg === true);
+  const ahg = newAhg
+    ? `\t\taidx:${d.ahgIdx} amode:${d.ahgMode} alen:${d.ahgIdx + 1}\n`
+    : `\t\tahgidx: ${d.ahgIdx} ahgmode: ${d.ahgMode}\n`;
+  const line = isNewLine(d, variant)
+    ? `${head} d0:0x${d.qw0.toString(16).padStart(16, '0')} d1:0x${d.qw1.toString(16).padStart(16, '0')}\n`
+    : `${head} bytes\n`;
+  return first ? `${line}${ahg}` : line;
 }

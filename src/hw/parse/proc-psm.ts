@@ -1,5 +1,5 @@
 // What /proc shows of a PSM writer blocked in the user SDMA request (hfi1_user_sdma_process_request, user_sdma.c,
-// reached by a writev on /dev/hfi1_<N> through hfi1_write_iter, file_ops.c): its fd links, its kernel stack
+// reached by a writev on /dev/hfi1_<N> through hfi1_write_iter, file_ops.c; on hfi2 a writev on its SDMA handle): its fd links, its kernel stack
 // (proc_pid_stack, fs/proc/base.c), its syscall (proc_pid_syscall), its wchan (proc_pid_wchan) and comm.
 // Pure: each input is a file's text, or null when it is absent or unreadable (permission is modelled as absence).
 import { errorAt } from './text.js';
@@ -10,6 +10,31 @@ export const USER_SDMA_REQUEST_FN = 'hfi1_user_sdma_process_request';
 /** writev's number by architecture (arch/x86/entry/syscalls/syscall_64.tbl; the generic table of arm64). */
 export const WRITEV_NR: Readonly<Record<ProcArch, number>> = { x86_64: 20, aarch64: 66 };
 export type ProcArch = 'x86_64' | 'aarch64';
+
+/** The modules whose writers are looked for. */
+export type PsmModule = 'hfi1' | 'hfi2';
+
+/**
+ * The kernel function a blocked writer sleeps in, by module. hfi2 renames the exported hfi1 symbols with its own
+ * prefix; `hfi2_user_sdma_process_request` is that rename applied (a choice: its user_sdma.c is not public).
+ */
+export function userSdmaRequestFn(module: PsmModule): string {
+  return module === 'hfi2' ? 'hfi2_user_sdma_process_request' : USER_SDMA_REQUEST_FN;
+}
+
+/**
+ * Whether an fd link target is a user-SDMA handle of `module`: hfi1 `/dev/hfi1_<N>` (its unit N); hfi2 has no
+ * per-unit device: v2 hands out an anonymous `hfi2-sdma` file (shown as `anon_inode:hfi2-sdma`, the name
+ * anon_inode_getfd gives by convention: a choice), v1 and the March 2026 postings write on the uverbs fd
+ * (`/dev/infiniband/uverbs<N>`). Neither names the unit: the result is 'any' (the scanned unit is assumed; the
+ * kernel stack still has to show the hfi2 request). null when the target is not such a handle.
+ */
+export function deviceFdUnit(target: string, module: PsmModule): number | 'any' | null {
+  if (module === 'hfi1') return hfi1DeviceUnit(target);
+  return /^(?:anon_inode:\[?hfi2-sdma\]?|\/dev\/infiniband\/uverbs(0|[1-9][0-9]{0,2})(?: \(deleted\))?)$/.test(target)
+    ? 'any'
+    : null;
+}
 
 /** The unit of a `/dev/hfi1_<N>` link target (with the ` (deleted)` d_path adds for an unlinked node), or null. */
 export function hfi1DeviceUnit(target: string): number | null {
@@ -74,6 +99,10 @@ export interface PsmProcInput {
   arch?: ProcArch;
   /** The process directory, for messages (e.g. /proc/4711). */
   dir?: string;
+  /** The module whose writers are looked for (hfi1 by default). */
+  module?: PsmModule;
+  /** The unit scanned: an hfi2 handle does not name its unit, so it is taken to be this one. */
+  unit?: number;
 }
 
 /** The verdict: blocked in the user SDMA request on hfi1_<unit>, not blocked, or cannot tell (what is missing). */
@@ -95,13 +124,17 @@ export function psmVerdict(input: PsmProcInput): PsmVerdict {
   const command = input.comm === null ? null : input.comm.replace(/\n$/, '');
   const base = { pid: input.pid, command, units: [] as number[], evidence: [] as string[] };
   if (input.fds === null) return { ...base, blocked: null, missing: [`${dir}/fd`] };
+  const module = input.module ?? 'hfi1';
+  const fn = userSdmaRequestFn(module);
+  const handleName = module === 'hfi1' ? '/dev/hfi1_N' : 'hfi2 SDMA handle (anon_inode:hfi2-sdma, /dev/infiniband/uverbsN)';
   const hfi1 = input.fds.flatMap(({ fd, target }) => {
-    const unit = hfi1DeviceUnit(target);
-    return unit === null ? [] : [{ fd, unit }];
+    const found = deviceFdUnit(target, module);
+    if (found === null) return [];
+    return [{ fd, unit: found === 'any' ? (input.unit ?? null) : found, target }];
   });
-  base.units = [...new Set(hfi1.map((h) => h.unit))].sort((a, b) => a - b);
-  if (hfi1.length === 0) return { ...base, blocked: false, why: 'holds no /dev/hfi1_N open' };
-  base.evidence.push(...hfi1.map((h) => `fd ${h.fd} -> /dev/hfi1_${h.unit}`));
+  base.units = [...new Set(hfi1.flatMap((h) => (h.unit === null ? [] : [h.unit])))].sort((a, b) => a - b);
+  if (hfi1.length === 0) return { ...base, blocked: false, why: `holds no ${handleName} open` };
+  base.evidence.push(...hfi1.map((h) => `fd ${h.fd} -> ${h.target}`));
   let unit: number | null = base.units.length === 1 ? (base.units[0] as number) : null;
   let fd: number | null = hfi1.length === 1 ? (hfi1[0]?.fd ?? null) : null;
   const missing: string[] = [];
@@ -113,24 +146,28 @@ export function psmVerdict(input: PsmProcInput): PsmVerdict {
     if (sc.nr !== writev) return { ...base, blocked: false, why: `blocked in system call ${sc.nr}, not writev (${writev})` };
     const argFd = Number(sc.args[0] ?? -1n);
     const on = hfi1.find((h) => h.fd === argFd);
-    if (!on) return { ...base, blocked: false, why: `in writev on fd ${argFd}, which is not a /dev/hfi1_N` };
+    if (!on) return { ...base, blocked: false, why: `in writev on fd ${argFd}, which is not a ${handleName}` };
     base.evidence.push(`syscall: writev on fd ${argFd}`);
     unit = on.unit;
     fd = on.fd;
   }
   if (input.stack !== null) {
     const frames = parseProcStack(input.stack, `${dir}/stack`);
-    const top = frames.find((f) => f.module === 'hfi1' || f.symbol?.startsWith('hfi1_'));
-    if (top?.symbol === USER_SDMA_REQUEST_FN) {
-      base.evidence.push(`stack: ${USER_SDMA_REQUEST_FN}+0x${(top.offset ?? 0).toString(16)}`);
+    const top = frames.find((f) => f.module === module || f.symbol?.startsWith(`${module}_`));
+    if (top?.symbol === fn) {
+      base.evidence.push(`stack: ${fn}+0x${(top.offset ?? 0).toString(16)}`);
       return { ...base, blocked: true, unit, fd };
     }
-    return { ...base, blocked: false, why: top ? `the top hfi1 frame is ${top.symbol}` : 'no hfi1 frame on the kernel stack' };
+    return {
+      ...base,
+      blocked: false,
+      why: top ? `the top ${module} frame is ${top.symbol}` : `no ${module} frame on the kernel stack`,
+    };
   }
   missing.push(`${dir}/stack`);
   const wchan = input.wchan?.trim() ?? null;
   if (wchan === null) missing.push(`${dir}/wchan`);
-  else if (wchan === USER_SDMA_REQUEST_FN) {
+  else if (wchan === fn) {
     base.evidence.push(`wchan: ${wchan}`);
     return { ...base, blocked: true, unit, fd };
   } else if (wchan !== '0' && wchan !== '') return { ...base, blocked: false, why: `sleeping in ${wchan}` };

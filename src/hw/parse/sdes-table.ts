@@ -22,12 +22,13 @@ const FLAG_CHARS = [
   'IHFL',
 ];
 
-/** Growable columns: slot, flags (I=8 H=4 F=2 L=1), addr (48 bits as hi16/lo32), gen, len, AHG, raw qwords. */
+/** Growable columns: slot, flags (I=8 H=4 F=2 L=1), addr (up to 58 bits as hi/lo32), gen, len, AHG, raw qwords. */
 export class DescriptorTable {
   length = 0;
   slot: Uint16Array;
   flags: Uint8Array;
-  addrHi: Uint16Array;
+  /** PHY_ADDR bits 57:32 (16 on WFR, 26 on JKR). */
+  addrHi: Uint32Array;
   addrLo: Uint32Array;
   gen: Uint8Array;
   len: Uint16Array;
@@ -41,7 +42,7 @@ export class DescriptorTable {
   constructor(capacity: number) {
     this.slot = new Uint16Array(capacity);
     this.flags = new Uint8Array(capacity);
-    this.addrHi = new Uint16Array(capacity);
+    this.addrHi = new Uint32Array(capacity);
     this.addrLo = new Uint32Array(capacity);
     this.gen = new Uint8Array(capacity);
     this.len = new Uint16Array(capacity);
@@ -82,7 +83,7 @@ export class DescriptorTable {
     this.hasQwords[i] = 1;
   }
 
-  /** PHY_ADDR of row i as a number (48 bits are exact in a double). */
+  /** PHY_ADDR of row i as a number (exact below 2^53: every WFR address; a JKR one may round, get() is exact). */
   addr(i: number): number {
     return (this.addrHi[i] ?? 0) * TWO_32 + (this.addrLo[i] ?? 0);
   }
@@ -93,7 +94,7 @@ export class DescriptorTable {
     const d: RingDescriptor = {
       slot: this.slot[i] ?? 0,
       flags: FLAG_CHARS[f] ?? '----',
-      addr: BigInt(this.addr(i)),
+      addr: (BigInt(this.addrHi[i] ?? 0) << 32n) | BigInt(this.addrLo[i] ?? 0),
       gen: this.gen[i] ?? 0,
       len: this.len[i] ?? 0,
     };
@@ -120,7 +121,7 @@ export class DescriptorTable {
     };
     this.slot = g(this.slot, (n) => new Uint16Array(n));
     this.flags = g(this.flags, (n) => new Uint8Array(n));
-    this.addrHi = g(this.addrHi, (n) => new Uint16Array(n));
+    this.addrHi = g(this.addrHi, (n) => new Uint32Array(n));
     this.addrLo = g(this.addrLo, (n) => new Uint32Array(n));
     this.gen = g(this.gen, (n) => new Uint8Array(n));
     this.len = g(this.len, (n) => new Uint16Array(n));

@@ -4,7 +4,9 @@
 // Descriptor lines are scanned byte by byte into typed arrays; validation happens in that scan.
 import type { RingDescriptor } from '../../backend.js';
 import type { ParseError } from '../../errors.js';
+import type { ChipName } from '../../progress/chip.js';
 import { SDMA_DESCQ_CNT_DEFAULT, TXE_NUM_SDMA_ENGINES } from '../../progress/constants.js';
+import { decodeFor } from '../../progress/descriptor-chip.js';
 import { isValidDescqCnt } from '../../progress/ring.js';
 import { fastLines, type ScanState } from './sdes-fast.js';
 import { isHeaderFailure, parseSdesHeader, type SdesHeader } from './sdes-header.js';
@@ -70,6 +72,17 @@ export interface SdesDump {
   trailing: { line: number; text: string; count: number } | null;
   /** Lines scanned (complete or not). */
   lines: number;
+  /**
+   * The first line of the newer form (a descriptor line with d0/d1, an `aidx:` AHG line), or null: the Cornelis
+   * hfi1 build and hfi2 print them (sdma_seqfile_dump_sde of their sdma.c). Each line's form is read on its own.
+   */
+  newLine: NewSdesLine | null;
+}
+
+/** A line of the newer sdes form: its number and whether it is a descriptor or an AHG line. */
+export interface NewSdesLine {
+  line: number;
+  kind: 'descriptor' | 'ahg';
 }
 
 /** Options: the file name for messages and the ring size (sdma_get_descq_cnt, sdma.c) that bounds slots. */
@@ -83,6 +96,9 @@ export interface SdesOptions {
    */
   headersOnly?: boolean;
 }
+
+/** The high half of a 58-bit JKR PHY_ADDR (bits 57:32). */
+const JKR_ADDR_HI_MAX = 0x3ff_ffff;
 
 class Fail {
   constructor(
@@ -154,8 +170,21 @@ class Scanner implements ScanState {
     this.table = new DescriptorTable(headersOnly ? 16 : Math.max(16, Math.ceil(buf.length / 64)));
   }
 
+  newLine: NewSdesLine | null = null;
+
   result(torn: SdesTorn | null): SdesDump {
-    return { records: this.records, descriptors: this.table, torn, trailing: this.trailing, lines: this.line - 1 };
+    return {
+      records: this.records,
+      descriptors: this.table,
+      torn,
+      trailing: this.trailing,
+      lines: this.line - 1,
+      newLine: this.newLine,
+    };
+  }
+
+  private sawNew(kind: NewSdesLine['kind']): void {
+    this.newLine ??= { line: this.line, kind };
   }
 
   run(): void {
@@ -187,9 +216,20 @@ class Scanner implements ScanState {
   private skipLine(p: number): number {
     const rec = this.open;
     if (!rec) throw new Fail(p, 'a descriptor line before the first header');
-    const eol = this.buf.indexOf(NL, p);
+    const buf = this.buf;
+    const eol = buf.indexOf(NL, p);
     if (eol === -1) throw new Fail(p, 'the descriptor line has no newline: the read was cut short');
-    if (this.buf[p + 1] !== TAB) {
+    if (this.newLine === null) {
+      // Which form the line has, for the driver build (flavour.ts); only until the first newer line.
+      if (buf[p + 1] === TAB) {
+        if (matchAt(buf, p, LIT_AIDX)) this.sawNew('ahg');
+      } else {
+        let at = p;
+        while (at < eol && !matchAt(buf, at, LIT_D0)) at++;
+        if (at < eol) this.sawNew('descriptor');
+      }
+    }
+    if (buf[p + 1] !== TAB) {
       if (rec.count >= this.expected) {
         throw new Fail(
           p,
@@ -223,15 +263,25 @@ class Scanner implements ScanState {
     const text = Buffer.from(buf.buffer, buf.byteOffset + p, eol - p).toString('latin1');
     const h = parseSdesHeader(text);
     if (isHeaderFailure(h)) throw new Fail(p + h.column - 1, h.what);
-    const want = this.records.length;
-    if (want >= TXE_NUM_SDMA_ENGINES) {
+    // Records come for the engines of the unit's window (first_sdma_engine..last_sdma_engine, absolute indexes), in
+    // order: the first may be any engine of the chip, each next one the engine after it.
+    const prevEngine = (prev ?? this.records[this.records.length - 1])?.header.engine;
+    if (prevEngine !== undefined && prevEngine + 1 >= TXE_NUM_SDMA_ENGINES) {
       throw new Fail(
         p,
-        `a record for a ${want + 1}th engine, but the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (0 to ${TXE_NUM_SDMA_ENGINES - 1})`,
+        `a record for a ${prevEngine + 2}th engine, but the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (0 to ${TXE_NUM_SDMA_ENGINES - 1})`,
         true,
       );
     }
-    if (h.engine !== want) throw new Fail(p + 4, `expected the record of engine ${want} here, got SDE ${h.engine}`);
+    if (prevEngine !== undefined && h.engine !== prevEngine + 1) {
+      throw new Fail(p + 4, `expected the record of engine ${prevEngine + 1} here, got SDE ${h.engine}`);
+    }
+    if (h.engine >= TXE_NUM_SDMA_ENGINES) {
+      throw new Fail(
+        p + 4,
+        `SDE ${h.engine}: the chip has ${TXE_NUM_SDMA_ENGINES} SDMA engines (0 to ${TXE_NUM_SDMA_ENGINES - 1})`,
+      );
+    }
     if (h.swTail > this.mask || h.swHead > this.mask) {
       throw new Fail(
         p,
@@ -290,10 +340,11 @@ class Scanner implements ScanState {
     p += 4;
     if (!matchAt(buf, p, LIT_ADDR)) throw new Fail(p, "expected ' addr:0x'");
     p += 8;
+    const addrAt = p;
     const addrHi = hex8(buf, p);
     const addrLo = hex8(buf, p + 8);
     if (addrHi < 0 || addrLo < 0) throw new Fail(p, 'addr must be exactly 16 hex digits (0x%016llx)');
-    if (addrHi > 0xffff) throw new Fail(p, 'addr has bits above 47: PHY_ADDR is 48 bits');
+    if (addrHi > JKR_ADDR_HI_MAX) throw new Fail(p, 'addr has bits above 57: PHY_ADDR is 48 bits (WFR) or 58 (JKR)');
     p += 16;
     if (!matchAt(buf, p, LIT_GEN)) throw new Fail(p, "expected ' gen:'");
     p += 5;
@@ -313,9 +364,12 @@ class Scanner implements ScanState {
     }
     const row = this.table.push(slot, flags, addrHi, addrLo, gen, len);
     if (buf[p + 1] === 98 /* b */) {
+      // The upstream line: the address was decoded from a WFR descriptor (48 bits).
+      if (addrHi > 0xffff) throw new Fail(addrAt, 'addr has bits above 47: PHY_ADDR is 48 bits');
       if (!matchAt(buf, p, LIT_BYTES)) throw new Fail(p, "expected ' bytes' and the end of the line");
       p += 7;
     } else {
+      this.sawNew('descriptor');
       if (!matchAt(buf, p, LIT_D0)) throw new Fail(p, "expected ' bytes' or ' d0:0x'");
       p += 6;
       const a = hex8(buf, p);
@@ -352,6 +406,7 @@ class Scanner implements ScanState {
       [mode, p] = dec(buf, p + LIT_AHGMODE.length, 7);
       if (mode < 0) throw new Fail(p, 'ahgmode must be 0 to 7 (HEADER_MODE)');
     } else if (matchAt(buf, p0, LIT_AIDX)) {
+      this.sawNew('ahg');
       [idx, p] = dec(buf, p0 + LIT_AIDX.length, 31);
       if (idx < 0) throw new Fail(p, 'aidx must be 0 to 31 (HEADER_INDEX)');
       if (!matchAt(buf, p, LIT_AMODE)) throw new Fail(p, "expected ' amode:'");
@@ -370,9 +425,23 @@ class Scanner implements ScanState {
   }
 }
 
-/** The descriptors of one record as RingDescriptor objects (sdma_seqfile_dump_sde, sdma.c; with qw0/qw1 in the d0/d1 variant). */
-export function recordDescriptors(dump: SdesDump, record: SdesRecord): RingDescriptor[] {
+/**
+ * The descriptors of one record as RingDescriptor objects (sdma_seqfile_dump_sde, sdma.c; with qw0/qw1 in the
+ * d0/d1 variant). Given the chip, a row that carries its raw qwords is decoded from them with the chip's codec
+ * (descriptor-chip.ts: FIRST, LAST and BYTE_COUNT in qw1 on JKR), which the printed fields only summarise.
+ */
+export function recordDescriptors(dump: SdesDump, record: SdesRecord, chip?: ChipName): RingDescriptor[] {
   const out: RingDescriptor[] = [];
-  for (let i = record.first; i < record.first + record.count; i++) out.push(dump.descriptors.get(i));
+  for (let i = record.first; i < record.first + record.count; i++) {
+    const d = dump.descriptors.get(i);
+    out.push(chip !== undefined && d.qw0 !== undefined && d.qw1 !== undefined ? fromQwords(d, chip) : d);
+  }
   return out;
+}
+
+/** A printed row re-read from its raw qwords by the chip's codec; the slot and the AHG line stay as printed. */
+function fromQwords(d: RingDescriptor, chip: ChipName): RingDescriptor {
+  const f = decodeFor(chip, d.qw0 as bigint, d.qw1 as bigint);
+  const flags = `${f.intReq ? 'I' : '-'}${f.headToHost ? 'H' : '-'}${f.first ? 'F' : '-'}${f.last ? 'L' : '-'}`;
+  return { ...d, flags, addr: f.addr, gen: f.gen, len: f.len };
 }

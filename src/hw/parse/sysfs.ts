@@ -8,13 +8,36 @@ function oneLine(text: string, file: string, what: string): string {
   return text.slice(0, -1);
 }
 
-/** sdma<N>/vl (sdma<N>/vl and cpu_list, sysfs.c): `%d\n`, the VL the engine serves (0–7 in use; any int accepted). */
-export function parseVl(text: string, file = 'vl'): number {
-  const s = oneLine(text, file, 'a VL number');
-  if (!/^-?(0|[1-9][0-9]{0,9})$/.test(s)) {
-    throw new ParseError({ file, line: 1, column: 1, text: s }, 'expected the VL as a decimal (%d)');
+/**
+ * sdma<E>/vl, one VL per port: hfi1 prints `%d\n` (vl_show, sysfs.c); hfi2 prints one value per port joined by
+ * commas with no newline (`0,0` on two ports; its vl_show loops over the ports). Both are accepted, each with or
+ * without the newline. A port whose VL map does not use the engine shows -1 (a choice: the value is not settled).
+ */
+export function parseVlPorts(text: string, file = 'vl'): number[] {
+  const s = text.endsWith('\n') ? text.slice(0, -1) : text;
+  if (s.includes('\n')) {
+    throw new ParseError({ file, line: 1, column: 1, text: text.split('\n')[0] ?? '' }, 'expected the VL on one line');
   }
-  return Number(s);
+  const out: number[] = [];
+  let col = 1;
+  for (const part of s.split(',')) {
+    if (!/^-?(0|[1-9][0-9]{0,9})$/.test(part) || out.length >= 8) {
+      throw new ParseError(
+        { file, line: 1, column: col, text: s },
+        'expected the VL as a decimal (%d), or one per port joined by commas (0,0)',
+      );
+    }
+    out.push(Number(part));
+    col += part.length + 1;
+  }
+  return out;
+}
+
+/** The VL an engine serves (sdma<E>/vl): the first port's that maps it; one value as printed; null when no port maps it. */
+export function parseVl(text: string, file = 'vl'): number | null {
+  const vls = parseVlPorts(text, file);
+  if (vls.length === 1) return vls[0] as number;
+  return vls.find((v) => v >= 0) ?? null;
 }
 
 /** A parsed cpu_list: the text as printed and the CPUs it names. */

@@ -1,0 +1,78 @@
+// Waiters of an hfi2 unit: qp_stats under debugfs hfi2/, PSM writers on an hfi2 SDMA handle sleeping in
+// hfi2_user_sdma_process_request, and their engine from the hfi2_tx usdma events (an absolute index).
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { WaitersSample } from '../../src/backend.js';
+import { openHwBackend } from '../../src/hw/index.js';
+import { fixture } from './fixtures.js';
+import { JKR_BDF, writeHfi2Tree } from './hfi2-tree.js';
+
+const base = mkdtempSync(join(tmpdir(), 'hfi2-waiters-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+let n = 0;
+const fresh = () => join(base, String(n++));
+
+function put(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+const HFI2_STACK = fixture('proc/psm/stack-blocked').replaceAll('hfi1_', 'hfi2_').replaceAll('[hfi1]', '[hfi2]');
+
+/** A writer blocked in writev on fd 11, which links to `target`. */
+function writer(root: string, pid: number, target: string, stack = HFI2_STACK): void {
+  const dir = join(root, 'proc', String(pid));
+  mkdirSync(join(dir, 'fd'), { recursive: true });
+  symlinkSync(target, join(dir, 'fd', '11'));
+  put(join(dir, 'stack'), stack);
+  put(join(dir, 'syscall'), fixture('proc/psm/syscall-writev'));
+  put(join(dir, 'comm'), 'mpi_app\n');
+  put(join(dir, 'wchan'), '0');
+}
+
+describe('waiters on hfi2', () => {
+  it('finds writers on anon_inode:hfi2-sdma and on a uverbs fd; not an hfi1 device, not an hfi1 stack', async () => {
+    const root = fresh();
+    writeHfi2Tree(root);
+    writer(root, 4711, 'anon_inode:hfi2-sdma');
+    writer(root, 4712, '/dev/infiniband/uverbs0');
+    writer(root, 4713, '/dev/hfi1_0');
+    writer(root, 4714, 'anon_inode:hfi2-sdma', fixture('proc/psm/stack-blocked'));
+    mkdirSync(join(root, 'proc/1/fd'), { recursive: true });
+    const b = await openHwBackend({ sysroot: root, clock: { nowMs: () => 0 } });
+    try {
+      const u = await b.unit(0);
+      expect(u.info?.sources.find((s) => s.source === 'qpStats')).toMatchObject({
+        readable: true,
+        path: join(root, 'sys/kernel/debug/hfi2/hfi2_0/qp_stats'),
+      });
+      const s = (await u.waiters?.()) as WaitersSample;
+      const psm = s.waiters.filter((w) => w.kind === 'psm').map((w) => (w.kind === 'psm' ? w.pid : 0));
+      expect(psm.sort()).toEqual([4711, 4712]);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('takes a writer engine from hfi2_tx hfi2_usdma_defer, absolute', async () => {
+    const root = fresh();
+    writeHfi2Tree(root);
+    writer(root, 4711, 'anon_inode:hfi2-sdma');
+    mkdirSync(join(root, 'proc/1/fd'), { recursive: true });
+    const tracing = join(root, 'sys/kernel/tracing');
+    put(join(tracing, 'events/hfi2_tx/hfi2_usdma_defer/enable'), '1\n');
+    put(
+      join(tracing, 'trace'),
+      `         mpi_app-4711    [003] .....  1234.500000: hfi2_usdma_defer: [${JKR_BDF}] pq ffff9a0011223344 sde ffff9a0055667788 wait ffff9a0011223350 engine 13 empty 1\n`,
+    );
+    const b = await openHwBackend({ sysroot: root, clock: { nowMs: () => 0 } });
+    try {
+      const s = (await (await b.unit(0)).waiters?.()) as WaitersSample;
+      expect(s.waiters.find((w) => w.kind === 'psm')).toMatchObject({ pid: 4711, engine: 13 });
+    } finally {
+      await b.close();
+    }
+  });
+});
