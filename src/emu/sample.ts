@@ -107,7 +107,7 @@ export function sampleEngine(u: EmuUnit, e: Engine, asKernelPrints = false): Eng
   const c = e.chip;
   const gone = u.host.gone;
   const r = (base: number) => readCsr(c, gone, base);
-  const vl = u.vlMap.engineToVl[e.idx] ?? -1;
+  const vl = u.vlMap.engineToVl[e.pos] ?? -1;
   const hideRegisters = gone && !asKernelPrints;
   return {
     unit: u.info.unit,

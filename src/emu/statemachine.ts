@@ -60,8 +60,9 @@ export function processEvent(e: Engine, event: EventName, locked = false): void 
       e.previousState = e.state;
       e.state = r.to;
       const ctrl = ctrlOnEntry(r.to);
-      e.pSendDmaCtrl = Number(ctrl.shadow);
-      e.chip.writeCtrl(Number(ctrl.written));
+      const extra = e.host.cfg.extraCtrl; // JKR threshold / single-descriptor bits (0 on WFR)
+      e.pSendDmaCtrl = Number(ctrl.shadow) | extra;
+      e.chip.writeCtrl(Number(ctrl.written) | extra);
     }
     if (r.actions.includes('progress-after')) makeProgress(e, 0, false);
   }
