@@ -50,6 +50,8 @@ export class Engine {
   /** Set while a flush-worker run is queued. */
   flushQueued = false;
   haltWaitStartNs = 0;
+  /** hw clean-up polls so far (hfi2 gives up after 100). */
+  cleanPolls = 0;
   chip!: Chip;
 
   /**
