@@ -175,7 +175,9 @@ export function checkLostWakeups(u: EmuUnit): number {
     const free = e.freecnt();
     for (const w of e.dmawait) {
       if (!w.hasWakeup) continue;
-      if (harvestNeed(w) <= free && !w.lostReported) {
+      // A sender woken by the last retirement and not yet run takes the room first (sdma_desc_avail hands out the
+      // free count in list order: with pad descriptors one request may take all of it); the next retirement wakes w.
+      if (harvestNeed(w) <= free && !w.lostReported && !u.senders.some((s) => s.wokenPending && s.engine === e)) {
         w.lostReported = true;
         lost++;
         u.host.stats.lostWakeups++;

@@ -37,6 +37,8 @@ export class Sender implements WaitClient, TxOwner {
   stopped = false;
   /** Submit without pacing or window until the ring is short (fault `lost-wakeup` fills the ring this way). */
   burst = false;
+  /** Woken from dmawait and not yet run: it will take the room it was woken for. */
+  wokenPending = false;
   /** Its place among the unit's PSM writers (its command is mpi_rank_<rank>). */
   rank = 0;
   private runScheduled = false;
@@ -108,6 +110,7 @@ export class Sender implements WaitClient, TxOwner {
   /** The send engine: submit until the window is full, the ring is short, or the budget is spent. */
   run(): void {
     this.runScheduled = false;
+    this.wokenPending = false;
     if (this.asleep || this.stopped) return;
     const now = this.host.sched.nowNs;
     const window = this.burst ? Number.POSITIVE_INFINITY : this.spec.window;
@@ -192,6 +195,7 @@ export class Sender implements WaitClient, TxOwner {
 
   wakeup(_w: IoWait, _flushed: boolean): void {
     this.asleep = false;
+    this.wokenPending = true;
     this.token++;
     this.schedule(WAKE_LATENCY_NS);
   }
