@@ -15,6 +15,7 @@ import { decodeSlot, errorDumpLines } from './ring-lines.js';
 const HALT_WAIT_LIMIT_NS = 10_000_000; // the event names, sdma.c: halt-wait gives up after 10 ms
 const HW_CLEAN_POLL_NS = 10_000; // the event names, sdma.c: 10 µs steps
 const SW_CLEAN_DELAY_NS = 3_000;
+const ENG_ERR_COR_MASK = 0xf8_0000; // SEND_DMA_ENG_ERR_STATUS bits 19-23, the correctable (…CorErr) ones
 const HFI2_CLEAN_POLLS = 100; // hfi2's hw clean-up work: 100 × 10 µs
 /** Descriptors from the head the cornelis/hfi2 error dump shows here (a choice: the log stays readable). */
 export const ERROR_DUMP_DESCRIPTORS = 16;
@@ -134,7 +135,9 @@ export function engineError(e: Engine, status: number): void {
   const halts = (BigInt(status) & SDMA_ENG_ERR_HALT_MASK) !== 0n;
   e.host.log.write(e.host.sched.nowNs, LogKind.engineError, e.idx, status, halts ? 1 : 0, 0);
   if (halts) processEvent(e, 'e60_HwHalted', true);
-  if (isLoggedError(BigInt(status))) {
+  // hfi2 (v2) stays silent when only correctable bits are set (ALL_SDMA_ENG_COR_ERRS, bits 19-23).
+  const quiet = e.host.cfg.flavour.driver === 'hfi2' && (status & ~ENG_ERR_COR_MASK) === 0;
+  if (isLoggedError(BigInt(status)) && !quiet) {
     kernelLog(e, `SDMA (${e.idx}) engine error: ${hex(status)} state ${e.state}`);
     if (e.host.cfg.flavour.driver === 'upstream') {
       kernelLog(

@@ -373,6 +373,25 @@ describe('an engine window 8-15', () => {
     expect(u.info.name).toBe('hfi2_0');
   });
 
+  it('hfi2 logs nothing for a correctable-only engine error; the cornelis build logs it', () => {
+    const logged = (driver: DriverBuild) => {
+      const u = new EmuUnit({
+        seed: 1,
+        workload: 'idle',
+        chip: 'jkr',
+        driver,
+        firstEngine: 8,
+        engines: 8,
+        faults: ['engine-error:19@5:9'],
+      });
+      u.runUntilMs(10);
+      expect(u.engineAt(9).errCnt).toBe(1);
+      return u.host.kernelLog.filter((l) => l.includes('SDMA (9) engine error: 0x80000'));
+    };
+    expect(logged('hfi2')).toEqual([]);
+    expect(logged('cornelis')).toHaveLength(1);
+  });
+
   it('a PSM writer of an hfi2 unit holds anon_inode:hfi2-sdma and blocks in hfi2_user_sdma_process_request', async () => {
     const u = new EmuUnit({ seed: 1, workload: 'psm:load=4', chip: 'jkr', driver: 'hfi2', firstEngine: 8, engines: 8 });
     const dir = tempDir();
