@@ -373,6 +373,25 @@ describe('an engine window 8-15', () => {
     expect(u.info.name).toBe('hfi2_0');
   });
 
+  it('a lost wake-up opened on engine 9 of the window is reported on engine 9, waiter and invariant alike', async () => {
+    const u = new EmuUnit({
+      seed: 1,
+      workload: 'mixed',
+      chip: 'jkr',
+      driver: 'hfi2',
+      firstEngine: 8,
+      engines: 8,
+      faults: ['lost-wakeup:qp@5:9'],
+    });
+    u.runUntilMs(30);
+    expect(u.totals().lostWakeups).toBe(1);
+    expect(invariantViolations(u)).toEqual([
+      expect.stringMatching(/^lost wake-up on engine 9: QP 0x[0-9a-f]+ sleeps .* needing 32 descriptor/),
+    ]);
+    const qps = (await u.waiters()).waiters.filter((w) => w.kind === 'qp');
+    expect(qps.map((w) => w.engine)).toEqual([9]);
+  });
+
   it('hfi2 logs nothing for a correctable-only engine error; the cornelis build logs it', () => {
     const logged = (driver: DriverBuild) => {
       const u = new EmuUnit({
