@@ -88,6 +88,7 @@ export function jkrPciIdentity(u: EmuUnit): Record<string, string> {
     device: CN5000_PCI.device,
     subsystem_vendor: CN5000_PCI.vendor,
     subsystem_device: u.flavour.ports === 2 ? CN5000_PCI.dualPort : CN5000_PCI.singlePort,
+    max_link_speed: '32.0 GT/s PCIe',
   };
 }
 

@@ -19,7 +19,7 @@ import {
   SEND_DMA_MEM_SIZE,
   SEND_DMA_MEM_SIZE_OBSERVED,
 } from '../progress/constants.js';
-import { EMU_CMDLINE, EMU_CONTEXT, EMU_PCI_IDENTITY, emuLink, kmsgText, linkFileTexts } from './context.js';
+import { EMU_CMDLINE, EMU_PCI_IDENTITY, emuContext, emuLink, kmsgText, linkFileTexts } from './context.js';
 import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
 import { countersBinary, counterTable, procInterrupts } from './sdes.js';
 import { SdesRenderer } from './sdes-render.js';
@@ -151,7 +151,7 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.link(join('sys/kernel/debug', module, String(unit)), name);
 
   // Identity files: they never change, so after the first pass each costs one comparison.
-  const ctx = EMU_CONTEXT;
+  const ctx = emuContext(flavour.chip.name);
   w.file('proc/sys/kernel/osrelease', `${ctx.kernelRelease}\n`);
   w.file('proc/cmdline', EMU_CMDLINE);
   if (!jkr) for (const [f, v] of Object.entries(EMU_PCI_IDENTITY)) w.file(join(pciDir, f), `${v}\n`);

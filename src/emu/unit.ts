@@ -8,7 +8,7 @@ import { descqCntFromParam } from '../progress/ring.js';
 import { buildVlMap, selectEngineVl, type VlMap } from '../progress/select.js';
 import type { TxReq } from '../progress/txreq.js';
 import { Chip } from './chip.js';
-import { EMU_CONTEXT, emuLink } from './context.js';
+import { emuContext, emuLink } from './context.js';
 import { dispatch } from './dispatch.js';
 import { Engine } from './engine.js';
 import { type FaultSpec, parseFault } from './faults.js';
@@ -185,7 +185,7 @@ export class EmuUnit implements Unit {
       flavour: unitFlavour(flavour),
       descqCnt,
       sources: [{ source: 'model', readable: true }],
-      context: { ...EMU_CONTEXT },
+      context: { ...emuContext(flavour.chip.name) },
     };
     // Driver load (__sdma_process_event, sdma.c): e10 to every engine at time 0, the port ACTIVE later.
     this.host.sched.at(0, Ev.portActive, -1);

@@ -107,6 +107,8 @@ describe.each(COMBOS)('the emulated host: %s', (c) => {
     if (c.chip === 'jkr') {
       expect(readFileSync(join(pci, 'subsystem_device'), 'utf8')).toBe(c.ports === 2 ? '0x0002\n' : '0x0003\n');
     }
+    expect(readFileSync(join(cls, 'board_id'), 'utf8')).toBe(`${u.info.context?.boardId}\n`);
+    expect(readFileSync(join(pci, 'current_link_speed'), 'utf8')).toBe(`${u.info.context?.pciLinkSpeed}\n`);
     if (!(c.chip === 'wfr' && c.driver === 'upstream')) {
       expect(readlinkSync(join(pci, 'driver'))).toBe(`../../../bus/pci/drivers/${module}`);
     }
