@@ -3,8 +3,8 @@
 // head write-back (the head write-back, sdma.c), and the three interrupt sources of an engine (its interrupt masks, sdma.c). Completions are applied in
 // steps of at most `maxBatch` descriptors, ending early at an INT_REQ descriptor or when the
 // DESC_CNT progress threshold is reached, so HEAD moves as the chip finishes each step.
+import { interruptSources } from '../progress/chip.js';
 import {
-  ASIC_CCLOCK_PS,
   SDMA_ENG_ERR_HALT_BIT,
   SEND_DMA_LEN_GEN_GENERATION_SHIFT,
   SEND_DMA_LEN_GEN_LENGTH_SHIFT,
@@ -21,6 +21,7 @@ const CTRL_CLEANUP = 0x4;
 const CTRL_INT_ENABLE = 0x8;
 const HALT_CLASS = 0x7fdff; // SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h
 const GEN_MISMATCH_BIT = 1; // SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h SDmaGenMismatchErr
+const JKR_CREDITS_LIMIT = 1568; // jkr_sdma_credits_limit at -1 (sdma.c of the cornelis/hfi2 builds)
 
 /** One engine's registers and fetch engine. */
 export class Chip {
@@ -37,6 +38,10 @@ export class Chip {
   descFetched = 0;
   checkSlid = 0;
   memory = 0;
+  /** SEND_DMA_PRIORITY_THLD: sdma_threshold, written on JKR when it is not 0 (init_sdma_regs, sdma.c). */
+  priorityThld = 0;
+  /** This engine's SDMA, progress and idle bits in its CCE_INT_STATUS register (the engine's interrupt masks, sdma.c). */
+  readonly masks: readonly [number, number, number];
   readonly baseAddr: number;
   readonly headAddr: number;
   /** Descriptors consumed since LEN_GEN was loaded: the chip's generation counter (SDMA_DESC1_GENERATION, sdma.h). */
@@ -72,6 +77,8 @@ export class Chip {
   ) {
     this.baseAddr = 0x1_0000_0000 + idx * 0x10_0000;
     this.headAddr = 0x2_0000_0000 + idx * 64; // one cache line per engine (struct sdma_engine, sdma.h head_dma)
+    const src = interruptSources(host.cfg.flavour.chip, idx);
+    this.masks = [Number(src.intMask), Number(src.progressMask), Number(src.idleMask)];
   }
 
   /** The chip fetches descriptors: enabled, not halted, not stopped, frozen, paused or gone. */
@@ -92,11 +99,21 @@ export class Chip {
     return !this.active && this.hwHead === this.hwTail && !this.irqScheduled;
   }
 
-  /** Driver init (init_sdma_regs, sdma.c): RELOAD_CNT from sdma_idle_cnt, MEMORY credits, DESC_CNT 0. */
-  init(descqCnt: number, idleCntNs: number, engines: number, memSize: number): void {
-    this.reloadCnt = idleCntNs > 0 ? Math.max(1, Math.floor((idleCntNs * 1000) / ASIC_CCLOCK_PS)) : 0;
-    const credits = Math.floor(memSize / (engines * 64));
-    this.memory = credits * 0x10000 + credits * this.idx;
+  /**
+   * Driver init (init_sdma_regs, sdma.c): RELOAD_CNT from sdma_idle_cnt in the chip's core clocks, the engine's
+   * share of the SDMA memory (SEND_DMA_MEMORY on WFR, SEND_DMA_CFG_MEMORY on JKR), PRIORITY_THLD, DESC_CNT 0.
+   * `pos` is the engine's place in the unit's window. On JKR the share is jkr_sdma_credits_limit (1568 when
+   * automatic) capped at 6272 / engines and made even; the register keeps WFR's count-and-base layout (a choice:
+   * its JKR field layout is not public).
+   */
+  init(descqCnt: number, idleCntNs: number, engines: number, memSize: number, pos: number = this.idx): void {
+    const f = this.host.cfg.flavour;
+    const cclockPs = f.chip.cclockPs;
+    this.reloadCnt = idleCntNs > 0 ? Math.max(1, Math.floor((idleCntNs * 1000) / cclockPs)) : 0;
+    let credits = Math.floor(memSize / (engines * 64));
+    if (f.chip.name === 'jkr') credits = Math.min(JKR_CREDITS_LIMIT, credits) & ~1;
+    this.memory = credits * 0x10000 + credits * pos;
+    this.priorityThld = f.chip.name === 'jkr' ? f.settings.sdmaThreshold : 0;
     this.descCnt = 0;
     this.writeLenGen(descqCnt);
   }
@@ -198,12 +215,17 @@ export class Chip {
     }
   }
 
-  /** This engine's pending bits of CCE_INT_STATUS #3 as the engine's interrupt masks (sdma.c) (for the BAR image). */
+  /** This engine's pending bits of its CCE_INT_STATUS register (#3 WFR, #4 JKR) as its interrupt masks (sdma.c) (for the BAR image). */
   pendingStatusMask(): number {
+    return this.statusMask(this.pending);
+  }
+
+  /** Local interrupt bits as this engine's CCE_INT_STATUS bits (the engine's interrupt masks, sdma.c). */
+  statusMask(bits: number): number {
     let m = 0;
-    if (this.pending & INT_SDMA) m += 2 ** this.idx;
-    if (this.pending & INT_PROGRESS) m += 2 ** (16 + this.idx);
-    if (this.pending & INT_IDLE) m += 2 ** (32 + this.idx);
+    if (bits & INT_SDMA) m += this.masks[0];
+    if (bits & INT_PROGRESS) m += this.masks[1];
+    if (bits & INT_IDLE) m += this.masks[2];
     return m;
   }
 
@@ -234,7 +256,7 @@ export class Chip {
       this.active = false;
       if (!this.idleArmed && this.reloadCnt > 0) {
         this.idleArmed = true;
-        sched.after((this.reloadCnt * ASIC_CCLOCK_PS) / 1000, Ev.idleTimer, this.idx, this.idleEpoch);
+        sched.after((this.reloadCnt * this.host.cfg.flavour.chip.cclockPs) / 1000, Ev.idleTimer, this.idx, this.idleEpoch);
       }
       return;
     }

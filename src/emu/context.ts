@@ -31,6 +31,18 @@ export const EMU_CONTEXT: Readonly<UnitContext> = Object.freeze({
   pciLinkWidth: '16',
 });
 
+/** A CN5000 (JKR) adapter's identity where it differs from the 100-series one (a PCIe 5.0 x16 SuperNIC). */
+export const EMU_CONTEXT_JKR: Readonly<UnitContext> = Object.freeze({
+  ...EMU_CONTEXT,
+  boardId: 'Cornelis Omni-Path Express SuperNIC CN5000',
+  pciLinkSpeed: '32.0 GT/s PCIe',
+});
+
+/** The identity of the emulated adapter on `chip`. */
+export function emuContext(chip: 'wfr' | 'jkr'): Readonly<UnitContext> {
+  return chip === 'jkr' ? EMU_CONTEXT_JKR : EMU_CONTEXT;
+}
+
 /** The port's rate line (rate_show, RDMA core sysfs.c) for a 4X EDR link. */
 export const EMU_RATE = '100 Gb/sec (4X EDR)';
 

@@ -22,49 +22,49 @@ export function dispatch(u: EmuUnit): void {
   const a = s.a;
   switch (s.kind) {
     case Ev.chipRun:
-      u.chips[a]?.run(s.b);
+      u.engineById(a)?.chip.run(s.b);
       break;
     case Ev.chipDone:
-      u.chips[a]?.done(s.b);
+      u.engineById(a)?.chip.done(s.b);
       break;
     case Ev.interrupt: {
-      const e = u.engines[a] as Engine;
+      const e = u.engineById(a) as Engine;
       const bits = e.chip.takeStatus();
       if (u.host.gone) break;
-      u.vectorCounts[a] = (u.vectorCounts[a] ?? 0) + 1;
+      u.vectorCounts[e.pos] = (u.vectorCounts[e.pos] ?? 0) + 1;
       if (bits === 0) kernelLog(e, `SDMA engine ${a} interrupt, but no status bits set`);
       else engineInterrupt(e, bits);
       break;
     }
     case Ev.idleTimer:
-      u.chips[a]?.idleTimer(s.b);
+      u.engineById(a)?.chip.idleTimer(s.b);
       break;
     case Ev.engineErrorInterrupt: {
-      const e = u.engines[a] as Engine;
+      const e = u.engineById(a) as Engine;
       const status = e.chip.takeErrors();
       for (let bit = 0; bit < 24; bit++) if (status & (1 << bit)) u.errBitCounts[bit] = (u.errBitCounts[bit] ?? 0) + 1;
       engineError(e, status);
       break;
     }
     case Ev.haltWait:
-      haltWait(u.engines[a] as Engine);
+      haltWait(u.engineById(a) as Engine);
       break;
     case Ev.hwCleanPoll:
-      hwCleanPoll(u.engines[a] as Engine);
+      hwCleanPoll(u.engineById(a) as Engine);
       break;
     case Ev.swCleanUp: {
-      const e = u.engines[a] as Engine;
+      const e = u.engineById(a) as Engine;
       swCleanUp(e, () => processEvent(e, 'e40_SwCleaned', true));
       break;
     }
     case Ev.flushWorker:
-      flushWorker(u.engines[a] as Engine);
+      flushWorker(u.engineById(a) as Engine);
       break;
     case Ev.chipHaltDone:
-      u.chips[a]?.haltDone();
+      u.engineById(a)?.chip.haltDone();
       break;
     case Ev.chipCleanUpDone:
-      u.chips[a]?.cleanUpDone();
+      u.engineById(a)?.chip.cleanUpDone();
       break;
     case Ev.senderRun:
       u.senders[a]?.run();
@@ -76,7 +76,7 @@ export function dispatch(u: EmuUnit): void {
       applyFault(u, u.faults[a] as FaultSpec);
       break;
     case Ev.freezeStep:
-      freezeStep(u, u.engines[a] as Engine, s.b);
+      freezeStep(u, u.engineById(a) as Engine, s.b);
       break;
     case Ev.portActive:
       if (a < 0) for (const e of u.engines) processEvent(e, 'e10_GoHwStart');
@@ -94,7 +94,7 @@ export function dispatch(u: EmuUnit): void {
 }
 
 function targets(u: EmuUnit, f: FaultSpec): Engine[] {
-  return f.engine === null ? u.engines : [u.engines[f.engine] as Engine];
+  return f.engine === null ? u.engines : [u.engineAt(f.engine)];
 }
 
 /** Apply a fault when its time comes. */
@@ -175,7 +175,9 @@ export function checkLostWakeups(u: EmuUnit): number {
     const free = e.freecnt();
     for (const w of e.dmawait) {
       if (!w.hasWakeup) continue;
-      if (harvestNeed(w) <= free && !w.lostReported) {
+      // A sender woken by the last retirement and not yet run takes the room first (sdma_desc_avail hands out the
+      // free count in list order: with pad descriptors one request may take all of it); the next retirement wakes w.
+      if (harvestNeed(w) <= free && !w.lostReported && !u.senders.some((s) => s.wokenPending && s.engine === e)) {
         w.lostReported = true;
         lost++;
         u.host.stats.lostWakeups++;

@@ -2,13 +2,15 @@
 // (sdma_send_txreq, sdma.c), sdma_send_txlist (sdma_send_txlist, sdma.c), sdma_check_progress (sdma_check_progress, sdma.c) and submit_tx (submit_tx, sdma.c).
 import { SDMA_TAIL_UPDATE_THRESH } from '../progress/constants.js';
 import { generationFromTail, withGeneration } from '../progress/descriptor.js';
-import { freeCount, progressScheduleFires, sdmaShift } from '../progress/ring.js';
+import { progressScheduleFiresFor } from '../progress/driver.js';
+import { freeCount, sdmaShift } from '../progress/ring.js';
 import { sampleSeq } from '../progress/seq.js';
 import type { StateName } from '../progress/state.js';
 import { type Chip, INT_PROGRESS } from './chip.js';
 import { Ev, type Host } from './host.js';
 import { deferPacketQueue, type IoWait, iowaitSleep, SleepKind } from './iowait.js';
 import { LogKind } from './log.js';
+import { writeRingDescriptors } from './ring-layout.js';
 import { EAGAIN, EBUSY, ECOMM, EINVAL, type EmuTx, TxPhase } from './tx.js';
 
 /** One engine's software state. Counters follow the kernel's C types (struct sdma_engine, sdma.h). */
@@ -48,12 +50,19 @@ export class Engine {
   /** Set while a flush-worker run is queued. */
   flushQueued = false;
   haltWaitStartNs = 0;
+  /** hw clean-up polls so far (hfi2 gives up after 100). */
+  cleanPolls = 0;
   chip!: Chip;
 
+  /**
+   * `idx` is the absolute hardware index (sdma<idx>, SDE idx, the CSR block); `pos` the place in the unit's
+   * window (0 for its first engine), which the VL map and the SDMA memory split use.
+   */
   constructor(
     readonly host: Host,
     readonly idx: number,
     readonly cpu: number,
+    readonly pos: number = idx,
   ) {
     this.descqCnt = host.cfg.descqCnt;
     this.mask = this.descqCnt - 1;
@@ -83,7 +92,7 @@ export class Engine {
    * progress mask to CCE_INT_FORCE #3, raising its own progress interrupt. True when it fired.
    */
   progressSchedule(): boolean {
-    if (!progressScheduleFires(this.descqCnt, this.descqHead, this.descqTail)) return false;
+    if (!progressScheduleFiresFor(this.host.cfg.flavour.driver, this.descqCnt, this.descqHead, this.descqTail)) return false;
     this.chip.raise(INT_PROGRESS, true);
     return true;
   }
@@ -93,8 +102,16 @@ export class Engine {
     this.headSeq = (this.headSeq + 1) >>> 0;
   }
 
-  /** submit_tx (submit_tx, sdma.c): copy the descriptors with their generation, record the txreq. */
+  /**
+   * submit_tx (submit_tx, sdma.c): copy the descriptors with their generation, record the txreq. On JKR or with
+   * pad descriptors (cornelis/hfi2) the ring gets the chip's layout and num_pad pads (ring-layout.ts).
+   */
   submitTx(tx: EmuTx): void {
+    if (tx.numPad !== 0 || this.host.cfg.jkr) {
+      writeRingDescriptors(this, tx);
+      this.recordTx(tx);
+      return;
+    }
     const d = this.descq;
     const src = tx.words;
     const mode = (((src[2] as number) >>> 13) & 7) >>> 0;
@@ -109,10 +126,15 @@ export class Engine {
       d[w + 3] = src[s + 3] as number;
       this.descqTail = (this.descqTail + 1) >>> 0;
     }
+    this.recordTx(tx);
+  }
+
+  /** The end of submit_tx: the txreq recorded in tx_ring after its last descriptor, desc_avail less its slots. */
+  private recordTx(tx: EmuTx): void {
     tx.nextDescqIdx = this.descqTail & this.mask;
     this.txRing[this.txTail & this.mask] = tx;
     this.txTail = (this.txTail + 1) & 0xffff;
-    this.descAvail = (this.descAvail - tx.numDesc) & 0xffff;
+    this.descAvail = (this.descAvail - tx.slots) & 0xffff;
     tx.phase = TxPhase.ring;
     tx.serial = ++this.host.stats.serial;
     this.host.stats.txSubmitted++;
@@ -138,7 +160,7 @@ export class Engine {
   /** sdma_check_progress (sdma_check_progress, sdma.c), called with tail_lock held. */
   checkProgress(wait: IoWait | null, tx: EmuTx, pktsSent: boolean): number {
     this.descAvail = this.freecnt();
-    if (tx.numDesc <= this.descAvail) return EAGAIN;
+    if (tx.slots <= this.descAvail) return EAGAIN;
     if (wait === null || wait.sleepKind === SleepKind.none) return EBUSY;
     this.host.beforeSeqSample?.(this.idx, wait);
     const seq = sampleSeq(this.headSeq);
@@ -161,7 +183,7 @@ export class Engine {
         this.toFlushList(tx, wait);
         return ECOMM;
       }
-      if (tx.numDesc <= this.descAvail) {
+      if (tx.slots <= this.descAvail) {
         this.submitTx(tx);
         if (wait) wait.sdmaBusy++;
         this.chip.writeTail(this.descqTail & this.mask);
@@ -197,7 +219,7 @@ export class Engine {
           ret = ECOMM;
           break walk;
         }
-        if (tx.numDesc > this.descAvail) {
+        if (tx.slots > this.descAvail) {
           const r = this.checkProgress(wait, tx, submitCount > 0);
           if (r === EAGAIN) continue walk;
           this.descqFullCount = (this.descqFullCount + 1) >>> 0;

@@ -50,8 +50,16 @@ function bad(text: string, why: string): never {
   throw usageError(`--fault ${JSON.stringify(text)}: ${why}. Use NAME@MS[:ENGINE] with NAME one of ${list}`);
 }
 
-/** Parse `NAME@MS[:ENGINE]`; a bad spec is a usage error listing the valid names. */
-export function parseFault(text: string, engines: number): FaultSpec {
+/** The engines a fault may name: a count from engine 0, or a window of absolute indexes. */
+export type FaultEngines = number | { firstEngine: number; count: number };
+
+/**
+ * Parse `NAME@MS[:ENGINE]` (ENGINE an absolute index inside the unit's window); a bad spec is a usage error listing
+ * the valid names, or naming the window.
+ */
+export function parseFault(text: string, engines: FaultEngines): FaultSpec {
+  const first = typeof engines === 'number' ? 0 : engines.firstEngine;
+  const count = typeof engines === 'number' ? engines : engines.count;
   const m = /^([a-z-]+)(?::([A-Za-z0-9_.]+))?@(\d+(?:\.\d+)?)(?::(\d+))?$/.exec(text.trim());
   if (!m) bad(text, 'not of the form NAME@MS[:ENGINE]');
   const name = m[1] as string;
@@ -79,6 +87,8 @@ export function parseFault(text: string, engines: number): FaultSpec {
   } else if (arg !== undefined) bad(text, `${name} takes no argument`);
   const atMs = Number(m[3]);
   const engine = m[4] === undefined ? null : Number(m[4]);
-  if (engine !== null && engine >= engines) bad(text, `engine ${engine} does not exist (the unit has engines 0-${engines - 1})`);
+  if (engine !== null && (engine < first || engine >= first + count)) {
+    bad(text, `engine ${engine} does not exist (the unit has engines ${first}-${first + count - 1})`);
+  }
   return { name: name as FaultName, param, atMs, engine, text };
 }

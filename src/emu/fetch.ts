@@ -1,8 +1,9 @@
-// One fetch step of the chip: from HEAD, descriptors are checked for their generation (SDMA_DESC1_GENERATION, sdma.h) and
+// One fetch step of the chip (descriptors in the chip's layout: WFR qw0, or JKR qw1 for FIRST and the length): from HEAD, descriptors are checked for their generation (SDMA_DESC1_GENERATION, sdma.h) and
 // completed at the engine's rate until the tail, `maxBatch` descriptors, an INT_REQ descriptor, or
 // the DESC_CNT progress threshold (the engine interrupt masks, sdma.c). The loop reads the ring's words and allocates nothing.
 import { SDMA_AHG_APPLY_UPDATE2, SDMA_DESC1_HEAD_TO_HOST, SDMA_DESC1_INT_REQ } from '../progress/constants.js';
 import { descAhgMode, descByteCount, descFirst, descGeneration, generationFromTail } from '../progress/descriptor.js';
+import { jkrDescByteCount, jkrDescFirst } from '../progress/descriptor-chip.js';
 import type { EmuConfig } from './host.js';
 
 /** Local interrupt bits; the engine turns them into its interrupt masks (sdma.c). */
@@ -55,6 +56,7 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
   let headDma = -1;
   let bits = 0;
   let k = 0;
+  const jkr = cfg.jkr;
   while (slot !== c.hwTail && k < limit) {
     const w = slot << 2;
     const hi = d[w + 1] as number;
@@ -62,12 +64,12 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
     if (edit > 0) edit--;
     else {
       if (c.genCheck && descGeneration(q1) !== generationFromTail(gen, shift)) break;
-      if (descFirst(hi)) {
+      if (jkr ? jkrDescFirst(q1) : descFirst(hi)) {
         const mode = descAhgMode(q1);
         if (mode >= SDMA_AHG_APPLY_UPDATE2) edit = mode - 2; // AHG edit descriptors carry no generation (submit_tx, sdma.c)
       }
     }
-    t += Math.max(descByteCount(hi) * nsPerByte, nsPerDesc);
+    t += Math.max((jkr ? jkrDescByteCount(q1) : descByteCount(hi)) * nsPerByte, nsPerDesc);
     gen = (gen + 1) >>> 0;
     k++;
     slot = (slot + 1) & mask;

@@ -1,5 +1,6 @@
 // What the parts of the emulated unit share: the clock and scheduler, the event log, the seeded
 // generator, the configuration, the totals, and the scheduler's event kinds.
+import type { EmuFlavour } from './flavour.js';
 import type { IoWait } from './iowait.js';
 import type { EventLog } from './log.js';
 import type { Sfc32 } from './prng.js';
@@ -61,6 +62,12 @@ export interface EmuConfig {
   /** Emulated online CPUs (engine i's IRQ is affined to CPU i mod cpus). */
   cpus: number;
   chip: ChipConfig;
+  /** The chip, driver build, ports and engine window modelled (flavour.ts). */
+  flavour: EmuFlavour;
+  /** The ring holds JKR-layout descriptors (FIRST/LAST/BYTE_COUNT in qw1). */
+  jkr: boolean;
+  /** CTRL bits added to every CTRL write (JKR threshold / single-descriptor bits; 0 elsewhere). */
+  extraCtrl: number;
 }
 
 /** Running totals of a unit (`emu run --json`, docs/json.md). */
@@ -103,7 +110,7 @@ export interface Host {
   beforeSeqSample: ((engine: number, wait: IoWait) => void) | null;
   /** Test hook: runs between the sequence sample and the sleep callback (sdma_check_progress vs sdma_desc_avail, sdma.c step 4–5). */
   afterSeqSample: ((engine: number) => void) | null;
-  /** `hfi1 <bdf>: hfi1_<u>: `, the prefix of the unit's kernel log lines (the driver log lines, sdma.c). */
+  /** `hfi1 <bdf>: hfi1_<u>: ` (hfi2 for the hfi2 build), the prefix of the unit's kernel log lines (the driver log lines, sdma.c). */
   readonly logPrefix: string;
   /** Kernel log lines (dmesg text of the driver's log lines, sdma.c), bounded. */
   kernelLog: string[];

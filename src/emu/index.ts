@@ -1,7 +1,8 @@
-// The emulated backend: one unit (hfi1_0) run for --at-ms of virtual time before it is sampled.
+// The emulated backend: one unit (hfi1_0, or hfi2_0 for --driver hfi2) run for --at-ms of virtual time before it is sampled.
 import type { Backend, ChipKind, DriverBuild, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
 import { parseFault } from './faults.js';
+import { resolveFlavour } from './flavour.js';
 import { EmuUnit } from './unit.js';
 
 export { FAULTS, type FaultSpec, parseFault } from './faults.js';
@@ -36,16 +37,23 @@ export const DEFAULT_AT_MS = 20;
  * state within microseconds at these rates), else, with faults, 100 ms past the last one so
  * that its effect shows.
  */
-export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engines'>): number {
+export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engines' | 'firstEngine'>): number {
   if (opts.atMs !== undefined) return opts.atMs;
-  const last = Math.max(0, ...opts.fault.map((f) => parseFault(f, opts.engines ?? 16).atMs));
+  const window = faultWindow(opts);
+  const last = Math.max(0, ...opts.fault.map((f) => parseFault(f, window).atMs));
   return opts.fault.length > 0 ? Math.max(DEFAULT_AT_MS, last + 100) : DEFAULT_AT_MS;
+}
+
+/** The engines a fault may name under these options: the window firstEngine..firstEngine+engines−1. */
+function faultWindow(opts: Pick<EmuCliOptions, 'engines' | 'firstEngine'>): { firstEngine: number; count: number } {
+  const firstEngine = opts.firstEngine ?? 0;
+  return { firstEngine, count: opts.engines ?? 16 - firstEngine };
 }
 
 /** Build (but do not run) the unit the CLI options describe; option errors are usage errors. */
 export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
-  const engines = opts.engines ?? 16;
-  const faults = opts.fault.map((f) => parseFault(f, engines));
+  const flavour = resolveFlavour(opts);
+  const faults = opts.fault.map((f) => parseFault(f, flavour));
   const d = opts.descqCnt;
   if (d !== undefined && (!Number.isInteger(d) || d < 0 || d > 0xffff_ffff)) {
     throw usageError(
@@ -54,7 +62,11 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
   }
   return new EmuUnit({
     seed: opts.seed,
-    engines,
+    engines: flavour.count,
+    firstEngine: flavour.firstEngine,
+    chip: flavour.chip.name,
+    driver: flavour.driver,
+    ports: flavour.ports,
     descqCnt: opts.descqCnt,
     workload: opts.workload,
     faults,
@@ -86,7 +98,8 @@ export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
     },
     async unit(n: number) {
       if (n !== unit.info.unit) {
-        throw new Hfi1SdmaError('E_NO_DEVICE', `the emulator has one unit, hfi1_${unit.info.unit}; there is no hfi1_${n}`);
+        const m = unit.flavour.module;
+        throw new Hfi1SdmaError('E_NO_DEVICE', `the emulator has one unit, ${unit.info.name}; there is no ${m}_${n}`);
       }
       return ready();
     },

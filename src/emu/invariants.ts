@@ -1,10 +1,11 @@
 // The invariant report of a unit: conservation of txreqs, ring bounds, generations in the ring,
 // state changes only along the transition table (__sdma_process_event, sdma.c), descq_full_count against failed placements, and
 // no lost wake-ups (`emu run`).
-import { decodeAt, emptyDescriptor, generationFromTail } from '../progress/descriptor.js';
+import { emptyDescriptor, generationFromTail } from '../progress/descriptor.js';
 import { inFlight } from '../progress/ring.js';
 import { EVENT_NAMES, findTransition, STATE_NAMES } from '../progress/state.js';
 import { checkLostWakeups } from './dispatch.js';
+import { decodeSlot } from './ring-lines.js';
 import type { EmuUnit } from './unit.js';
 
 /** Every invariant the unit breaks now, as sentences; empty when all hold. */
@@ -27,7 +28,7 @@ export function invariantViolations(u: EmuUnit): string[] {
     let edits = 0;
     for (let k = 0; k < n && k < e.descqCnt; k++) {
       const counter = (e.descqHead + k) >>> 0;
-      decodeAt(e.descq, counter & e.mask, f);
+      decodeSlot(u.host.cfg.jkr, e.descq, counter & e.mask, f);
       if (edits > 0) {
         edits--;
         continue;

@@ -85,7 +85,7 @@ export function harvestNeed(w: IoWait): number {
   const first = w.txHead[0];
   if (!first) return 0;
   if (first.flags & SDMA_TXREQ_F_VIP) w.priority += 1;
-  return first.numDesc;
+  return first.slots;
 }
 
 /** Enter or leave a waitlock write section (struct sdma_engine locks, sdma.h): the sequence is odd while it is held. */
@@ -96,7 +96,7 @@ export function takeWaitlock(e: Engine): void {
 /** sdma_progress with its desc_avail side effect (sdma_progress, sdma.h). */
 function progress(e: Engine, seq: number, tx: EmuTx): boolean {
   if (seqChanged(e.headSeq, seq)) e.descAvail = e.freecnt();
-  return sdmaProgress(e, seq, tx.numDesc) === 1;
+  return sdmaProgress(e, seq, tx.slots) === 1;
 }
 
 /** iowait_sleep (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c; qp.c): -EAGAIN, -EBUSY, or 0 when the QP cannot send (tx dropped). */
@@ -111,7 +111,7 @@ export function iowaitSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSe
   }
   if (w.queuedOn === null) {
     w.nDmawait++;
-    w.needDesc = tx.numDesc;
+    w.needDesc = tx.slots;
     computePriority(w);
     iowaitQueue(pktsSent, w, e);
     e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);
@@ -129,7 +129,7 @@ export function deferPacketQueue(e: Engine, w: IoWait, tx: EmuTx, seq: number, p
   }
   w.deferred = true;
   if (w.queuedOn === null) {
-    w.needDesc = tx.numDesc;
+    w.needDesc = tx.slots;
     computePriority(w);
     iowaitQueue(pktsSent, w, e);
     e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);

@@ -31,9 +31,9 @@ export function lostWakeupVictim(senders: readonly Sender[], engine: number, par
 }
 
 /** Refuse a `lost-wakeup` fault aimed at an engine without a sender of the kind it needs (a usage error). */
-export function checkLostWakeup(senders: readonly Sender[], engines: number, f: FaultSpec, workload: string): void {
+export function checkLostWakeup(senders: readonly Sender[], engineIds: readonly number[], f: FaultSpec, workload: string): void {
   const kind = LOST_WAKEUP_KIND[f.param] ?? 'auto';
-  const which = f.engine === null ? Array.from({ length: engines }, (_, i) => i) : [f.engine];
+  const which = f.engine === null ? engineIds : [f.engine];
   for (const i of which) {
     if (lostWakeupVictim(senders, i, f.param) === null) {
       throw usageError(
@@ -81,7 +81,7 @@ function stall(host: Host, armed: Armed, engine: number, wait: IoWait): void {
   armed.victims.delete(engine);
   victim.burst = false;
   const bits = e.chip.drainNow();
-  armed.vectorCounts[engine] = (armed.vectorCounts[engine] ?? 0) + 1;
+  armed.vectorCounts[e.pos] = (armed.vectorCounts[e.pos] ?? 0) + 1;
   engineInterrupt(e, bits !== 0 ? bits : INT_IDLE);
   e.chip.kick();
 }

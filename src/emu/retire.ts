@@ -152,7 +152,7 @@ export function engineInterrupt(e: Engine, bits: number): void {
   if (bits & INT_IDLE) e.idleIntCnt++;
   else if (bits & INT_PROGRESS) e.progressIntCnt++;
   else if (bits & INT_SDMA) e.sdmaIntCnt++;
-  const done = makeProgress(e, statusMask(e.idx, bits), (bits & INT_IDLE) !== 0);
+  const done = makeProgress(e, e.chip.statusMask(bits), (bits & INT_IDLE) !== 0);
   e.host.log.write(e.host.sched.nowNs, LogKind.interrupt, e.idx, bits, e.descqHead, done);
   e.lockHead();
 }

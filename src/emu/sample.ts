@@ -25,6 +25,7 @@ import {
 import { type DescriptorFields, decodeAt, emptyDescriptor, flagString } from '../progress/descriptor.js';
 import type { Chip } from './chip.js';
 import type { Engine } from './engine.js';
+import { decodeSlot } from './ring-lines.js';
 import type { EmuUnit } from './unit.js';
 
 /** SEND_DMA_STATUS: the two bits public sources name (SEND_DMA_* per-engine CSRs, chip_registers.h), zero elsewhere. */
@@ -107,7 +108,7 @@ export function sampleEngine(u: EmuUnit, e: Engine, asKernelPrints = false): Eng
   const c = e.chip;
   const gone = u.host.gone;
   const r = (base: number) => readCsr(c, gone, base);
-  const vl = u.vlMap.engineToVl[e.idx] ?? -1;
+  const vl = u.vlMap.engineToVl[e.pos] ?? -1;
   const hideRegisters = gone && !asKernelPrints;
   return {
     unit: u.info.unit,
@@ -153,14 +154,16 @@ export function sampleEngine(u: EmuUnit, e: Engine, asKernelPrints = false): Eng
     seq: e.headSeq,
     seqSource: 'head-lock',
     vl: vl < 0 ? null : vl,
-    cpuList: 'empty',
+    // The emulated hfi2 unit maps each engine's interrupt CPU for user processes (sdma_cpu_list shows pidx lines).
+    cpuList: u.host.cfg.flavour.driver === 'hfi2' ? String(e.cpu) : 'empty',
     gone,
   };
 }
 
-/** The descriptor in ring slot `s` of the words `w`, decoded into the scratch `f`. */
-export function descriptorAt(w: Uint32Array, s: number, f: DescriptorFields): RingDescriptor {
-  decodeAt(w, s, f);
+/** The descriptor in ring slot `s` of the words `w` (JKR layout when `jkr`), decoded into the scratch `f`. */
+export function descriptorAt(w: Uint32Array, s: number, f: DescriptorFields, jkr = false): RingDescriptor {
+  if (jkr) decodeSlot(true, w, s, f);
+  else decodeAt(w, s, f);
   const i = s * 4;
   const d: RingDescriptor = {
     slot: s,
@@ -184,6 +187,7 @@ export function ringDump(u: EmuUnit, e: Engine): RingDump {
   const tail = e.descqTail & e.mask;
   const out: RingDescriptor[] = [];
   const f = emptyDescriptor();
-  for (let s = head; s !== tail; s = (s + 1) & e.mask) out.push(descriptorAt(e.descq, s, f));
+  const jkr = u.host.cfg.jkr;
+  for (let s = head; s !== tail; s = (s + 1) & e.mask) out.push(descriptorAt(e.descq, s, f, jkr));
   return { unit: u.info.unit, engine: e.idx, descqCnt: e.descqCnt, head, tail, descriptors: out };
 }

@@ -2,9 +2,10 @@
 // once (as descriptorLines in sdes.ts prints it) and reused while the four words in its slot stay the same, and the file is assembled in
 // one reused buffer, so a refresh costs little more than the headers and the descriptors written
 // since the last one.
-import type { EngineSample } from '../backend.js';
+import type { DriverBuild, EngineSample } from '../backend.js';
 import { decodeAt, emptyDescriptor, flagString, hex16 } from '../progress/descriptor.js';
 import type { Engine } from './engine.js';
+import { decodeSlot, sdesDescriptorLines } from './ring-lines.js';
 import { sampleEngine } from './sample.js';
 import { sdesHeader } from './sdes.js';
 import type { EmuUnit } from './unit.js';
@@ -21,6 +22,9 @@ export class SdesRenderer {
   private readonly scratch = emptyDescriptor();
   private out = Buffer.allocUnsafe(1 << 16);
   private used = 0;
+  /** The unit's chip layout and build (ring-lines.ts prints the cornelis/hfi2 lines). */
+  private jkr = false;
+  private driver: DriverBuild = 'upstream';
 
   /**
    * The whole file as the driver prints it (its software state beside all-ones registers once
@@ -29,8 +33,10 @@ export class SdesRenderer {
    */
   render(u: EmuUnit, samples?: readonly EngineSample[]): Buffer {
     this.used = 0;
+    this.jkr = u.host.cfg.jkr;
+    this.driver = u.host.cfg.flavour.driver;
     for (const e of u.engines) {
-      this.text(sdesHeader(samples?.[e.idx] ?? sampleEngine(u, e, true)));
+      this.text(sdesHeader(samples?.[e.pos] ?? sampleEngine(u, e, true)));
       this.body(e);
     }
     return this.out.subarray(0, this.used);
@@ -38,6 +44,9 @@ export class SdesRenderer {
 
   /** descriptorLines for slot `s`, from the decoded fields (no bigint on the way). */
   private lines(w: Uint32Array, s: number): string {
+    if (this.jkr || this.driver !== 'upstream') {
+      return sdesDescriptorLines(this.driver, w, s, decodeSlot(this.jkr, w, s, this.scratch));
+    }
     const f = decodeAt(w, s, this.scratch);
     const line = `\tdesc[${s}]: flags:${flagString(f)} addr:${hex16(f.addr)} gen:${f.gen} len:${f.len} bytes\n`;
     return f.first ? `${line}\t\tahgidx: ${f.ahgIdx} ahgmode: ${f.ahgMode}\n` : line;

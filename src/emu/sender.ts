@@ -1,7 +1,7 @@
 // Workload senders: a verbs QP submitting one txreq at a time with sdma_send_txreq and the
 // iowait_sleep callback, or a PSM packet queue submitting batches of up to 8 with
 // sdma_send_txlist and defer_packet_queue, whose writer waits at most 1000 ms (sdma_send_txreq, sdma.c; iowait_sleep, qp.c; defer_packet_queue, user_sdma.c; user_sdma.c).
-import { buildTx, isTxFailure, type TxReq } from '../progress/txreq.js';
+import { buildTx, isTxFailure, type TxOptions, type TxReq } from '../progress/txreq.js';
 import type { Engine } from './engine.js';
 import { Ev, type Host } from './host.js';
 import { IoWait, iowaitUnlink, SleepKind, type WaitClient } from './iowait.js';
@@ -17,6 +17,14 @@ const COMPLETION_LATENCY_NS = 1_000;
 const ECOMM_BACKOFF_NS = 50_000;
 const RUN_BUDGET = 64; // packets per run before yielding to other events
 
+/** The txreq builder's device settings: the idle timeout, and on cornelis/hfi2 pad_sdma_desc and sdma_align. */
+export function txOptions(host: Host): TxOptions {
+  const f = host.cfg.flavour;
+  const idleTimeout = host.cfg.idleCntNs !== 0;
+  if (f.driver === 'upstream') return { idleTimeout };
+  return { idleTimeout, driver: f.driver, padSdmaDesc: f.settings.padSdmaDesc, sdmaAlign: f.settings.sdmaAlign };
+}
+
 /** One sender bound to one engine. */
 export class Sender implements WaitClient, TxOwner {
   readonly wait: IoWait;
@@ -29,6 +37,8 @@ export class Sender implements WaitClient, TxOwner {
   stopped = false;
   /** Submit without pacing or window until the ring is short (fault `lost-wakeup` fills the ring this way). */
   burst = false;
+  /** Woken from dmawait and not yet run: it will take the room it was woken for. */
+  wokenPending = false;
   /** Its place among the unit's PSM writers (its command is mpi_rank_<rank>). */
   rank = 0;
   private runScheduled = false;
@@ -76,7 +86,7 @@ export class Sender implements WaitClient, TxOwner {
       const built = buildTx({
         tlen: this.spec.header + bytes,
         fragments,
-        options: { idleTimeout: this.host.cfg.idleCntNs !== 0 },
+        options: txOptions(this.host),
       });
       if (isTxFailure(built)) throw new Error(`workload packet of ${bytes} bytes: ${built.message}`);
       t = built;
@@ -100,6 +110,7 @@ export class Sender implements WaitClient, TxOwner {
   /** The send engine: submit until the window is full, the ring is short, or the budget is spent. */
   run(): void {
     this.runScheduled = false;
+    this.wokenPending = false;
     if (this.asleep || this.stopped) return;
     const now = this.host.sched.nowNs;
     const window = this.burst ? Number.POSITIVE_INFINITY : this.spec.window;
@@ -184,6 +195,7 @@ export class Sender implements WaitClient, TxOwner {
 
   wakeup(_w: IoWait, _flushed: boolean): void {
     this.asleep = false;
+    this.wokenPending = true;
     this.token++;
     this.schedule(WAKE_LATENCY_NS);
   }

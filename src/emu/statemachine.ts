@@ -3,16 +3,42 @@
 // clean-up), hw start-up (init_sdma_regs, sdma.c) and the engine-error interrupt (__sdma_process_event, sdma.c; SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
 import { ENG_ERR_BITS, SDMA_ENG_ERR_HALT_MASK } from '../progress/constants.js';
 import { isLoggedError } from '../progress/csr.js';
-import { hex } from '../progress/descriptor.js';
+import { emptyDescriptor, hex } from '../progress/descriptor.js';
+import { inProcessFor } from '../progress/driver.js';
 import { ctrlOnEntry, EVENT_NAMES, type EventName, STATE_NAMES, step } from '../progress/state.js';
 import type { Engine } from './engine.js';
 import { Ev, kernelLogLine } from './host.js';
 import { LogKind } from './log.js';
 import { descAvail, flush, makeProgress } from './retire.js';
+import { decodeSlot, errorDumpLines } from './ring-lines.js';
 
 const HALT_WAIT_LIMIT_NS = 10_000_000; // the event names, sdma.c: halt-wait gives up after 10 ms
 const HW_CLEAN_POLL_NS = 10_000; // the event names, sdma.c: 10 µs steps
 const SW_CLEAN_DELAY_NS = 3_000;
+const ENG_ERR_COR_MASK = 0xf8_0000; // SEND_DMA_ENG_ERR_STATUS bits 19-23, the correctable (…CorErr) ones
+const HFI2_CLEAN_POLLS = 100; // hfi2's hw clean-up work: 100 × 10 µs
+/** Descriptors from the head the cornelis/hfi2 error dump shows here (a choice: the log stays readable). */
+export const ERROR_DUMP_DESCRIPTORS = 16;
+
+/**
+ * The engine-error state dump of the cornelis and hfi2 builds (sdma.c): `SDMA (%u) descq_head %u, descq_tail %u,
+ * used %u, avail %u, FLE %d%s` with `used` the build's sdma_descq_inprocess (the real in-flight count), then the
+ * first descriptors from the head (`[desc %u] SDMA desc[...]` and `[desc %u]\taidx:...` lines).
+ */
+export function errorDump(e: Engine): string[] {
+  const f = e.host.cfg.flavour;
+  const used = inProcessFor(f.driver, e.descqCnt, e.descqHead, e.descqTail);
+  const out = [
+    `SDMA (${e.idx}) descq_head ${e.descqHead & e.mask}, descq_tail ${e.descqTail & e.mask}, used ${used}, avail ${e.freecnt()}, FLE ${e.flushlist.length > 0 ? 1 : 0}`,
+  ];
+  const scratch = emptyDescriptor();
+  const n = Math.min(ERROR_DUMP_DESCRIPTORS, (e.descqTail - e.descqHead) >>> 0);
+  for (let k = 0; k < n; k++) {
+    const s = (e.descqHead + k) & e.mask;
+    out.push(...errorDumpLines(k, e.descq, s, decodeSlot(e.host.cfg.jkr, e.descq, s, scratch)));
+  }
+  return out;
+}
 
 /** Index of a state or event name, for the event log. */
 export function stateIndex(name: string): number {
@@ -60,8 +86,9 @@ export function processEvent(e: Engine, event: EventName, locked = false): void 
       e.previousState = e.state;
       e.state = r.to;
       const ctrl = ctrlOnEntry(r.to);
-      e.pSendDmaCtrl = Number(ctrl.shadow);
-      e.chip.writeCtrl(Number(ctrl.written));
+      const extra = e.host.cfg.extraCtrl; // JKR threshold / single-descriptor bits (0 on WFR)
+      e.pSendDmaCtrl = Number(ctrl.shadow) | extra;
+      e.chip.writeCtrl(Number(ctrl.written) | extra);
     }
     if (r.actions.includes('progress-after')) makeProgress(e, 0, false);
   }
@@ -85,10 +112,19 @@ export function haltWait(e: Engine): void {
   s.after(e.host.rng.int(80_000, 120_000), Ev.haltWait, e.idx);
 }
 
-/** The hw clean-up tasklet (the event names, sdma.c): busy-poll STATUS.ENG_CLEANED_UP, then e25. */
+/**
+ * The hw clean-up tasklet (the event names, sdma.c): busy-poll STATUS.ENG_CLEANED_UP, then e25. hfi2 polls from a
+ * work item and gives up after 100 polls of 10 µs, logging the timeout, then goes on as if cleaned.
+ */
 export function hwCleanPoll(e: Engine): void {
-  if (e.chip.cleanedUp || e.host.gone) processEvent(e, 'e25_HwCleanUpDone');
-  else e.host.sched.after(HW_CLEAN_POLL_NS, Ev.hwCleanPoll, e.idx);
+  if (e.chip.cleanedUp || e.host.gone) {
+    e.cleanPolls = 0;
+    processEvent(e, 'e25_HwCleanUpDone');
+  } else if (e.host.cfg.flavour.driver === 'hfi2' && ++e.cleanPolls >= HFI2_CLEAN_POLLS) {
+    e.cleanPolls = 0;
+    kernelLog(e, `SDMA engine ${e.idx} - timeout waiting for engine to clean`);
+    processEvent(e, 'e25_HwCleanUpDone');
+  } else e.host.sched.after(HW_CLEAN_POLL_NS, Ev.hwCleanPoll, e.idx);
 }
 
 /** The engine-error interrupt (__sdma_process_event, sdma.c): count, e60 for a halt-class bit, log unless only SDmaHaltErr. */
@@ -99,12 +135,16 @@ export function engineError(e: Engine, status: number): void {
   const halts = (BigInt(status) & SDMA_ENG_ERR_HALT_MASK) !== 0n;
   e.host.log.write(e.host.sched.nowNs, LogKind.engineError, e.idx, status, halts ? 1 : 0, 0);
   if (halts) processEvent(e, 'e60_HwHalted', true);
-  if (isLoggedError(BigInt(status))) {
+  // hfi2 (v2) stays silent when only correctable bits are set (ALL_SDMA_ENG_COR_ERRS, bits 19-23).
+  const quiet = e.host.cfg.flavour.driver === 'hfi2' && (status & ~ENG_ERR_COR_MASK) === 0;
+  if (isLoggedError(BigInt(status)) && !quiet) {
     kernelLog(e, `SDMA (${e.idx}) engine error: ${hex(status)} state ${e.state}`);
-    kernelLog(
-      e,
-      `SDMA (${e.idx}) descq_head: ${e.descqHead & e.mask} descq_tail: ${e.descqTail & e.mask} freecnt: ${e.freecnt()} FLE ${e.flushlist.length > 0 ? 1 : 0}`,
-    );
+    if (e.host.cfg.flavour.driver === 'upstream') {
+      kernelLog(
+        e,
+        `SDMA (${e.idx}) descq_head: ${e.descqHead & e.mask} descq_tail: ${e.descqTail & e.mask} freecnt: ${e.freecnt()} FLE ${e.flushlist.length > 0 ? 1 : 0}`,
+      );
+    } else for (const line of errorDump(e)) kernelLog(e, line);
   }
   e.lockHead();
 }

@@ -19,10 +19,11 @@ import {
   SEND_DMA_MEM_SIZE,
   SEND_DMA_MEM_SIZE_OBSERVED,
 } from '../progress/constants.js';
-import { EMU_CMDLINE, EMU_CONTEXT, EMU_PCI_IDENTITY, emuLink, kmsgText, linkFileTexts } from './context.js';
+import { EMU_CMDLINE, EMU_PCI_IDENTITY, emuContext, emuLink, kmsgText, linkFileTexts } from './context.js';
 import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
 import { countersBinary, counterTable, procInterrupts } from './sdes.js';
 import { SdesRenderer } from './sdes-render.js';
+import { hfi2CpuListText, hfi2VlText, jkrBarBlocks, jkrPciIdentity, sysrootPaths, writeFlavourFiles } from './sysroot-flavour.js';
 import type { TreeWriter } from './tree.js';
 import { openTree } from './tree-root.js';
 import type { EmuUnit } from './unit.js';
@@ -126,30 +127,36 @@ export function closeSysroot(u: EmuUnit, dir: string): void {
  * later writes of the same unit replace only the files whose bytes changed (see tree.ts).
  */
 export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
-  const { unit, name, pci } = u.info;
+  const { unit, name, pci } = u.info; // hfi1_N or hfi2_N; engines are absolute indexes (a window may start above 0)
   const cfg = u.host.cfg;
   const state = writerFor(u, dir);
   const w = state.tree;
   w.beginPass();
   // The driver's view (its software state beside all-ones registers once the device is gone).
   const samples = u.engines.map((e) => sampleEngine(u, e, true));
-  const pciDir = join('sys/bus/pci/devices', pci);
-  const classDir = join('sys/class/infiniband', name);
-  const dbg = join('sys/kernel/debug/hfi1', name);
+  const flavour = u.flavour;
+  const paths = sysrootPaths(u);
+  const { pciDir, classDir, dbg, module } = paths;
+  const jkr = flavour.chip.name === 'jkr';
 
-  w.file(join(pciDir, 'vendor'), `0x${PCI_VENDOR_INTEL.toString(16).padStart(4, '0')}\n`);
-  w.file(join(pciDir, 'device'), `0x${PCI_DEVICE_HFI1_DISCRETE.toString(16).padStart(4, '0')}\n`);
-  w.image(join(pciDir, 'resource0'), BAR0_SIZE, barBlocks(u));
+  if (jkr) {
+    for (const [f, v] of Object.entries(jkrPciIdentity(u))) w.file(join(pciDir, f), `${v}\n`);
+    w.image(join(pciDir, 'resource0'), flavour.chip.bar0Size, jkrBarBlocks(u));
+  } else {
+    w.file(join(pciDir, 'vendor'), `0x${PCI_VENDOR_INTEL.toString(16).padStart(4, '0')}\n`);
+    w.file(join(pciDir, 'device'), `0x${PCI_DEVICE_HFI1_DISCRETE.toString(16).padStart(4, '0')}\n`);
+    w.image(join(pciDir, 'resource0'), BAR0_SIZE, barBlocks(u));
+  }
   w.link(join(classDir, 'device'), `../../../bus/pci/devices/${pci}`);
-  w.link(join('sys/kernel/debug/hfi1', String(unit)), name);
+  w.link(join('sys/kernel/debug', module, String(unit)), name);
 
   // Identity files: they never change, so after the first pass each costs one comparison.
-  const ctx = EMU_CONTEXT;
+  const ctx = emuContext(flavour.chip.name);
   w.file('proc/sys/kernel/osrelease', `${ctx.kernelRelease}\n`);
   w.file('proc/cmdline', EMU_CMDLINE);
-  for (const [f, v] of Object.entries(EMU_PCI_IDENTITY)) w.file(join(pciDir, f), `${v}\n`);
-  w.file('sys/module/hfi1/version', `${ctx.driverVersion}\n`);
-  w.file('sys/module/hfi1/srcversion', `${ctx.driverSrcversion}\n`);
+  if (!jkr) for (const [f, v] of Object.entries(EMU_PCI_IDENTITY)) w.file(join(pciDir, f), `${v}\n`);
+  w.file(join('sys/module', module, 'version'), `${ctx.driverVersion}\n`);
+  w.file(join('sys/module', module, 'srcversion'), `${ctx.driverSrcversion}\n`);
   w.file(join(classDir, 'fw_ver'), `${ctx.fwVer}\n`);
   w.file(join(classDir, 'board_id'), `${ctx.boardId}\n`);
   w.file(join(classDir, 'hw_rev'), `${ctx.hwRev}\n`);
@@ -165,8 +172,9 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   if (state.kmsg.seq !== u.host.kernelLogSeq) state.kmsg = { seq: u.host.kernelLogSeq, text: kmsgText(u.host) };
   w.file('dev/kmsg', state.kmsg.text);
 
+  const hfi2 = flavour.driver === 'hfi2';
   for (const s of samples) {
-    w.file(join(classDir, `sdma${s.engine}`, 'vl'), `${s.vl ?? -1}\n`);
+    w.file(join(classDir, `sdma${s.engine}`, 'vl'), hfi2 ? hfi2VlText(s.vl, flavour.ports) : `${s.vl ?? -1}\n`);
     w.file(join(classDir, `sdma${s.engine}`, 'cpu_list'), `${s.cpuList ?? 'empty'}\n`);
   }
   const { names, values } = counterTable(samples, u.errBitCounts);
@@ -175,11 +183,12 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(dbg, 'sdes'), state.sdes.render(u, samples));
   w.file(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
   w.file(join(dbg, 'counters'), countersBinary(values, endianness() === 'LE'));
-  w.file(join(dbg, 'sdma_cpu_list'), '');
-  w.file(join(dbg, 'qp_stats'), qpStatsText(u.senders));
-  writePsmProc(w, unit, u.senders, state.psmPids);
+  w.file(join(dbg, 'sdma_cpu_list'), hfi2 ? hfi2CpuListText(samples, flavour.ports) : '');
+  w.file(join(dbg, 'qp_stats'), qpStatsText(u.senders, flavour.firstEngine));
+  writePsmProc(w, unit, u.senders, state.psmPids, module);
+  if (!flavour.classic) writeFlavourFiles(w, u, paths, endianness() === 'LE');
 
-  const params = 'sys/module/hfi1/parameters';
+  const params = paths.params;
   w.file(join(params, 'sdma_descq_cnt'), `${cfg.descqCntParam}\n`);
   w.file(join(params, 'sdma_idle_cnt'), `${cfg.idleCntNs}\n`);
   w.file(join(params, 'num_sdma'), `${cfg.engines === 16 ? 0 : cfg.engines}\n`);
@@ -197,6 +206,8 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
       cfg.cpus,
       u.engines.map((e) => e.cpu),
       u.vectorCounts,
+      module,
+      u.info.engineIds,
     ),
   );
 }

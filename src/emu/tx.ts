@@ -34,6 +34,10 @@ export class EmuTx {
   /** Submission serial number, unique per unit (0 before the first submission). */
   serial = 0;
   numDesc = 0;
+  /** Pad descriptors that follow it in the ring (num_pad, sdma_desc_pad_count; 0 upstream). */
+  numPad = 0;
+  /** Ring slots it takes, num_desc + num_pad: what every room check compares (sdma_progress, sdma.h). */
+  slots = 0;
   /** Bytes not yet described; sdma_send_txreq refuses a request with tlen ≠ 0 (sdma_send_txreq, sdma.c). */
   tlen = 0;
   packetLen = 0;
@@ -58,6 +62,8 @@ export class EmuTx {
   load(req: TxReq): this {
     this.words = req.words;
     this.numDesc = req.numDesc;
+    this.numPad = req.numPad;
+    this.slots = req.numDesc + req.numPad;
     this.tlen = req.tlen;
     this.packetLen = req.packetLen;
     this.flags = req.flags;

@@ -1,16 +1,18 @@
 // EmuUnit: one emulated hfi1 unit — engines, chips, senders and faults on one virtual clock —
 // implementing the contract's Unit and adding the emulator's controls.
-import type { EngineSample, LinkState, RingDump, Unit, UnitInfo, WaitersSample } from '../backend.js';
+import type { ChipKind, DriverBuild, EngineSample, LinkState, RingDump, Unit, UnitInfo, WaitersSample } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
-import { SEND_DMA_MEM_SIZE_OBSERVED, TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
+import { SEND_DMA_MEM_SIZE_OBSERVED } from '../progress/constants.js';
+import type { DriverSettings } from '../progress/driver.js';
 import { descqCntFromParam } from '../progress/ring.js';
 import { buildVlMap, selectEngineVl, type VlMap } from '../progress/select.js';
 import type { TxReq } from '../progress/txreq.js';
 import { Chip } from './chip.js';
-import { EMU_CONTEXT, emuLink } from './context.js';
+import { emuContext, emuLink } from './context.js';
 import { dispatch } from './dispatch.js';
 import { Engine } from './engine.js';
 import { type FaultSpec, parseFault } from './faults.js';
+import { type EmuFlavour, extraCtrlBits, resolveFlavour, unitFlavour, windowText } from './flavour.js';
 import { type ChipConfig, EmuStats, Ev, type Host } from './host.js';
 import type { IoWait } from './iowait.js';
 import { EventLog, type LogKindName, type LogRecord } from './log.js';
@@ -26,7 +28,22 @@ import { DEFAULT_WORKLOAD, parseWorkload, type Workload } from './workload.js';
 /** How to build a unit. Everything has a default; the seed fixes every random choice. */
 export interface EmuUnitOptions {
   seed?: number;
+  /** How many engines the unit owns (default: every engine from firstEngine to 15). */
   engines?: number;
+  /** The absolute index of the unit's first engine (a window firstEngine..firstEngine+engines−1; default 0). */
+  firstEngine?: number;
+  /** The chip: wfr (default) or jkr. */
+  chip?: ChipKind;
+  /** The driver build: upstream (default), cornelis or hfi2 (the unit is then hfi2_N). */
+  driver?: DriverBuild;
+  /** Ports of the adapter: 1 (default) or 2 (JKR only). */
+  ports?: number;
+  /** The host is AMD (cornelis/hfi2 automatic settings on JKR; default true on JKR, false on WFR). */
+  amdHost?: boolean;
+  /** pad_sdma_desc / sdma_align / sdma_threshold replacing the automatic values (cornelis/hfi2). */
+  driverSettings?: Partial<DriverSettings>;
+  /** The sdma_single_descriptor module parameter (cornelis/hfi2 on JKR). */
+  singleDescriptor?: boolean;
   /** The sdma_descq_cnt module parameter (sdma_get_descq_cnt, sdma.c rule applied). */
   descqCnt?: number;
   workload?: string;
@@ -38,7 +55,8 @@ export interface EmuUnitOptions {
   capMask?: number;
   numVls?: number;
   portActiveMs?: number;
-  chip?: Partial<ChipConfig>;
+  /** Timing of the chip model. */
+  chipTiming?: Partial<ChipConfig>;
   /** Event-log records kept in memory (all are hashed). */
   retainLog?: number;
 }
@@ -70,13 +88,26 @@ export class EmuUnit implements Unit {
   readonly errBitCounts = new Array<number>(24).fill(0);
   /** Per-engine interrupt vector counts (/proc/interrupts): handler calls. */
   readonly vectorCounts: number[];
+  /** The chip, driver build, ports and engine window (flavour.ts). */
+  readonly flavour: EmuFlavour;
+  /** Engines by absolute index (holes outside the window). */
+  private readonly byIdx: (Engine | undefined)[];
   private readonly direct: TxOwner;
 
   constructor(opts: EmuUnitOptions = {}) {
-    const engines = opts.engines ?? TXE_NUM_SDMA_ENGINES;
-    if (!Number.isInteger(engines) || engines < 1 || engines > TXE_NUM_SDMA_ENGINES) {
-      throw new Hfi1SdmaError('E_USAGE', `engines must be 1-${TXE_NUM_SDMA_ENGINES}, got ${engines}`);
-    }
+    const flavour = resolveFlavour({
+      chip: opts.chip,
+      driver: opts.driver,
+      ports: opts.ports,
+      firstEngine: opts.firstEngine,
+      engines: opts.engines,
+      amdHost: opts.amdHost,
+      settings: opts.driverSettings,
+      singleDescriptor: opts.singleDescriptor,
+    });
+    this.flavour = flavour;
+    const engines = flavour.count;
+    const first = flavour.firstEngine;
     const param = opts.descqCnt ?? 2048;
     const descqCnt = descqCntFromParam(param);
     const numVls = Math.min(opts.numVls ?? 8, engines);
@@ -94,7 +125,7 @@ export class EmuUnit implements Unit {
       haltLatencyNs: 1000,
       cleanUpLatencyNs: 5000,
       maxBatch: 64,
-      ...opts.chip,
+      ...opts.chipTiming,
     };
     this.host = {
       sched: new Scheduler(),
@@ -111,6 +142,9 @@ export class EmuUnit implements Unit {
         portActiveNs: (opts.portActiveMs ?? 1) * 1e6,
         cpus: Math.max(16, engines),
         chip,
+        flavour,
+        jkr: flavour.chip.name === 'jkr',
+        extraCtrl: extraCtrlBits(flavour),
       },
       stats: new EmuStats(),
       gone: false,
@@ -120,16 +154,19 @@ export class EmuUnit implements Unit {
       kernelLog: [],
       kernelLogUs: [],
       kernelLogSeq: 0,
-      logPrefix: `hfi1 ${pci}: hfi1_${unit}: `,
+      logPrefix: `${flavour.module} ${pci}: ${flavour.module}_${unit}: `,
     };
     this.vectorCounts = new Array<number>(engines).fill(0);
-    for (let i = 0; i < engines; i++) {
-      const e = new Engine(this.host, i, i % this.host.cfg.cpus);
-      const c = new Chip(this.host, i, e.descq);
+    this.byIdx = new Array<Engine | undefined>(flavour.chip.numEngines).fill(undefined);
+    for (let pos = 0; pos < engines; pos++) {
+      const idx = first + pos;
+      const e = new Engine(this.host, idx, idx % this.host.cfg.cpus, pos);
+      const c = new Chip(this.host, idx, e.descq);
       e.chip = c;
-      c.init(descqCnt, this.host.cfg.idleCntNs, engines, SEND_DMA_MEM_SIZE_OBSERVED);
+      c.init(descqCnt, this.host.cfg.idleCntNs, engines, SEND_DMA_MEM_SIZE_OBSERVED, pos);
       this.engines.push(e);
       this.chips.push(c);
+      this.byIdx[idx] = e;
     }
     let psmRank = 0;
     wl.senders.forEach((spec, id) => {
@@ -141,14 +178,14 @@ export class EmuUnit implements Unit {
     this.direct = { complete: () => {} };
     this.info = {
       unit,
-      name: `hfi1_${unit}`,
+      name: `${flavour.module}_${unit}`,
       pci,
       engines,
-      engineIds: Array.from({ length: engines }, (_, i) => i),
-      flavour: { module: 'hfi1', chip: 'wfr', driver: 'upstream', ports: 1, evidence: ['the emulator (wfr, upstream)'] },
+      engineIds: this.engines.map((e) => e.idx),
+      flavour: unitFlavour(flavour),
       descqCnt,
       sources: [{ source: 'model', readable: true }],
-      context: { ...EMU_CONTEXT },
+      context: { ...emuContext(flavour.chip.name) },
     };
     // Driver load (__sdma_process_event, sdma.c): e10 to every engine at time 0, the port ACTIVE later.
     this.host.sched.at(0, Ev.portActive, -1);
@@ -175,8 +212,8 @@ export class EmuUnit implements Unit {
 
   /** Schedule a fault (`NAME@MS[:ENGINE]` or parsed); a time in the past applies now. */
   injectFault(f: string | FaultSpec): FaultSpec {
-    const spec = typeof f === 'string' ? parseFault(f, this.engines.length) : f;
-    if (spec.name === 'lost-wakeup') checkLostWakeup(this.senders, this.engines.length, spec, this.workload.name);
+    const spec = typeof f === 'string' ? parseFault(f, this.flavour) : f;
+    if (spec.name === 'lost-wakeup') checkLostWakeup(this.senders, this.info.engineIds, spec, this.workload.name);
     this.faults.push(spec);
     this.host.sched.at(spec.atMs * 1e6, Ev.fault, this.faults.length - 1);
     return spec;
@@ -267,19 +304,25 @@ export class EmuUnit implements Unit {
     };
   }
 
+  /** The engine of absolute index `engine` (E_NO_ENGINE outside the unit's window). */
   engineAt(engine: number): Engine {
-    const e = this.engines[engine];
+    const e = Number.isInteger(engine) ? this.byIdx[engine] : undefined;
     if (!e) {
       throw new Hfi1SdmaError(
         'E_NO_ENGINE',
-        `hfi1_${this.info.unit} has no engine ${engine}: engines are 0-${this.engines.length - 1}`,
+        `${this.info.name} has no engine ${engine}: engines are ${windowText(this.flavour)}`,
       );
     }
     return e;
   }
 
+  /** The engine of absolute index `idx`, or undefined (scheduler events carry absolute indexes). */
+  engineById(idx: number): Engine | undefined {
+    return this.byIdx[idx];
+  }
+
   async sample(engines?: readonly number[]): Promise<EngineSample[]> {
-    const which = engines ?? this.engines.map((_, i) => i);
+    const which = engines ?? this.info.engineIds;
     return which.map((i) => sampleEngine(this, this.engineAt(i)));
   }
 

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { USER_SDMA_REQUEST_FN, WRITEV_NR } from '../hw/parse/proc-psm.js';
 import { type QpLineFields, qpStatsLine } from '../hw/parse/qp-stats-render.js';
+import { HFI2_BLOCKED_STACK, HFI2_PSM_FD_TARGET, HFI2_USER_SDMA_REQUEST_FN } from './hfi2-proc.js';
 import type { Sender } from './sender.js';
 import type { TreeWriter } from './tree.js';
 import { EMU_QP_STATE, emuCommand, emuPid, emuQpn } from './waiters.js';
@@ -23,11 +24,11 @@ export function hash32(value: number, bits: number): number {
 }
 
 /** The qp_stats lines of the unit: QP0 (SMI, no engine), QP1 (GSI), then every QP sender. */
-export function qpStatsText(senders: readonly Sender[]): string {
+export function qpStatsText(senders: readonly Sender[], firstEngine = 0): string {
   const base = { refcount: 1, state: EMU_QP_STATE, sFlags: 0, sdmaPending: 0, pioPending: 0, onList: false, pid: 0 };
   const lines: QpLineFields[] = [
     { ...base, slot: 0, idle: true, qpn: 0, type: 'SMI', engine: null, sendContext: 0 },
-    { ...base, slot: 1, idle: true, qpn: 1, type: 'GSI', engine: 0, sendContext: 1 },
+    { ...base, slot: 1, idle: true, qpn: 1, type: 'GSI', engine: firstEngine, sendContext: 1 },
   ];
   const qps: QpLineFields[] = [];
   for (const s of senders) {
@@ -83,7 +84,14 @@ export function blockedSyscall(fd: number): string {
  * in the user SDMA request, or of one running. Only what changed is written; a writer that is gone
  * has its directory removed (`shown` holds the PIDs written last time and is updated).
  */
-export function writePsmProc(w: TreeWriter, unit: number, senders: readonly Sender[], shown: Set<number>): void {
+export function writePsmProc(
+  w: TreeWriter,
+  unit: number,
+  senders: readonly Sender[],
+  shown: Set<number>,
+  module: 'hfi1' | 'hfi2' = 'hfi1',
+): void {
+  const hfi2 = module === 'hfi2';
   const now = new Set<number>();
   const blocked = new Set(blockedWriters(senders));
   for (const s of senders) {
@@ -93,12 +101,12 @@ export function writePsmProc(w: TreeWriter, unit: number, senders: readonly Send
     const dir = join('proc', String(pid));
     if (!shown.has(pid)) {
       w.file(join(dir, 'comm'), `${emuCommand(s.rank)}\n`);
-      w.link(join(dir, 'fd', String(EMU_PSM_FD)), `/dev/hfi1_${unit}`);
+      w.link(join(dir, 'fd', String(EMU_PSM_FD)), hfi2 ? HFI2_PSM_FD_TARGET : `/dev/hfi1_${unit}`);
     }
     const isBlocked = blocked.has(s);
-    w.file(join(dir, 'stack'), isBlocked ? BLOCKED_STACK : '');
+    w.file(join(dir, 'stack'), isBlocked ? (hfi2 ? HFI2_BLOCKED_STACK : BLOCKED_STACK) : '');
     w.file(join(dir, 'syscall'), isBlocked ? blockedSyscall(EMU_PSM_FD) : 'running\n');
-    w.file(join(dir, 'wchan'), isBlocked ? USER_SDMA_REQUEST_FN : '0');
+    w.file(join(dir, 'wchan'), isBlocked ? (hfi2 ? HFI2_USER_SDMA_REQUEST_FN : USER_SDMA_REQUEST_FN) : '0');
   }
   for (const pid of shown) if (!now.has(pid)) w.removeDir(join('proc', String(pid)));
   shown.clear();

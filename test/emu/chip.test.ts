@@ -6,7 +6,7 @@ import { quietUnit, Recorder, txOf } from './support.js';
 
 describe('chip', () => {
   it('raises SDmaInt for an URGENT txreq (INT_REQ) and writes head_dma (HEAD_TO_HOST)', () => {
-    const u = quietUnit({ chip: { irqLatencyNs: 100 } });
+    const u = quietUnit({ chipTiming: { irqLatencyNs: 100 } });
     const e = u.engineAt(0);
     const rec = new Recorder();
     const before = e.sdmaIntCnt;
@@ -22,7 +22,7 @@ describe('chip', () => {
   it('raises a progress interrupt every DESC_CNT (64) descriptors, then an idle one', () => {
     // A short interrupt latency keeps the last progress interrupt apart from the idle one (a
     // handler call with both bits counts as idle, struct sdma_engine, sdma.h).
-    const u = quietUnit({ chip: { irqLatencyNs: 100 } });
+    const u = quietUnit({ chipTiming: { irqLatencyNs: 100 } });
     const e = u.engineAt(0);
     const rec = new Recorder();
     for (let i = 0; i < 65; i++) expect(u.submit(0, rec.tx(txOf(2)))).toBe(0);

@@ -25,6 +25,16 @@ const scenarioArb = fc.record({
 
 const RECOVERS = /^(engine-error:\d+|freeze|slow:.*)$/;
 
+/** Every host the emulator models, with the window its engines take (upstream numbers from 0). */
+const FLAVOURS = [
+  { chip: 'wfr', driver: 'upstream', ports: 1, firstEngine: 0 },
+  { chip: 'wfr', driver: 'cornelis', ports: 1, firstEngine: 8 },
+  { chip: 'jkr', driver: 'cornelis', ports: 2, firstEngine: 0 },
+  { chip: 'jkr', driver: 'hfi2', ports: 2, firstEngine: 8 },
+  { chip: 'jkr', driver: 'hfi2', ports: 1, firstEngine: 12 },
+  { chip: 'wfr', driver: 'hfi2', ports: 1, firstEngine: 8 },
+] as const;
+
 describe('emulator invariants (random seeds and fault schedules)', () => {
   it('hold for every scenario', () => {
     fc.assert(
@@ -54,5 +64,26 @@ describe('emulator invariants (random seeds and fault schedules)', () => {
     const a = run(7);
     expect(run(7)).toEqual(a);
     expect(run(8).hash).not.toBe(a.hash);
+  });
+});
+
+describe('emulator invariants on every chip and driver build (random seeds and fault schedules)', () => {
+  it('hold for every scenario, in the window of absolute engines', () => {
+    fc.assert(
+      fc.property(scenarioArb, fc.constantFrom(...FLAVOURS), (sc, fl) => {
+        const faults = sc.faults.map((f) => `${f.name}@${f.atMs}${f.engine === null ? '' : `:${fl.firstEngine + f.engine}`}`);
+        const u = new EmuUnit({ seed: sc.seed, engines: 4, ...fl, workload: sc.workload, descqCnt: sc.descqCnt, faults });
+        u.runUntilMs(18);
+        expect(invariantViolations(u)).toEqual([]);
+        const t = u.totals();
+        expect(t.txSubmitted).toBe(t.txCompleted + t.txAborted + t.txInFlight);
+        expect(t.lostWakeups).toBe(0);
+        expect(u.info.engineIds).toEqual([0, 1, 2, 3].map((i) => fl.firstEngine + i));
+        if (faults.every((f) => RECOVERS.test(f.split('@')[0] ?? ''))) {
+          expect(u.engines.map((e) => e.state)).toEqual(Array(4).fill('s99_Running'));
+        }
+      }),
+      fcParams(60, 5_000),
+    );
   });
 });

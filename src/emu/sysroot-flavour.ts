@@ -1,0 +1,190 @@
+// The parts of the emulated sysroot that differ from the WFR/upstream host: a CN5000 (JKR) PCI identity and BAR
+// image, the `device/driver` link, hfi2's `hw_resources`, per-port `vl` lists and `sdma_cpu_list` with `pidx`,
+// a second port, per-port counter files, and the cornelis/hfi2 module parameters. sysroot.ts calls these only
+// for a unit that is not the classic host, so the classic tree and its refresh cost are unchanged.
+import { join } from 'node:path';
+import type { EngineSample } from '../backend.js';
+import { engineRegOffset, interruptSources, memoryRegOffset } from '../progress/chip.js';
+import {
+  ALL_ONES_64,
+  CCE_INT_STATUS,
+  SEND_DMA_CTRL,
+  SEND_DMA_MEM_SIZE_OBSERVED,
+  SEND_DMA_PRIORITY_THLD,
+} from '../progress/constants.js';
+import { defaultDriverSettings } from '../progress/driver.js';
+import { EMU_PCI_IDENTITY, emuLink, linkFileTexts } from './context.js';
+import { readCsr } from './sample.js';
+import type { TreeWriter } from './tree.js';
+import type { EmuUnit } from './unit.js';
+
+/** PCI identity of a CN5000 (Cornelis 434e:0001; subsystem 0x0002 dual port, 0x0003 single port). */
+export const CN5000_PCI = { vendor: '0x434e', device: '0x0001', dualPort: '0x0002', singlePort: '0x0003' } as const;
+
+/** The per-engine registers of a JKR engine block written into the image (inner offsets 0x0–0x70; no CHECK registers). */
+const JKR_BLOCK_REGS = 15;
+
+/** Where a unit's files live: module, class directory, debugfs directory, PCI device directory, parameters. */
+export interface SysrootPaths {
+  module: 'hfi1' | 'hfi2';
+  classDir: string;
+  dbg: string;
+  pciDir: string;
+  params: string;
+}
+
+/** The paths of a unit's files (hfi1_N / hfi2_N under the module's directories). */
+export function sysrootPaths(u: EmuUnit): SysrootPaths {
+  const module = u.flavour.module;
+  const { name, pci } = u.info;
+  return {
+    module,
+    classDir: join('sys/class/infiniband', name),
+    dbg: join('sys/kernel/debug', module, name),
+    pciDir: join('sys/bus/pci/devices', pci),
+    params: join('sys/module', module, 'parameters'),
+  };
+}
+
+/**
+ * The BAR image blocks of a JKR unit (chip_registers_jkr.h): each engine's registers at 0x1A00000 + 0x2000·e, its
+ * SEND_DMA_CFG_MEMORY at 0x1B00B00 + 8·e, SEND_DMA_ENGINES and SEND_DMA_MEM_SIZE, and CCE_INT_STATUS #4 holding the
+ * engines' pending SDMA sources. All-ones once the device is gone.
+ */
+export function jkrBarBlocks(u: EmuUnit): [number, Buffer][] {
+  const chip = u.flavour.chip;
+  const gone = u.host.gone;
+  const out: [number, Buffer][] = [];
+  const reg = (offset: number, value: bigint) => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(gone ? ALL_ONES_64 : value);
+    out.push([offset, b]);
+  };
+  let status = 0n;
+  for (const c of u.chips) {
+    const block = Buffer.alloc(JKR_BLOCK_REGS * 8, gone ? 0xff : 0);
+    if (!gone) {
+      for (let r = 0; r < JKR_BLOCK_REGS; r++) {
+        const base = SEND_DMA_CTRL + 8 * r; // the same inner offsets as WFR's engine 0
+        const v = base === SEND_DMA_PRIORITY_THLD ? BigInt(c.priorityThld) : readCsr(c, false, base);
+        block.writeBigUInt64LE(v, 8 * r);
+      }
+    }
+    out.push([engineRegOffset(chip, 'ctrl', c.idx), block]);
+    reg(memoryRegOffset(chip, c.idx), BigInt(c.memory));
+    status |= BigInt(c.pendingStatusMask());
+  }
+  reg(chip.sendDmaEngines, BigInt(u.engines.length));
+  reg(chip.sendDmaMemSize, BigInt(SEND_DMA_MEM_SIZE_OBSERVED));
+  reg(CCE_INT_STATUS + 8 * interruptSources(chip, 0).reg, status);
+  return out;
+}
+
+/** The PCI identity files of a JKR unit (a WFR unit keeps the classic ones). */
+export function jkrPciIdentity(u: EmuUnit): Record<string, string> {
+  return {
+    ...EMU_PCI_IDENTITY,
+    vendor: CN5000_PCI.vendor,
+    device: CN5000_PCI.device,
+    subsystem_vendor: CN5000_PCI.vendor,
+    subsystem_device: u.flavour.ports === 2 ? CN5000_PCI.dualPort : CN5000_PCI.singlePort,
+    max_link_speed: '32.0 GT/s PCIe',
+  };
+}
+
+/**
+ * hfi2's `hw_resources` device attribute (sysfs.c): pfunit, si_idx, numvfs, then `%u-%u` ranges. The bound of
+ * `sde` is written INCLUSIVE (8-15 for engines 8..15; a choice, the source leaves it open).
+ */
+export function hwResourcesText(u: EmuUnit): string {
+  const first = u.flavour.firstEngine;
+  const last = first + u.flavour.count - 1;
+  return `pfunit 0\nsi_idx 0\nnumvfs 0\nsctxt  0-159\nrctxt  0-159\nsde    ${first}-${last}\nrcvary 0-65535\npio    0-159\n`;
+}
+
+/**
+ * `sdma<E>/vl` of an hfi2 unit (vl_show, sysfs.c): the engine's VL on each port joined by commas, no newline. Both
+ * ports use the same VL map here; a port that does not map the engine shows -1 (a choice).
+ */
+export function hfi2VlText(vl: number | null, ports: number): string {
+  return Array.from({ length: ports }, () => String(vl ?? -1)).join(',');
+}
+
+/**
+ * hfi2's debugfs `sdma_cpu_list` (sdma_seqfile_dump_cpu_list, sdma.c): per CPU with a user mapping, one line per
+ * port, `cpu%3lu: pidx %d:  vl%d: [ sdma%2d, ...]`, the later port lines of a CPU indented by 8 spaces. The
+ * emulated hfi2 unit maps each engine's interrupt CPU (its sysfs cpu_list) for user processes.
+ */
+export function hfi2CpuListText(samples: readonly EngineSample[], ports: number): string {
+  const byCpu = new Map<number, EngineSample[]>();
+  for (const s of samples) {
+    if (s.cpu === null || s.cpuList === 'empty') continue;
+    const list = byCpu.get(s.cpu) ?? [];
+    list.push(s);
+    byCpu.set(s.cpu, list);
+  }
+  let out = '';
+  for (const cpu of [...byCpu.keys()].sort((a, b) => a - b)) {
+    const engines = byCpu.get(cpu) ?? [];
+    const vls = [...new Set(engines.map((s) => s.vl ?? 0))].sort((a, b) => a - b);
+    for (let p = 0; p < ports; p++) {
+      out += p === 0 ? `cpu${String(cpu).padStart(3)}: ` : ' '.repeat(8);
+      out += `pidx ${p}:`;
+      for (const vl of vls) {
+        const names = engines.filter((s) => (s.vl ?? 0) === vl).map((s) => ` sdma${String(s.engine).padStart(2)}`);
+        out += `  vl${vl}: [${names.join(',')} ]`;
+      }
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+/** The cornelis/hfi2 module parameters as the driver shows them: −1 where the value is automatic. */
+export function extraParams(u: EmuUnit): [string, string][] {
+  const f = u.flavour;
+  const auto = defaultDriverSettings(f.driver, f.chip.name, f.amdHost);
+  const shown = (v: number, a: number) => (v === a ? '-1' : String(v));
+  return [
+    ['pad_sdma_desc', shown(f.settings.padSdmaDesc, auto.padSdmaDesc)],
+    ['sdma_align', shown(f.settings.sdmaAlign, auto.sdmaAlign)],
+    ['sdma_threshold', shown(f.settings.sdmaThreshold, auto.sdmaThreshold)],
+    ['sdma_single_descriptor', f.singleDescriptor ? '1' : '0'],
+    ['enable_jkr_sdma_mem_init', '0'],
+    ['jkr_sdma_credits_limit', '-1'],
+  ];
+}
+
+/** Native-endian u64 values (a debugfs counters file). */
+function u64s(values: readonly bigint[], littleEndian: boolean): Buffer {
+  const b = Buffer.alloc(values.length * 8);
+  values.forEach((v, i) => {
+    if (littleEndian) b.writeBigUInt64LE(v, i * 8);
+    else b.writeBigUInt64BE(v, i * 8);
+  });
+  return b;
+}
+
+/**
+ * The files only a non-classic unit has: the `device/driver` link, the cornelis/hfi2 parameters, hfi2's
+ * `hw_resources`, the second port, and `portcounter_names` with `port<N>counters` (DmaWait: times a QP slept on
+ * dmawait, counted on port 1).
+ */
+export function writeFlavourFiles(w: TreeWriter, u: EmuUnit, p: SysrootPaths, littleEndian: boolean): void {
+  const f = u.flavour;
+  w.link(join(p.pciDir, 'driver'), `../../../bus/pci/drivers/${p.module}`);
+  if (f.driver !== 'upstream') for (const [name, v] of extraParams(u)) w.file(join(p.params, name), `${v}\n`);
+  if (f.driver === 'hfi2') w.file(join(p.classDir, 'hw_resources'), hwResourcesText(u));
+  const port = linkFileTexts(emuLink(u.host));
+  for (let n = 2; n <= f.ports; n++) {
+    w.file(join(p.classDir, `ports/${n}/state`), port.state);
+    w.file(join(p.classDir, `ports/${n}/phys_state`), port.phys_state);
+    w.file(join(p.classDir, `ports/${n}/rate`), port.rate);
+  }
+  let dmaWait = 0;
+  for (const s of u.senders) if (s.spec.kind === 'qp') dmaWait += s.wait.nDmawait;
+  w.file(join(p.dbg, 'portcounter_names'), 'DmaWait\n');
+  for (let n = 1; n <= f.ports; n++) {
+    w.file(join(p.dbg, `port${n}counters`), u64s([n === 1 ? BigInt(dmaWait) : 0n], littleEndian));
+  }
+}
