@@ -43,16 +43,22 @@ export function emuContext(chip: 'wfr' | 'jkr'): Readonly<UnitContext> {
   return chip === 'jkr' ? EMU_CONTEXT_JKR : EMU_CONTEXT;
 }
 
-/** The port's rate line (rate_show, RDMA core sysfs.c) for a 4X EDR link. */
+/** The port's rate line (rate_show, RDMA core sysfs.c) for a 4X EDR link (Omni-Path 100). */
 export const EMU_RATE = '100 Gb/sec (4X EDR)';
+/**
+ * The rate line of a CN5000 port: 400 Gb/s over four lanes. How hfi2 reports its speed to the RDMA core is
+ * not public; the emulator shows the 4X NDR line the core prints for 400 Gb/s (a choice).
+ */
+export const EMU_RATE_JKR = '400 Gb/sec (4X NDR)';
 
 /** Port states by name with the number the RDMA core prints before it (enum ib_port_state, ib_port_phys_state). */
 const STATE_NUMBER = { DOWN: 1, INIT: 2, ACTIVE: 4 } as const;
 const PHYS_NUMBER = { Polling: 2, LinkUp: 5 } as const;
 
 /** The emulated port's link now: LinkUp unless `link-down` took it (then DOWN and Polling). */
-export function emuLink(host: Pick<Host, 'port'>): LinkState {
-  return { state: host.port, physState: host.port === 'DOWN' ? 'Polling' : 'LinkUp', rate: EMU_RATE };
+export function emuLink(host: Pick<Host, 'port' | 'cfg'>): LinkState {
+  const rate = host.cfg.flavour.chip.name === 'jkr' ? EMU_RATE_JKR : EMU_RATE;
+  return { state: host.port, physState: host.port === 'DOWN' ? 'Polling' : 'LinkUp', rate };
 }
 
 /** The three port files as the RDMA core prints them (`4: ACTIVE\n`, `5: LinkUp\n`, the rate). */

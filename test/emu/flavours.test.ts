@@ -482,3 +482,12 @@ describe('options', () => {
     expect(v.info.flavour).toMatchObject({ module: 'hfi1', chip: 'wfr', driver: 'upstream', ports: 1 });
   });
 });
+
+describe('the port of each chip', () => {
+  it('a CN5000 port shows 400 Gb/s, an Omni-Path 100 port 100 Gb/s', async () => {
+    const jkr = new EmuUnit({ seed: 2, engines: 1, chip: 'jkr', driver: 'hfi2' });
+    const wfr = new EmuUnit({ seed: 2, engines: 1 });
+    expect((await jkr.link()).rate).toBe('400 Gb/sec (4X NDR)');
+    expect((await wfr.link()).rate).toBe('100 Gb/sec (4X EDR)');
+  });
+});
