@@ -69,7 +69,10 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
         if (mode >= SDMA_AHG_APPLY_UPDATE2) edit = mode - 2; // AHG edit descriptors carry no generation (submit_tx, sdma.c)
       }
     }
-    t += Math.max((jkr ? jkrDescByteCount(q1) : descByteCount(hi)) * nsPerByte, nsPerDesc);
+    // A zero-length descriptor is a pad (sdma_pad, cornelis/hfi2): fetched with the packet's descriptors, it
+    // moves no data; the emulator charges it nothing, so padding costs ring slots, not link time (a choice).
+    const len = jkr ? jkrDescByteCount(q1) : descByteCount(hi);
+    if (len !== 0) t += Math.max(len * nsPerByte, nsPerDesc);
     gen = (gen + 1) >>> 0;
     k++;
     slot = (slot + 1) & mask;

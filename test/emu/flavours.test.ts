@@ -308,11 +308,12 @@ describe('an engine window 8-15', () => {
     });
     u.runUntilMs(5);
     u.runUntilMs(10);
-    const before = (await u.sample([8, 9])).map((s) => s.csr?.hwHead);
+    const window = [8, 9, 10, 11, 12, 13, 14, 15];
+    const before = (await u.sample(window)).map((s) => s.csr?.hwHead);
     u.runUntilMs(15);
-    const after = (await u.sample([8, 9])).map((s) => s.csr?.hwHead);
+    const after = (await u.sample(window)).map((s) => s.csr?.hwHead);
     expect(after[0]).toBe(before[0]);
-    expect(after[1]).not.toBe(before[1]);
+    expect(after.slice(1).some((h, i) => h !== before[i + 1])).toBe(true);
     expect(u.events(['fault']).map((r) => r.engine)).toEqual([8]);
     expect(u.engineAt(8).chip.stopFetch).toBe(true);
     expect(() => u.engineAt(3)).toThrow(/hfi2_0 has no engine 3: engines are 8-15/);
@@ -358,7 +359,7 @@ describe('an engine window 8-15', () => {
   });
 
   it("an engine error's dump in the hfi2 kernel log: hfi2_0 prefix, used = the real in-flight count, d0/d1 lines", async () => {
-    const { u, dir } = await rendered({ chip: 'jkr', driver: 'hfi2', ports: 2, firstEngine: 8 }, ['engine-error:1@10:9']);
+    const { u, dir } = await rendered({ chip: 'jkr', driver: 'hfi2', ports: 2, firstEngine: 8 }, ['engine-error:1@10:10']);
     const kmsg = readFileSync(join(dir, 'dev/kmsg'), 'utf8').split('\n').slice(0, -1);
     const text = kmsg.map((l) => l.slice(l.indexOf(';') + 1));
     expect(text.every((l) => l.startsWith('hfi2 0000:05:00.0: hfi2_0: '))).toBe(true);
@@ -367,7 +368,7 @@ describe('an engine window 8-15', () => {
       .find((m) => m !== null);
     expect(dump).toBeDefined();
     const [eng, head, tail, used, avail] = (dump as RegExpExecArray).slice(1, 6).map(Number) as number[];
-    expect(eng).toBe(9);
+    expect(eng).toBe(10);
     expect(used).toBe(((tail as number) - (head as number) + 256) % 256);
     expect((used as number) + (avail as number)).toBe(255);
     expect(text.some((l) => /\[desc \d+\] SDMA desc\[\d+\]: .* d0:0x[0-9a-f]{16} d1:0x[0-9a-f]{16}$/.test(l))).toBe(true);
