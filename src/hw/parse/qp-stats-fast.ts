@@ -12,13 +12,15 @@ import { NO_FLAGS } from './s-flags.js';
 const SP = 32;
 const NL = 10;
 
-// Characters the middle may hold: digits, letters, parentheses, space, minus (as the careful scanner).
+// Characters the middle may hold: digits, letters, parentheses, space, minus (as the careful scanner): 1, but 2 for
+// an S (where ' SDE ' may start); 0 for anything else.
 const MIDDLE_OK: Uint8Array = (() => {
   const t = new Uint8Array(256);
   for (let c = 48; c <= 57; c++) t[c] = 1;
   for (let c = 65; c <= 90; c++) t[c] = 1;
   for (let c = 97; c <= 122; c++) t[c] = 1;
   for (const c of '() -') t[c.charCodeAt(0)] = 1;
+  t[83] = 2;
   return t;
 })();
 // Lower-case hex digit values (printf %x); -1 for anything else (the 257th entry: past the end of the bytes).
@@ -104,10 +106,12 @@ const L_SRQ = bytes(' SRQ ');
 const L_RQ = bytes(' RQ ');
 const L_NULL = bytes('(null)');
 
-// Pointers as printed repeat (one per engine and send context): their text is kept in a small direct-mapped table,
-// found by a hash of the digits and confirmed byte by byte.
+// Pointers as printed repeat (one per engine and send context): their text is kept in a small table by the index
+// printed after them, confirmed by the pointer's value (two 32-bit halves) and digit count.
 const PTR_SLOTS = 256;
-const ptrBytes: (Uint8Array | null)[] = new Array(PTR_SLOTS).fill(null);
+const ptrHi = new Int32Array(PTR_SLOTS);
+const ptrLo = new Int32Array(PTR_SLOTS);
+const ptrLen = new Int32Array(PTR_SLOTS); // 0: empty slot
 const ptrText: string[] = new Array(PTR_SLOTS).fill('');
 /** The pointer text of the last ptrIndex (null for NULL). */
 let ptr: string | null = null;
@@ -127,29 +131,34 @@ function ptrIndex(b: Uint8Array, p: number, stop: number, keepText: boolean): nu
   if (pn >= 0) p = pn;
   else {
     const lim = Math.min(stop, at + 16);
-    let h = 0;
-    let nonZero = 0;
+    let hi = 0;
+    let lo = 0;
     for (; p < lim; p++) {
       const d = HEX[b[p] ?? 256] as number;
       if (d < 0) break;
-      h = (Math.imul(h, 31) + d) | 0;
-      nonZero |= d;
+      hi = (hi << 4) | (lo >>> 28);
+      lo = (lo << 4) | d;
     }
     const len = p - at;
     if (len === 0 || (HEX[b[p] ?? 256] as number) >= 0) return -1;
-    if (nonZero !== 0 && !keepText) text = '';
-    else if (nonZero !== 0) {
-      const slot = (h ^ (h >>> 8) ^ len) & (PTR_SLOTS - 1);
-      const known = ptrBytes[slot];
-      let same = known !== null && known !== undefined && known.length === len;
-      for (let i = 0; same && i < len; i++) same = (known as Uint8Array)[i] === b[at + i];
-      if (same) text = ptrText[slot] as string;
+    if ((hi | lo) !== 0) text = '';
+    if (text !== null && keepText) {
+      // Looked up by the index printed after it (one pointer per engine).
+      if (b[p] !== 44) return -1;
+      const q = dec(b, p + 1, stop, 0xffff_ffff);
+      if (q < 0) return -1;
+      const slot = (VALUE[0] as number) & (PTR_SLOTS - 1);
+      if (ptrLen[slot] === len && ptrLo[slot] === lo && ptrHi[slot] === hi) text = ptrText[slot] as string;
       else {
-        const copy = b.slice(at, p);
-        text = String.fromCharCode.apply(null, copy as unknown as number[]);
-        ptrBytes[slot] = copy;
+        text = String.fromCharCode.apply(null, b.subarray(at, p) as unknown as number[]);
+        ptrHi[slot] = hi;
+        ptrLo[slot] = lo;
+        ptrLen[slot] = len;
         ptrText[slot] = text;
       }
+      ptr = text;
+      ptrIdx = VALUE[0] as number;
+      return q;
     }
   }
   if (b[p] !== 44) return -1;
@@ -215,9 +224,8 @@ export function fastQpLine(b: Uint8Array, start: number, stop: number): QpStatsL
   let i = p;
   for (;;) {
     // Characters of the class up to an S; then ' SDE ' ends the middle, anything else outside the class fails.
-    let c = b[i] as number;
-    while (MIDDLE_OK[c] === 1 && c !== 83) c = b[++i] as number;
-    if (c !== 83 || i >= stop) return null;
+    while (MIDDLE_OK[b[i] as number] === 1) i++;
+    if (MIDDLE_OK[b[i] as number] !== 2 || i >= stop) return null;
     if (b[i - 1] === SP && b[i + 1] === 68 && b[i + 2] === 69 && b[i + 3] === SP) break;
     i++;
   }
