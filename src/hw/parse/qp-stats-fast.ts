@@ -210,13 +210,16 @@ export function fastQpLine(b: Uint8Array, start: number, stop: number): QpStatsL
   if (p < 0) return null;
   const sFlags = VALUE[0] as number;
   // Six counters: sdma pending, pio pending, on list, timeout, ssn, lsn; a seventh is another format.
-  p = dec(b, spaced(b, p), stop, 0xffff_ffff);
-  const c0 = VALUE[0] as number;
-  p = dec(b, spaced(b, p), stop, 0xffff_ffff);
-  const c1 = VALUE[0] as number;
-  p = dec(b, spaced(b, p), stop, 0xffff_ffff);
-  const c2 = VALUE[0] as number;
-  p = dec(b, spaced(b, dec(b, spaced(b, dec(b, spaced(b, p), stop, 0xffff_ffff)), stop, 0xffff_ffff)), stop, 0xffff_ffff);
+  // (Loops rather than repeated calls: fewer call sites, so the helpers are inlined.)
+  let c0 = 0;
+  let c1 = 0;
+  let c2 = 0;
+  for (let k = 0; k < 6 && p >= 0; k++) {
+    p = dec(b, spaced(b, p), stop, 0xffff_ffff);
+    if (k === 0) c0 = VALUE[0] as number;
+    else if (k === 1) c1 = VALUE[0] as number;
+    else if (k === 2) c2 = VALUE[0] as number;
+  }
   if (p < 0 || c2 > 1 || p >= stop || b[p] !== SP) return null;
   const next = b[p + 1] as number;
   if (next >= 48 && next <= 57) return null;
@@ -238,10 +241,11 @@ export function fastQpLine(b: Uint8Array, start: number, stop: number): QpStatsL
   p = signed(b, lit(b, p, L_PID), stop);
   if (p < 0) return null;
   const pid = VALUE[0] as number;
+  // OS: two hex fields; E: three.
   const os = lit(b, p, L_OS);
-  if (os >= 0) p = hex(b, spaced(b, hex(b, os, stop, 8)), stop, 8);
+  for (let k = 0; k < 2 && os >= 0 && p >= 0; k++) p = hex(b, k === 0 ? os : spaced(b, p), stop, 8);
   const e = p < 0 ? -1 : lit(b, p, L_E);
-  if (e >= 0) p = hex(b, spaced(b, hex(b, spaced(b, hex(b, e, stop, 8)), stop, 8)), stop, 8);
+  for (let k = 0; k < 3 && e >= 0 && p >= 0; k++) p = hex(b, k === 0 ? e : spaced(b, p), stop, 8);
   const rnr = p < 0 ? -1 : lit(b, p, L_RNR);
   if (rnr >= 0) {
     p = signed(b, rnr, stop);
