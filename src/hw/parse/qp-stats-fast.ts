@@ -86,7 +86,7 @@ function lit(b: Uint8Array, p: number, l: Uint8Array): number {
   return p + l.length;
 }
 
-/** `sp` then a value read by `next`: the helpers chained over one space. */
+/** Past the space at p, else −1 (also when p is already −1). */
 function spaced(b: Uint8Array, p: number): number {
   return p >= 0 && b[p] === SP ? p + 1 : -1;
 }
