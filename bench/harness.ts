@@ -73,3 +73,11 @@ export function round(x: number): number {
   const digits = Math.max(0, 2 - Math.floor(Math.log10(Math.abs(x))));
   return Number(x.toFixed(Math.min(digits, 6)));
 }
+
+/** The filters given to `npm run bench` (result or suite name prefixes); none runs everything. */
+const FILTERS: readonly string[] = process.argv.slice(2);
+
+/** True when a result (or suite) named `name` is selected: no filter, or a filter it starts with, or one naming a part of it. */
+export function wanted(name: string): boolean {
+  return FILTERS.length === 0 || FILTERS.some((f) => name.startsWith(f) || f.startsWith(`${name}.`));
+}

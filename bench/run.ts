@@ -1,15 +1,15 @@
 // `npm run bench`: run every suite in one process, print a table, write bench/results.json.
-// Optional arguments select suites by name prefix (e.g. `npm run bench -- core parse`).
-import { writeFileSync } from 'node:fs';
-import type { BenchResult } from './harness.js';
+// Optional arguments select suites or single results by name prefix (e.g. `npm run bench -- core parse.qpStats`);
+// a selective run replaces only its own entries of bench/results.json.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { type BenchResult, wanted } from './harness.js';
 import { SUITES } from './suites.js';
 
-const wanted = process.argv.slice(2);
 const results: BenchResult[] = [];
 for (const suite of SUITES) {
-  if (wanted.length > 0 && !wanted.some((w) => suite.name.startsWith(w))) continue;
+  if (!wanted(suite.name)) continue;
   process.stderr.write(`bench: ${suite.name} ...\n`);
-  results.push(...(await suite.run()));
+  results.push(...(await suite.run()).filter((r) => wanted(r.name)));
 }
 
 const rows = results.map((r) => [
@@ -30,5 +30,10 @@ for (const line of [header, ...rows])
   );
 
 const out = new URL('../../bench/results.json', import.meta.url);
-writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+const measured = new Map(results.map((r) => [r.name, r]));
+const earlier: BenchResult[] =
+  process.argv.length > 2 && existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as BenchResult[]) : [];
+const merged = earlier.map((r) => measured.get(r.name) ?? r);
+for (const r of results) if (!earlier.some((e) => e.name === r.name)) merged.push(r);
+writeFileSync(out, `${JSON.stringify(merged, null, 2)}\n`);
 console.log(`\nwrote ${out.pathname}`);

@@ -1,5 +1,5 @@
 // Every benchmark suite `npm run bench` runs, in order.
-import { cliSuite } from './cli.js';
+import { cliSuite, watchSuite } from './cli.js';
 import { coreSuite } from './core.js';
 import { emuSuite } from './emu.js';
 import type { BenchSuite } from './harness.js';
@@ -13,6 +13,7 @@ export const SUITES: readonly BenchSuite[] = [
   qpStatsBenchSuite,
   barBenchSuite,
   cliSuite,
+  watchSuite,
   emuSuite,
   raceSuite,
 ];

@@ -8,6 +8,7 @@ import { type OpenOptions, openBackend } from './backend-select.js';
 import { commandsFor } from './commands.js';
 import { COMPLETION_KEY, chooseShell, completionScript, valueCompletions } from './completion.js';
 import type { CliContext, CommandSpec, GlobalOptions } from './context.js';
+import { fastArgs, fastCommand } from './fast-path.js';
 import { flavourGlobals, flavourOptions } from './flavour-options.js';
 import { colorEnabled, type Io, painter, processIo } from './io.js';
 import { type KnownOptions, usageMessage } from './usage-errors.js';
@@ -192,6 +193,8 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
     } else if (commandWord(argv) === 'completion') {
       return printCompletion(argv, io);
     }
+    const fast = deps.commands ? null : fastArgs(argv, io);
+    if (fast) return await runCommand(await fastCommand(fast.command), fast.args, io, open);
     let output = '';
     // Load only the command that runs (every one to answer a completion request).
     const commands = deps.commands ?? (await commandsFor(key >= 0 ? '*' : commandWord(argv)));
@@ -212,15 +215,7 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
       if (output) io.stdout(output.endsWith('\n') ? output : `${output}\n`);
       return 0;
     }
-    const global = globalOptions(chosen.args);
-    const spec = chosen.spec;
-    const ctx: CliContext = {
-      io,
-      global,
-      paint: painter(colorEnabled(io, global.color)),
-      openBackend: () => open(global, io, { fallback: spec.fallback !== false }),
-    };
-    return await spec.run(chosen.args, ctx);
+    return await runCommand(chosen.spec, chosen.args, io, open);
   } catch (e) {
     if (isHfi1SdmaError(e) && e.code === 'E_USAGE' && commandWord(argv) === 'health') {
       // A Nagios plugin exits 3 (UNKNOWN) on a usage error, with its status line on stdout.
@@ -229,6 +224,23 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
     }
     return reportError(e, io);
   }
+}
+
+/** Run the command `spec` chose with its parsed arguments. */
+async function runCommand(
+  spec: CommandSpec,
+  args: Record<string, unknown>,
+  io: Io,
+  open: NonNullable<MainDeps['openBackend']>,
+): Promise<number> {
+  const global = globalOptions(args);
+  const ctx: CliContext = {
+    io,
+    global,
+    paint: painter(colorEnabled(io, global.color)),
+    openBackend: () => open(global, io, { fallback: spec.fallback !== false }),
+  };
+  return spec.run(args, ctx);
 }
 
 /** The command word of `argv`: the first word that is neither an option nor an option's value. */

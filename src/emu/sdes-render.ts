@@ -73,7 +73,6 @@ export class SdesRenderer {
     const w = e.descq;
     const cw = c.words;
     const tail = e.descqTail & e.mask;
-    let body = '';
     for (let s = e.descqHead & e.mask; s !== tail; s = (s + 1) & e.mask) {
       const i = s * 4;
       let line = c.lines[s];
@@ -85,8 +84,7 @@ export class SdesRenderer {
         cw[i + 2] = w[i + 2] ?? 0;
         cw[i + 3] = w[i + 3] ?? 0;
       }
-      body += line;
+      this.text(line);
     }
-    this.text(body);
   }
 }

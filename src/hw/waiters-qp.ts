@@ -8,6 +8,7 @@ import { errnoCode, type HwFs, oddFileReason, readdirOrNull, readError } from '.
 import { parseQpStats, type QpStatsFile, type SFlagsLayout } from './parse/qp-stats.js';
 import type { UnitPaths } from './paths.js';
 import { lockdownMode } from './sources.js';
+import type { QpStatsMemo } from './waiters-qp-memo.js';
 import type { WarningLog } from './warnings.js';
 
 /** The most qp_stats may hold: about 100,000 QPs of the longest (IFS, with TID RDMA continuation lines) records. */
@@ -103,6 +104,7 @@ export async function readQpWaiters(
   log: WarningLog,
   nowMs: number,
   layoutHint?: SFlagsLayout,
+  memo?: QpStatsMemo,
 ): Promise<QpWaitersRead> {
   let bytes: Uint8Array;
   try {
@@ -114,7 +116,8 @@ export async function readQpWaiters(
   }
   let parsed: QpStatsFile;
   try {
-    parsed = parseQpStats(bytes, { file: p.qpStats, ...(layoutHint ? { layoutHint } : {}) });
+    const opts = { file: p.qpStats, ...(layoutHint ? { layoutHint } : {}) };
+    parsed = memo ? memo.parse(bytes, opts) : parseQpStats(bytes, opts);
   } catch (e) {
     const first = (e as Error).message.split('\n')[0] as string;
     log.add({

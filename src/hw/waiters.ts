@@ -7,6 +7,7 @@ import type { FoundUnit } from './discover.js';
 import type { HwFs } from './fsio.js';
 import { PsmScanner, type PsmScanOptions } from './waiters-psm.js';
 import { layoutOfRelease, readQpWaiters } from './waiters-qp.js';
+import { QpStatsMemo } from './waiters-qp-memo.js';
 import { readUsdmaEngines, usdmaTraceStatus } from './waiters-trace.js';
 import type { WarningLog } from './warnings.js';
 
@@ -22,6 +23,7 @@ export const IPOIB_HIDDEN: WaiterVisibility = {
 export class UnitWaiters {
   private previous: Waiter[] = [];
   private readonly psm: PsmScanner;
+  private readonly qpStats = new QpStatsMemo();
 
   constructor(
     private readonly found: FoundUnit,
@@ -37,7 +39,14 @@ export class UnitWaiters {
   /** The waiters now, with what can and cannot be seen. */
   async read(): Promise<WaitersSample> {
     const timeMs = this.clock.nowMs();
-    const qp = await readQpWaiters(this.fs, this.found.paths, this.log, timeMs, layoutOfRelease(this.kernelRelease));
+    const qp = await readQpWaiters(
+      this.fs,
+      this.found.paths,
+      this.log,
+      timeMs,
+      layoutOfRelease(this.kernelRelease),
+      this.qpStats,
+    );
     const psm = await this.psm.scan(timeMs);
     let psmWaiters = psm.waiters;
     if (psmWaiters.length > 0) {

@@ -1,98 +1,94 @@
 // The fast path of the qp_stats scan (qp_iter_print, hfi1 qp.c): one line of the current upstream format read
-// straight from the bytes with locals, no string per line, no regex; the middle (PSN, ring pointers, RQP, LID, SL,
-// MTU) checked by a character class in one pass. It accepts exactly what the careful scanner (qp-stats-line.ts)
-// accepts for that format and yields the same record; anything else (another format, a fault, trailing fields)
-// returns null and the careful scanner re-reads the line and names the fault.
+// straight from the bytes in one pass, finding its own newline (no search for it first), with the position kept in
+// locals: each helper takes the position and returns the next one (−1: not this format), its value in VALUE[0].
+// No string per line, no regex; the middle (PSN, ring pointers, RQP, LID, SL, MTU) checked by a character class.
+// It accepts exactly what the careful scanner (qp-stats-line.ts) accepts for that format and yields the same record;
+// anything else (another format, a fault, trailing fields) returns null and the careful scanner re-reads the line
+// and names the fault.
 import { QP_STATE_NAMES } from '../../progress/waiters.js';
 import type { QpStatsLine, QpType } from './qp-stats-line.js';
 import { NO_FLAGS } from './s-flags.js';
 
 const SP = 32;
 const NL = 10;
-const S_ = 83;
 
-// Characters the middle may hold: digits, letters, parentheses, space, minus (as the careful scanner).
+// Characters the middle may hold: digits, letters, parentheses, space, minus (as the careful scanner): 1, but 2 for
+// an S (where ' SDE ' may start); 0 for anything else.
 const MIDDLE_OK: Uint8Array = (() => {
   const t = new Uint8Array(256);
   for (let c = 48; c <= 57; c++) t[c] = 1;
   for (let c = 65; c <= 90; c++) t[c] = 1;
   for (let c = 97; c <= 122; c++) t[c] = 1;
   for (const c of '() -') t[c.charCodeAt(0)] = 1;
+  t[83] = 2;
   return t;
 })();
-// Lower-case hex digit values (printf %x); -1 for anything else.
+// Lower-case hex digit values (printf %x); -1 for anything else (the 257th entry: past the end of the bytes).
 const HEX: Int8Array = (() => {
-  const t = new Int8Array(256).fill(-1);
+  const t = new Int8Array(257).fill(-1);
   for (let i = 0; i < 10; i++) t[48 + i] = i;
   for (let i = 0; i < 6; i++) t[97 + i] = 10 + i;
   return t;
 })();
 
-// The scan position and the end of the line (its newline); module state, so the helpers allocate nothing.
-let b: Uint8Array = Buffer.alloc(0);
-let p = 0;
-let end = 0;
-let bad = false;
+/** The value the last helper read. */
+const VALUE = new Float64Array(1);
+/** Where the line that fastQpLine read ends (its newline). */
+const EOL = new Int32Array(1);
 
-/** An unsigned decimal up to `max` without a leading zero (printf %u); sets `bad` when there is none. */
-function dec(max: number): number {
-  const buf = b;
-  const start = p;
-  const stop = end;
-  let q = start;
+/** The newline ending the line fastQpLine last accepted. */
+export function fastQpLineEnd(): number {
+  return EOL[0] as number;
+}
+
+/** An unsigned decimal up to `max` without a leading zero (printf %u), before `stop`. */
+function dec(b: Uint8Array, p: number, stop: number, max: number): number {
+  let q = p;
   let v = 0;
-  let c = buf[q] as number;
+  let c = b[q] as number;
   while (c >= 48 && c <= 57 && q < stop) {
     v = v * 10 + (c - 48);
-    c = buf[++q] as number;
+    c = b[++q] as number;
   }
-  const n = q - start;
-  if (n === 0 || n > 10 || v > max || (n > 1 && buf[start] === 48)) bad = true;
-  p = q;
-  return v;
+  const n = q - p;
+  if (n === 0 || n > 10 || v > max || (n > 1 && b[p] === 48)) return -1;
+  VALUE[0] = v;
+  return q;
 }
 
 /** 1 to `digits` lower-case hex digits not followed by another (printf %x). */
-function hex(digits: number): number {
-  const buf = b;
-  const start = p;
-  const stop = Math.min(end, start + digits);
-  let q = start;
+function hex(b: Uint8Array, p: number, stop: number, digits: number): number {
+  const lim = Math.min(stop, p + digits);
+  let q = p;
   let v = 0;
-  for (; q < stop; q++) {
-    const d = HEX[buf[q] as number] as number;
+  for (; q < lim; q++) {
+    const d = HEX[b[q] ?? 256] as number;
     if (d < 0) break;
     v = v * 16 + d;
   }
-  if (q === start || (HEX[buf[q] as number] as number) >= 0) bad = true;
-  p = q;
-  return v;
+  if (q === p || (HEX[b[q] ?? 256] as number) >= 0) return -1;
+  VALUE[0] = v;
+  return q;
 }
 
 /** Optional minus and a decimal up to 0x7fffffff (printf %d). */
-function signed(): number {
-  const neg = b[p] === 45 && p < end;
-  if (neg) p++;
-  const v = dec(0x7fff_ffff);
-  return neg ? -v : v;
+function signed(b: Uint8Array, p: number, stop: number): number {
+  const neg = b[p] === 45 && p < stop;
+  const q = dec(b, neg ? p + 1 : p, stop, 0x7fff_ffff);
+  if (neg && q >= 0) VALUE[0] = -(VALUE[0] as number);
+  return q;
 }
 
-/** The bytes of `lit` at p (advancing past them), else `bad`. */
-function lit(l: Uint8Array): void {
-  for (let i = 0; i < l.length; i++) {
-    if (b[p + i] !== l[i]) {
-      bad = true;
-      return;
-    }
-  }
-  p += l.length;
+/** Past `l` when it is at p, else −1. */
+function lit(b: Uint8Array, p: number, l: Uint8Array): number {
+  if (p < 0) return -1;
+  for (let i = 0; i < l.length; i++) if (b[p + i] !== l[i]) return -1;
+  return p + l.length;
 }
 
-/** True (and advanced) when `l` is at p. */
-function opt(l: Uint8Array): boolean {
-  for (let i = 0; i < l.length; i++) if (b[p + i] !== l[i]) return false;
-  p += l.length;
-  return true;
+/** Past the space at p, else −1 (also when p is already −1). */
+function spaced(b: Uint8Array, p: number): number {
+  return p >= 0 && b[p] === SP ? p + 1 : -1;
 }
 
 const bytes = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
@@ -110,59 +106,70 @@ const L_SRQ = bytes(' SRQ ');
 const L_RQ = bytes(' RQ ');
 const L_NULL = bytes('(null)');
 
-// Pointers as printed repeat (one per engine and send context): their text is kept in a small direct-mapped table,
-// found by a hash of the digits and confirmed byte by byte.
+// Pointers as printed repeat (one per engine and send context): their text is kept in a small table by the index
+// printed after them, confirmed by the pointer's value (two 32-bit halves) and digit count.
 const PTR_SLOTS = 256;
-const ptrBytes: (Uint8Array | null)[] = new Array(PTR_SLOTS).fill(null);
+const ptrHi = new Int32Array(PTR_SLOTS);
+const ptrLo = new Int32Array(PTR_SLOTS);
+const ptrLen = new Int32Array(PTR_SLOTS); // 0: empty slot
 const ptrText: string[] = new Array(PTR_SLOTS).fill('');
+/** The pointer text of the last ptrIndex (null for NULL). */
 let ptr: string | null = null;
+/** The index of the last ptrIndex, or null for a NULL pointer. */
+let ptrIdx: number | null = null;
 
-/** `%p,%u` (after optional spaces): the pointer into `ptr` (null for NULL), the index, or null for NULL. */
-function ptrIndex(): number | null {
-  while (b[p] === SP && p < end) p++;
+/**
+ * `%p,%u` (after optional spaces): the index into `ptrIdx` (null for NULL) and, with `keepText`, the pointer as
+ * printed into `ptr`.
+ */
+function ptrIndex(b: Uint8Array, p: number, stop: number, keepText: boolean): number {
+  if (p < 0) return -1;
+  while (b[p] === SP && p < stop) p++;
   const at = p;
-  if (opt(L_NULL)) ptr = null;
+  const pn = lit(b, p, L_NULL);
+  let text: string | null = null;
+  if (pn >= 0) p = pn;
   else {
-    const stop = Math.min(end, at + 16);
-    let h = 0;
-    let nonZero = 0;
-    for (; p < stop; p++) {
-      const d = HEX[b[p] as number] as number;
+    const lim = Math.min(stop, at + 16);
+    let hi = 0;
+    let lo = 0;
+    for (; p < lim; p++) {
+      const d = HEX[b[p] ?? 256] as number;
       if (d < 0) break;
-      h = (Math.imul(h, 31) + d) | 0;
-      nonZero |= d;
+      hi = (hi << 4) | (lo >>> 28);
+      lo = (lo << 4) | d;
     }
     const len = p - at;
-    if (len === 0 || (HEX[b[p] as number] as number) >= 0) {
-      bad = true;
-      return null;
-    }
-    if (nonZero === 0) ptr = null;
-    else {
-      const slot = (h ^ (h >>> 8) ^ len) & (PTR_SLOTS - 1);
-      const known = ptrBytes[slot];
-      let same = known !== null && known !== undefined && known.length === len;
-      for (let i = 0; same && i < len; i++) same = (known as Uint8Array)[i] === b[at + i];
-      if (same) ptr = ptrText[slot] as string;
+    if (len === 0 || (HEX[b[p] ?? 256] as number) >= 0) return -1;
+    if ((hi | lo) !== 0) text = '';
+    if (text !== null && keepText) {
+      // Looked up by the index printed after it (one pointer per engine).
+      if (b[p] !== 44) return -1;
+      const q = dec(b, p + 1, stop, 0xffff_ffff);
+      if (q < 0) return -1;
+      const slot = (VALUE[0] as number) & (PTR_SLOTS - 1);
+      if (ptrLen[slot] === len && ptrLo[slot] === lo && ptrHi[slot] === hi) text = ptrText[slot] as string;
       else {
-        const copy = b.slice(at, p);
-        ptr = String.fromCharCode.apply(null, copy as unknown as number[]);
-        ptrBytes[slot] = copy;
-        ptrText[slot] = ptr;
+        text = String.fromCharCode.apply(null, b.subarray(at, p) as unknown as number[]);
+        ptrHi[slot] = hi;
+        ptrLo[slot] = lo;
+        ptrLen[slot] = len;
+        ptrText[slot] = text;
       }
+      ptr = text;
+      ptrIdx = VALUE[0] as number;
+      return q;
     }
   }
-  if (b[p] !== 44) {
-    bad = true;
-    return null;
-  }
-  p++;
-  const idx = dec(0xffff_ffff);
-  return ptr === null ? null : idx;
+  if (b[p] !== 44) return -1;
+  p = dec(b, p + 1, stop, 0xffff_ffff);
+  ptr = text;
+  ptrIdx = text === null ? null : (VALUE[0] as number);
+  return p;
 }
 
 /** The QP type at p (qp_type_str: SMI, GSI, RC, UC, UD) followed by a space, or null. */
-function qpType(): QpType | null {
+function qpType(b: Uint8Array, p: number): QpType | null {
   const c0 = b[p];
   const c1 = b[p + 1];
   let t: QpType | null = null;
@@ -172,96 +179,81 @@ function qpType(): QpType | null {
   else if (c0 === 83 && c1 === 77 && b[p + 2] === 73) t = 'SMI';
   else if (c0 === 71 && c1 === 83 && b[p + 2] === 73) t = 'GSI';
   if (t === null) return null;
-  p += t.length;
-  return b[p] === SP ? t : null;
+  return b[p + t.length] === SP ? t : null;
 }
 
-/** One line from `start` to `stop` (its newline) in the current format, or null to let the careful scanner read it. */
-export function fastQpLine(buf: Uint8Array, start: number, stop: number): QpStatsLine | null {
-  b = buf;
-  p = start;
-  end = stop;
-  bad = false;
-  lit(L_N);
-  const slot = dec(0x7fff_ffff);
-  if (bad || b[p] !== SP) return null;
+/**
+ * One line from `start` in the current format, ending at its first newline, which must come no later than `stop`
+ * (fastQpLineEnd tells where it is); null to let the careful scanner read it. Every step stops at a newline, so
+ * `stop` may be the end of the bytes.
+ */
+export function fastQpLine(b: Uint8Array, start: number, stop: number): QpStatsLine | null {
+  let p = dec(b, lit(b, start, L_N), stop, 0x7fff_ffff);
+  if (p < 0 || b[p] !== SP) return null;
+  const slot = VALUE[0] as number;
   const ib = b[p + 1];
-  if ((ib !== 73 && ib !== 66) || p + 1 >= end) return null;
-  p += 2;
-  lit(L_QP);
-  const qpn = hex(6);
-  lit(L_R);
-  const refcount = dec(0xffff_ffff);
-  if (bad || b[p] !== SP) return null;
-  p++;
-  const type = qpType();
+  if ((ib !== 73 && ib !== 66) || p + 1 >= stop) return null;
+  p = hex(b, lit(b, p + 2, L_QP), stop, 6);
+  if (p < 0) return null;
+  const qpn = VALUE[0] as number;
+  p = dec(b, lit(b, p, L_R), stop, 0xffff_ffff);
+  if (p < 0 || b[p] !== SP) return null;
+  const refcount = VALUE[0] as number;
+  const type = qpType(b, p + 1);
   if (type === null) return null;
-  p++;
-  const state = dec(0xffff_ffff);
-  if (b[p] !== SP) return null;
-  p++;
-  dec(0xffff_ffff);
-  lit(L_F);
-  const sFlags = hex(8);
-  if (bad) return null;
+  p = dec(b, p + 2 + type.length, stop, 0xffff_ffff);
+  if (p < 0) return null;
+  const state = VALUE[0] as number;
+  p = dec(b, spaced(b, p), stop, 0xffff_ffff);
+  if (p < 0) return null;
+  p = hex(b, lit(b, p, L_F), stop, 8);
+  if (p < 0) return null;
+  const sFlags = VALUE[0] as number;
   // Six counters: sdma pending, pio pending, on list, timeout, ssn, lsn; a seventh is another format.
+  // (Loops rather than repeated calls: fewer call sites, so the helpers are inlined.)
   let c0 = 0;
   let c1 = 0;
   let c2 = 0;
-  for (let i = 0; i < 6; i++) {
-    if (b[p] !== SP) return null;
-    p++;
-    const v = dec(0xffff_ffff);
-    if (i === 0) c0 = v;
-    else if (i === 1) c1 = v;
-    else if (i === 2) c2 = v;
+  for (let k = 0; k < 6 && p >= 0; k++) {
+    p = dec(b, spaced(b, p), stop, 0xffff_ffff);
+    if (k === 0) c0 = VALUE[0] as number;
+    else if (k === 1) c1 = VALUE[0] as number;
+    else if (k === 2) c2 = VALUE[0] as number;
   }
-  if (bad || c2 > 1 || p >= end || b[p] !== SP) return null;
+  if (p < 0 || c2 > 1 || p >= stop || b[p] !== SP) return null;
   const next = b[p + 1] as number;
   if (next >= 48 && next <= 57) return null;
-  // The middle up to ' SDE ', by character class only.
+  // The middle up to ' SDE ', by character class only (a newline is not in it).
   let i = p;
-  for (; i < end; i++) {
-    const c = b[i] as number;
-    if (c === S_ && b[i - 1] === SP && b[i + 1] === 68 && b[i + 2] === 69 && b[i + 3] === SP) break;
-    if (MIDDLE_OK[c] !== 1) return null;
+  for (;;) {
+    // Characters of the class up to an S; then ' SDE ' ends the middle, anything else outside the class fails.
+    while (MIDDLE_OK[b[i] as number] === 1) i++;
+    if (MIDDLE_OK[b[i] as number] !== 2 || i >= stop) return null;
+    if (b[i - 1] === SP && b[i + 1] === 68 && b[i + 2] === 69 && b[i + 3] === SP) break;
+    i++;
   }
-  if (i >= end) return null;
-  p = i + 4;
-  const engine = ptrIndex();
+  p = ptrIndex(b, i + 4, stop, true);
+  const engine = ptrIdx;
   const enginePtr = ptr;
-  lit(L_SC);
-  if (bad) return null;
-  const sendContext = ptrIndex();
-  lit(L_SCQ);
-  dec(0xffff_ffff);
-  if (b[p] !== SP) return null;
-  p++;
-  dec(0xffff_ffff);
-  lit(L_PID);
-  if (bad) return null;
-  const pid = signed();
-  if (opt(L_OS)) {
-    hex(8);
-    if (b[p] !== SP) return null;
-    p++;
-    hex(8);
+  p = ptrIndex(b, lit(b, p, L_SC), stop, false);
+  const sendContext = ptrIdx;
+  p = dec(b, spaced(b, dec(b, lit(b, p, L_SCQ), stop, 0xffff_ffff)), stop, 0xffff_ffff);
+  p = signed(b, lit(b, p, L_PID), stop);
+  if (p < 0) return null;
+  const pid = VALUE[0] as number;
+  // OS: two hex fields; E: three.
+  const os = lit(b, p, L_OS);
+  for (let k = 0; k < 2 && os >= 0 && p >= 0; k++) p = hex(b, k === 0 ? os : spaced(b, p), stop, 8);
+  const e = p < 0 ? -1 : lit(b, p, L_E);
+  for (let k = 0; k < 3 && e >= 0 && p >= 0; k++) p = hex(b, k === 0 ? e : spaced(b, p), stop, 8);
+  const rnr = p < 0 ? -1 : lit(b, p, L_RNR);
+  if (rnr >= 0) {
+    p = signed(b, rnr, stop);
+    const srq = lit(b, p, L_SRQ);
+    p = signed(b, srq >= 0 ? srq : lit(b, p, L_RQ), stop);
   }
-  if (opt(L_E)) {
-    hex(8);
-    if (b[p] !== SP) return null;
-    p++;
-    hex(8);
-    if (b[p] !== SP) return null;
-    p++;
-    hex(8);
-  }
-  if (opt(L_RNR)) {
-    signed();
-    if (!opt(L_SRQ)) lit(L_RQ);
-    signed();
-  }
-  if (bad || p !== end || b[p] !== NL) return null;
+  if (p < 0 || p > stop || b[p] !== NL) return null;
+  EOL[0] = p;
   return {
     format: 'current',
     slot,

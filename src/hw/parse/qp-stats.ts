@@ -4,7 +4,7 @@
 // and reported. The `s_flags` layout is decided once per file (decideLayout) and each record decoded in it.
 import type { ParseError } from '../../errors.js';
 import { LineFail } from './line-cursor.js';
-import { fastQpLine } from './qp-stats-fast.js';
+import { fastQpLine, fastQpLineEnd } from './qp-stats-fast.js';
 import { QpLineScanner, type QpStatsLine } from './qp-stats-line.js';
 import { decodeSFlags, type SFlagsDecoded, type SFlagsLayout } from './s-flags.js';
 import { decideLayout, type FormatFamily, type LayoutDecision } from './s-flags-layout.js';
@@ -66,22 +66,24 @@ export function parseQpStats(input: Uint8Array | string, opts: QpStatsOptions = 
   let p = 0;
   const n = buf === null ? (decoded as string).length : buf.length;
   for (; p < n; line++) {
-    const eol = buf === null ? (decoded as string).indexOf('\n', p) : buf.indexOf(10, p);
-    if (eol === -1) {
-      // seq_printf ends every record with a newline: a line without one was cut by a concurrent read.
-      const t = text();
-      torn = { line, text: t.slice(p), error: errorAt(file, t, n, 'the last line has no newline: the read was cut short') };
-      line++;
-      break;
-    }
-    if ((buf === null ? (decoded as string).charCodeAt(p) : buf[p]) === 9) {
-      if (lines.length === 0) throw errorAt(file, text(), p, 'a continuation line (TAB first) before the first QP line');
-      continuationLines++;
-      p = eol + 1;
-      continue;
-    }
-    let rec = buf === null ? null : fastQpLine(buf, p, eol);
+    // A line of the current format is read straight from the bytes, finding its own end; any other is looked at.
+    let rec = buf === null || buf[p] === 9 ? null : fastQpLine(buf, p, n);
+    let eol = rec === null ? -1 : fastQpLineEnd();
     if (rec === null) {
+      eol = buf === null ? (decoded as string).indexOf('\n', p) : buf.indexOf(10, p);
+      if (eol === -1) {
+        // seq_printf ends every record with a newline: a line without one was cut by a concurrent read.
+        const t = text();
+        torn = { line, text: t.slice(p), error: errorAt(file, t, n, 'the last line has no newline: the read was cut short') };
+        line++;
+        break;
+      }
+      if ((buf === null ? (decoded as string).charCodeAt(p) : buf[p]) === 9) {
+        if (lines.length === 0) throw errorAt(file, text(), p, 'a continuation line (TAB first) before the first QP line');
+        continuationLines++;
+        p = eol + 1;
+        continue;
+      }
       scan ??= new QpLineScanner(text());
       try {
         rec = scan.line(p, eol);

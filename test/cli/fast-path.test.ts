@@ -1,0 +1,94 @@
+// The quick start of `engines`: the same arguments as yargs gives, and the same output, or the full parser.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { commandsFor } from '../../src/cli/commands.js';
+import { fastArgs } from '../../src/cli/fast-path.js';
+import type { Io } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { writeTree } from '../hw/sysroot.js';
+
+function io(env: Record<string, string | undefined> = {}): Io & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+    env,
+    isTTY: false,
+    columns: 100,
+    sleep: async () => {},
+    readStdin: async () => '',
+    out: () => out,
+    err: () => err,
+  };
+}
+
+describe('fastArgs', () => {
+  it('reads engines with the everyday options, in both spellings, with yargs defaults', () => {
+    expect(fastArgs(['engines'], io())).toEqual({ command: 'engines', args: { backend: 'auto', json: false, color: true } });
+    expect(fastArgs(['--sysroot', '/x', 'engines', '--json', '--no-color', '--unit=1', '--backend=hw'], io())).toEqual({
+      command: 'engines',
+      args: { backend: 'hw', json: true, color: false, sysroot: '/x', unit: '1' },
+    });
+    expect(fastArgs(['engines'], io({ HFI1_SDMA_SYSROOT: '/env' }))?.args.sysroot).toBe('/env');
+    expect(fastArgs(['--sysroot=/flag', 'engines'], io({ HFI1_SDMA_SYSROOT: '/env' }))?.args.sysroot).toBe('/flag');
+  });
+
+  it.each([
+    [[]],
+    [['show', '3']],
+    [['engines', 'extra']],
+    [['engines', '--help']],
+    [['engines', '-h']],
+    [['engines', '--version']],
+    [['engines', '--seed', '2']],
+    [['engines', '--sysroot']],
+    [['engines', '--sysroot', '']],
+    [['engines', '--sysroot', '-x']],
+    [['engines', '--sysroot', 'a', '--sysroot', 'b']],
+    [['engines', '--color', '--no-color']],
+    [['engines', '--json=false']],
+    [['engines', '--backend', 'bogus']],
+    [['engines', '--', 'x']],
+    [['--jsn', 'engines']],
+  ])('leaves %j to the full parser', (argv) => {
+    expect(fastArgs(argv as string[], io())).toBeNull();
+  });
+});
+
+describe('engines through the quick start prints what the full parser path prints', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fast-path-'));
+  writeTree(dir, {});
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    [['--sysroot', dir, 'engines']],
+    [['engines', `--sysroot=${dir}`, '--no-color', '--unit', '0']],
+    [['--sysroot', dir, 'engines', '--unit', '7']],
+    [['--sysroot', dir, '--backend', 'hw', 'engines', '--unit', 'x']],
+  ])('%j', async (argv) => {
+    const fast = io();
+    const full = io();
+    const fastCode = await main(argv, fast);
+    // Handing main the command specs takes the yargs path.
+    const fullCode = await main(argv, full, { commands: await commandsFor('engines') });
+    expect(fastCode).toBe(fullCode);
+    expect(fast.out()).toBe(full.out());
+    expect(fast.err()).toBe(full.err());
+  });
+
+  it('--json (timestamps aside)', async () => {
+    const fast = io();
+    const full = io();
+    await main(['--sysroot', dir, 'engines', '--json'], fast);
+    await main(['--sysroot', dir, 'engines', '--json'], full, { commands: await commandsFor('engines') });
+    const strip = (s: string) => s.replace(/"timeMs":\d+/g, '"timeMs":0');
+    expect(strip(fast.out())).toBe(strip(full.out()));
+  });
+});
