@@ -83,7 +83,7 @@ describe('emulator invariants on every chip and driver build (random seeds and f
           expect(u.engines.map((e) => e.state)).toEqual(Array(4).fill('s99_Running'));
         }
       }),
-      fcParams(60, 5_000),
+      fcParams(24, 5_000),
     );
   });
 });

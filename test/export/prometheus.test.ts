@@ -92,17 +92,17 @@ type ApiAnswer = {
   };
 };
 
-/** Start Prometheus scraping `target` every second, with the shipped rules at a 2 s `for:`. */
+/** Start Prometheus scraping `target` every half second, with the shipped rules at a 1 s `for:`. */
 async function startPrometheus(target: string) {
   const dir = mkdtempSync(join(tmpdir(), 'prom-it-'));
   dirs.push(dir);
   const promPort = await freePort();
   // The test's copy of the rules: the same expressions with a short `for:`.
-  writeFileSync(join(dir, 'rules.yml'), readFileSync(RULES, 'utf8').replace(/for: \d+m/g, 'for: 2s'));
+  writeFileSync(join(dir, 'rules.yml'), readFileSync(RULES, 'utf8').replace(/for: \d+m/g, 'for: 1s'));
   writeFileSync(
     join(dir, 'prometheus.yml'),
     [
-      'global: { scrape_interval: 1s, evaluation_interval: 1s }',
+      'global: { scrape_interval: 500ms, evaluation_interval: 500ms }',
       'rule_files: [rules.yml]',
       'scrape_configs:',
       '  - job_name: hfi1-sdma',
@@ -152,7 +152,7 @@ describe('Prometheus scraping the exporter on the emulator', () => {
           '--at-ms',
           '500',
           '--fault',
-          'stop-fetch@6000:3',
+          'stop-fetch@3000:3',
           'export',
           '--listen',
           `127.0.0.1:${exporterPort}`,
