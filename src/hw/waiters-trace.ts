@@ -12,13 +12,15 @@ export const USDMA_EVENTS = ['hfi1_usdma_defer', 'hfi1_usdma_activate', 'hfi1_us
 /** The trace buffer is per CPU (1.4 MB each by default): read at most this much. */
 export const TRACE_CAP_BYTES = 64 << 20;
 
-/** How an operator turns the events on by hand (the tool never does). */
-export const TRACE_ENABLE_FIX =
-  'to tie PSM writers to their engine, enable the events by hand: echo 1 > /sys/kernel/tracing/events/hfi1_tx/hfi1_usdma_defer/enable (likewise hfi1_usdma_activate, hfi1_usdma_we)';
+/** How an operator turns the events of `module` (hfi1 or hfi2) on by hand (the tool never does). */
+export function traceEnableFix(module: string): string {
+  return `to tie PSM writers to their engine, enable the events by hand: echo 1 > /sys/kernel/tracing/events/${module}_tx/${module}_usdma_defer/enable (likewise ${module}_usdma_activate, ${module}_usdma_we)`;
+}
 
 /** Where the events are enabled: the tracefs directory, or null with why not. */
 export async function usdmaTraceStatus(fs: HwFs, p: UnitPaths): Promise<SourceStatus & { dir?: string }> {
-  let why = 'tracefs is not mounted here (neither sys/kernel/tracing nor sys/kernel/debug/tracing has hfi1_tx events)';
+  const m = p.module;
+  let why = `tracefs is not mounted here (neither sys/kernel/tracing nor sys/kernel/debug/tracing has ${m}_tx events)`;
   for (const dir of p.tracingDirs) {
     const file = join(dir, `events/${p.module}_tx/${p.module}_usdma_defer/enable`); // hfi2: system hfi2_tx, events hfi2_*
     try {
@@ -30,8 +32,8 @@ export async function usdmaTraceStatus(fs: HwFs, p: UnitPaths): Promise<SourceSt
         source: 'trace',
         readable: false,
         path: file,
-        reason: 'the hfi1_usdma_* trace events are not enabled',
-        fix: TRACE_ENABLE_FIX,
+        reason: `the ${m}_usdma_* trace events are not enabled`,
+        fix: traceEnableFix(m),
       };
     } catch (e) {
       const code = errnoCode(e);
@@ -47,7 +49,8 @@ export async function usdmaTraceStatus(fs: HwFs, p: UnitPaths): Promise<SourceSt
       if (code !== 'ENOENT' && code !== 'ENOTDIR') why = `${file}: ${code || String(e)}`;
     }
   }
-  return { source: 'trace', readable: false, reason: `${why} (kernels before v5.13 lack the hfi1_usdma_* events)` };
+  const since = m === 'hfi1' ? ' (kernels before v5.13 lack the hfi1_usdma_* events)' : '';
+  return { source: 'trace', readable: false, reason: `${why}${since}` };
 }
 
 // `comm-pid [cpu] flags timestamp: event: [BDF] pq <addr> …` (the default trace output; the flags column is optional).

@@ -76,3 +76,26 @@ describe('waiters on hfi2', () => {
     }
   });
 });
+
+describe('the trace source of an hfi2 unit', () => {
+  it('names the hfi2_tx events, how to enable them, and no hfi1 kernel-version hint', async () => {
+    const { unitPaths } = await import('../../src/hw/paths.js');
+    const { realFs } = await import('../../src/hw/fsio.js');
+    const { usdmaTraceStatus } = await import('../../src/hw/waiters-trace.js');
+    const root = mkdtempSync(join(tmpdir(), 'hfi2-trace-'));
+    try {
+      const absent = await usdmaTraceStatus(realFs, unitPaths(root, 'hfi2_0', ''));
+      expect(absent.reason).toMatch(/has hfi2_tx events\)$/);
+      const enable = join(root, 'sys/kernel/tracing/events/hfi2_tx/hfi2_usdma_defer/enable');
+      mkdirSync(dirname(enable), { recursive: true });
+      writeFileSync(enable, '0\n');
+      const off = await usdmaTraceStatus(realFs, unitPaths(root, 'hfi2_0', ''));
+      expect(off.reason).toBe('the hfi2_usdma_* trace events are not enabled');
+      expect(off.fix).toContain('events/hfi2_tx/hfi2_usdma_defer/enable');
+      const hfi1 = await usdmaTraceStatus(realFs, unitPaths(root, 'hfi1_0', ''));
+      expect(hfi1.reason).toMatch(/kernels before v5\.13 lack the hfi1_usdma_\* events/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
