@@ -362,8 +362,11 @@ export interface Backend {
   readonly recording?: Recording;
   /** Every unit found. Empty (not an error) when there is none. */
   units(): Promise<UnitInfo[]>;
-  /** One unit; rejects with E_NO_DEVICE when it does not exist. */
-  unit(unit: number): Promise<Unit>;
+  /**
+   * One unit, by number (the N of hfi1_N / hfi2_N) or by name (`hfi2_0`); rejects with E_NO_DEVICE when it does
+   * not exist, or when a number is shared by units of two modules (hfi1_0 and hfi2_0): then only the name selects.
+   */
+  unit(unit: number | string): Promise<Unit>;
   /** Release mappings and handles. Safe to call twice. */
   close(): Promise<void>;
 }

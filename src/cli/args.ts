@@ -34,3 +34,10 @@ export function parseDescqCnt(raw: unknown): number {
   }
   return v;
 }
+
+/** `--unit`: a number (0-255), or a unit's name `hfi1_N` / `hfi2_N` (numbers repeat across the two modules). */
+export function parseUnitArg(raw: unknown): number | string {
+  const s = String(raw ?? '').trim();
+  if (/^hfi[12]_\d{1,3}$/.test(s)) return s;
+  return parseIntArg('--unit', raw, 0, 255);
+}

@@ -8,7 +8,8 @@ import type { Io, Paint } from './io.js';
 export interface GlobalOptions extends EmuCliOptions {
   backend: 'auto' | 'hw' | 'emu';
   sysroot: string | undefined;
-  unit: number | undefined;
+  /** `--unit`: a unit number, or a unit's name (`hfi2_0`) where numbers repeat across modules. */
+  unit: number | string | undefined;
   json: boolean;
   color: boolean;
 }

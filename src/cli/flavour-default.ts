@@ -29,7 +29,7 @@ export function backendNamed(global: GlobalOptions): boolean {
 }
 
 /** The flavour of the unit `--unit` (else the first) names on an open backend, with its name. */
-export async function unitFlavourOn(backend: Backend, unit: number | undefined): Promise<UnitInfo | null> {
+export async function unitFlavourOn(backend: Backend, unit: number | string | undefined): Promise<UnitInfo | null> {
   const [u] = await selectedUnits(backend, unit);
   return u?.info ?? null;
 }

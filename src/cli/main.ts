@@ -3,7 +3,7 @@
 import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
-import { parseIntArg } from './args.js';
+import { parseIntArg, parseUnitArg } from './args.js';
 import { type OpenOptions, openBackend } from './backend-select.js';
 import { commandsFor } from './commands.js';
 import { COMPLETION_KEY, chooseShell, completionScript, valueCompletions } from './completion.js';
@@ -47,7 +47,7 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
   return {
     backend: (args.backend as GlobalOptions['backend']) ?? 'auto',
     sysroot: (args.sysroot as string | undefined) ?? undefined,
-    unit: args.unit === undefined ? undefined : parseIntArg('--unit', args.unit, 0, 255),
+    unit: args.unit === undefined ? undefined : parseUnitArg(args.unit),
     json: args.json === true,
     color: args.color !== false,
     seed: args.seed === undefined ? 1 : parseIntArg('--seed', args.seed, 0, 0xffff_ffff),
@@ -89,7 +89,7 @@ function parser(
       default: io.env.HFI1_SDMA_SYSROOT,
       defaultDescription: '/',
     })
-    .option('unit', { type: 'string', describe: 'only unit N (hfi1_N)', global: true })
+    .option('unit', { type: 'string', describe: 'only unit N (hfi1_N or hfi2_N), or the unit named (hfi2_0)', global: true })
     .option('json', { type: 'boolean', default: false, describe: 'machine-readable output', global: true })
     .option('color', {
       type: 'boolean',

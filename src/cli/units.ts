@@ -1,11 +1,12 @@
 // Opening the selected backend and walking its units, for the commands that read engines.
 import type { Backend, EngineSample, SourceName, Unit, UnitInfo } from '../backend.js';
-import { Hfi1SdmaError } from '../errors.js';
+import { Hfi1SdmaError, usageError } from '../errors.js';
+import { lookupUnit, type UnitId } from '../unit-id.js';
 import { parseIntArg } from './args.js';
 import type { CliContext } from './context.js';
 
 /** The units selected by --unit (all when absent); E_NO_DEVICE when none match. */
-export async function selectedUnits(backend: Backend, unit: number | undefined): Promise<Unit[]> {
+export async function selectedUnits(backend: Backend, unit: UnitId | undefined): Promise<Unit[]> {
   const infos = await backend.units();
   if (infos.length === 0) {
     throw new Hfi1SdmaError(
@@ -13,12 +14,24 @@ export async function selectedUnits(backend: Backend, unit: number | undefined):
       `no hfi1 unit found (${backend.kind} backend); run 'hfi1-sdma doctor', or try --backend emu`,
     );
   }
-  const chosen = unit === undefined ? infos : infos.filter((u) => u.unit === unit);
-  if (chosen.length === 0) {
-    const have = infos.map((u) => u.name).join(', ');
-    throw new Hfi1SdmaError('E_NO_DEVICE', `no unit hfi1_${unit}: this host has ${have}`);
+  let chosen = infos;
+  if (unit !== undefined) {
+    const hit = lookupUnit(infos, unit);
+    if ('ambiguous' in hit) {
+      const names = hit.ambiguous.map((u) => u.name);
+      throw usageError(
+        `--unit ${unit} matches ${names.join(' and ')} on this host: give the name (--unit ${names[names.length - 1]})`,
+      );
+    }
+    if ('none' in hit) {
+      const have = infos.map((u) => u.name).join(', ');
+      const asked = typeof unit === 'string' ? unit : `hfi1_${unit} or hfi2_${unit}`;
+      throw new Hfi1SdmaError('E_NO_DEVICE', `no unit ${asked}: this host has ${have}`);
+    }
+    chosen = [hit.found];
   }
-  return Promise.all(chosen.map((u) => backend.unit(u.unit)));
+  // By name: a number may be shared by hfi1_N and hfi2_N.
+  return Promise.all(chosen.map((u) => backend.unit(u.name)));
 }
 
 /** Open the backend, run `fn`, and close the backend whatever happens. */
@@ -59,7 +72,7 @@ export function engineArg(raw: unknown, info: UnitInfo): number {
 }
 
 /** The one unit a single-engine command works on: --unit, else the first. */
-export async function singleUnit(backend: Backend, unit: number | undefined): Promise<Unit> {
+export async function singleUnit(backend: Backend, unit: UnitId | undefined): Promise<Unit> {
   const [u] = await selectedUnits(backend, unit);
   if (!u) throw new Hfi1SdmaError('E_NO_DEVICE', 'no hfi1 unit found');
   return u;

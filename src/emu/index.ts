@@ -96,10 +96,10 @@ export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
     async units(): Promise<UnitInfo[]> {
       return [ready().info];
     },
-    async unit(n: number) {
-      if (n !== unit.info.unit) {
-        const m = unit.flavour.module;
-        throw new Hfi1SdmaError('E_NO_DEVICE', `the emulator has one unit, ${unit.info.name}; there is no ${m}_${n}`);
+    async unit(n: number | string) {
+      if (typeof n === 'string' ? n !== unit.info.name : n !== unit.info.unit) {
+        const asked = typeof n === 'string' ? n : `${unit.flavour.module}_${n}`;
+        throw new Hfi1SdmaError('E_NO_DEVICE', `the emulator has one unit, ${unit.info.name}; there is no ${asked}`);
       }
       return ready();
     },

@@ -99,7 +99,7 @@ export class Sampler {
     if (this.units) return this.units;
     try {
       const infos = await this.o.backend.units();
-      const units = await Promise.all(infos.map((u) => this.o.backend.unit(u.unit)));
+      const units = await Promise.all(infos.map((u) => this.o.backend.unit(u.name)));
       this.problem('units', units.length === 0 ? 'no hfi1 unit found; hfi1_sdma_up is 0 until one appears' : null);
       if (units.length > 0) this.units = units;
       return units;

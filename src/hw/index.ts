@@ -3,6 +3,7 @@
 import type { Backend, Clock, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { chipModel } from '../progress/chip.js';
+import { ambiguousUnitMessage, lookupUnit } from '../unit-id.js';
 import type { RegisterWindow } from './bar.js';
 import { readUnitContext } from './context.js';
 import { discoverUnits, type FoundUnit } from './discover.js';
@@ -128,14 +129,17 @@ export async function openHwBackend(opts: HwOptions): Promise<Backend> {
     async units() {
       return units.map((u) => u.info);
     },
-    async unit(n: number) {
-      const u = units.find((x) => x.info.unit === n);
+    async unit(n: number | string) {
+      const hit = lookupUnit(
+        units.map((x) => x.info),
+        n,
+      );
+      if ('ambiguous' in hit) throw new Hfi1SdmaError('E_NO_DEVICE', ambiguousUnitMessage(n, hit.ambiguous));
+      const u = 'found' in hit ? units.find((x) => x.info === hit.found) : undefined;
       if (!u) {
         const have = units.map((x) => x.info.name).join(', ') || 'none';
-        throw new Hfi1SdmaError(
-          'E_NO_DEVICE',
-          `no unit ${n} (hfi1_${n} or hfi2_${n}) under ${opts.sysroot} (units: ${have}); run 'hfi1-sdma doctor'`,
-        );
+        const which = typeof n === 'string' ? n : `${n} (hfi1_${n} or hfi2_${n})`;
+        throw new Hfi1SdmaError('E_NO_DEVICE', `no unit ${which} under ${opts.sysroot} (units: ${have}); run 'hfi1-sdma doctor'`);
       }
       if (closed) throw new Hfi1SdmaError('E_INTERNAL', 'the backend is closed');
       return u;

@@ -56,15 +56,16 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
     await snap.close();
     throw e;
   }
-  const proxies = new Map<number, Unit>();
-  const infos = new Map<number, UnitInfo>();
-  const inner = new Map<number, Unit>();
-  const seen = new Map<number, Map<string, SourceWarning>>();
+  // Keyed by unit name: numbers repeat across modules (hfi1_0 and hfi2_0).
+  const proxies = new Map<string, Unit>();
+  const infos = new Map<string, UnitInfo>();
+  const inner = new Map<string, Unit>();
+  const seen = new Map<string, Map<string, SourceWarning>>();
   const refreshUnits = async () => {
     inner.clear();
     for (const info of await current.units()) {
-      infos.set(info.unit, mapInfo(info, rename));
-      inner.set(info.unit, await current.unit(info.unit));
+      infos.set(info.name, mapInfo(info, rename));
+      inner.set(info.name, await current.unit(info.name));
     }
   };
   try {
@@ -75,7 +76,7 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
     throw e;
   }
 
-  const collect = (n: number): SourceWarning[] => {
+  const collect = (n: string): SourceWarning[] => {
     // Each instant is read afresh: keep every distinct warning seen so far in the recording.
     const all = seen.get(n) ?? new Map<string, SourceWarning>();
     seen.set(n, all);
@@ -85,7 +86,7 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
     return [...all.values()];
   };
 
-  const proxy = (n: number): Unit => ({
+  const proxy = (n: string): Unit => ({
     get info(): UnitInfo {
       return infos.get(n) as UnitInfo;
     },
@@ -126,13 +127,13 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
     kind: 'hw',
     recording,
     units: async () => (await current.units()).map((i) => mapInfo(i, rename)),
-    async unit(n) {
+    async unit(id) {
       if (closed) throw new Hfi1SdmaError('E_INTERNAL', 'the backend is closed');
-      await mapped(() => current.unit(n), rename);
-      let u = proxies.get(n);
+      const name = (await mapped(() => current.unit(id), rename)).info.name;
+      let u = proxies.get(name);
       if (!u) {
-        u = proxy(n);
-        proxies.set(n, u);
+        u = proxy(name);
+        proxies.set(name, u);
       }
       return u;
     },

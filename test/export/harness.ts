@@ -80,7 +80,8 @@ export class ScriptBackend implements Backend {
     return this.scripts.map((_, n) => this.info(n));
   }
 
-  async unit(n: number): Promise<Unit> {
+  async unit(id: number | string): Promise<Unit> {
+    const n = typeof id === 'string' ? Number(id.replace(/^hfi1_/, '')) : id;
     this.sampleCalls[n] = 0;
     return {
       info: this.info(n),

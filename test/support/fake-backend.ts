@@ -109,8 +109,10 @@ export class FakeBackend implements Backend {
     return [this.info];
   }
 
-  async unit(n: number): Promise<Unit> {
-    if (n !== 0) throw new Hfi1SdmaError('E_NO_DEVICE', `no unit ${this.info.flavour.module}_${n}`);
+  async unit(id: number | string): Promise<Unit> {
+    if (id !== 0 && id !== this.info.name) {
+      throw new Hfi1SdmaError('E_NO_DEVICE', `no unit ${typeof id === 'string' ? id : `${this.info.flavour.module}_${id}`}`);
+    }
     const now = () => (this.recording ? (this.recording.timesMs[this.recording.position()] ?? 0) : this.nowMs);
     const sample = async (engines?: readonly number[]): Promise<EngineSample[]> =>
       (engines ?? this.info.engineIds).map((e) =>
