@@ -82,7 +82,9 @@ describe('fault lost-wakeup', () => {
     expect(parseFault('lost-wakeup:psm@1:2', 16).param).toBe(2);
     expect(parseFault('lost-wakeup:ipoib@1:2', 16).param).toBe(3);
     expect(() => parseFault('lost-wakeup:vnic@1:2', 16)).toThrow(/qp, psm or ipoib/);
-    expect(() => new EmuUnit({ workload: 'idle', faults: ['lost-wakeup@1:3'] })).toThrow(/engine 3 has no QP, PSM or IPoIB sender/);
+    expect(() => new EmuUnit({ workload: 'idle', faults: ['lost-wakeup@1:3'] })).toThrow(
+      /engine 3 has no QP, PSM or IPoIB sender/,
+    );
     expect(() => new EmuUnit({ workload: 'qp', faults: ['lost-wakeup:psm@1:3'] })).toThrow(/engine 3 has no PSM sender/);
   });
 
