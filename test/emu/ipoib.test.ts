@@ -16,6 +16,7 @@ import { parseWorkload } from '../../src/emu/workload.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { buildVlMap } from '../../src/progress/select.js';
 import { judgeWaiters, newStrandTrack } from '../../src/progress/strand.js';
+import { runCli } from '../support/cli.js';
 import { Recorder, txOf } from './support.js';
 
 /** Fill engine `idx`'s ring with direct 2-descriptor requests until one does not fit (the chips are paused). */
@@ -86,6 +87,16 @@ describe('the IPoIB sleep callback', () => {
 });
 
 describe('fault netdev-unregister', () => {
+  it('emu run with netdev-unregister keeps every invariant; with an ENGINE it is a usage error', async () => {
+    const run = ['emu', 'run', '--seed', '3', '--engines', '4', '--workload', 'mixed:ipoib=1,load=3', '--duration-ms', '60'];
+    const ok = await runCli([...run, '--fault', 'netdev-unregister@30', '--json'], {});
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ invariantViolations: [], lostWakeups: 0 });
+    const bad = await runCli([...run, '--fault', 'netdev-unregister@30:1'], {});
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toMatch(/netdev-unregister takes no engine/);
+  });
+
   it('parses without an engine and refuses one', () => {
     const u = idleQueue();
     expect(u.injectFault('netdev-unregister@5')).toMatchObject({ name: 'netdev-unregister', engine: null });
@@ -232,6 +243,21 @@ describe('a lost wake-up on an IPoIB queue', () => {
     expect(u.totals().lostWakeups).toBe(1);
     expect(invariantViolations(u)[0]).toMatch(/^lost wake-up on engine 2: IPoIB queue ib0 txq 4 sleeps on dmawait/);
     await b.close();
+  });
+
+  it('the waiters command on the emulated backend names the stranded queue by netdev and txq', async () => {
+    const r = await runCli(
+      ['--backend', 'emu', '--workload', 'ipoib', '--engines', '4', '--fault', 'lost-wakeup:ipoib@50:2', 'waiters', '--json'],
+      {},
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.stranded).toBe(1);
+    const unit = j.units[0];
+    expect(unit.visibility.find((v: { kind: string }) => v.kind === 'ipoib')).toMatchObject({ visible: true, source: 'model' });
+    const stranded = unit.waiters.filter((w: { verdict: string }) => w.verdict === 'stranded');
+    expect(stranded).toHaveLength(1);
+    expect(stranded[0]).toMatchObject({ kind: 'ipoib', netdev: 'ib0', txq: 4, engine: 2, reason: 'lost-wakeup' });
   });
 
   it('is refused on an engine without an IPoIB queue', () => {
