@@ -103,6 +103,10 @@ export function applyFault(u: EmuUnit, f: FaultSpec): void {
   // The port is one for the unit: a link fault aimed at one engine still moves the port.
   if (f.name === 'link-down') u.host.port = 'DOWN';
   if (f.name === 'link-up') u.host.port = 'ACTIVE';
+  if (f.name === 'netdev-unregister' && u.host.netdevRegistered) {
+    u.host.netdevRegistered = false;
+    for (const snd of u.senders) snd.netdevUnregistered();
+  }
   for (const e of targets(u, f)) {
     u.host.log.write(s.nowNs, LogKind.fault, e.idx, FAULT_NAMES.indexOf(f.name), f.param, 0);
     const c = e.chip;
@@ -194,7 +198,11 @@ export function checkLostWakeups(u: EmuUnit): number {
 function lostWakeupText(u: EmuUnit, e: Engine, w: IoWait, free: number): string {
   const m = modelWaiter(u, e, w);
   const who =
-    m.kind === 'qp' ? `QP 0x${m.qpn.toString(16)}` : m.kind === 'psm' ? `PSM writer ${m.pid} (${m.command})` : 'an iowait';
+    m.kind === 'qp'
+      ? `QP 0x${m.qpn.toString(16)}`
+      : m.kind === 'psm'
+        ? `PSM writer ${m.pid} (${m.command})`
+        : `IPoIB queue ${m.netdev} txq ${m.txq ?? '?'}`;
   const until = m.kind === 'psm' ? ' until its 1 s timeout' : '';
   const fault = lostWakeupFaultOn(u.host, e.idx);
   return (

@@ -9,6 +9,7 @@ import type { StateName } from '../progress/state.js';
 import { type Chip, INT_PROGRESS } from './chip.js';
 import { Ev, type Host } from './host.js';
 import { deferPacketQueue, type IoWait, iowaitSleep, SleepKind } from './iowait.js';
+import { ipoibSdmaSleep } from './ipoib.js';
 import { LogKind } from './log.js';
 import { writeRingDescriptors } from './ring-layout.js';
 import { EAGAIN, EBUSY, ECOMM, EINVAL, type EmuTx, TxPhase } from './tx.js';
@@ -168,12 +169,17 @@ export class Engine {
     const ret =
       wait.sleepKind === SleepKind.qp
         ? iowaitSleep(this, wait, tx, seq, pktsSent)
-        : deferPacketQueue(this, wait, tx, seq, pktsSent);
+        : wait.sleepKind === SleepKind.ipoib
+          ? ipoibSdmaSleep(this, wait, tx, seq, pktsSent)
+          : deferPacketQueue(this, wait, tx, seq, pktsSent);
     if (ret === EAGAIN) this.descAvail = this.freecnt();
     return ret;
   }
 
-  /** sdma_send_txreq (sdma_send_txreq, sdma.c): 0, -EINVAL, -ECOMM (tx will complete ABORTED), -EBUSY, or 0 (QP dropped). */
+  /**
+   * sdma_send_txreq (sdma_send_txreq, sdma.c): 0, -EINVAL (tlen ≠ 0, or an IPoIB queue whose netdev is unregistered),
+   * -ECOMM (tx will complete ABORTED), -EBUSY, or 0 (QP dropped).
+   */
   sendTxreq(wait: IoWait | null, tx: EmuTx, pktsSent: boolean): number {
     if (tx.tlen !== 0) return EINVAL;
     tx.wait = wait;

@@ -17,11 +17,13 @@ export const FAULTS = {
   slow: 'slow:<factor> divides the chip rate by factor (1 restores it)',
   'device-gone': 'the device falls off the bus: every register reads all-ones, no more interrupts',
   'lost-wakeup':
-    "lost-wakeup[:qp|psm] opens sdma_check_progress's window once: the engine's other senders end, one sender fills the ring and its CPU stalls between the free-count load and the head_lock sample while a whole retirement runs; a QP is left stranded on the idle engine, a PSM writer stalls 1 s",
+    "lost-wakeup[:qp|psm|ipoib] opens sdma_check_progress's window once: the engine's other senders end, one sender fills the ring and its CPU stalls between the free-count load and the head_lock sample while a whole retirement runs; a QP or IPoIB queue is left stranded on the idle engine, a PSM writer stalls 1 s",
+  'netdev-unregister':
+    "the port's IPoIB netdev is unregistered (no ENGINE): the IPoIB sleep callback answers -EINVAL and the txreq is dropped; queues take no more packets, parked txreqs are dropped on their next attempt",
 } as const;
 
-/** The sender kind a `lost-wakeup` fault picks (its param): a QP if the engine has one, else a PSM writer; or as named. */
-export const LOST_WAKEUP_KIND = ['auto', 'qp', 'psm'] as const;
+/** The sender kind a `lost-wakeup` fault picks (its param): a QP if the engine has one, else a PSM writer, else an IPoIB queue; or as named. */
+export const LOST_WAKEUP_KIND = ['auto', 'qp', 'psm', 'ipoib'] as const;
 
 export type FaultName = keyof typeof FAULTS;
 
@@ -44,7 +46,7 @@ function bad(text: string, why: string): never {
   const shown: Partial<Record<FaultName, string>> = {
     'engine-error': 'engine-error:<bit>',
     slow: 'slow:<factor>',
-    'lost-wakeup': 'lost-wakeup[:qp|psm]',
+    'lost-wakeup': 'lost-wakeup[:qp|psm|ipoib]',
   };
   const list = FAULT_NAMES.map((n) => shown[n] ?? n).join(', ');
   throw usageError(`--fault ${JSON.stringify(text)}: ${why}. Use NAME@MS[:ENGINE] with NAME one of ${list}`);
@@ -82,11 +84,16 @@ export function parseFault(text: string, engines: FaultEngines): FaultSpec {
     param = f;
   } else if (name === 'lost-wakeup') {
     const k = LOST_WAKEUP_KIND.indexOf((arg ?? 'auto') as (typeof LOST_WAKEUP_KIND)[number]);
-    if (k <= 0 && arg !== undefined) bad(text, 'lost-wakeup takes the sender kind qp or psm: lost-wakeup[:qp|psm]@MS:ENGINE');
+    if (k <= 0 && arg !== undefined) {
+      bad(text, 'lost-wakeup takes the sender kind qp, psm or ipoib: lost-wakeup[:qp|psm|ipoib]@MS:ENGINE');
+    }
     param = Math.max(0, k);
   } else if (arg !== undefined) bad(text, `${name} takes no argument`);
   const atMs = Number(m[3]);
   const engine = m[4] === undefined ? null : Number(m[4]);
+  if (name === 'netdev-unregister' && engine !== null) {
+    bad(text, "netdev-unregister takes no engine: the netdev is the port's, use netdev-unregister@MS");
+  }
   if (engine !== null && (engine < first || engine >= first + count)) {
     bad(text, `engine ${engine} does not exist (the unit has engines ${first}-${first + count - 1})`);
   }

@@ -81,6 +81,11 @@ export class EmuStats {
   failedPlacements = 0;
   /** Txreqs a QP sleep callback dropped because the QP could not send (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c). */
   dropped = 0;
+  /**
+   * Txreqs an IPoIB queue dropped once its netdev was unregistered (hfi1_ipoib_sdma_sleep, ipoib_tx.c, returns
+   * -EINVAL; or parked on the queue's list): never placed, so outside `txSubmitted`.
+   */
+  ipoibDropped = 0;
   lostWakeups = 0;
   genMismatches = 0;
   violations: string[] = [];
@@ -101,6 +106,8 @@ export interface Host {
   readonly stats: EmuStats;
   /** The device reads all-ones (fault `device-gone`). */
   gone: boolean;
+  /** The port's IPoIB netdev is registered (until fault `netdev-unregister`): hfi1_ipoib_sdma_sleep (ipoib_tx.c) checks it. */
+  netdevRegistered: boolean;
   /** The port's logical state: INIT until the port goes ACTIVE, DOWN after `link-down` until `link-up`. */
   port: 'INIT' | 'ACTIVE' | 'DOWN';
   /**

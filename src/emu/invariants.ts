@@ -1,4 +1,5 @@
-// The invariant report of a unit: conservation of txreqs, ring bounds, generations in the ring,
+// The invariant report of a unit: conservation of txreqs (and of the IPoIB queues' txreqs, counting those dropped
+// once the netdev was unregistered), ring bounds, generations in the ring,
 // state changes only along the transition table (__sdma_process_event, sdma.c), descq_full_count against failed placements, and
 // no lost wake-ups (`emu run`).
 import { emptyDescriptor, generationFromTail } from '../progress/descriptor.js';
@@ -19,6 +20,7 @@ export function invariantViolations(u: EmuUnit): string[] {
       `conservation: submitted ${t.txSubmitted} ≠ completed ${t.txCompleted} + aborted ${t.txAborted} + in flight ${t.txInFlight}`,
     );
   }
+  out.push(...ipoibConservation(u));
   let dqf = 0;
   const f = emptyDescriptor();
   for (const e of u.engines) {
@@ -54,5 +56,27 @@ export function invariantViolations(u: EmuUnit): string[] {
       : to === null;
     if (!ok) out.push(`transition ${state} + ${event} → ${to ?? 'none'} is not in the driver's transition table`);
   }
+  return out;
+}
+
+/** Every txreq an IPoIB queue took from the stack was placed, dropped (netdev unregistered) or is parked on its list. */
+function ipoibConservation(u: EmuUnit): string[] {
+  let taken = 0;
+  let placed = 0;
+  let dropped = 0;
+  let parked = 0;
+  for (const s of u.senders) {
+    const q = s.ipoib;
+    if (!q) continue;
+    taken += q.taken;
+    placed += q.placed;
+    dropped += q.dropped;
+    parked += q.list.length;
+  }
+  const out: string[] = [];
+  if (taken !== placed + dropped + parked) {
+    out.push(`conservation (IPoIB): taken ${taken} ≠ submitted ${placed} + dropped ${dropped} + parked ${parked}`);
+  }
+  if (dropped !== u.host.stats.ipoibDropped) out.push(`IPoIB drops counted ${u.host.stats.ipoibDropped} ≠ ${dropped}`);
   return out;
 }

@@ -14,6 +14,8 @@ export const SleepKind = {
   psm: 1,
   /** No sleep callback: sdma_check_progress returns -EBUSY (sdma_check_progress, sdma.c step 3). */
   none: 2,
+  /** Accelerated-IPoIB transmit queue (v5.9+): hfi1_ipoib_sdma_sleep (ipoib_tx.c). */
+  ipoib: 3,
 } as const;
 
 /** The owner of an iowait: what its wakeup does, and whether a QP may still send. */
@@ -22,6 +24,10 @@ export interface WaitClient {
   wakeup(w: IoWait, flushed: boolean): void;
   /** The QP may still send (iowait_sleep checks this under s_lock). */
   canSend(): boolean;
+  /** IPoIB queue: put `tx` on the queue's own list unless it is on it already (hfi1_ipoib_sdma_sleep, ipoib_tx.c). */
+  park?(tx: EmuTx): void;
+  /** IPoIB queue: stop its netdev subqueue unless it is stopped already (hfi1_ipoib_sdma_sleep, ipoib_tx.c). */
+  stopSubqueue?(): void;
 }
 
 /** One waiter on an engine's dmawait list. */
@@ -94,7 +100,7 @@ export function takeWaitlock(e: Engine): void {
 }
 
 /** sdma_progress with its desc_avail side effect (sdma_progress, sdma.h). */
-function progress(e: Engine, seq: number, tx: EmuTx): boolean {
+export function progress(e: Engine, seq: number, tx: EmuTx): boolean {
   if (seqChanged(e.headSeq, seq)) e.descAvail = e.freecnt();
   return sdmaProgress(e, seq, tx.slots) === 1;
 }

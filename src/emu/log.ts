@@ -35,6 +35,10 @@ export const LogKind = {
   interruptLost: 14,
   /** An invariant was violated: a = violation index. */
   violation: 15,
+  /** An IPoIB queue's netdev subqueue: a = iowait id, b = 1 stopped (hfi1_ipoib_sdma_sleep) / 0 restarted (its wake-up). */
+  subqueue: 16,
+  /** An IPoIB txreq dropped, its netdev unregistered: a = iowait id, b = num_desc, c = 1 the sleep callback's -EINVAL / 0 parked on the queue's list. */
+  ipoibDrop: 17,
 } as const;
 
 export type LogKindName = keyof typeof LogKind;

@@ -1,10 +1,10 @@
-// The fault `lost-wakeup[:qp|psm]@T[:E]`: opens the window of sdma_check_progress (sdma.c) once, deterministically.
-// At T the engine's other senders end their jobs and one sender (a QP if the engine has one, else a PSM writer, or
-// the kind named) fills the ring. When its next request does not fit, its CPU stalls after the free-count load and
+// The fault `lost-wakeup[:qp|psm|ipoib]@T[:E]`: opens the window of sdma_check_progress (sdma.c) once,
+// deterministically. At T the engine's other senders end their jobs and one sender (a QP if the engine has one, else
+// a PSM writer, else an accelerated-IPoIB queue, or the kind named) fills the ring. When its next request does not fit, its CPU stalls after the free-count load and
 // before the head_lock sample; meanwhile the chip completes the whole ring and the interrupt handler retires it,
 // running sdma_desc_avail while the sender is not yet on dmawait. The sample then sees a sequence no retirement will
-// move again, sdma_progress answers 0, and the sender sleeps on an engine that is running, empty and quiet: a QP
-// stays there (it has no timeout), a PSM writer gives up after SDMA_IOWAIT_TIMEOUT (1 s) and retries.
+// move again, sdma_progress answers 0, and the sender sleeps on an engine that is running, empty and quiet: a QP or
+// an IPoIB queue stays there (neither has a timeout), a PSM writer gives up after SDMA_IOWAIT_TIMEOUT (1 s) and retries.
 import { usageError } from '../errors.js';
 import { INT_IDLE } from './chip.js';
 import type { Engine } from './engine.js';
@@ -13,6 +13,8 @@ import type { Host } from './host.js';
 import type { IoWait } from './iowait.js';
 import { engineInterrupt } from './retire.js';
 import type { Sender } from './sender.js';
+
+const KIND_NAMES = { qp: 'QP', psm: 'PSM', ipoib: 'IPoIB' } as const;
 
 /** The senders armed per engine, and the fault text that armed each engine, by unit. */
 interface Armed {
@@ -26,7 +28,14 @@ const armedByHost = new WeakMap<Host, Armed>();
 export function lostWakeupVictim(senders: readonly Sender[], engine: number, param: number): Sender | null {
   const kind = LOST_WAKEUP_KIND[param] ?? 'auto';
   const on = senders.filter((s) => s.engine.idx === engine && s.spec.load > 0);
-  if (kind === 'auto') return on.find((s) => s.spec.kind === 'qp') ?? on.find((s) => s.spec.kind === 'psm') ?? null;
+  if (kind === 'auto') {
+    return (
+      on.find((s) => s.spec.kind === 'qp') ??
+      on.find((s) => s.spec.kind === 'psm') ??
+      on.find((s) => s.spec.kind === 'ipoib') ??
+      null
+    );
+  }
   return on.find((s) => s.spec.kind === kind) ?? null;
 }
 
@@ -37,7 +46,7 @@ export function checkLostWakeup(senders: readonly Sender[], engineIds: readonly 
   for (const i of which) {
     if (lostWakeupVictim(senders, i, f.param) === null) {
       throw usageError(
-        `--fault ${JSON.stringify(f.text)}: engine ${i} has no ${kind === 'auto' ? 'QP or PSM' : kind.toUpperCase()} sender in workload ${JSON.stringify(workload)}; pick an engine that has one or a workload with senders (e.g. mixed)`,
+        `--fault ${JSON.stringify(f.text)}: engine ${i} has no ${kind === 'auto' ? 'QP, PSM or IPoIB' : KIND_NAMES[kind]} sender in workload ${JSON.stringify(workload)}; pick an engine that has one or a workload with senders (e.g. mixed)`,
       );
     }
   }

@@ -1,10 +1,12 @@
 // Workload senders: a verbs QP submitting one txreq at a time with sdma_send_txreq and the
-// iowait_sleep callback, or a PSM packet queue submitting batches of up to 8 with
-// sdma_send_txlist and defer_packet_queue, whose writer waits at most 1000 ms (sdma_send_txreq, sdma.c; iowait_sleep, qp.c; defer_packet_queue, user_sdma.c; user_sdma.c).
+// iowait_sleep callback, a PSM packet queue submitting batches of up to 8 with
+// sdma_send_txlist and defer_packet_queue, whose writer waits at most 1000 ms (sdma_send_txreq, sdma.c; iowait_sleep, qp.c; defer_packet_queue, user_sdma.c; user_sdma.c),
+// or an accelerated-IPoIB transmit queue submitting one txreq at a time with hfi1_ipoib_sdma_sleep (ipoib_tx.c; ipoib-queue.ts).
 import { buildTx, isTxFailure, type TxOptions, type TxReq } from '../progress/txreq.js';
 import type { Engine } from './engine.js';
 import { Ev, type Host } from './host.js';
 import { IoWait, iowaitUnlink, SleepKind, type WaitClient } from './iowait.js';
+import { IpoibState } from './ipoib-queue.js';
 import { LogKind } from './log.js';
 import type { Sfc32 } from './prng.js';
 import { EBUSY, ECOMM, EmuTx, type TxOwner, TxPhase } from './tx.js';
@@ -41,6 +43,8 @@ export class Sender implements WaitClient, TxOwner {
   wokenPending = false;
   /** Its place among the unit's PSM writers (its command is mpi_rank_<rank>). */
   rank = 0;
+  /** An IPoIB queue's list, subqueue, netdev queue index and counts; null for QPs and PSM writers. */
+  readonly ipoib: IpoibState | null;
   private runScheduled = false;
   private nextSendNs = 0;
   private readonly gapPerByteNs: number;
@@ -58,7 +62,9 @@ export class Sender implements WaitClient, TxOwner {
     readonly engine: Engine,
     private readonly rng: Sfc32,
   ) {
-    this.wait = new IoWait(id, spec.kind === 'qp' ? SleepKind.qp : SleepKind.psm, this);
+    const kind = spec.kind === 'qp' ? SleepKind.qp : spec.kind === 'psm' ? SleepKind.psm : SleepKind.ipoib;
+    this.wait = new IoWait(id, kind, this);
+    this.ipoib = spec.kind === 'ipoib' ? new IpoibState() : null;
     const bytesPerSec = host.cfg.chip.bytesPerSec;
     this.gapPerByteNs = spec.load > 0 && Number.isFinite(spec.load) ? 1e9 / bytesPerSec / spec.load : 0;
   }
@@ -95,7 +101,8 @@ export class Sender implements WaitClient, TxOwner {
     return t;
   }
 
-  private newTx(): EmuTx {
+  /** A new txreq from the sender's pool, of a size drawn from the workload (and the pacing moved on). */
+  newTx(): EmuTx {
     const s = this.spec;
     const steps = Math.floor((s.sizeHi - s.sizeLo) / s.step);
     const k = steps > 0 ? this.rng.int(0, steps) : 0;
@@ -112,6 +119,11 @@ export class Sender implements WaitClient, TxOwner {
     this.runScheduled = false;
     this.wokenPending = false;
     if (this.asleep || this.stopped) return;
+    const q = this.ipoib;
+    if (q !== null && !this.host.netdevRegistered) {
+      q.unregistered(this);
+      return;
+    }
     const now = this.host.sched.nowNs;
     const window = this.burst ? Number.POSITIVE_INFINITY : this.spec.window;
     let sent = 0;
@@ -124,6 +136,19 @@ export class Sender implements WaitClient, TxOwner {
       if (this.nextSendNs > now && !this.burst) {
         this.schedule(this.nextSendNs - now);
         return;
+      }
+      if (q !== null) {
+        const ret = q.send(this);
+        if (ret === 0) {
+          sent++;
+          continue;
+        }
+        if (ret === ECOMM) this.schedule(ECOMM_BACKOFF_NS);
+        else if (ret === EBUSY) {
+          this.asleep = this.wait.queuedOn !== null;
+          if (!this.asleep) this.schedule(WAKE_LATENCY_NS);
+        }
+        return; // -EINVAL: the netdev is unregistered, the txreq dropped and the queue done
       }
       if (this.spec.kind === 'qp') {
         const tx = this.wait.txHead.shift() ?? this.newTx();
@@ -176,6 +201,17 @@ export class Sender implements WaitClient, TxOwner {
     }
   }
 
+  /**
+   * Fault `netdev-unregister`, for an IPoIB queue: the stack hands it no more packets. An awake queue makes one last
+   * attempt now with the packet already in its hands; an asleep one drops its parked txreqs when it is next woken.
+   */
+  netdevUnregistered(): void {
+    if (this.ipoib === null || this.stopped || this.spec.load <= 0) return;
+    if (this.asleep) return;
+    this.ipoib.inHand = this.host.port !== 'INIT';
+    this.schedule(0);
+  }
+
   /** The PSM writer's timed wait ran out (user_sdma.c): leave dmawait and carry on. */
   timeout(token: number): void {
     if (token !== this.token || !this.asleep) return;
@@ -184,6 +220,11 @@ export class Sender implements WaitClient, TxOwner {
     this.asleep = false;
     this.host.log.write(this.host.sched.nowNs, LogKind.waitTimeout, this.engine.idx, this.id, 0, 0);
     this.schedule(0);
+  }
+
+  /** Take back a txreq that will not be submitted again (an IPoIB queue's drop). */
+  release(tx: EmuTx): void {
+    this.free.push(tx);
   }
 
   complete(tx: EmuTx, status: number): void {
@@ -202,5 +243,13 @@ export class Sender implements WaitClient, TxOwner {
 
   canSend(): boolean {
     return this.sendable;
+  }
+
+  park(tx: EmuTx): void {
+    this.ipoib?.park(tx);
+  }
+
+  stopSubqueue(): void {
+    this.ipoib?.stopSubqueue(this);
   }
 }

@@ -148,6 +148,7 @@ export class EmuUnit implements Unit {
       },
       stats: new EmuStats(),
       gone: false,
+      netdevRegistered: true,
       port: 'INIT',
       beforeSeqSample: null,
       afterSeqSample: null,
@@ -169,10 +170,12 @@ export class EmuUnit implements Unit {
       this.byIdx[idx] = e;
     }
     let psmRank = 0;
+    let txq = 0;
     wl.senders.forEach((spec, id) => {
       const e = this.engines[selectEngineVl(this.vlMap, spec.selector, spec.vl, numVls)] as Engine;
       const s = new Sender(this.host, id, spec, e, rng.fork());
       if (spec.kind === 'psm') s.rank = psmRank++;
+      if (s.ipoib) s.ipoib.txq = txq++;
       this.senders.push(s);
     });
     this.direct = { complete: () => {} };
@@ -261,7 +264,9 @@ export class EmuUnit implements Unit {
     const e = this.engineAt(engine);
     const tx = req instanceof EmuTx ? req : new EmuTx(this.direct).load(req);
     const ret = e.sendTxreq(opts.wait ?? null, tx, opts.pktsSent ?? false);
-    if (ret !== ECOMM && ret !== EINVAL && tx.phase === TxPhase.idle) this.host.stats.failedPlacements++;
+    // -EINVAL for tlen ≠ 0 is refused before the ring is looked at; the IPoIB callback's -EINVAL counts in descq_full_count.
+    const refused = ret === EINVAL && tx.tlen !== 0;
+    if (ret !== ECOMM && !refused && tx.phase === TxPhase.idle) this.host.stats.failedPlacements++;
     return ret;
   }
 

@@ -1,9 +1,11 @@
 // The waiters of an emulated unit, straight from the model: every iowait on an engine's dmawait list, named as
-// a live host would name it (a QP by QPN and state, a PSM writer by PID and command).
+// a live host would name it (a QP by QPN and state, a PSM writer by PID and command, an IPoIB queue by netdev and
+// queue index: a live host cannot see those, the model can).
 import type { Waiter, WaitersSample, WaiterVisibility } from '../backend.js';
 import { WAITER_KINDS } from '../progress/waiters.js';
 import type { Engine } from './engine.js';
 import { type IoWait, SleepKind } from './iowait.js';
+import { emuNetdev } from './ipoib.js';
 import type { Sender } from './sender.js';
 
 /** QPN of the emulated QP sender `id`: 0x100 + id (QP0 and QP1 are the port's specials). */
@@ -52,6 +54,9 @@ export function modelWaiter(m: WaiterModel, e: Engine, w: IoWait): Waiter {
     source: 'model' as const,
   };
   if (w.sleepKind === SleepKind.qp) return { kind: 'qp', qpn: emuQpn(w.id), qpState: 'RTS', ...common };
+  if (w.sleepKind === SleepKind.ipoib) {
+    return { kind: 'ipoib', netdev: emuNetdev(m.info.unit), txq: own?.ipoib ? own.ipoib.txq : null, ...common };
+  }
   return { kind: 'psm', pid: emuPid(w.id), command: emuCommand(own ? own.rank : w.id), ...common };
 }
 

@@ -1,13 +1,13 @@
-// Named, parameterised workloads: which senders (QP or PSM) run on which engines, how large
+// Named, parameterised workloads: which senders (QP, PSM or IPoIB) run on which engines, how large
 // their packets are, how many descriptors a packet takes, and how much load they offer.
-// `NAME[:key=value,…]`, e.g. `mixed:load=0.8`, `line-rate:gbps=50`, `qp:size=64-2048,window=128`.
+// `NAME[:key=value,…]`, e.g. `mixed:load=0.8`, `line-rate:gbps=50`, `qp:size=64-2048,window=128`, `mixed:ipoib=1`.
 import { usageError } from '../errors.js';
 import { selectEngineVl, type VlMap } from '../progress/select.js';
 
 /** One sender of a workload. */
 export interface SenderSpec {
-  kind: 'qp' | 'psm';
-  /** QP number (QPs) or a selector (PSM), used with `vl` to pick the engine as sdma_select_engine_vl (sdma.c) does. */
+  kind: 'qp' | 'psm' | 'ipoib';
+  /** QP number (QPs) or a selector (PSM, IPoIB), used with `vl` to pick the engine as sdma_select_engine_vl (sdma.c) does. */
   selector: number;
   vl: number;
   /** Packet payload sizes in bytes, chosen uniformly from [lo, hi] in steps of `step`. */
@@ -40,6 +40,8 @@ interface Params {
   spread: number;
   qps: number;
   psms: number;
+  /** Accelerated-IPoIB transmit queues per engine (key `ipoib`). */
+  ipoibs: number;
   window: number;
   sizeLo: number;
   sizeHi: number;
@@ -50,7 +52,7 @@ interface Params {
 const BASE: Record<string, { describe: string; p: Params }> = {
   mixed: {
     describe: 'per engine one QP and one PSM sender, 256 B–10 KiB packets, offered load from 9% to 111% of the engine (default)',
-    p: { load: 0.6, spread: 0.85, qps: 1, psms: 1, window: 512, sizeLo: 256, sizeHi: 10240, frag: 4096, gbps: 100 },
+    p: { load: 0.6, spread: 0.85, qps: 1, psms: 1, ipoibs: 0, window: 512, sizeLo: 256, sizeHi: 10240, frag: 4096, gbps: 100 },
   },
   'line-rate': {
     describe: 'per engine two greedy QPs, 8 KiB packets as header + payload (2 descriptors), 100 Gb/s',
@@ -59,6 +61,7 @@ const BASE: Record<string, { describe: string; p: Params }> = {
       spread: 0,
       qps: 2,
       psms: 0,
+      ipoibs: 0,
       window: 1024,
       sizeLo: 8128,
       sizeHi: 8128,
@@ -68,19 +71,35 @@ const BASE: Record<string, { describe: string; p: Params }> = {
   },
   qp: {
     describe: 'per engine two QPs, 64 B–4 KiB packets, half the link',
-    p: { load: 0.5, spread: 0, qps: 2, psms: 0, window: 256, sizeLo: 64, sizeHi: 4096, frag: 4096, gbps: 100 },
+    p: { load: 0.5, spread: 0, qps: 2, psms: 0, ipoibs: 0, window: 256, sizeLo: 64, sizeHi: 4096, frag: 4096, gbps: 100 },
   },
   psm: {
     describe: 'per engine two PSM queues submitting batches of 8, 4–10 KiB packets, over-subscribed',
-    p: { load: 1.5, spread: 0, qps: 0, psms: 2, window: 512, sizeLo: 4096, sizeHi: 10240, frag: 4096, gbps: 100 },
+    p: { load: 1.5, spread: 0, qps: 0, psms: 2, ipoibs: 0, window: 512, sizeLo: 4096, sizeHi: 10240, frag: 4096, gbps: 100 },
   },
   small: {
     describe: 'per engine one greedy QP of 1–64 byte packets (a pad descriptor for odd lengths)',
-    p: { load: Number.POSITIVE_INFINITY, spread: 0, qps: 1, psms: 0, window: 256, sizeLo: 1, sizeHi: 64, frag: 4096, gbps: 100 },
+    p: {
+      load: Number.POSITIVE_INFINITY,
+      spread: 0,
+      qps: 1,
+      psms: 0,
+      ipoibs: 0,
+      window: 256,
+      sizeLo: 1,
+      sizeHi: 64,
+      frag: 4096,
+      gbps: 100,
+    },
+  },
+  ipoib: {
+    describe:
+      'per engine two accelerated-IPoIB transmit queues (v5.9+; they sleep on dmawait like a QP and stop their netdev subqueue), 256 B–4 KiB packets, over-subscribed',
+    p: { load: 1.5, spread: 0, qps: 0, psms: 0, ipoibs: 2, window: 1024, sizeLo: 256, sizeHi: 4096, frag: 4096, gbps: 100 },
   },
   idle: {
     describe: 'no senders: every engine running with an empty ring',
-    p: { load: 0, spread: 0, qps: 0, psms: 0, window: 1, sizeLo: 64, sizeHi: 64, frag: 4096, gbps: 100 },
+    p: { load: 0, spread: 0, qps: 0, psms: 0, ipoibs: 0, window: 1, sizeLo: 64, sizeHi: 64, frag: 4096, gbps: 100 },
   },
 };
 
@@ -93,7 +112,7 @@ export const WORKLOADS: readonly { name: string; describe: string }[] = Object.e
 /** The default workload of `--backend emu`. */
 export const DEFAULT_WORKLOAD = 'mixed';
 
-const KEYS = ['load', 'spread', 'qps', 'psms', 'window', 'size', 'frag', 'gbps'] as const;
+const KEYS = ['load', 'spread', 'qps', 'psms', 'ipoib', 'window', 'size', 'frag', 'gbps'] as const;
 
 function bad(spec: string, why: string): never {
   const names = WORKLOADS.map((w) => w.name).join(', ');
@@ -104,7 +123,8 @@ function bad(spec: string, why: string): never {
 
 function num(spec: string, key: string, v: string, lo: number, hi: number): number {
   const n = v === 'max' && key === 'load' ? Number.POSITIVE_INFINITY : Number(v);
-  if (Number.isNaN(n) || n < lo || n > hi) bad(spec, `${key} must be from ${lo} to ${hi}, got ${JSON.stringify(v)}`);
+  const max = v === 'max' && key === 'load'; // a greedy sender: no upper bound
+  if (Number.isNaN(n) || n < lo || (n > hi && !max)) bad(spec, `${key} must be from ${lo} to ${hi}, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -124,6 +144,7 @@ export function parseWorkload(spec: string, engines: number, map: VlMap, numVls:
     } else if (k === 'load') p.load = num(spec, k, v, 0, 100);
     else if (k === 'spread') p.spread = num(spec, k, v, 0, 1);
     else if (k === 'qps' || k === 'psms') p[k] = num(spec, k, v, 0, 64);
+    else if (k === 'ipoib') p.ipoibs = num(spec, k, v, 0, 64);
     else if (k === 'window') p.window = num(spec, k, v, 1, 65536);
     else if (k === 'frag') p.frag = num(spec, k, v, 64, 16383);
     else if (k === 'gbps') p.gbps = num(spec, k, v, 0.001, 10000);
@@ -131,7 +152,8 @@ export function parseWorkload(spec: string, engines: number, map: VlMap, numVls:
   }
   const senders: SenderSpec[] = [];
   // The load is the engine's, shared by its senders.
-  const perSender = p.qps + p.psms > 0 ? p.load / (p.qps + p.psms) : 0;
+  const perEngine = p.qps + p.psms + p.ipoibs;
+  const perSender = perEngine > 0 ? p.load / perEngine : 0;
   // One sender of each kind per engine and per count: selector and VL chosen so that sdma_select_engine_vl's (sdma.c)
   // selection lands on that engine (VL v owns its engines in ascending order).
   for (let e = 0; e < engines; e++) {
@@ -144,6 +166,8 @@ export function parseWorkload(spec: string, engines: number, map: VlMap, numVls:
       senders.push({ kind: 'qp', selector: slot + q * 16 * (elem ? elem.mask + 1 : 1), vl, ...common });
     for (let q = 0; q < p.psms; q++)
       senders.push({ kind: 'psm', selector: slot + q * 16 * (elem ? elem.mask + 1 : 1), vl, ...common });
+    for (let q = 0; q < p.ipoibs; q++)
+      senders.push({ kind: 'ipoib', selector: slot + q * 16 * (elem ? elem.mask + 1 : 1), vl, ...common });
   }
   for (const s of senders) {
     if (selectEngineVl(map, s.selector, s.vl, numVls) < 0) bad(spec, 'no engine for a sender');

@@ -1,5 +1,5 @@
 // Invariants over random seeds, workloads, ring sizes and fault schedules: every txreq completes
-// exactly once (conservation), no lost wake-up, 0 ≤ tail − head ≤ cnt − 1, generations right,
+// exactly once (conservation; an IPoIB queue's txreqs are placed, dropped or parked), no lost wake-up, 0 ≤ tail − head ≤ cnt − 1, generations right,
 // only transitions of __sdma_process_event, sdma.c; descq_full_count equal to the failed placements.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -84,6 +84,38 @@ describe('emulator invariants on every chip and driver build (random seeds and f
         }
       }),
       fcParams(24, 5_000),
+    );
+  });
+});
+
+// IPoIB queues beside the other senders (workload key ipoib=N), with the netdev unregistered at some point.
+const ipoibArb = fc.record({
+  seed: fc.integer({ min: 0, max: 0xffff_ffff }),
+  workload: fc.constantFrom('mixed:ipoib=1', 'ipoib', 'qp:ipoib=2,load=2', 'psm:ipoib=1', 'small:ipoib=1'),
+  descqCnt: fc.constantFrom(64, 256, 2048),
+  unregisterAtMs: fc.option(fc.integer({ min: 2, max: 16 })),
+  faults: fc.array(
+    fc.record({ name: faultArb, atMs: fc.integer({ min: 2, max: 14 }), engine: fc.option(fc.integer({ min: 0, max: 3 })) }),
+    { maxLength: 2 },
+  ),
+});
+
+describe('emulator invariants with IPoIB queues (random seeds, fault schedules, netdev-unregister)', () => {
+  it('hold for every scenario, counting the txreqs dropped once the netdev is unregistered', () => {
+    fc.assert(
+      fc.property(ipoibArb, (sc) => {
+        const faults = sc.faults.map((f) => `${f.name}@${f.atMs}${f.engine === null ? '' : `:${f.engine}`}`);
+        if (sc.unregisterAtMs !== null) faults.push(`netdev-unregister@${sc.unregisterAtMs}`);
+        const u = new EmuUnit({ seed: sc.seed, engines: 4, workload: sc.workload, descqCnt: sc.descqCnt, faults });
+        u.runUntilMs(18);
+        expect(invariantViolations(u)).toEqual([]);
+        const t = u.totals();
+        expect(t.txSubmitted).toBe(t.txCompleted + t.txAborted + t.txInFlight);
+        expect(t.lostWakeups).toBe(0);
+        if (sc.unregisterAtMs === null) expect(u.host.stats.ipoibDropped).toBe(0);
+        else expect(u.senders.every((s) => !s.ipoib || s.stopped || s.asleep)).toBe(true);
+      }),
+      fcParams(24, 3_000),
     );
   });
 });

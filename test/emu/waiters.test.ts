@@ -76,12 +76,15 @@ describe('waiters from the model', () => {
 });
 
 describe('fault lost-wakeup', () => {
-  it('parses NAME[:qp|psm]@MS[:ENGINE] and refuses an engine without such a sender', () => {
+  it('parses NAME[:qp|psm|ipoib]@MS[:ENGINE] and refuses an engine without such a sender', () => {
     expect(parseFault('lost-wakeup@2000:5', 16)).toMatchObject({ name: 'lost-wakeup', param: 0, atMs: 2000, engine: 5 });
     expect(parseFault('lost-wakeup:qp@1:2', 16).param).toBe(1);
     expect(parseFault('lost-wakeup:psm@1:2', 16).param).toBe(2);
-    expect(() => parseFault('lost-wakeup:ipoib@1:2', 16)).toThrow(/qp or psm/);
-    expect(() => new EmuUnit({ workload: 'idle', faults: ['lost-wakeup@1:3'] })).toThrow(/engine 3 has no QP or PSM sender/);
+    expect(parseFault('lost-wakeup:ipoib@1:2', 16).param).toBe(3);
+    expect(() => parseFault('lost-wakeup:vnic@1:2', 16)).toThrow(/qp, psm or ipoib/);
+    expect(() => new EmuUnit({ workload: 'idle', faults: ['lost-wakeup@1:3'] })).toThrow(
+      /engine 3 has no QP, PSM or IPoIB sender/,
+    );
     expect(() => new EmuUnit({ workload: 'qp', faults: ['lost-wakeup:psm@1:3'] })).toThrow(/engine 3 has no PSM sender/);
   });
 

@@ -1,0 +1,43 @@
+// Accelerated IPoIB (v5.9+): the transmit queue's sleep callback hfi1_ipoib_sdma_sleep (ipoib_tx.c) and the
+// netdev the queues send on. A queue that finds the ring short parks the txreq on its own list (not the iowait's
+// work list, so sdma_desc_avail sees a need of 0 for it, as for a PSM queue), stops its netdev subqueue once and
+// sleeps on dmawait with no timeout, like a QP; its wake-up restarts the subqueue. Once the netdev is
+// unregistered the callback answers -EINVAL and the caller drops the txreq.
+import type { Engine } from './engine.js';
+import { computePriority, type IoWait, iowaitQueue, progress, takeWaitlock } from './iowait.js';
+import { LogKind } from './log.js';
+import { EAGAIN, EBUSY, EINVAL, type EmuTx } from './tx.js';
+
+/** The netdev of unit `unit`'s IPoIB queues: `ib<unit>` (the emulated queues all send on the first port). */
+export function emuNetdev(unit: number): string {
+  return `ib${unit}`;
+}
+
+/**
+ * hfi1_ipoib_sdma_sleep (ipoib_tx.c), inside sdma_check_progress with tail_lock held: under the wait lock, if the
+ * netdev is registered, -EAGAIN when sdma_progress finds room; else park `tx` on the queue's list, and if the
+ * queue's iowait is on no list stop the subqueue (once), count n_dmawait and queue it: -EBUSY. If the netdev is not
+ * registered: -EINVAL.
+ */
+export function ipoibSdmaSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSent: boolean): number {
+  takeWaitlock(e);
+  if (!e.host.netdevRegistered) {
+    takeWaitlock(e);
+    return EINVAL;
+  }
+  if (progress(e, seq, tx)) {
+    takeWaitlock(e);
+    return EAGAIN;
+  }
+  w.client?.park?.(tx);
+  if (w.queuedOn === null) {
+    w.client?.stopSubqueue?.();
+    w.nDmawait++;
+    w.needDesc = tx.slots;
+    computePriority(w);
+    iowaitQueue(pktsSent, w, e);
+    e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);
+  }
+  takeWaitlock(e);
+  return EBUSY;
+}
