@@ -167,8 +167,8 @@ function u64s(values: readonly bigint[], littleEndian: boolean): Buffer {
 
 /**
  * The files only a non-classic unit has: the `device/driver` link, the cornelis/hfi2 parameters, hfi2's
- * `hw_resources`, the second port, and `portcounter_names` with `port<N>counters` (DmaWait: times a QP slept on
- * dmawait, counted on port 1).
+ * `hw_resources`, the second port, and `portcounter_names` with `port<N>counters` (DmaWait: times a QP or an IPoIB queue
+ * slept on dmawait, counted on port 1).
  */
 export function writeFlavourFiles(w: TreeWriter, u: EmuUnit, p: SysrootPaths, littleEndian: boolean): void {
   const f = u.flavour;
@@ -182,7 +182,8 @@ export function writeFlavourFiles(w: TreeWriter, u: EmuUnit, p: SysrootPaths, li
     w.file(join(p.classDir, `ports/${n}/rate`), port.rate);
   }
   let dmaWait = 0;
-  for (const s of u.senders) if (s.spec.kind === 'qp') dmaWait += s.wait.nDmawait;
+  // The port's DmaWait counts QP and IPoIB sleeps (n_dmawait in qp.c and ipoib_tx.c), never a PSM queue's.
+  for (const s of u.senders) if (s.spec.kind !== 'psm') dmaWait += s.wait.nDmawait;
   w.file(join(p.dbg, 'portcounter_names'), 'DmaWait\n');
   for (let n = 1; n <= f.ports; n++) {
     w.file(join(p.dbg, `port${n}counters`), u64s([n === 1 ? BigInt(dmaWait) : 0n], littleEndian));
