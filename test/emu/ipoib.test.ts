@@ -301,3 +301,21 @@ describe('workloads with IPoIB queues', () => {
     }
   });
 });
+
+describe('the DmaWait port counter', () => {
+  it('counts IPoIB sleeps with QP sleeps, never a PSM queue’s (n_dmawait, qp.c and ipoib_tx.c)', async () => {
+    const u = new EmuUnit({ seed: 5, engines: 2, workload: 'ipoib:load=max', chip: 'jkr', driver: 'hfi2' });
+    u.runUntilMs(30);
+    const dir = mkdtempSync(join(tmpdir(), 'dmawait-'));
+    try {
+      await writeSysroot(u, dir);
+      closeSysroot(u, dir);
+      const bytes = readFileSync(join(dir, 'sys/kernel/debug/hfi2/hfi2_0/port1counters'));
+      const byKind = (k: string) => u.senders.filter((s) => s.spec.kind === k).reduce((n, s) => n + s.wait.nDmawait, 0);
+      expect(byKind('ipoib')).toBeGreaterThan(0);
+      expect(bytes.readBigUInt64LE(0)).toBe(BigInt(byKind('qp') + byKind('ipoib')));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
