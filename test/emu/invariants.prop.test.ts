@@ -51,7 +51,7 @@ describe('emulator invariants (random seeds and fault schedules)', () => {
           expect(u.engines.map((e) => e.state)).toEqual(Array(4).fill('s99_Running'));
         }
       }),
-      fcParams(200, 10_000),
+      fcParams(80, 10_000),
     );
   });
 

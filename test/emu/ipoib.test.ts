@@ -215,7 +215,7 @@ describe('a lost wake-up on an IPoIB queue', () => {
   it('lost-wakeup:ipoib@50:2 leaves the queue asleep for good: the rule judges it stranded through the emulated backend', async () => {
     const b: EmuBackend = createEmuBackend({
       seed: 1,
-      engines: 4,
+      engines: 3,
       descqCnt: undefined,
       workload: 'ipoib',
       atMs: 40,
@@ -225,7 +225,8 @@ describe('a lost wake-up on an IPoIB queue', () => {
     const track = newStrandTrack();
     const verdicts: string[] = [];
     let last: { verdict: string; waiter: unknown; reason: string } | undefined;
-    for (let round = 0; round < 20; round++) {
+    // 500 ms of virtual time: the fault at 50 ms, then strand-ms (200) and three quiet samples.
+    for (let round = 0; round < 10; round++) {
       b.advanceMs(50);
       const w = await unit.waiters?.();
       if (!w) throw new Error('the emulated unit lists no waiters');
@@ -247,7 +248,7 @@ describe('a lost wake-up on an IPoIB queue', () => {
 
   it('the waiters command on the emulated backend names the stranded queue by netdev and txq', async () => {
     const r = await runCli(
-      ['--backend', 'emu', '--workload', 'ipoib', '--engines', '4', '--fault', 'lost-wakeup:ipoib@50:2', 'waiters', '--json'],
+      ['--backend', 'emu', '--workload', 'ipoib', '--engines', '3', '--fault', 'lost-wakeup:ipoib@50:2', 'waiters', '--json'],
       {},
     );
     expect(r.code, r.stderr).toBe(0);
