@@ -11,7 +11,7 @@ import { writeSysroot } from '../../src/emu/sysroot.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { chipModel, isHealthyRunningCtrl } from '../../src/progress/chip.js';
 
-const AT_MS = 50;
+const AT_MS = 30;
 
 interface Combo {
   chip: ChipKind;
