@@ -58,6 +58,7 @@ export async function emuRunJson(u: EmuUnit, wallMs: number) {
     txInFlight: t.txInFlight,
     waitersAsleep: t.waitersAsleep,
     lostWakeups: t.lostWakeups,
+    ipoibDropped: t.ipoibDropped,
     invariantViolations: invariantViolations(u),
     logHash: u.logHash(),
     engines: samples.map((s) => engineJson(s, u.info.descqCnt)),
@@ -85,6 +86,14 @@ const run: Action = async (args, ctx) => {
     ['txreqs', `${j.txSubmitted} submitted = ${j.txCompleted} completed + ${j.txAborted} aborted + ${j.txInFlight} in flight`],
     ['waiters asleep', String(j.waitersAsleep)],
     ['lost wake-ups', String(j.lostWakeups)],
+    ...(j.ipoibDropped > 0
+      ? [
+          ['IPoIB dropped', `${j.ipoibDropped} txreqs (the netdev was unregistered: the sleep callback answered -EINVAL)`] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
     ['log hash', j.logHash],
   ]);
   const rows = (await u.sample()).map((s) => {

@@ -71,6 +71,8 @@ export interface EmuTotals {
   txInFlight: number;
   waitersAsleep: number;
   lostWakeups: number;
+  /** Txreqs IPoIB queues dropped after `netdev-unregister` (hfi1_ipoib_sdma_sleep, ipoib_tx.c: -EINVAL); never on the ring. */
+  ipoibDropped: number;
 }
 
 /** The emulated unit. */
@@ -306,6 +308,7 @@ export class EmuUnit implements Unit {
       txInFlight: inFlight,
       waitersAsleep: asleep,
       lostWakeups: s.lostWakeups,
+      ipoibDropped: s.ipoibDropped,
     };
   }
 

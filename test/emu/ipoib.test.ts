@@ -92,6 +92,11 @@ describe('fault netdev-unregister', () => {
     const ok = await runCli([...run, '--fault', 'netdev-unregister@30', '--json'], {});
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ invariantViolations: [], lostWakeups: 0 });
+    expect(JSON.parse(ok.stdout).ipoibDropped).toBeGreaterThan(0);
+    const text = await runCli([...run, '--fault', 'netdev-unregister@30'], {});
+    expect(text.stdout).toMatch(/IPoIB dropped +\d+ txreqs \(the netdev was unregistered/);
+    const none = await runCli(run, {});
+    expect(none.stdout).not.toMatch(/IPoIB dropped/);
     const bad = await runCli([...run, '--fault', 'netdev-unregister@30:1'], {});
     expect(bad.code).toBe(64);
     expect(bad.stderr).toMatch(/netdev-unregister takes no engine/);
