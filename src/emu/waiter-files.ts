@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { USER_SDMA_REQUEST_FN, WRITEV_NR } from '../hw/parse/proc-psm.js';
 import { type QpLineFields, qpStatsLine } from '../hw/parse/qp-stats-render.js';
-import { HFI2_BLOCKED_STACK, HFI2_PSM_FD_TARGET, HFI2_USER_SDMA_REQUEST_FN } from './hfi2-proc.js';
+import { HFI2_PSM_FD_TARGET, HFI2_USER_SDMA_REQUEST_FN } from './hfi2-proc.js';
 import type { Sender } from './sender.js';
 import type { TreeWriter } from './tree.js';
 import { EMU_QP_STATE, emuCommand, emuPid, emuQpn } from './waiters.js';
@@ -60,18 +60,29 @@ export function blockedWriters(senders: readonly Sender[]): Sender[] {
   return senders.filter((s) => s.spec.kind === 'psm' && s.wait.queuedOn !== null);
 }
 
-/** /proc/<pid>/stack of a writer blocked in the user SDMA request (a current x86_64 kernel, addresses hidden). */
-export const BLOCKED_STACK = [
-  `[<0>] ${USER_SDMA_REQUEST_FN}+0x5b1/0xb10 [hfi1]`,
-  '[<0>] hfi1_write_iter+0xb6/0x170 [hfi1]',
-  '[<0>] do_iter_readv_writev+0x13e/0x1c0',
-  '[<0>] do_iter_write+0x80/0x190',
-  '[<0>] vfs_writev+0x83/0x140',
-  '[<0>] do_writev+0x6b/0x110',
-  '[<0>] do_syscall_64+0x5b/0x80',
-  '[<0>] entry_SYSCALL_64_after_hwframe+0x63/0xcd',
-  '',
-].join('\n');
+/**
+ * /proc/<pid>/stack of a writer blocked in the user SDMA request of `module` (a current x86_64 kernel, addresses
+ * hidden): hfi1's request function under hfi1_write_iter, or its hfi2_ rename under hfi2's write_iter.
+ */
+export function blockedStack(module: 'hfi1' | 'hfi2'): string {
+  const [fn, iter] =
+    module === 'hfi2' ? [HFI2_USER_SDMA_REQUEST_FN, 'hfi2_sdma_write_iter'] : [USER_SDMA_REQUEST_FN, 'hfi1_write_iter'];
+  return [
+    `[<0>] ${fn}+0x5b1/0xb10 [${module}]`,
+    `[<0>] ${iter}+0xb6/0x170 [${module}]`,
+    '[<0>] do_iter_readv_writev+0x13e/0x1c0',
+    '[<0>] do_iter_write+0x80/0x190',
+    '[<0>] vfs_writev+0x83/0x140',
+    '[<0>] do_writev+0x6b/0x110',
+    '[<0>] do_syscall_64+0x5b/0x80',
+    '[<0>] entry_SYSCALL_64_after_hwframe+0x63/0xcd',
+    '',
+  ].join('\n');
+}
+
+/** The hfi1 stack, computed once (every refresh writes it). */
+export const BLOCKED_STACK = blockedStack('hfi1');
+const HFI2_BLOCKED_STACK = blockedStack('hfi2');
 
 /** /proc/<pid>/syscall of a writer in writev(fd, iov, 2) on x86_64: number, six arguments, stack and program counter. */
 export function blockedSyscall(fd: number): string {
