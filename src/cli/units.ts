@@ -1,6 +1,7 @@
 // Opening the selected backend and walking its units, for the commands that read engines.
 import type { Backend, EngineSample, SourceName, Unit, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
+import { engineIdsText } from '../progress/engine-ids.js';
 import { lookupUnit, type UnitId } from '../unit-id.js';
 import { parseIntArg } from './args.js';
 import type { CliContext } from './context.js';
@@ -44,22 +45,9 @@ export async function withBackend<T>(ctx: CliContext, fn: (backend: Backend) => 
   }
 }
 
-/**
- * The engines of a unit as ranges of absolute indexes: `0-15`, `8-15`, `0-3,8-11`, `5`; `none` for none.
- * Only engines that exist are listed, so a window that does not start at 0 reads as such.
- */
+/** The unit's engines as text (`8-15`). */
 export function engineWindow(engineIds: readonly number[]): string {
-  const parts: string[] = [];
-  let i = 0;
-  while (i < engineIds.length) {
-    const a = engineIds[i] as number;
-    let j = i;
-    while (j + 1 < engineIds.length && engineIds[j + 1] === (engineIds[j] as number) + 1) j += 1;
-    const b = engineIds[j] as number;
-    parts.push(a === b ? String(a) : `${a}-${b}`);
-    i = j + 1;
-  }
-  return parts.length > 0 ? parts.join(',') : 'none';
+  return engineIdsText(engineIds);
 }
 
 /** Parse an engine argument (an absolute index) and check it is one of the unit's: E_NO_ENGINE naming the window. */

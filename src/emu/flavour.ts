@@ -6,6 +6,7 @@ import { usageError } from '../errors.js';
 import { type ChipModel, chipModel, isChipName } from '../progress/chip.js';
 import { TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import { type DriverSettings, defaultDriverSettings, isDriverName, PAD_SDMA_DESC_VALUES } from '../progress/driver.js';
+import { engineIdsText } from '../progress/engine-ids.js';
 
 /** What the options name; everything has a default (WFR, upstream, one port, engines 0..15). */
 export interface FlavourOptions {
@@ -115,7 +116,7 @@ export function unitFlavour(f: EmuFlavour): UnitFlavour {
 
 /** The window as text: `8-15`, or `0-15`. */
 export function windowText(f: Pick<EmuFlavour, 'firstEngine' | 'count'>): string {
-  return `${f.firstEngine}-${f.firstEngine + f.count - 1}`;
+  return engineIdsText(Array.from({ length: f.count }, (_, i) => f.firstEngine + i));
 }
 
 /**

@@ -2,7 +2,9 @@
 // function of hfi2 dumps, counts and names only first_sdma_engine..last_sdma_engine). Taken from the first
 // source that shows it: the sdma<E> directories, the `sde a-b` line of hw_resources, the sdes records,
 // SEND_DMA_ENGINES, else the chip's 16 engines.
+
 import { TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
+import { engineIdsText } from '../progress/engine-ids.js';
 import type { FoundUnit } from './discover.js';
 import type { SdesDump } from './parse/sdes.js';
 
@@ -12,14 +14,9 @@ export interface EngineSet {
   evidence: string;
 }
 
-/** `8-15`, or `0, 2, 5` when the set has gaps. */
+/** `8-15`, or `0-3,6` when the set has gaps. */
 export function formatEngineIds(ids: readonly number[]): string {
-  if (ids.length === 0) return 'none';
-  const first = ids[0] as number;
-  const last = ids[ids.length - 1] as number;
-  const contiguous = last - first + 1 === ids.length;
-  if (contiguous) return first === last ? `${first}` : `${first}-${last}`;
-  return ids.join(', ');
+  return engineIdsText(ids);
 }
 
 const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
