@@ -29,6 +29,7 @@ import { type HwFs, readSource, sdesCapBytes } from './fsio.js';
 import { type EngineReads, mergeSample } from './merge.js';
 import { parseInterrupts, type SdmaVectorCounts, vectorKey } from './parse/interrupts.js';
 import { parseSdes, recordDescriptors, type SdesDump, type SdesHeader } from './parse/sdes.js';
+import { type CpuVlEngines, cpuListOfEngine, parseSdmaCpuList } from './parse/sdma-cpu-list.js';
 import { engineDir } from './paths.js';
 import { INTERRUPTS_CAP_BYTES } from './read-file.js';
 import { openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
@@ -41,6 +42,9 @@ import { isSourceFault, WarningLog } from './warnings.js';
 
 /** The sources that show waiters, not engine samples (waiters.ts). */
 const WAITER_SOURCES: readonly string[] = ['qpStats', 'procPsm', 'trace'];
+
+/** debugfs sdma_cpu_list holds a line per CPU and port (a few hundred bytes each): read at most this much. */
+const SDMA_CPU_LIST_CAP_BYTES = 4 << 20;
 
 /** Reads of a torn sdes before its tear is reported. */
 const SDES_ATTEMPTS = 3;
@@ -92,6 +96,19 @@ export class HwUnit implements Unit {
   /** The port's link now, from ports/1/state, phys_state and rate; null when none is there. */
   link(): Promise<LinkState | null> {
     return readLinkState(this.fs, this.found.paths, this.log);
+  }
+
+  /** debugfs sdma_cpu_list (sdma_seqfile_dump_cpu_list, sdma.c), or null when it cannot be read or parsed. */
+  private async readUserCpuMap(): Promise<CpuVlEngines[] | null> {
+    const file = this.found.paths.sdmaCpuList;
+    try {
+      const bytes = await readSource(this.fs, file, SDMA_CPU_LIST_CAP_BYTES);
+      return parseSdmaCpuList(Buffer.from(bytes).toString('latin1'), file);
+    } catch (e) {
+      if (!isSourceFault(e)) throw e;
+      this.log.leftOut('sysfs', file, 'sdma_cpu_list:unusable', e, 'the user CPU list of the engines is left out');
+      return null;
+    }
   }
 
   private has(name: Parameters<typeof readable>[1]): boolean {
@@ -238,11 +255,17 @@ export class HwUnit implements Unit {
     const counters = await this.readCounters(list);
     const vectors = await this.readVectors(counters !== null);
     const out: EngineSample[] = [];
+    let userMap: CpuVlEngines[] | null | undefined;
     for (let i = 0; i < list.length; i++) {
       const engine = list[i] as number;
       const sys = this.has('sysfs')
         ? await readEngineSysfs(this.fs, engineDir(this.found.paths, engine), this.log)
         : { vl: null, cpuList: null };
+      if (sys.cpuList === null && this.has('sdes')) {
+        // No sdma<E>/cpu_list: the same map from debugfs sdma_cpu_list, read once a sample.
+        if (userMap === undefined) userMap = await this.readUserCpuMap();
+        if (userMap !== null) sys.cpuList = cpuListOfEngine(userMap, engine);
+      }
       const reads: EngineReads = {
         unit: this.info.unit,
         engine,

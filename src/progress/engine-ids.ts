@@ -1,7 +1,8 @@
-// An engine set as operators read it: absolute hardware indexes, runs collapsed (`8-15`, `0-3,6`).
+// An engine set as operators read it: absolute hardware indexes, runs collapsed (`8-15`, `0-3,6`), the way the
+// kernel prints a CPU list (`%*pbl`).
 
-/** `8-15` for a window, `0-3,6` with gaps, `5` for one engine, `none` for none. */
-export function engineIdsText(engineIds: readonly number[]): string {
+/** Ascending indexes with runs collapsed: `8-15`, `0-3,6`, `5`; `none` for none. */
+export function indexRangesText(engineIds: readonly number[]): string {
   const parts: string[] = [];
   let i = 0;
   while (i < engineIds.length) {
@@ -13,4 +14,9 @@ export function engineIdsText(engineIds: readonly number[]): string {
     i = j + 1;
   }
   return parts.length > 0 ? parts.join(',') : 'none';
+}
+
+/** An engine set as text: `8-15` for a window, `0-3,6` with gaps, `none` for none. */
+export function engineIdsText(engineIds: readonly number[]): string {
+  return indexRangesText(engineIds);
 }

@@ -1,7 +1,7 @@
 // A CN5000 host running hfi2 with an engine window 8..15 (an SR-IOV function), read end to end by the live
 // backend from a hand-built tree: the engine set, the flavour and its evidence, samples, counters, interrupts,
 // the ring decoded with the JKR codec, and a stall on engine 8 reported as engine 8.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -112,6 +112,36 @@ describe('an hfi2 unit with the engine window 8-15', () => {
         [8, 'interrupts', 2 * (800 + 8)],
         [15, 'interrupts', 2 * (1500 + 15)],
       ]);
+    });
+  });
+
+  it('without sdma<E>/cpu_list, the user CPUs come from debugfs sdma_cpu_list (every port), and a garbled one is left out', async () => {
+    const root = fresh();
+    writeHfi2Tree(root);
+    for (const e of WINDOW) rmSync(join(root, `sys/class/infiniband/hfi2_0/sdma${e}/cpu_list`));
+    await withBackend(root, { nowMs: () => 0 }, async (b) => {
+      const samples = await (await b.unit(0)).sample();
+      expect(samples.map((s) => [s.engine, s.cpuList])).toEqual([
+        [8, '2'],
+        [9, '2'],
+        [10, '10'],
+        [11, '10'],
+        [12, '10'],
+        [13, 'empty'],
+        [14, 'empty'],
+        [15, 'empty'],
+      ]);
+    });
+    writeFileSync(join(root, 'sys/kernel/debug/hfi2/hfi2_0/sdma_cpu_list'), 'cpu  2: pidx 0:  vl0: [ sdma 8\n');
+    await withBackend(root, { nowMs: () => 0 }, async (b) => {
+      const unit = await b.unit(0);
+      expect((await unit.sample([8]))[0]?.cpuList).toBeNull();
+      expect(
+        unit
+          .warnings?.()
+          .map((w) => w.message)
+          .join('\n'),
+      ).toMatch(/sdma_cpu_list.*the user CPU list of the engines is left out/);
     });
   });
 

@@ -3,6 +3,7 @@
 // one line per port, a later port line of the same CPU starting with 8 spaces instead of `cpu  N: `. Both forms
 // are read, line by line; engine numbers are absolute indexes.
 import { ParseError } from '../../errors.js';
+import { indexRangesText } from '../../progress/engine-ids.js';
 
 /** One VL's engines of one CPU (and port, on hfi2). */
 export interface CpuVlEngines {
@@ -42,4 +43,13 @@ export function parseSdmaCpuList(text: string, file = 'sdma_cpu_list'): CpuVlEng
     }
   }
   return out;
+}
+
+/**
+ * The CPUs whose user processes are mapped to `engine` (on any VL and port), in the text form of the engine's own
+ * sysfs `cpu_list` (`%*pbl`: `8-9,12`, or `empty`): what `sdma<E>/cpu_list` shows, taken from debugfs instead.
+ */
+export function cpuListOfEngine(entries: readonly CpuVlEngines[], engine: number): string {
+  const cpus = [...new Set(entries.filter((e) => e.engines.includes(engine)).map((e) => e.cpu))].sort((a, b) => a - b);
+  return cpus.length === 0 ? 'empty' : indexRangesText(cpus);
 }
