@@ -83,6 +83,8 @@ function eventLine(e: LogEvent, paint: Paint, chip: string): string {
       return `${at}: interrupt with no status bits set`;
     case 'invalid-interrupt':
       return `${at}: invalid SDMA interrupt source ${e.value}`;
+    case 'state-change':
+      return `${at}: state ${e.fromState} -> ${e.state} (trace event${e.engine === undefined ? '; hfi1_sdma_state names no engine' : ''})`;
     default:
       return `${at}: ${paint('dim', `(not decoded) ${e.text ?? ''}`)}`;
   }

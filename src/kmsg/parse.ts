@@ -9,6 +9,7 @@ import { decodeEngErr, type EngErrBit, isHaltClassError } from '../progress/csr.
 import { type ChipDescriptor, decodeFor } from '../progress/descriptor-chip.js';
 import { CORNELIS_RULES } from './cornelis.js';
 import type { Ctx, Rule } from './rule.js';
+import { parseSdmaStateLine } from './trace-state.js';
 
 /** What the log says about one unit. */
 export interface LogUnit {
@@ -37,6 +38,7 @@ export type LogEventKind =
   | 'dmawait-not-empty'
   | 'spurious-interrupt'
   | 'invalid-interrupt'
+  | 'state-change'
   | 'unrecognised';
 
 /** One SDMA event of the log. Fields beyond `line`, `unit` and `kind` depend on the kind. */
@@ -49,6 +51,8 @@ export interface LogEvent {
   engine?: number;
   value?: string;
   state?: string;
+  /** state-change (a `*_sdma_state` trace event): the state left; `state` is the one entered. */
+  fromState?: string;
   errors?: EngErrBit[];
   halts?: boolean;
   head?: number;
@@ -262,7 +266,10 @@ export class KernelLogParser {
   /** Take one line (without its newline); `line` counts from 1. */
   push(raw: string, line: number): void {
     const m = PREFIX.exec(raw);
-    if (!m) return;
+    if (!m) {
+      this.pushTrace(raw, line);
+      return;
+    }
     this.hfi1Lines += 1;
     const [, bdf = '', name = '', module = '1', msg = ''] = m;
     const pci = bdf.toLowerCase();
@@ -316,6 +323,30 @@ export class KernelLogParser {
     }
     this.engineOf.set(name, ctx.engine);
     this.descOf.set(name, ctx.desc);
+  }
+
+  /**
+   * A line of tracefs `trace` text: the engine state-change event in either wording (hfi1_sdma_state names no
+   * engine; hfi2_sdma_state does). The event names its device by PCI address: it is filed under the unit of that
+   * address when the log named one, else under `<module> <address>`.
+   */
+  private pushTrace(raw: string, line: number): void {
+    const st = parseSdmaStateLine(raw);
+    if (!st) return;
+    this.hfi1Lines += 1;
+    const pci = st.device.toLowerCase();
+    const unit = [...this.units.values()].find((u) => u.pci === pci)?.name ?? `${st.module} ${pci}`;
+    const ev: LogEvent = {
+      line,
+      ts: st.ts,
+      unit,
+      kind: 'state-change',
+      ...(st.engine === null ? {} : { engine: st.engine }),
+      state: st.to,
+      fromState: st.from,
+    };
+    if (this.events.length < MAX_EVENTS) this.events.push(ev);
+    else this.eventsDropped += 1;
   }
 
   /** The parse so far, given how many lines were read. */

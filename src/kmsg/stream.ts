@@ -20,12 +20,18 @@ const MARK = Buffer.from('hfi');
 const ONE = 0x31;
 const TWO = 0x32;
 const SPACE = 0x20;
+const STATE_EVENT = Buffer.from('_sdma_state: ');
 
-/** The next `hfi1 ` or `hfi2 ` at or after `from` (the driver's name in a device prefix); -1 when none. */
+/**
+ * The next `hfi1 ` or `hfi2 ` at or after `from` (the driver's name in a device prefix), or `hfi1_sdma_state: ` /
+ * `hfi2_sdma_state: ` (the state-change event of tracefs `trace` text); -1 when none.
+ */
 function findMark(b: Buffer, from: number): number {
   for (let at = b.indexOf(MARK, from); at >= 0; at = b.indexOf(MARK, at + 1)) {
     const digit = b[at + 3];
-    if ((digit === ONE || digit === TWO) && b[at + 4] === SPACE) return at;
+    if (digit !== ONE && digit !== TWO) continue;
+    if (b[at + 4] === SPACE) return at;
+    if (b.compare(STATE_EVENT, 0, STATE_EVENT.length, at + 4, at + 4 + STATE_EVENT.length) === 0) return at;
   }
   return -1;
 }

@@ -157,3 +157,36 @@ describe('log command on each build', () => {
     expect(r.stdout).not.toMatch(/differ/);
   });
 });
+
+describe('tracefs state-change events (trace text, both wordings)', () => {
+  const TRACE = fixture('trace-states.txt');
+
+  it('reads hfi2_sdma_state with its engine and hfi1_sdma_state without one, timestamps as printed', () => {
+    const log = parseKernelLog(readFileSync(TRACE, 'utf8'));
+    expect(log.events.map((e) => [e.kind, e.unit, e.engine, e.fromState, e.state, e.ts])).toEqual([
+      ['state-change', 'hfi2 0000:41:00.0', 9, 's99_Running', 's50_HwHaltWait', '8812.120001'],
+      ['state-change', 'hfi2 0000:41:00.0', 9, 's50_HwHaltWait', 's60_IdleHalt', '8812.130210'],
+      ['state-change', 'hfi1 0000:05:00.0', undefined, 's99_Running', 's50_HwHaltWait', '301.000100'],
+      ['state-change', 'hfi1 0000:05:00.0', undefined, 's50_HwHaltWait', 's60_IdleHalt', '301.010100'],
+    ]);
+  });
+
+  it('files an event under the unit the kernel log names at that PCI address, streamed or whole', async () => {
+    const text = `${readFileSync(HFI2, 'utf8')}${readFileSync(TRACE, 'utf8')}`;
+    const whole = parseKernelLog(text, { chip: 'jkr' });
+    const streamed = await readKernelLog([Buffer.from(text)], { chip: 'jkr' });
+    for (const log of [whole, streamed]) {
+      const states = log.events.filter((e) => e.kind === 'state-change');
+      expect(states.map((e) => e.unit)).toEqual(['hfi2_0', 'hfi2_0', 'hfi1 0000:05:00.0', 'hfi1 0000:05:00.0']);
+    }
+  });
+
+  it('log prints the transitions', async () => {
+    const r = await runCli(['--sysroot', empty, 'log', TRACE]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/hfi2 0000:41:00.0 sdma9: state s99_Running -> s50_HwHaltWait \(trace event\)/);
+    expect(r.stdout).toMatch(
+      /hfi1 0000:05:00.0: state s99_Running -> s50_HwHaltWait \(trace event; hfi1_sdma_state names no engine\)/,
+    );
+  });
+});

@@ -4,6 +4,8 @@
 
 /** One state change. */
 export interface SdmaStateEvent {
+  /** The trace timestamp (`8812.123456`), or null when the line has none. */
+  ts: string | null;
   module: 'hfi1' | 'hfi2';
   /** The PCI address the event names (the `[%s]` device prefix). */
   device: string;
@@ -13,7 +15,7 @@ export interface SdmaStateEvent {
   to: string;
 }
 
-const EVENT = /: (hfi[12])_sdma_state: \[([^\]]+)\] (.*)$/;
+const EVENT = /(?:\s(\d+\.\d+))?: (hfi[12])_sdma_state: \[([^\]]+)\] (.*)$/;
 const HFI1_TEXT = /^current state (\S+) new state (\S+)$/;
 const HFI2_TEXT = /^SDE(0|[1-9][0-9]?) state: (\S+) -> (\S+)$/;
 
@@ -21,12 +23,13 @@ const HFI2_TEXT = /^SDE(0|[1-9][0-9]?) state: (\S+) -> (\S+)$/;
 export function parseSdmaStateLine(line: string): SdmaStateEvent | null {
   const m = EVENT.exec(line.trimEnd());
   if (!m) return null;
-  const module = m[1] as 'hfi1' | 'hfi2';
-  const device = m[2] as string;
-  const text = m[3] as string;
+  const ts = m[1] ?? null;
+  const module = m[2] as 'hfi1' | 'hfi2';
+  const device = m[3] as string;
+  const text = m[4] as string;
   const newer = HFI2_TEXT.exec(text);
-  if (newer) return { module, device, engine: Number(newer[1]), from: newer[2] as string, to: newer[3] as string };
+  if (newer) return { ts, module, device, engine: Number(newer[1]), from: newer[2] as string, to: newer[3] as string };
   const older = HFI1_TEXT.exec(text);
-  if (older) return { module, device, engine: null, from: older[1] as string, to: older[2] as string };
+  if (older) return { ts, module, device, engine: null, from: older[1] as string, to: older[2] as string };
   return null;
 }
