@@ -174,7 +174,14 @@ describe('tracefs state-change events (trace text, both wordings)', () => {
   it('files an event under the unit the kernel log names at that PCI address, streamed or whole', async () => {
     const text = `${readFileSync(HFI2, 'utf8')}${readFileSync(TRACE, 'utf8')}`;
     const whole = parseKernelLog(text, { chip: 'jkr' });
-    const streamed = await readKernelLog([Buffer.from(text)], { chip: 'jkr' });
+    // Chunks cut inside a trace line.
+    const streamed = await readKernelLog(
+      (async function* () {
+        yield text.slice(0, text.length - 100);
+        yield text.slice(text.length - 100);
+      })(),
+      { chip: 'jkr' },
+    );
     for (const log of [whole, streamed]) {
       const states = log.events.filter((e) => e.kind === 'state-change');
       expect(states.map((e) => e.unit)).toEqual(['hfi2_0', 'hfi2_0', 'hfi1 0000:05:00.0', 'hfi1 0000:05:00.0']);
