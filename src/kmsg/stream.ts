@@ -31,7 +31,8 @@ function findMark(b: Buffer, from: number): number {
     const digit = b[at + 3];
     if (digit !== ONE && digit !== TWO) continue;
     if (b[at + 4] === SPACE) return at;
-    if (b.compare(STATE_EVENT, 0, STATE_EVENT.length, at + 4, at + 4 + STATE_EVENT.length) === 0) return at;
+    const end = at + 4 + STATE_EVENT.length;
+    if (end <= b.length && b.compare(STATE_EVENT, 0, STATE_EVENT.length, at + 4, end) === 0) return at;
   }
   return -1;
 }

@@ -22,7 +22,7 @@ async function* chunked(bytes: Buffer, cuts: number[]) {
 }
 
 describe('readKernelLog', () => {
-  const text = `noise line\r\n${FIXTURE}other driver: hfi1 mentioned\nlast hfi1 0000:05:00.0: hfi1_0: SDMA (3) engine error: 0x2 state s99_Running`;
+  const text = `noise line\r\n${FIXTURE}other driver: hfi1 mentioned\n  kworker/9:1-412 [009] d..1. 8812.120001: hfi2_sdma_state: [0000:41:00.0] SDE9 state: s99_Running -> s50_HwHaltWait\nlast hfi1 0000:05:00.0: hfi1_0: SDMA (3) engine error: 0x2 state s99_Running`;
   const bytes = Buffer.from(text, 'utf8');
   const whole = parseKernelLog(text);
 
