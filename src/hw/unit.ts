@@ -105,8 +105,11 @@ export class HwUnit implements Unit {
       const bytes = await readSource(this.fs, file, SDMA_CPU_LIST_CAP_BYTES);
       return parseSdmaCpuList(Buffer.from(bytes).toString('latin1'), file);
     } catch (e) {
-      if (!isSourceFault(e)) throw e;
-      this.log.leftOut('sysfs', file, 'sdma_cpu_list:unusable', e, 'the user CPU list of the engines is left out');
+      // A fallback: absent (or gone with the device, which the other reads report) is simply no answer.
+      if (!isHfi1SdmaError(e)) throw e;
+      if (isSourceFault(e)) {
+        this.log.leftOut('sysfs', file, 'sdma_cpu_list:unusable', e, 'the user CPU list of the engines is left out');
+      }
       return null;
     }
   }
