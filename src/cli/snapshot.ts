@@ -1,6 +1,7 @@
 // `snapshot -o FILE.tar.gz [--samples N --interval-ms T]`: capture the sources hfi1-sdma reads, at
 // one or more instants, for a bug report.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
@@ -26,7 +27,8 @@ async function captureEmulated(global: GlobalOptions, out: string, meta: Meta, p
   ]);
   const u = emuUnitFromOptions(global);
   u.runUntilMs(defaultAtMs(global));
-  const dir = await mkdtemp(join(tmpdir(), 'hfi1-sdma-emu-'));
+  // Created and registered for removal in one turn of the event loop: no signal can fall between them.
+  const dir = mkdtempSync(join(tmpdir(), 'hfi1-sdma-emu-'));
   const forget = removeOnExit(dir);
   const write = async () => {
     try {

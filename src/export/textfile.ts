@@ -75,12 +75,15 @@ export async function writeFileAtomic(target: string, text: string, fs: AtomicFs
   const dir = dirname(target);
   const temporary = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let file: WritableFile;
+  // Registered before it exists (removing a name not yet created is harmless), so a signal during the
+  // creation leaves nothing behind.
+  const forget = removeOnExit(temporary);
   try {
     file = await fs.create(temporary);
   } catch (e) {
+    forget();
     throw textfileError(target, 'create', e);
   }
-  const forget = removeOnExit(temporary);
   let step: 'write' | 'rename' = 'write';
   try {
     try {

@@ -9,13 +9,14 @@ import {
   ftruncateSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readFileSync,
   realpathSync,
   symlinkSync,
   writeSync,
 } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { removeOnExit } from '../cleanup.js';
@@ -175,8 +176,11 @@ export async function openSnapshot(file: string, opts: OpenOptions = {}): Promis
     throw new Hfi1SdmaError('E_NO_INPUT', `${file}: no such snapshot file: name a .tar.gz written by 'hfi1-sdma snapshot'`);
   const base = opts.tmpDir ?? tmpdir();
   let root: string;
+  let forget: () => void;
   try {
-    root = await mkdtemp(join(base, 'hfi1-sdma-snapshot-'));
+    // Created and registered for removal in one turn of the event loop: no signal can fall between them.
+    root = mkdtempSync(join(base, 'hfi1-sdma-snapshot-'));
+    forget = removeOnExit(root);
   } catch (e) {
     throw new Hfi1SdmaError(
       'E_IO',
@@ -184,7 +188,6 @@ export async function openSnapshot(file: string, opts: OpenOptions = {}): Promis
       { cause: e },
     );
   }
-  const forget = removeOnExit(root);
   const close = async () => {
     await rm(root, { recursive: true, force: true });
     forget();

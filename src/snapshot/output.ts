@@ -2,7 +2,7 @@
 // target (a name starting with `.hfi1-sdma`), synced and renamed over the target only when every
 // byte is written. Any failure, or the process ending, removes the temporary; the old target stays.
 import { once } from 'node:events';
-import { lstatSync } from 'node:fs';
+import { closeSync, lstatSync, openSync } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -84,12 +84,23 @@ export class ArchiveWriter {
       `.hfi1-sdma.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`,
     );
     let fh: FileHandle;
+    let forget: () => void;
     try {
-      fh = await open(tmp, 'wx', 0o644);
+      // Created and registered for removal in one turn of the event loop, so a signal cannot fall between
+      // them (an awaited open would leave that window); then opened again for the writes.
+      closeSync(openSync(tmp, 'wx', 0o644));
+      forget = removeOnExit(tmp);
     } catch (e) {
       throw outputError(e, target);
     }
-    return new ArchiveWriter(target, tmp, fh, removeOnExit(tmp), limits);
+    try {
+      fh = await open(tmp, 'r+');
+    } catch (e) {
+      await rm(tmp, { force: true });
+      forget();
+      throw outputError(e, target);
+    }
+    return new ArchiveWriter(target, tmp, fh, forget, limits);
   }
 
   private async push(buf: Buffer): Promise<void> {
