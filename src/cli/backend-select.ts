@@ -14,7 +14,7 @@ export function sysrootOf(global: GlobalOptions): string {
 export interface OpenOptions {
   /**
    * May a bare `--backend auto` with no sysroot given fall back to the emulator when the host
-   * has no hfi1 unit? True for interactive commands (said on stderr); false for monitoring
+   * has no hfi1 or hfi2 unit? True for interactive commands (said on stderr); false for monitoring
    * (health, export), which must never pass the emulator off as the host.
    */
   fallback: boolean;
@@ -71,7 +71,7 @@ export async function openBackend(global: GlobalOptions, io: Io, opts: OpenOptio
   const units = await findUnits(sysroot);
   if (units.length > 0) return openHwBackend({ sysroot });
   io.stderr(
-    'hfi1-sdma: no hfi1 unit under /sys/class/infiniband: using the emulator (--backend emu; --backend hw to insist on hardware)\n',
+    'hfi1-sdma: no hfi1 or hfi2 unit under /sys/class/infiniband: using the emulator (--backend emu; --backend hw to insist on hardware)\n',
   );
   return createEmuBackend(global);
 }

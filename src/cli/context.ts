@@ -32,7 +32,7 @@ export interface CommandSpec {
   describe: string;
   builder?: (y: Argv) => Argv;
   /**
-   * A monitoring command (health, export) sets this false: with no hfi1 unit it reports that,
+   * A monitoring command (health, export) sets this false: with no hfi1 or hfi2 unit it reports that,
    * and never falls back to the emulator. Interactive commands fall back (default true).
    */
   fallback?: boolean;

@@ -38,7 +38,7 @@ export async function doctorReport(sysroot: string): Promise<DoctorJson> {
   const advice: string[] = [];
   if (units.length === 0) {
     const where = sysroot === '/' ? '/sys/class/infiniband' : `${sysroot}/sys/class/infiniband`;
-    advice.push(`no hfi1 unit found under ${where}`);
+    advice.push(`no hfi1 or hfi2 unit found under ${where}`);
     if (unboundPci.length > 0) {
       advice.push(
         `an Omni-Path HFI is on the PCI bus (${unboundPci.join(', ')}) but the hfi1 driver is not bound: load it with 'modprobe hfi1' and check dmesg`,

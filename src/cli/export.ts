@@ -146,5 +146,5 @@ async function describeSource(backend: Backend, ctx: CliContext): Promise<string
     // the sampler reports why on the first scrape
   }
   if (n > 0) return `(backend hw, ${n} unit${n === 1 ? '' : 's'})`;
-  return `(backend hw: no hfi1 unit under ${join(sysrootOf(ctx.global), 'sys/class/infiniband')}; hfi1_sdma_up is 0 until one appears; the exporter never falls back to the emulator)`;
+  return `(backend hw: no hfi1 or hfi2 unit under ${join(sysrootOf(ctx.global), 'sys/class/infiniband')}; hfi1_sdma_up is 0 until one appears; the exporter never falls back to the emulator)`;
 }

@@ -12,7 +12,7 @@ export async function selectedUnits(backend: Backend, unit: UnitId | undefined):
   if (infos.length === 0) {
     throw new Hfi1SdmaError(
       'E_NO_DEVICE',
-      `no hfi1 unit found (${backend.kind} backend); run 'hfi1-sdma doctor', or try --backend emu`,
+      `no hfi1 or hfi2 unit found (${backend.kind} backend); run 'hfi1-sdma doctor', or try --backend emu`,
     );
   }
   let chosen = infos;
@@ -62,7 +62,7 @@ export function engineArg(raw: unknown, info: UnitInfo): number {
 /** The one unit a single-engine command works on: --unit, else the first. */
 export async function singleUnit(backend: Backend, unit: UnitId | undefined): Promise<Unit> {
   const [u] = await selectedUnits(backend, unit);
-  if (!u) throw new Hfi1SdmaError('E_NO_DEVICE', 'no hfi1 unit found');
+  if (!u) throw new Hfi1SdmaError('E_NO_DEVICE', 'no hfi1 or hfi2 unit found');
   return u;
 }
 

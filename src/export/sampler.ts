@@ -100,7 +100,7 @@ export class Sampler {
     try {
       const infos = await this.o.backend.units();
       const units = await Promise.all(infos.map((u) => this.o.backend.unit(u.name)));
-      this.problem('units', units.length === 0 ? 'no hfi1 unit found; hfi1_sdma_up is 0 until one appears' : null);
+      this.problem('units', units.length === 0 ? 'no hfi1 or hfi2 unit found; hfi1_sdma_up is 0 until one appears' : null);
       if (units.length > 0) this.units = units;
       return units;
     } catch (e) {

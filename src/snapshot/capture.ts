@@ -139,7 +139,7 @@ export async function captureSnapshot(
   if (units.length === 0) {
     throw new Hfi1SdmaError(
       'E_NO_DEVICE',
-      `no hfi1 unit under ${join(sysroot, 'sys/class/infiniband')} (nor hfi2): nothing to capture; run 'hfi1-sdma doctor' (--backend emu captures the emulator's host instead)`,
+      `no hfi1 or hfi2 unit under ${join(sysroot, 'sys/class/infiniband')}: nothing to capture; run 'hfi1-sdma doctor' (--backend emu captures the emulator's host instead)`,
     );
   }
   const m: ManifestV2 = {

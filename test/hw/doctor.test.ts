@@ -77,7 +77,7 @@ describe('doctor', () => {
 
   it('on an empty tree: no unit found, and --backend emu exists', async () => {
     const { out } = await runDoctor(join(base, 'nothing'), false);
-    expect(out).toContain('no hfi1 unit found');
+    expect(out).toContain('no hfi1 or hfi2 unit found');
     expect(out).toContain('--backend emu');
   });
 });
