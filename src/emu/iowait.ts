@@ -115,15 +115,22 @@ export function iowaitSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSe
     w.txHead.pop();
     return EAGAIN;
   }
-  if (w.queuedOn === null) {
-    w.nDmawait++;
-    w.needDesc = tx.slots;
-    computePriority(w);
-    iowaitQueue(pktsSent, w, e);
-    e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);
-  }
+  if (w.queuedOn === null) sleepOnDmawait(e, w, tx, pktsSent);
   takeWaitlock(e);
   return EBUSY;
+}
+
+/**
+ * What every sleep callback does when its waiter is on no list yet (iowait_sleep, qp.c; defer_packet_queue,
+ * user_sdma.c; hfi1_ipoib_sdma_sleep, ipoib_tx.c): note the descriptors it needs, set its priority and queue it on
+ * the engine's dmawait. QPs and IPoIB queues also count the sleep (n_dmawait); a PSM queue does not.
+ */
+export function sleepOnDmawait(e: Engine, w: IoWait, tx: EmuTx, pktsSent: boolean, countSleep = true): void {
+  if (countSleep) w.nDmawait++;
+  w.needDesc = tx.slots;
+  computePriority(w);
+  iowaitQueue(pktsSent, w, e);
+  e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);
 }
 
 /** defer_packet_queue (the sleep callbacks: iowait_sleep, qp.c; defer_packet_queue, user_sdma.c; user_sdma.c), progress checked inside the wait lock. */
@@ -134,12 +141,7 @@ export function deferPacketQueue(e: Engine, w: IoWait, tx: EmuTx, seq: number, p
     return EAGAIN;
   }
   w.deferred = true;
-  if (w.queuedOn === null) {
-    w.needDesc = tx.slots;
-    computePriority(w);
-    iowaitQueue(pktsSent, w, e);
-    e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);
-  }
+  if (w.queuedOn === null) sleepOnDmawait(e, w, tx, pktsSent, false);
   takeWaitlock(e);
   return EBUSY;
 }

@@ -4,8 +4,7 @@
 // sleeps on dmawait with no timeout, like a QP; its wake-up restarts the subqueue. Once the netdev is
 // unregistered the callback answers -EINVAL and the caller drops the txreq.
 import type { Engine } from './engine.js';
-import { computePriority, type IoWait, iowaitQueue, progress, takeWaitlock } from './iowait.js';
-import { LogKind } from './log.js';
+import { type IoWait, progress, sleepOnDmawait, takeWaitlock } from './iowait.js';
 import { EAGAIN, EBUSY, EINVAL, type EmuTx } from './tx.js';
 
 /** The netdev of unit `unit`'s IPoIB queues: `ib<unit>` (the emulated queues all send on the first port). */
@@ -32,11 +31,7 @@ export function ipoibSdmaSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pkt
   w.client?.park?.(tx);
   if (w.queuedOn === null) {
     w.client?.stopSubqueue?.();
-    w.nDmawait++;
-    w.needDesc = tx.slots;
-    computePriority(w);
-    iowaitQueue(pktsSent, w, e);
-    e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);
+    sleepOnDmawait(e, w, tx, pktsSent);
   }
   takeWaitlock(e);
   return EBUSY;
