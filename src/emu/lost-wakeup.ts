@@ -69,7 +69,7 @@ export function armLostWakeup(host: Host, e: Engine, senders: readonly Sender[],
     const previous = host.beforeSeqSample;
     host.beforeSeqSample = (engine, wait) => {
       previous?.(engine, wait);
-      stall(host, a, engine, wait);
+      stall(a, engine, wait);
     };
   }
   armed.victims.set(e.idx, victim);
@@ -80,7 +80,7 @@ export function armLostWakeup(host: Host, e: Engine, senders: readonly Sender[],
 }
 
 /** The stalled CPU: the chip finishes the ring and the interrupt handler retires it before the sample is taken. */
-function stall(host: Host, armed: Armed, engine: number, wait: IoWait): void {
+function stall(armed: Armed, engine: number, wait: IoWait): void {
   const victim = armed.victims.get(engine);
   if (!victim || victim.wait !== wait) return;
   const e = victim.engine;

@@ -178,7 +178,15 @@ describe('completion', () => {
         ],
         { encoding: 'utf8', env: { ...process.env, SCRIPT: script, HOME: tmpdir() }, timeout: 60_000 },
       ).stdout.trim();
-    expect(complete(['hfi1-sdma', '--workload', '']).split('\n')).toEqual(['mixed', 'line-rate', 'qp', 'psm', 'small', 'ipoib', 'idle']);
+    expect(complete(['hfi1-sdma', '--workload', '']).split('\n')).toEqual([
+      'mixed',
+      'line-rate',
+      'qp',
+      'psm',
+      'small',
+      'ipoib',
+      'idle',
+    ]);
     expect(complete(['hfi1-sdma', 'hea']).split('\n')).toContain(
       'health:Nagios plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN; one line per finding',
     );

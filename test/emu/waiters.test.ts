@@ -15,8 +15,7 @@ async function stranded(u: EmuUnit): Promise<Waiter[]> {
   return waiters.filter((w) => {
     const e = u.engines[w.engine ?? -1];
     return (
-      e !== undefined &&
-      e.running() &&
+      e?.running() &&
       e.descqHead === e.descqTail &&
       e.chip.quiescent() &&
       (w.descriptorsNeeded ?? 0) <= e.freecnt() &&

@@ -66,7 +66,9 @@ describe('export on a host without an hfi1 unit', () => {
     const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
       .version;
     expect(value(body, `hfi1_sdma_build_info{version="${version}",backend="hw"}`)).toBe(1);
-    expect(x.stderr()).toMatch(/backend hw: no hfi1 or hfi2 unit under .*sys\/class\/infiniband.*never falls back to the emulator/);
+    expect(x.stderr()).toMatch(
+      /backend hw: no hfi1 or hfi2 unit under .*sys\/class\/infiniband.*never falls back to the emulator/,
+    );
     x.child.kill('SIGTERM');
     expect((await x.exited).code).toBe(0);
   });

@@ -1,7 +1,6 @@
 // The exporter's waiter series: per engine and kind, stranded once 3 rounds confirm it, the
 // visibility of each kind, PSM stall episodes; nothing served for what cannot be seen.
 import { describe, expect, it } from 'vitest';
-import type { Waiter } from '../../src/backend.js';
 import { FakeBackend, type Script } from '../support/fake-backend.js';
 import { psmWaiter, qpWaiter } from '../support/waiters.js';
 import { seriesOf, startTestExporter, value } from './harness.js';

@@ -10,8 +10,8 @@ import { deviceFdUnit, psmVerdict } from '../../src/hw/parse/proc-psm.js';
 import { parseSdes, recordDescriptors } from '../../src/hw/parse/sdes.js';
 import { parseSdmaCpuList } from '../../src/hw/parse/sdma-cpu-list.js';
 import { parseVl, parseVlPorts } from '../../src/hw/parse/sysfs.js';
-import { parseSdmaStateLine } from '../../src/kmsg/trace-state.js';
 import { usdmaEngines } from '../../src/hw/waiters-trace.js';
+import { parseSdmaStateLine } from '../../src/kmsg/trace-state.js';
 import { fixture } from './fixtures.js';
 import { jkrCounterValues } from './hfi2-tree.js';
 
@@ -223,7 +223,14 @@ describe('the sdma_state trace event in both wordings', () => {
       parseSdmaStateLine(
         '  kworker/3:1-120 [003] ..... 88.000001: hfi1_sdma_state: [0000:05:00.0] current state s99_Running new state s50_HwHaltWait',
       ),
-    ).toEqual({ ts: '88.000001', module: 'hfi1', device: '0000:05:00.0', engine: null, from: 's99_Running', to: 's50_HwHaltWait' });
+    ).toEqual({
+      ts: '88.000001',
+      module: 'hfi1',
+      device: '0000:05:00.0',
+      engine: null,
+      from: 's99_Running',
+      to: 's50_HwHaltWait',
+    });
     expect(parseSdmaStateLine('  x-1 [000] ..... 1.0: hfi2_sdma_state: [0000:41:00.0] SDE state: a')).toBeNull();
     expect(parseSdmaStateLine('  x-1 [000] ..... 1.0: hfi2_sdma_pad: SDE (3) pkts 1')).toBeNull();
   });

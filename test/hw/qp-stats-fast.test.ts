@@ -4,7 +4,7 @@ import { parseQpStats } from '../../src/hw/parse/qp-stats.js';
 import { fastQpLine } from '../../src/hw/parse/qp-stats-fast.js';
 import { fixture } from './fixtures.js';
 
-const BASE = (fixture('qp_stats/current.txt').split('\n')[2] as string) + '\n';
+const BASE = `${fixture('qp_stats/current.txt').split('\n')[2] as string}\n`;
 
 /** The parse of `input` as a comparable value: the file, or the error's message. */
 function outcome(input: Uint8Array | string): unknown {

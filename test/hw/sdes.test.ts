@@ -203,6 +203,6 @@ describe('parseSdes: what a newer or a torn file still gives', () => {
     const e = parseError(() => parseSdes(text, { file: 'sdes' }));
     expect(e.line).toBe(17);
     expect(e.message).toContain('the chip has 16 SDMA engines');
-    expect(parseSdes(text.split('\n').slice(0, 16).join('\n') + '\n').records).toHaveLength(16);
+    expect(parseSdes(`${text.split('\n').slice(0, 16).join('\n')}\n`).records).toHaveLength(16);
   });
 });
