@@ -162,6 +162,8 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(classDir, 'hw_rev'), `${ctx.hwRev}\n`);
   w.file(join(classDir, 'serial'), `${ctx.serial}\n`);
   w.file(join(classDir, 'boardversion'), `${ctx.boardVersion}\n`);
+  // The unit's uverbs device (ib_uverbs: one per RDMA device, numbered as the devices register; the unit's number here).
+  w.file(join('sys/class/infiniband_verbs', `uverbs${unit}`, 'ibdev'), `${name}\n`);
   w.file(join(pciDir, 'current_link_speed'), `${ctx.pciLinkSpeed}\n`);
   w.file(join(pciDir, 'current_link_width'), `${ctx.pciLinkWidth}\n`);
   const port = linkFileTexts(emuLink(u.host));

@@ -17,6 +17,8 @@ const QP_TABLE_BITS = 8;
 const SPECIALS = 2; // one port: QP0 and QP1
 /** The fd a PSM writer holds /dev/hfi1_<unit> on. */
 export const EMU_PSM_FD = 11;
+/** The fd of an hfi2 writer's uverbs device. */
+export const EMU_VERBS_FD = 10;
 
 /** hash_32 (linux/hash.h): the bucket rvt_insert_qp puts a QPN in. */
 export function hash32(value: number, bits: number): number {
@@ -113,6 +115,8 @@ export function writePsmProc(
     if (!shown.has(pid)) {
       w.file(join(dir, 'comm'), `${emuCommand(s.rank)}\n`);
       w.link(join(dir, 'fd', String(EMU_PSM_FD)), hfi2 ? HFI2_PSM_FD_TARGET : `/dev/hfi1_${unit}`);
+      // An hfi2 writer got its SDMA file through an ioctl on the unit's uverbs device, which it keeps open.
+      if (hfi2) w.link(join(dir, 'fd', String(EMU_VERBS_FD)), `/dev/infiniband/uverbs${unit}`);
     }
     const isBlocked = blocked.has(s);
     w.file(join(dir, 'stack'), isBlocked ? (hfi2 ? HFI2_BLOCKED_STACK : BLOCKED_STACK) : '');

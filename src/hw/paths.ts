@@ -25,6 +25,7 @@ export interface UnitPaths {
   osrelease: string; // proc/sys/kernel/osrelease
   qpStats: string; // sys/kernel/debug/hfi1/hfi1_<u>/qp_stats (qp_iter_print, hfi1 qp.c)
   procDir: string; // proc (the processes: /proc/<pid>/fd, stack, syscall, comm)
+  verbsDir: string; // sys/class/infiniband_verbs (uverbs<N>/ibdev names the RDMA device of /dev/infiniband/uverbs<N>)
   /** tracefs where it may be mounted: sys/kernel/tracing, then the older sys/kernel/debug/tracing. */
   tracingDirs: string[];
 }
@@ -84,6 +85,7 @@ export function unitPaths(
     osrelease: join(sysroot, 'proc/sys/kernel/osrelease'),
     qpStats: join(debugDir, 'qp_stats'),
     procDir: join(sysroot, 'proc'),
+    verbsDir: join(sysroot, 'sys/class/infiniband_verbs'),
     tracingDirs: [join(sysroot, 'sys/kernel/tracing'), join(debugRoot, 'tracing')],
   };
 }

@@ -1,6 +1,7 @@
 // PSM writers blocked in the user SDMA request (hfi1_user_sdma_process_request, user_sdma.c) of one unit, seen
 // through /proc under the sysroot: the processes holding /dev/hfi1_<u> (readlink of /proc/<pid>/fd/<n> only; the
-// device is never opened), then each thread's stack, syscall, wchan and comm, decided by psmVerdict. Bounded: a full
+// device is never opened), on hfi2 an SDMA handle tied to hfi2_<u> by the process's uverbs fds (the ibdev of
+// sys/class/infiniband_verbs/uverbs<N>; a handle whose unit cannot be told counts for every unit), then each thread's stack, syscall, wchan and comm, decided by psmVerdict. Bounded: a full
 // scan of /proc at most every RESCAN_MS (between them only the known holders are looked at again), at most MAX_PIDS
 // processes and SCAN_BUDGET_MS of real time per scan.
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import type { WaiterVisibility } from '../backend.js';
 import { ParseError } from '../errors.js';
 import type { Waiter } from '../progress/waiters.js';
 import { errnoCode, type HwFs } from './fsio.js';
-import { deviceFdUnit, type PsmModule, psmVerdict } from './parse/proc-psm.js';
+import { deviceFdUnit, hfi2HandleUnits, type PsmModule, psmVerdict, uverbsIndex } from './parse/proc-psm.js';
 import { ROOT_FIX } from './waiters-qp.js';
 import type { WarningLog } from './warnings.js';
 
@@ -43,6 +44,8 @@ export class PsmScanner {
   /** What the last full scan could not read: a process whose fds were denied, or the bound it stopped at. */
   private fdDenied: number | null = null;
   private stopped: string | null = null;
+  /** What each /dev/infiniband/uverbs<N> is (read again at each full scan: devices come and go). */
+  private ibdev = new Map<number, string | null>();
 
   constructor(
     private readonly fs: HwFs,
@@ -52,6 +55,8 @@ export class PsmScanner {
     private readonly opts: PsmScanOptions = {},
     /** hfi2 writers hold an hfi2 SDMA handle and sleep in hfi2_user_sdma_process_request (proc-psm.ts). */
     private readonly module: PsmModule = 'hfi1',
+    /** sys/class/infiniband_verbs under the sysroot: which RDMA device each uverbs<N> is (hfi2 only). */
+    private readonly verbsDir = join(procDir, '..', 'sys/class/infiniband_verbs'),
   ) {}
 
   /** True when the path is a symbolic link (it would lead outside the sysroot; /proc's pid and task dirs are not). */
@@ -74,15 +79,45 @@ export class PsmScanner {
     } catch (e) {
       return errnoCode(e) === 'EACCES' || errnoCode(e) === 'EPERM' ? 'denied' : null;
     }
-    const out: { fd: number; target: string }[] = [];
+    const links: { fd: number; target: string }[] = [];
     for (const name of names.slice(0, MAX_FDS)) {
       if (!NUMERIC.test(name)) continue;
       // readlink only: the link names the device, nothing is opened through it.
       const target = await this.fs.readlink(join(dir, 'fd', name)).catch(() => null);
-      const unit = target === null ? null : deviceFdUnit(target, this.module);
-      if (target !== null && (unit === this.unit || unit === 'any')) out.push({ fd: Number(name), target });
+      if (target !== null && deviceFdUnit(target, this.module) !== null) links.push({ fd: Number(name), target });
     }
-    return out;
+    if (this.module === 'hfi1') return links.filter((l) => deviceFdUnit(l.target, 'hfi1') === this.unit);
+    if (links.length === 0) return links;
+    // hfi2: no handle names its unit; the process's uverbs fds say which units it opened.
+    for (const l of links) {
+      const n = uverbsIndex(l.target);
+      if (n !== null && !this.ibdev.has(n)) this.ibdev.set(n, await this.readIbdev(n));
+    }
+    const units = hfi2HandleUnits(
+      links.map((l) => l.target),
+      (n) => this.ibdev.get(n) ?? null,
+    );
+    if (units !== 'any' && !units.has(`hfi2_${this.unit}`)) return [];
+    // This unit's handles: the anonymous SDMA files, and the uverbs fds of this unit or of an unknown device.
+    return links.filter((l) => {
+      const n = uverbsIndex(l.target);
+      if (n === null) return true;
+      const dev = this.ibdev.get(n) ?? null;
+      return dev === null || dev === `hfi2_${this.unit}`;
+    });
+  }
+
+  /** The RDMA device of /dev/infiniband/uverbs<n> (its sysfs ibdev), or null when that cannot be read. */
+  private async readIbdev(n: number): Promise<string | null> {
+    const path = join(this.verbsDir, `uverbs${n}`, 'ibdev');
+    try {
+      const name = Buffer.from(await this.fs.readFile(path, 256))
+        .toString('latin1')
+        .trim();
+      return /^[\w.-]{1,64}$/.test(name) ? name : null;
+    } catch {
+      return null;
+    }
   }
 
   /** A small /proc file's text, 'denied', or null (absent, gone, or a symbolic link). */
@@ -102,6 +137,7 @@ export class PsmScanner {
     const elapsed = () => (this.opts.elapsedMs?.() ?? performance.now()) - started;
     const budget = this.opts.budgetMs ?? SCAN_BUDGET_MS;
     if (this.lastFullMs === null || nowMs - this.lastFullMs >= RESCAN_MS) {
+      this.ibdev.clear();
       let entries: string[];
       try {
         entries = await this.fs.readdir(this.procDir);

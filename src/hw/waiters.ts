@@ -33,7 +33,7 @@ export class UnitWaiters {
     private readonly kernelRelease: string | null,
     psmOpts: PsmScanOptions = {},
   ) {
-    this.psm = new PsmScanner(fs, found.paths.procDir, found.unit, log, psmOpts, found.module);
+    this.psm = new PsmScanner(fs, found.paths.procDir, found.unit, log, psmOpts, found.module, found.paths.verbsDir);
   }
 
   /** The waiters now, with what can and cannot be seen. */

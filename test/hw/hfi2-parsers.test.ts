@@ -6,7 +6,7 @@ import { ParseError } from '../../src/errors.js';
 import { countersByName, engineCounters, parseCounterNames, parseCounterValues } from '../../src/hw/parse/counters.js';
 import { parseSdeWindow } from '../../src/hw/parse/hw-resources.js';
 import { parseInterrupts, vectorKey } from '../../src/hw/parse/interrupts.js';
-import { deviceFdUnit, psmVerdict } from '../../src/hw/parse/proc-psm.js';
+import { deviceFdUnit, hfi2HandleUnits, psmVerdict } from '../../src/hw/parse/proc-psm.js';
 import { parseSdes, recordDescriptors } from '../../src/hw/parse/sdes.js';
 import { parseSdmaCpuList } from '../../src/hw/parse/sdma-cpu-list.js';
 import { parseVl, parseVlPorts } from '../../src/hw/parse/sysfs.js';
@@ -174,6 +174,21 @@ describe('an hfi2 PSM writer', () => {
     expect(deviceFdUnit('anon_inode:[hfi2-sdma]', 'hfi2')).toBe('any');
     expect(deviceFdUnit('/dev/infiniband/uverbs0', 'hfi2')).toBe('any');
     expect(deviceFdUnit('/dev/hfi1_0', 'hfi2')).toBeNull();
+    const devs = ['hfi2_0', 'hfi2_1', 'mlx5_0'];
+    const ibdev = (n: number) => devs[n] ?? null;
+    const units = (...targets: string[]) => {
+      const u = hfi2HandleUnits(targets, ibdev);
+      return u === 'any' ? u : [...u].sort();
+    };
+    expect(units('anon_inode:hfi2-sdma', '/dev/infiniband/uverbs1')).toEqual(['hfi2_1']);
+    expect(units('anon_inode:hfi2-sdma', '/dev/infiniband/uverbs0', '/dev/infiniband/uverbs1 (deleted)')).toEqual([
+      'hfi2_0',
+      'hfi2_1',
+    ]);
+    expect(units('anon_inode:hfi2-sdma')).toBe('any');
+    expect(units('anon_inode:hfi2-sdma', '/dev/infiniband/uverbs2')).toBe('any');
+    expect(units('/dev/infiniband/uverbs2')).toEqual([]);
+    expect(units('/dev/infiniband/uverbs9', '/dev/infiniband/uverbs0')).toBe('any');
     expect(deviceFdUnit('anon_inode:hfi2-sdma', 'hfi1')).toBeNull();
   });
   it('blocked in hfi2_user_sdma_process_request on its handle is a waiter of the scanned unit', () => {

@@ -56,6 +56,37 @@ describe('waiters on hfi2', () => {
     }
   });
 
+  it('ties a handle to its unit through the process uverbs fds (sys/class/infiniband_verbs/uverbsN/ibdev)', async () => {
+    const root = fresh();
+    writeHfi2Tree(root);
+    const verbs = (n: number, dev: string) => put(join(root, `sys/class/infiniband_verbs/uverbs${n}/ibdev`), `${dev}\n`);
+    verbs(0, 'hfi2_0');
+    verbs(1, 'hfi2_1');
+    verbs(2, 'mlx5_0');
+    const alsoHolds = (pid: number, fd: number, target: string) =>
+      symlinkSync(target, join(root, 'proc', String(pid), 'fd', String(fd)));
+    writer(root, 4801, 'anon_inode:hfi2-sdma'); // uverbs0: this unit
+    alsoHolds(4801, 10, '/dev/infiniband/uverbs0');
+    writer(root, 4802, 'anon_inode:hfi2-sdma'); // uverbs1: the other unit
+    alsoHolds(4802, 10, '/dev/infiniband/uverbs1');
+    writer(root, 4803, '/dev/infiniband/uverbs1'); // a v1 writer on the other unit
+    writer(root, 4804, 'anon_inode:hfi2-sdma'); // only an mlx5 uverbs: cannot be told, shown
+    alsoHolds(4804, 10, '/dev/infiniband/uverbs2');
+    writer(root, 4805, '/dev/infiniband/uverbs7'); // no ibdev to read: cannot be told, shown
+    writer(root, 4806, 'anon_inode:hfi2-sdma'); // both units open: shown (on each)
+    alsoHolds(4806, 9, '/dev/infiniband/uverbs0');
+    alsoHolds(4806, 10, '/dev/infiniband/uverbs1');
+    mkdirSync(join(root, 'proc/1/fd'), { recursive: true });
+    const b = await openHwBackend({ sysroot: root, clock: { nowMs: () => 0 } });
+    try {
+      const s = (await (await b.unit(0)).waiters?.()) as WaitersSample;
+      const psm = s.waiters.flatMap((w) => (w.kind === 'psm' ? [w.pid] : []));
+      expect(psm.sort()).toEqual([4801, 4804, 4805, 4806]);
+    } finally {
+      await b.close();
+    }
+  });
+
   it('takes a writer engine from hfi2_tx hfi2_usdma_defer, absolute', async () => {
     const root = fresh();
     writeHfi2Tree(root);

@@ -26,14 +26,44 @@ export function userSdmaRequestFn(module: PsmModule): string {
  * Whether an fd link target is a user-SDMA handle of `module`: hfi1 `/dev/hfi1_<N>` (its unit N); hfi2 has no
  * per-unit device: v2 hands out an anonymous `hfi2-sdma` file (shown as `anon_inode:hfi2-sdma`, the name
  * anon_inode_getfd gives by convention: a choice), v1 and the March 2026 postings write on the uverbs fd
- * (`/dev/infiniband/uverbs<N>`). Neither names the unit: the result is 'any' (the scanned unit is assumed; the
- * kernel stack still has to show the hfi2 request). null when the target is not such a handle.
+ * (`/dev/infiniband/uverbs<N>`). Neither names the unit by itself: the result is 'any', and the scanner ties the
+ * handle to a unit through the process's uverbs fds (hfi2HandleUnits). null when the target is not such a handle.
  */
 export function deviceFdUnit(target: string, module: PsmModule): number | 'any' | null {
   if (module === 'hfi1') return hfi1DeviceUnit(target);
-  return /^(?:anon_inode:\[?hfi2-sdma\]?|\/dev\/infiniband\/uverbs(0|[1-9][0-9]{0,2})(?: \(deleted\))?)$/.test(target)
-    ? 'any'
-    : null;
+  return /^anon_inode:\[?hfi2-sdma\]?$/.test(target) || uverbsIndex(target) !== null ? 'any' : null;
+}
+
+/** N of a `/dev/infiniband/uverbs<N>` link target (with ` (deleted)`), or null. */
+export function uverbsIndex(target: string): number | null {
+  const m = /^\/dev\/infiniband\/uverbs(0|[1-9][0-9]{0,2})(?: \(deleted\))?$/.exec(target);
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * Which hfi2 units one process's SDMA handles belong to, from its fd targets and what each uverbs<N> is (the RDMA
+ * device named by sys/class/infiniband_verbs/uverbs<N>/ibdev; null when that cannot be read). A uverbs fd of an
+ * hfi2 unit is a handle of that unit; one of another device (mlx5_0) is no handle; one whose device is unknown is a
+ * handle of any unit. The anonymous hfi2-sdma file was handed out through one of the process's uverbs fds, so it
+ * belongs to the hfi2 units those name, or to any unit when they name none. 'any': the unit cannot be told.
+ */
+export function hfi2HandleUnits(targets: readonly string[], ibdevOf: (uverbs: number) => string | null): Set<string> | 'any' {
+  const named = new Set<string>();
+  let unknown = false;
+  let anon = false;
+  for (const t of targets) {
+    const n = uverbsIndex(t);
+    if (n === null) {
+      if (deviceFdUnit(t, 'hfi2') === 'any') anon = true;
+      continue;
+    }
+    const dev = ibdevOf(n);
+    if (dev === null) unknown = true;
+    else if (/^hfi2_(0|[1-9][0-9]{0,2})$/.test(dev)) named.add(dev);
+  }
+  if (unknown) return 'any';
+  if (anon && named.size === 0) return 'any';
+  return named;
 }
 
 /** The unit of a `/dev/hfi1_<N>` link target (with the ` (deleted)` d_path adds for an unlinked node), or null. */
