@@ -56,16 +56,21 @@ function eventLine(e: LogEvent, paint: Paint, chip: string): string {
         return `${at}: ring dump: head slot ${e.head}, tail slot ${e.tail}, used ${e.used} (in flight; upstream's in-process would read ${e.used + 1}), free ${e.freecnt}, ring ${e.descqCnt}, flush list ${e.flushListNonEmpty ? 'non-empty' : 'empty'}${tag}`;
       }
       return `${at}: ring dump: head slot ${e.head}, tail slot ${e.tail}, free ${e.freecnt}, flush list ${e.flushListNonEmpty ? 'non-empty' : 'empty'}`;
-    case 'descriptor': {
+    case 'descriptor':
+    case 'trace-descriptor': {
       const d = e.decoded;
       const raw = e.qw0 ? `  qw0 ${e.qw0} qw1 ${e.qw1}` : '';
       const check =
         d && e.flags && flagString(d) !== e.flags
           ? paint('yellow', ` (raw flags ${flagString(d)} as ${chip} differ: is --chip right?)`)
           : '';
-      const where = e.tag === undefined ? '' : `[desc ${e.tag}]${e.engine === undefined ? '' : ` sdma${e.engine}`} `;
       const ahg = e.ahgMode === undefined ? '' : `  ahg idx ${e.ahgIdx} mode ${e.ahgMode} len ${e.ahgLen}`;
-      return `    ${where}desc[${e.slot ?? '?'}] ${e.flags ?? '????'} addr ${e.addr ?? '?'} gen ${e.gen ?? '?'} len ${e.len ?? '?'}${ahg}${raw}${check}`;
+      // A trace event is a descriptor as it was written, on a line of its own; a dump's lines follow their dump.
+      const where =
+        e.kind === 'trace-descriptor'
+          ? `${at}: written `
+          : `    ${e.tag === undefined ? '' : `[desc ${e.tag}]${e.engine === undefined ? '' : ` sdma${e.engine}`} `}`;
+      return `${where}desc[${e.slot ?? '?'}] ${e.flags ?? '????'} addr ${e.addr ?? '?'} gen ${e.gen ?? '?'} len ${e.len ?? '?'}${ahg}${raw}${check}`;
     }
     case 'halt-timeout':
       return `${at}: timed out (10 ms) waiting for the engine to halt; the driver went on anyway`;
@@ -85,6 +90,8 @@ function eventLine(e: LogEvent, paint: Paint, chip: string): string {
       return `${at}: invalid SDMA interrupt source ${e.value}`;
     case 'state-change':
       return `${at}: state ${e.fromState} -> ${e.state} (trace event${e.engine === undefined ? '; hfi1_sdma_state names no engine' : ''})`;
+    case 'pad':
+      return `${at}: ${e.padDescriptors} pad descriptors after ${e.packets} packet${e.packets === 1 ? '' : 's'} of ${e.packetDescriptors} descriptors (pad_sdma_desc ${e.padSdmaDesc}; trace event)`;
     default:
       return `${at}: ${paint('dim', `(not decoded) ${e.text ?? ''}`)}`;
   }

@@ -9,7 +9,7 @@ import { decodeEngErr, type EngErrBit, isHaltClassError } from '../progress/csr.
 import { type ChipDescriptor, decodeFor } from '../progress/descriptor-chip.js';
 import { CORNELIS_RULES } from './cornelis.js';
 import type { Ctx, Rule } from './rule.js';
-import { parseSdmaStateLine } from './trace-state.js';
+import { parseTxTraceLine } from './trace-tx.js';
 
 /** What the log says about one unit. */
 export interface LogUnit {
@@ -39,6 +39,8 @@ export type LogEventKind =
   | 'spurious-interrupt'
   | 'invalid-interrupt'
   | 'state-change'
+  | 'trace-descriptor'
+  | 'pad'
   | 'unrecognised';
 
 /** One SDMA event of the log. Fields beyond `line`, `unit` and `kind` depend on the kind. */
@@ -53,6 +55,11 @@ export interface LogEvent {
   state?: string;
   /** state-change (a `*_sdma_state` trace event): the state left; `state` is the one entered. */
   fromState?: string;
+  /** pad (an hfi2_sdma_pad trace event): packets of the request, its descriptors, the pad added, pad_sdma_desc. */
+  packets?: number;
+  packetDescriptors?: number;
+  padDescriptors?: number;
+  padSdmaDesc?: number;
   errors?: EngErrBit[];
   halts?: boolean;
   head?: number;
@@ -327,24 +334,53 @@ export class KernelLogParser {
 
   /**
    * A line of tracefs `trace` text: the engine state-change event in either wording (hfi1_sdma_state names no
-   * engine; hfi2_sdma_state does). The event names its device by PCI address: it is filed under the unit of that
-   * address when the log named one, else under `<module> <address>`.
+   * engine; hfi2_sdma_state does), a descriptor written to a ring (*_sdma_descriptor, its d0/d1 decoded as the chosen
+   * chip) or the pad added after a request (hfi2_sdma_pad). An event names its device by PCI address: it is filed
+   * under the unit of that address when the log named one, else under `<module> <address>`; hfi2_sdma_pad names no
+   * device: under the log's one hfi2 unit when it names exactly one, else under `hfi2`.
    */
   private pushTrace(raw: string, line: number): void {
-    const st = parseSdmaStateLine(raw);
-    if (!st) return;
+    const t = parseTxTraceLine(raw);
+    if (!t) return;
     this.hfi1Lines += 1;
-    const pci = st.device.toLowerCase();
-    const unit = [...this.units.values()].find((u) => u.pci === pci)?.name ?? `${st.module} ${pci}`;
-    const ev: LogEvent = {
-      line,
-      ts: st.ts,
-      unit,
-      kind: 'state-change',
-      ...(st.engine === null ? {} : { engine: st.engine }),
-      state: st.to,
-      fromState: st.from,
-    };
+    let unit: string;
+    if (t.kind === 'pad') {
+      const hfi2 = [...this.units.values()].filter((u) => u.module === 'hfi2');
+      unit = hfi2.length === 1 ? (hfi2[0] as LogUnit).name : 'hfi2';
+    } else {
+      const pci = t.device.toLowerCase();
+      unit = [...this.units.values()].find((u) => u.pci === pci)?.name ?? `${t.module} ${pci}`;
+    }
+    const at = { line, ts: t.ts, unit };
+    let ev: LogEvent;
+    if (t.kind === 'state') {
+      ev = { ...at, kind: 'state-change', ...(t.engine === null ? {} : { engine: t.engine }), state: t.to, fromState: t.from };
+    } else if (t.kind === 'pad') {
+      ev = {
+        ...at,
+        kind: 'pad',
+        engine: t.engine,
+        packets: t.packets,
+        packetDescriptors: t.packetDescriptors,
+        padDescriptors: t.padDescriptors,
+        padSdmaDesc: t.padSdmaDesc,
+      };
+    } else {
+      ev = {
+        ...at,
+        kind: 'trace-descriptor',
+        engine: t.engine,
+        slot: t.slot,
+        flags: t.flags,
+        addr: `0x${t.addr.toString(16).padStart(16, '0')}`,
+        gen: t.gen,
+        len: t.len,
+        qw0: `0x${t.d0.toString(16).padStart(16, '0')}`,
+        qw1: `0x${t.d1.toString(16).padStart(16, '0')}`,
+        decoded: decodeFor(this.chip, t.d0, t.d1),
+        ...(t.ahg ? { ahgIdx: t.ahg.idx, ahgMode: t.ahg.mode, ahgLen: t.ahg.len } : {}),
+      };
+    }
     if (this.events.length < MAX_EVENTS) this.events.push(ev);
     else this.eventsDropped += 1;
   }

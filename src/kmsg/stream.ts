@@ -20,19 +20,21 @@ const MARK = Buffer.from('hfi');
 const ONE = 0x31;
 const TWO = 0x32;
 const SPACE = 0x20;
-const STATE_EVENT = Buffer.from('_sdma_state: ');
+const TRACE_EVENTS = ['_sdma_state: ', '_sdma_descriptor: ', '_sdma_pad: '].map((e) => Buffer.from(e));
 
 /**
- * The next `hfi1 ` or `hfi2 ` at or after `from` (the driver's name in a device prefix), or `hfi1_sdma_state: ` /
- * `hfi2_sdma_state: ` (the state-change event of tracefs `trace` text); -1 when none.
+ * The next `hfi1 ` or `hfi2 ` at or after `from` (the driver's name in a device prefix), or `hfi[12]_sdma_state: `,
+ * `_sdma_descriptor: ` or `_sdma_pad: ` (the SDMA events of tracefs `trace` text, trace-tx.ts); -1 when none.
  */
 function findMark(b: Buffer, from: number): number {
   for (let at = b.indexOf(MARK, from); at >= 0; at = b.indexOf(MARK, at + 1)) {
     const digit = b[at + 3];
     if (digit !== ONE && digit !== TWO) continue;
     if (b[at + 4] === SPACE) return at;
-    const end = at + 4 + STATE_EVENT.length;
-    if (end <= b.length && b.compare(STATE_EVENT, 0, STATE_EVENT.length, at + 4, end) === 0) return at;
+    for (const ev of TRACE_EVENTS) {
+      const end = at + 4 + ev.length;
+      if (end <= b.length && b.compare(ev, 0, ev.length, at + 4, end) === 0) return at;
+    }
   }
   return -1;
 }

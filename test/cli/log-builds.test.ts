@@ -163,7 +163,8 @@ describe('tracefs state-change events (trace text, both wordings)', () => {
 
   it('reads hfi2_sdma_state with its engine and hfi1_sdma_state without one, timestamps as printed', () => {
     const log = parseKernelLog(readFileSync(TRACE, 'utf8'));
-    expect(log.events.map((e) => [e.kind, e.unit, e.engine, e.fromState, e.state, e.ts])).toEqual([
+    const states = log.events.filter((e) => e.kind === 'state-change');
+    expect(states.map((e) => [e.kind, e.unit, e.engine, e.fromState, e.state, e.ts])).toEqual([
       ['state-change', 'hfi2 0000:41:00.0', 9, 's99_Running', 's50_HwHaltWait', '8812.120001'],
       ['state-change', 'hfi2 0000:41:00.0', 9, 's50_HwHaltWait', 's60_IdleHalt', '8812.130210'],
       ['state-change', 'hfi1 0000:05:00.0', undefined, 's99_Running', 's50_HwHaltWait', '301.000100'],
@@ -186,6 +187,40 @@ describe('tracefs state-change events (trace text, both wordings)', () => {
       const states = log.events.filter((e) => e.kind === 'state-change');
       expect(states.map((e) => e.unit)).toEqual(['hfi2_0', 'hfi2_0', 'hfi1 0000:05:00.0', 'hfi1 0000:05:00.0']);
     }
+  });
+
+  it('reads the descriptor events (d0/d1 decoded as the chip chosen) and hfi2_sdma_pad', () => {
+    const log = parseKernelLog(readFileSync(TRACE, 'utf8'), { chip: 'jkr' });
+    const written = log.events.filter((e) => e.kind === 'trace-descriptor');
+    expect(written.map((e) => [e.unit, e.engine, e.slot, e.flags, e.len, e.ts])).toEqual([
+      ['hfi2 0000:41:00.0', 9, 40, '--F-', 64, '8812.130870'],
+      ['hfi2 0000:41:00.0', 9, 41, 'I--L', 4096, '8812.130871'],
+      ['hfi1 0000:05:00.0', 3, 100, '--F-', 64, '301.000050'],
+      ['hfi1 0000:05:00.0', 3, 101, 'I--L', 4096, '301.000051'],
+    ]);
+    // The JKR layout: FIRST, LAST and the length in qw1, a 58-bit address.
+    expect(written[0]?.decoded).toMatchObject({ first: true, last: false, len: 64, addr: 0x0123456789abc000n, ahgIdx: 3 });
+    expect(written[1]?.decoded).toMatchObject({ first: false, last: true, intReq: true, len: 4096, addr: 0x0200000000001000n });
+    expect(written[0]).toMatchObject({ ahgMode: 1, ahgIdx: 3, ahgLen: 2, qw1: '0x0000000080402328' });
+    const pad = log.events.filter((e) => e.kind === 'pad');
+    expect(pad).toEqual([
+      expect.objectContaining({ unit: 'hfi2', engine: 9, packets: 1, packetDescriptors: 4, padDescriptors: 28, padSdmaDesc: 32 }),
+    ]);
+  });
+
+  it('log prints written descriptors, flags a chip that does not fit, and the pad', async () => {
+    const jkr = await runCli(['--sysroot', empty, 'log', '--chip', 'jkr', TRACE]);
+    expect(jkr.code, jkr.stderr).toBe(0);
+    expect(jkr.stdout).toMatch(
+      /^line \d+ \[8812\.130870\]: hfi2 0000:41:00\.0 sdma9: written desc\[40\] --F- addr 0x0123456789abc000 gen 2 len 64 {2}ahg idx 3 mode 1 len 2 {2}qw0 0x0123456789abc000 qw1 0x0000000080402328$/m,
+    );
+    expect(jkr.stdout).toMatch(
+      /^line \d+ \[8812\.130877\]: hfi2 sdma9: 28 pad descriptors after 1 packet of 4 descriptors \(pad_sdma_desc 32; trace event\)$/m,
+    );
+    // The hfi2 lines are JKR's layout: read as WFR their flags differ from the printed ones, and log says so.
+    const wfr = await runCli(['--sysroot', empty, 'log', '--chip', 'wfr', TRACE]);
+    expect(wfr.stdout).toMatch(/sdma9: written desc\[40\] .*differ: is --chip right\?/);
+    expect(wfr.stdout).not.toMatch(/sdma3: written desc\[100\] .*differ/);
   });
 
   it('log prints the transitions', async () => {

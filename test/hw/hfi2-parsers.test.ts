@@ -11,7 +11,7 @@ import { parseSdes, recordDescriptors } from '../../src/hw/parse/sdes.js';
 import { parseSdmaCpuList } from '../../src/hw/parse/sdma-cpu-list.js';
 import { parseVl, parseVlPorts } from '../../src/hw/parse/sysfs.js';
 import { usdmaEngines } from '../../src/hw/waiters-trace.js';
-import { parseSdmaStateLine } from '../../src/kmsg/trace-state.js';
+import { parseTxTraceLine } from '../../src/kmsg/trace-tx.js';
 import { fixture } from './fixtures.js';
 import { jkrCounterValues } from './hfi2-tree.js';
 
@@ -230,23 +230,88 @@ describe('hfi2_tx user-SDMA events', () => {
 describe('the sdma_state trace event in both wordings', () => {
   it('reads hfi2_sdma_state with its absolute engine and hfi1_sdma_state without one', () => {
     expect(
-      parseSdmaStateLine(
+      parseTxTraceLine(
         '  kworker/3:1-120 [003] ..... 88.000001: hfi2_sdma_state: [0000:41:00.0] SDE12 state: s99_Running -> s50_HwHaltWait',
       ),
-    ).toEqual({ ts: '88.000001', module: 'hfi2', device: '0000:41:00.0', engine: 12, from: 's99_Running', to: 's50_HwHaltWait' });
+    ).toEqual({
+      ts: '88.000001',
+      kind: 'state',
+      module: 'hfi2',
+      device: '0000:41:00.0',
+      engine: 12,
+      from: 's99_Running',
+      to: 's50_HwHaltWait',
+    });
     expect(
-      parseSdmaStateLine(
+      parseTxTraceLine(
         '  kworker/3:1-120 [003] ..... 88.000001: hfi1_sdma_state: [0000:05:00.0] current state s99_Running new state s50_HwHaltWait',
       ),
     ).toEqual({
       ts: '88.000001',
+      kind: 'state',
       module: 'hfi1',
       device: '0000:05:00.0',
       engine: null,
       from: 's99_Running',
       to: 's50_HwHaltWait',
     });
-    expect(parseSdmaStateLine('  x-1 [000] ..... 1.0: hfi2_sdma_state: [0000:41:00.0] SDE state: a')).toBeNull();
-    expect(parseSdmaStateLine('  x-1 [000] ..... 1.0: hfi2_sdma_pad: SDE (3) pkts 1')).toBeNull();
+    expect(parseTxTraceLine('  x-1 [000] ..... 1.0: hfi2_sdma_state: [0000:41:00.0] SDE state: a')).toBeNull();
+    expect(parseTxTraceLine('  x-1 [000] ..... 1.0: hfi2_sdma_pad: SDE (3) pkts 1')).toBeNull();
+  });
+});
+
+describe('the sdma_descriptor and sdma_pad trace events', () => {
+  const at = '  kworker/9:1-412 [009] d..1. 8812.130870: ';
+  it('reads a FIRST descriptor with its AHG fields, and one without, raw qwords kept', () => {
+    expect(
+      parseTxTraceLine(
+        `${at}hfi2_sdma_descriptor: [0000:41:00.0] SDE(9) flags:--F- amode:1 aidx:3 alen:2 addr:0x0123456789abc000 gen:2 len:64 d0:0123456789abc000 d1:0000000080402328 to 00000000deadbeef,40`,
+      ),
+    ).toEqual({
+      ts: '8812.130870',
+      module: 'hfi2',
+      kind: 'descriptor',
+      device: '0000:41:00.0',
+      engine: 9,
+      flags: '--F-',
+      ahg: { mode: 1, idx: 3, len: 2 },
+      addr: 0x0123456789abc000n,
+      gen: 2,
+      len: 64,
+      d0: 0x0123456789abc000n,
+      d1: 0x80402328n,
+      slot: 40,
+    });
+    const last = parseTxTraceLine(
+      `${at}hfi1_sdma_descriptor: [0000:05:00.0] SDE(3) flags:I--L addr:0x00000000002a0000 gen:2 len:4096 d0:50000000002a0000 d1:000000000000000a to (____ptrval____),101`,
+    );
+    expect(last).toMatchObject({ module: 'hfi1', engine: 3, flags: 'I--L', ahg: null, slot: 101, d1: 0xan });
+  });
+
+  it('reads hfi2_sdma_pad, which names no device', () => {
+    expect(
+      parseTxTraceLine(`${at}hfi2_sdma_pad: SDE (9) pkts 1 pad_sdma_desc 32 packet descriptors 4 padding descriptors 28`),
+    ).toEqual({
+      ts: '8812.130870',
+      module: 'hfi2',
+      kind: 'pad',
+      engine: 9,
+      packets: 1,
+      padSdmaDesc: 32,
+      packetDescriptors: 4,
+      padDescriptors: 28,
+    });
+  });
+
+  it('passes over a line cut short or with a field out of its form', () => {
+    const full = `${at}hfi2_sdma_descriptor: [0000:41:00.0] SDE(9) flags:I--L addr:0x0200000000001000 gen:2 len:4096 d0:0200000000001000 d1:000000005000000a to 00000000deadbeef,41`;
+    for (let cut = full.indexOf('SDE('); cut < full.length; cut += 7) expect(parseTxTraceLine(full.slice(0, cut))).toBeNull();
+    expect(parseTxTraceLine(full.replace('flags:I--L', 'flags:L--I'))).toBeNull();
+    expect(parseTxTraceLine(full.replace('d1:000000005000000a', 'd1:10000000005000000a'))).toBeNull();
+    expect(
+      parseTxTraceLine(
+        `${at}hfi2_sdma_pad: [0000:41:00.0] SDE (9) pkts 1 pad_sdma_desc 32 packet descriptors 4 padding descriptors 28`,
+      ),
+    ).toBeNull();
   });
 });

@@ -185,9 +185,9 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
     });
   });
 
-  it('log, on a kernel log with every kind of event, and on the Cornelis hfi1 and hfi2 dumps', async () => {
+  it('log, on a kernel log with every kind of event, on the Cornelis hfi1 and hfi2 dumps and on trace text', async () => {
     await validates('log.schema.json', ['--json', 'log', join(ROOT, 'test', 'fixtures', 'kmsg', 'engine-error.dmesg')]);
-    for (const f of ['cornelis-jkr.dmesg', 'hfi2-window.dmesg']) {
+    for (const f of ['cornelis-jkr.dmesg', 'hfi2-window.dmesg', 'trace-states.txt']) {
       await validates('log.schema.json', ['--json', '--chip', 'jkr', 'log', join(ROOT, 'test', 'fixtures', 'kmsg', f)]);
     }
   });
