@@ -1,0 +1,47 @@
+// Randomized hostile hfi2 (CN5000) sources: one file of a good hfi2 tree mutated (cut, a byte changed or inserted,
+// a line repeated, a field appended, CRLF line ends, NUL bytes) or replaced (a directory, a device link, a link
+// loop, a dangling link, empty). Every read answers or fails with one of our errors naming the file or the unit:
+// never a JS error, never a hang. A fixed-seed share runs in npm test; `npm run soak` runs thousands.
+import { rmSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, it } from 'vitest';
+import { fcParams } from '../support/runs.js';
+import { goodHfi2Tree, goodJkrBar, readEverything } from './hfi2-tree.js';
+import { applyMutation, mutation } from './mutate.js';
+import { tempRoots } from './sources-tree.js';
+
+const fresh = tempRoots();
+const FILES = [
+  'hwResources',
+  'vl',
+  'cpuList',
+  'sdmaCpuList',
+  'sdes',
+  'counters',
+  'counterNames',
+  'qpStats',
+  'interrupts',
+  'vendor',
+  'device',
+  'subsystem',
+] as const;
+
+describe('a mutated hfi2 source: an answer or one of our errors, never a JS error', () => {
+  it('over random files, mutations and BAR presence', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...FILES), mutation, fc.boolean(), async (file, m, withBar) => {
+        const t = goodHfi2Tree(fresh(), {
+          bar: withBar ? goodJkrBar : null,
+          params: { sdma_descq_cnt: '2048\n', pad_sdma_desc: '1\n' },
+        });
+        applyMutation(t[file], m);
+        try {
+          await readEverything(t.root);
+        } finally {
+          rmSync(t.root, { recursive: true, force: true }); // thousands of trees under soak
+        }
+      }),
+      fcParams(40, 1000),
+    );
+  });
+});
