@@ -10,13 +10,23 @@
 // U + A + 1 descriptors.
 import { decodeFor } from '../progress/descriptor-chip.js';
 import type { LogEvent } from './parse.js';
-import type { Ctx, Rule } from './rule.js';
+import type { Ctx, Rule, TaggedDump } from './rule.js';
 
 const N = '(\\d+)';
 const HEX = '0x([0-9a-fA-F]+)';
 
 function hex16(digits: string | undefined): string {
   return `0x${(digits ?? '').toLowerCase().padStart(16, '0')}`;
+}
+
+/** At most this many `[desc K]` tags are remembered per unit (the oldest is forgotten first): bounded memory. */
+export const MAX_TAGS = 4096;
+
+/** Remember tag K's dump. */
+function setTag(c: Ctx, tag: number, t: TaggedDump): void {
+  c.tags.delete(tag);
+  if (c.tags.size >= MAX_TAGS) c.tags.delete(c.tags.keys().next().value as number);
+  c.tags.set(tag, t);
 }
 
 /** The event a tagged continuation line belongs to: the last descriptor of its tag, else a new one. */
@@ -37,7 +47,7 @@ export const CORNELIS_RULES: readonly Rule[] = [
       const avail = Number(m[5]);
       const tag = m[7] === undefined ? undefined : Number(m[7]);
       c.engine = engine;
-      if (tag !== undefined) c.tags.set(tag, { engine, desc: undefined });
+      if (tag !== undefined) setTag(c, tag, { engine, desc: undefined });
       c.emit({
         kind: 'ring-dump',
         engine,
@@ -75,7 +85,7 @@ export const CORNELIS_RULES: readonly Rule[] = [
         decoded: decodeFor(c.chip, qw0, qw1),
       });
       if (t) t.desc = ev;
-      else c.tags.set(tag, { engine: undefined, desc: ev });
+      else setTag(c, tag, { engine: undefined, desc: ev });
     },
   },
   {

@@ -5,6 +5,7 @@
 // the caller names: a line does not say which chip wrote it.
 
 import type { ChipName } from '../progress/chip.js';
+import { TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import { decodeEngErr, type EngErrBit, isHaltClassError } from '../progress/csr.js';
 import { type ChipDescriptor, decodeFor } from '../progress/descriptor-chip.js';
 import { CORNELIS_RULES } from './cornelis.js';
@@ -242,6 +243,8 @@ const RULES: Rule[] = [
     re: new RegExp(`^IRQ: ${N}, type SDMA engine ${N} -> cpu: (-?\\d+)$`),
     apply: (m, c) => {
       const e = Number(m[2]);
+      // No chip has more engines: a larger number is not the driver's line (and would grow the list without bound).
+      if (e >= TXE_NUM_SDMA_ENGINES) return void c.emit({ kind: 'unrecognised', text: m[0] });
       while (c.unit.engineCpu.length <= e) c.unit.engineCpu.push(null);
       c.unit.engineCpu[e] = Number(m[3]);
     },
@@ -252,6 +255,15 @@ const RULES: Rule[] = [
 export const MAX_EVENTS = 100_000;
 /** At most this many units are kept (a real host has a handful). */
 export const MAX_UNITS = 64;
+
+/** C0 controls but the tab, DEL and C1 controls: what a terminal would act on. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+
+/** `raw` with each control character written `\xNN`, as the kernel's /dev/kmsg shows them (never sent to a terminal as is). */
+export function escapeControls(raw: string): string {
+  return raw.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
 
 /** Reads a kernel log line by line, keeping only what the report needs (units, SDMA events). */
 export class KernelLogParser {
@@ -271,7 +283,8 @@ export class KernelLogParser {
   }
 
   /** Take one line (without its newline); `line` counts from 1. */
-  push(raw: string, line: number): void {
+  push(text: string, line: number): void {
+    const raw = escapeControls(text);
     const m = PREFIX.exec(raw);
     if (!m) {
       this.pushTrace(raw, line);

@@ -40,6 +40,10 @@ export function applyMutation(path: string, m: Mutation): void {
     return;
   }
   const b = readFileSync(path);
+  if (m.kind === 'crlf') {
+    writeFileSync(path, Buffer.from(b.toString('latin1').replaceAll('\n', '\r\n'), 'latin1'));
+    return;
+  }
   const at = b.length === 0 ? 0 : m.at % b.length;
   let out: Buffer;
   if (m.kind === 'cut') out = b.subarray(0, at);
@@ -47,7 +51,6 @@ export function applyMutation(path: string, m: Mutation): void {
     out = Buffer.from(b);
     if (out.length > 0) out[at] = m.byte;
   } else if (m.kind === 'insert') out = Buffer.concat([b.subarray(0, at), Buffer.from(m.bytes), b.subarray(at)]);
-  else if (m.kind === 'crlf') out = Buffer.from(b.toString('latin1').replaceAll('\n', '\r\n'), 'latin1');
   else {
     const lines = b.toString('latin1').split('\n');
     const i = m.at % lines.length;
