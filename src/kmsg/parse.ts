@@ -4,6 +4,7 @@
 // as an `unrecognised` event with its line number rather than dropped. Descriptor qwords are decoded as the chip
 // the caller names: a line does not say which chip wrote it.
 
+import { escapeControls } from '../hw/parse/text.js';
 import type { ChipName } from '../progress/chip.js';
 import { TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import { decodeEngErr, type EngErrBit, isHaltClassError } from '../progress/csr.js';
@@ -255,15 +256,6 @@ const RULES: Rule[] = [
 export const MAX_EVENTS = 100_000;
 /** At most this many units are kept (a real host has a handful). */
 export const MAX_UNITS = 64;
-
-/** C0 controls but the tab, DEL and C1 controls: what a terminal would act on. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
-const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
-
-/** `raw` with each control character written `\xNN`, as the kernel's /dev/kmsg shows them (never sent to a terminal as is). */
-export function escapeControls(raw: string): string {
-  return raw.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
 
 /** Reads a kernel log line by line, keeping only what the report needs (units, SDMA events). */
 export class KernelLogParser {

@@ -9,7 +9,7 @@ import type { WaitersSample } from '../../src/backend.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { fixture } from '../hw/fixtures.js';
 import { writeHfi2Tree } from '../hw/hfi2-tree.js';
-import { type Oddity, replaceWith, tempRoots } from './sources-tree.js';
+import { cli, type Oddity, replaceWith, tempRoots } from './sources-tree.js';
 
 const fresh = tempRoots();
 const HFI2_STACK = fixture('proc/psm/stack-blocked').replaceAll('hfi1_', 'hfi2_').replaceAll('[hfi1]', '[hfi2]');
@@ -113,5 +113,20 @@ describe('qp_stats under hfi2/ that is not the kernel file', () => {
     const qp = s.visibility.find((v) => v.kind === 'qp');
     expect(qp?.visible).toBe(false);
     expect(qp?.reason).toContain(file);
+  });
+});
+
+describe('a process that names itself with control characters (PR_SET_NAME)', () => {
+  it('its command is kept with them escaped, and the waiters report never sends them to a terminal', async () => {
+    const root = fresh();
+    writeHfi2Tree(root);
+    writer(root, 4841, ['anon_inode:hfi2-sdma']);
+    put(join(root, 'proc/4841/comm'), '\x1b]0;x\x07\x1b[2Jevil\n');
+    const { s } = await psmPids(root);
+    expect(s.waiters.map((w) => (w.kind === 'psm' ? w.command : null))).toEqual(['\\x1b]0;x\\x07\\x1b[2Jevil']);
+    const r = cli(root, ['waiters']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('\\x1b[2Jevil');
+    expect(r.stdout).not.toContain('\x1b');
   });
 });

@@ -4,8 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { painter } from '../../src/cli/io.js';
 import { renderLog } from '../../src/cli/log.js';
+import { escapeControls } from '../../src/hw/parse/text.js';
 import { MAX_TAGS } from '../../src/kmsg/cornelis.js';
-import { escapeControls, parseKernelLog } from '../../src/kmsg/parse.js';
+import { parseKernelLog } from '../../src/kmsg/parse.js';
 import { readKernelLog } from '../../src/kmsg/stream.js';
 import { TXE_NUM_SDMA_ENGINES } from '../../src/progress/constants.js';
 

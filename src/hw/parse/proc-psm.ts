@@ -2,7 +2,7 @@
 // reached by a writev on /dev/hfi1_<N> through hfi1_write_iter, file_ops.c; on hfi2 a writev on its SDMA handle): its fd links, its kernel stack
 // (proc_pid_stack, fs/proc/base.c), its syscall (proc_pid_syscall), its wchan (proc_pid_wchan) and comm.
 // Pure: each input is a file's text, or null when it is absent or unreadable (permission is modelled as absence).
-import { errorAt } from './text.js';
+import { errorAt, escapeControls } from './text.js';
 
 /** The function a blocked writer sleeps in (wait_event_interruptible_timeout on pq->busy.wait_dma). */
 export const USER_SDMA_REQUEST_FN = 'hfi1_user_sdma_process_request';
@@ -151,7 +151,8 @@ export type PsmVerdict = {
 /** Decide whether a thread is a PSM writer blocked in the user SDMA request. Throws ParseError on a malformed file. */
 export function psmVerdict(input: PsmProcInput): PsmVerdict {
   const dir = input.dir ?? `/proc/${input.pid}`;
-  const command = input.comm === null ? null : input.comm.replace(/\n$/, '');
+  // Any process may name itself (PR_SET_NAME): its control characters are escaped, never printed as they are.
+  const command = input.comm === null ? null : escapeControls(input.comm.replace(/\n$/, ''));
   const base = { pid: input.pid, command, units: [] as number[], evidence: [] as string[] };
   if (input.fds === null) return { ...base, blocked: null, missing: [`${dir}/fd`] };
   const module = input.module ?? 'hfi1';

@@ -70,3 +70,12 @@ export function decimal64OrNull(s: string): bigint | null {
   const v = BigInt(s);
   return v <= 0xffff_ffff_ffff_ffffn ? v : null;
 }
+
+/** C0 controls but the tab, DEL and C1 controls: what a terminal would act on. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+
+/** `text` with each control character written `\xNN` (as the kernel's /dev/kmsg shows them): safe to print. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
