@@ -44,7 +44,8 @@ export function parsePortState(text: string, file: string): string {
 /** ports/<p>/rate (rate_show, RDMA core sysfs.c): e.g. `100 Gb/sec (4X EDR)\n`. Returns the line. */
 export function parsePortRate(text: string, file: string): string {
   const s = singleLine(text, file, "a rate such as '100 Gb/sec (4X EDR)'");
-  if (!/^[0-9]+(\.[0-9]+)? Gb\/sec( \([^()\n]{1,32}\))?$/.test(s)) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a control character means the file is not the kernel's
+  if (!/^[0-9]+(\.[0-9]+)? Gb\/sec( \([^()\x00-\x1f\x7f-\x9f]{1,32}\))?$/.test(s)) {
     throw new ParseError(
       { file, line: 1, column: 1, text: s },
       "expected a rate as '<Gb> Gb/sec (<width> <speed>)' (e.g. '100 Gb/sec (4X EDR)')",
@@ -61,6 +62,6 @@ export function identityValue(text: string): string | null {
   const s = text.trim();
   if (s.length === 0 || s.length > MAX_IDENTITY_CHARS || s.includes('\n')) return null;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a control character means the file is not text
-  if (/[\u0000-\u001f\u007f\ufffd]/.test(s)) return null;
+  if (/[\u0000-\u001f\u007f-\u009f\ufffd]/.test(s)) return null;
   return s;
 }
