@@ -67,7 +67,7 @@ export function readError(e: unknown, path: string): Hfi1SdmaError {
   if (code === 'ENOENT' || code === 'ENODEV' || code === 'ENXIO') {
     return new Hfi1SdmaError(
       'E_DEVICE_GONE',
-      `${path}: ${code}: the device or the hfi1 driver went away; run 'hfi1-sdma doctor'`,
+      `${path}: ${code}: the device or its driver (hfi1, hfi2) went away; run 'hfi1-sdma doctor'`,
       { cause: e },
     );
   }

@@ -5,6 +5,7 @@
 import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readError } from '../../src/hw/fsio.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { chipModel, ENGINE_REG_OFFSETS, type EngineReg, engineRegOffset } from '../../src/progress/chip.js';
 import { ALL_ONES_64 } from '../../src/progress/constants.js';
@@ -168,5 +169,15 @@ describe('a 128 MiB JKR BAR image', () => {
     expect([0, 69], r.stderr).toContain(r.code);
     if (r.code === 69) expect(r.stderr).toContain(t.resource0);
     else for (const e of unit.engines) expect(e).toMatchObject({ gone: true, state: null });
+  });
+});
+
+describe('messages of a vanished hfi2 source', () => {
+  it('ENOENT names the file and does not blame the hfi1 driver', () => {
+    const e = readError(Object.assign(new Error('gone'), { code: 'ENOENT' }), '/sys/kernel/debug/hfi2/hfi2_0/sdes');
+    expect(e.code).toBe('E_DEVICE_GONE');
+    expect(e.message).toMatch(
+      /^\/sys\/kernel\/debug\/hfi2\/hfi2_0\/sdes: ENOENT: the device or its driver \(hfi1, hfi2\) went away/,
+    );
   });
 });
