@@ -118,8 +118,12 @@ export interface ParseOptions {
  */
 export function lineTimestamp(prefix: string): string | null {
   const p = prefix.trimStart();
-  const bracket = /^\[\s*([^\]]+?)\s*\]/.exec(p);
-  if (bracket) return bracket[1] ?? null;
+  // Found by indexOf, not a pattern: spaces inside an unclosed bracket made the pattern's backtracking cubic.
+  const close = p.startsWith('[') ? p.indexOf(']') : -1;
+  if (close > 0) {
+    const inner = p.slice(1, close).trim();
+    if (inner !== '') return inner;
+  }
   const kmsg = /^\d+,\d+,(\d+),[^;]*;/.exec(p);
   if (kmsg) return kmsg[1] ?? null;
   const iso = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)\s/.exec(p);

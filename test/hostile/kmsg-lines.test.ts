@@ -1,14 +1,17 @@
 // Kernel-log and trace lines a reader must survive: engine numbers too large to be an engine (the list they index
 // would grow without bound), endless `[desc K]` tags (kept in bounded memory), control characters and escape
 // sequences (never sent to a terminal as is), NUL bytes and CRLF.
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { painter } from '../../src/cli/io.js';
 import { renderLog } from '../../src/cli/log.js';
 import { escapeControls } from '../../src/hw/parse/text.js';
 import { MAX_TAGS } from '../../src/kmsg/cornelis.js';
-import { parseKernelLog } from '../../src/kmsg/parse.js';
+import { lineTimestamp, parseKernelLog } from '../../src/kmsg/parse.js';
 import { readKernelLog } from '../../src/kmsg/stream.js';
 import { TXE_NUM_SDMA_ENGINES } from '../../src/progress/constants.js';
+import { ROOT } from '../support/child.js';
+import { CHILD_LIMIT_MS } from './sources-tree.js';
 
 const P = 'hfi2 0000:41:00.0: hfi2_0: ';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
@@ -62,5 +65,27 @@ describe('control characters', () => {
     expect(log.events.length).toBe(5);
     const shown = renderLog(log, painter(false)).replaceAll('\n', '').replaceAll('\t', '');
     expect(shown).not.toMatch(CONTROLS);
+  });
+});
+
+describe('long prefixes before the device prefix', () => {
+  // Before, the timestamp pattern backtracked cubically over spaces inside an unclosed bracket: 4000 spaces took
+  // seconds, 60000 would take hours. A child runs it, so that a hang fails at the child's limit, not the worker's.
+  it('an unclosed bracket of 60000 spaces: the line is parsed, with no timestamp', () => {
+    const script = `
+      import { parseKernelLog } from ${JSON.stringify(`${ROOT}dist/src/kmsg/parse.js`)};
+      const log = parseKernelLog('[' + ' '.repeat(60000) + ${JSON.stringify(`${P}SDMA (9) engine error: 0x2 state s99_Running`)});
+      console.log(JSON.stringify(log.events.map((e) => ({ kind: e.kind, engine: e.engine, ts: e.ts }))));
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: CHILD_LIMIT_MS });
+    expect(r.signal, 'the parse did not finish').toBeNull();
+    expect(JSON.parse(r.stdout)).toEqual([{ kind: 'engine-error', engine: 9, ts: null }]);
+  });
+
+  it('timestamps as before: dmesg, dmesg -T, none', () => {
+    expect(lineTimestamp('[  123.456789] ')).toBe('123.456789');
+    expect(lineTimestamp('[Mon Nov 30 22:00:00 2026] ')).toBe('Mon Nov 30 22:00:00 2026');
+    expect(lineTimestamp('[] ')).toBeNull();
+    expect(lineTimestamp('[ 12.5')).toBeNull();
   });
 });
