@@ -1,5 +1,5 @@
 // Randomized hostile kernel logs and trace text: lines of the Cornelis, hfi2 and trace fixtures cut, with bytes
-// changed or inserted (NUL, ESC, CR, bytes that are not UTF-8), numbers made huge, repeated, in CRLF, fed in
+// changed or inserted (NUL, ESC, CR, bytes that are not UTF-8), numbers made huge, long runs of one text, repeated, in CRLF, fed in
 // random chunks. The reader never throws, keeps what it keeps in bounded memory, and the text report it gives
 // holds no control character a terminal would act on. A fixed-seed share in npm test; thousands under soak.
 import fc from 'fast-check';
@@ -22,6 +22,7 @@ type Edit =
   | { kind: 'set'; at: number; byte: number }
   | { kind: 'insert'; at: number; bytes: number[] }
   | { kind: 'huge-number'; at: number }
+  | { kind: 'long-run'; at: number; text: string }
   | { kind: 'none' };
 
 const edit: fc.Arbitrary<Edit> = fc.oneof(
@@ -33,6 +34,11 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
     bytes: fc.array(fc.constantFrom(0, 7, 9, 13, 27, 0x9b, 0xc2, 0xff, 0x5b, 0x5d, 0x3a), { minLength: 1, maxLength: 6 }),
   }),
   fc.record({ kind: fc.constant('huge-number' as const), at: fc.nat() }),
+  fc.record({
+    kind: fc.constant('long-run' as const),
+    at: fc.nat(),
+    text: fc.constantFrom(' ', '\t', '[', '1', '1.', ': ', ',', 'hfi1 ', 'sdma', 'a'),
+  }),
   fc.constant({ kind: 'none' as const }),
 );
 
@@ -47,6 +53,7 @@ function applyEdit(line: string, e: Edit): Buffer {
     return out;
   }
   if (e.kind === 'insert') return Buffer.concat([b.subarray(0, at), Buffer.from(e.bytes), b.subarray(at)]);
+  if (e.kind === 'long-run') return Buffer.concat([b.subarray(0, at), Buffer.from(e.text.repeat(20_000)), b.subarray(at)]);
   // Every run of digits after `at` made 40 digits long.
   return Buffer.concat([
     b.subarray(0, at),
