@@ -261,6 +261,12 @@ export const MAX_EVENTS = 100_000;
 /** At most this many units are kept (a real host has a handful). */
 export const MAX_UNITS = 64;
 
+/**
+ * The most of a line kept, in characters. printk prints at most 1 KiB of message; with a dmesg or journal prefix a
+ * driver line is well under this, so a longer line is not the driver's and is cut: every kept event stays small.
+ */
+export const MAX_KEPT_LINE_CHARS = 2048;
+
 /** Reads a kernel log line by line, keeping only what the report needs (units, SDMA events). */
 export class KernelLogParser {
   private readonly units = new Map<string, LogUnit>();
@@ -280,7 +286,7 @@ export class KernelLogParser {
 
   /** Take one line (without its newline); `line` counts from 1. */
   push(text: string, line: number): void {
-    const raw = escapeControls(text);
+    const raw = escapeControls(text).slice(0, MAX_KEPT_LINE_CHARS);
     const m = PREFIX.exec(raw);
     if (!m) {
       this.pushTrace(raw, line);
