@@ -1,7 +1,7 @@
 // The header line of one `sdes` record (sdma_seqfile_dump_sde, sdma.c): 23 labelled fields upstream, 22 (no CPU) in the
 // staging-era driver. Every label, separator and conversion is checked; a failure names the column.
 import { isStateName, type StateName } from '../../progress/state.js';
-import { decimalOrNull, hex64OrNull, signedOrNull } from './text.js';
+import { decimalOrNull, escapeControls, hex64OrNull, signedOrNull } from './text.js';
 
 /** The fields of an sdes header line (sdma_seqfile_dump_sde, sdma.c), named as the driver's struct members. */
 export interface SdesHeader {
@@ -130,7 +130,7 @@ export function parseSdesHeader(line: string): SdesHeader | HeaderFailure {
         column: pos + 1,
         what: unknownState
           ? `unknown engine state '${token}' (the driver prints only its own state names)`
-          : `${label} must be ${DESCRIBE[kind]}, got '${token}'`,
+          : `${label} must be ${DESCRIBE[kind]}, got '${escapeControls(token)}'`,
       };
     }
     out[key] = value;
