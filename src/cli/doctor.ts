@@ -1,7 +1,7 @@
 // `doctor`: which hfi1 sources are readable here and, for each that is not, why and the fix.
 import type { SourceName, SourceStatus, UnitInfo } from '../backend.js';
 import { type HostFacts, hostFacts } from '../hw/host.js';
-import { type DescqCntCheck, findHfiPciDevices, inspectUnits } from '../hw/index.js';
+import { type DescqCntCheck, findHfiPciDevices, inspectUnits, unknownChipUnits } from '../hw/index.js';
 import { sysrootOf } from './backend-select.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { type FlavourJson, flavourJson, flavourPhrase } from './flavour.js';
@@ -13,7 +13,7 @@ export interface DoctorJson {
   /** Omni-Path HFIs on the PCI bus without an hfi1 unit (driver not bound). */
   unboundPci: string[];
   units: (UnitInfo & FlavourJson & { descqCntCheck: DescqCntCheck })[];
-  /** Advice when nothing is found. */
+  /** Advice: units left out (a PCI id of no known chip), and what to do when nothing is found. */
   advice: string[];
 }
 
@@ -36,6 +36,12 @@ export async function doctorReport(sysroot: string): Promise<DoctorJson> {
   const bound = new Set(units.map((u) => u.info.pci));
   const unboundPci = (await findHfiPciDevices(sysroot)).filter((bdf) => !bound.has(bdf));
   const advice: string[] = [];
+  const hex4 = (n: number) => n.toString(16).padStart(4, '0');
+  for (const u of await unknownChipUnits(sysroot)) {
+    advice.push(
+      `${u.name} is left out: ${u.vendorFile} and device read ${hex4(u.id.vendor)}:${hex4(u.id.device)}, no chip this program knows (8086:24f0, 8086:24f1, 434e:0001); if those files are garbled, check the tree`,
+    );
+  }
   if (units.length === 0) {
     const where = sysroot === '/' ? '/sys/class/infiniband' : `${sysroot}/sys/class/infiniband`;
     advice.push(`no hfi1 or hfi2 unit found under ${where}`);

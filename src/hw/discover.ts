@@ -184,6 +184,30 @@ export async function discoverUnits(sysroot: string, fs: HwFs = realFs): Promise
   return out.sort((a, b) => a.module.localeCompare(b.module) || a.unit - b.unit);
 }
 
+/** A unit name of hfi1 or hfi2 whose device/vendor and device/device name no chip this tool knows: left out. */
+export interface UnknownChipUnit {
+  name: string;
+  /** device/vendor, the file named when telling. */
+  vendorFile: string;
+  id: PciIdentity;
+}
+
+/** The hfi1_N and hfi2_N names discovery leaves out because their PCI id is no chip it knows (a newer chip, or garbled files). */
+export async function unknownChipUnits(sysroot: string, fs: HwFs = realFs): Promise<UnknownChipUnit[]> {
+  const out: UnknownChipUnit[] = [];
+  for (const name of (await readdirOrNull(fs, infinibandDir(sysroot))) ?? []) {
+    const m = UNIT.exec(name);
+    if (!m) continue;
+    const classDir = join(infinibandDir(sysroot), name);
+    const link = await fs.readlink(join(classDir, 'device')).catch(() => null);
+    const pci = link !== null && BDF.test(basename(link)) ? basename(link) : '';
+    const { pciDir } = unitPaths(sysroot, name, pci, m[1] as HfiModule);
+    const id = await pciId(fs, pciDir);
+    if (id !== null && chipOfPciId(id) === null) out.push({ name, vendorFile: join(pciDir, 'vendor'), id });
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
 /** Omni-Path HFIs on the PCI bus (8086:24f0/24f1 and 434e:0001), bound or not: for `doctor` to say "driver not bound". */
 export async function findHfiPciDevices(sysroot: string, fs: HwFs = realFs): Promise<string[]> {
   const out: string[] = [];

@@ -18,7 +18,7 @@ import type { PsmScanOptions } from './waiters-psm.js';
 
 export { openBarWindow, type RegisterWindow } from './bar.js';
 export { contextFiles, linkFiles, readLinkState, readUnitContext } from './context.js';
-export { discoverUnits, findHfiPciDevices } from './discover.js';
+export { discoverUnits, findHfiPciDevices, unknownChipUnits } from './discover.js';
 export { HwUnit } from './unit.js';
 
 /** Options of the live-host backend. */

@@ -6,25 +6,11 @@ import { rmSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { fcParams } from '../support/runs.js';
-import { goodHfi2Tree, goodJkrBar, readEverything } from './hfi2-tree.js';
+import { HFI2_FILES as FILES, goodHfi2Tree, goodJkrBar, readEverything } from './hfi2-tree.js';
 import { applyMutation, mutation } from './mutate.js';
 import { tempRoots } from './sources-tree.js';
 
 const fresh = tempRoots();
-const FILES = [
-  'hwResources',
-  'vl',
-  'cpuList',
-  'sdmaCpuList',
-  'sdes',
-  'counters',
-  'counterNames',
-  'qpStats',
-  'interrupts',
-  'vendor',
-  'device',
-  'subsystem',
-] as const;
 
 describe('a mutated hfi2 source: an answer or one of our errors, never a JS error', () => {
   it('over random files, mutations and BAR presence', async () => {
@@ -41,7 +27,7 @@ describe('a mutated hfi2 source: an answer or one of our errors, never a JS erro
           rmSync(t.root, { recursive: true, force: true }); // thousands of trees under soak
         }
       }),
-      fcParams(40, 1000),
+      fcParams(25, 1000),
     );
   });
 });

@@ -181,3 +181,15 @@ describe('messages of a vanished hfi2 source', () => {
     );
   });
 });
+
+describe('a unit whose PCI id names no known chip', () => {
+  it('is left out, and doctor names the vendor file and the id it read', () => {
+    const t = goodHfi2Tree(fresh());
+    writeFileSync(t.vendor, '0x43\n'); // 0x434e cut short
+    const r = cli(t.root, ['engines']);
+    expect(r.code).toBe(66);
+    expect(r.stderr).toContain("run 'hfi1-sdma doctor'");
+    const d = cli(t.root, ['doctor']);
+    expect(d.stdout).toContain(`hfi2_0 is left out: ${t.vendor} and device read 0043:0001, no chip this program knows`);
+  });
+});

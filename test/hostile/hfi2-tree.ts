@@ -81,3 +81,19 @@ export async function readEverything(root: string): Promise<void> {
     await b.close();
   }
 }
+
+/** The files of goodHfi2Tree that the randomized tests mutate. */
+export const HFI2_FILES = [
+  'hwResources',
+  'vl',
+  'cpuList',
+  'sdmaCpuList',
+  'sdes',
+  'counters',
+  'counterNames',
+  'qpStats',
+  'interrupts',
+  'vendor',
+  'device',
+  'subsystem',
+] as const;
