@@ -1,4 +1,4 @@
-// Randomized hostile hfi2 (CN5000) sources: one file of a good hfi2 tree mutated (cut, a byte changed or inserted,
+// Randomized hostile hfi2 (CN5000) and Cornelis hfi1 (JKR) sources: one file of a good tree mutated (cut, a byte changed or inserted,
 // a line repeated, a field appended, CRLF line ends, NUL bytes) or replaced (a directory, a device link, a link
 // loop, a dangling link, empty). Every read answers or fails with one of our errors naming the file or the unit:
 // never a JS error, never a hang. A fixed-seed share runs in npm test; `npm run soak` runs thousands.
@@ -13,10 +13,12 @@ import { tempRoots } from './sources-tree.js';
 const fresh = tempRoots();
 
 describe('a mutated hfi2 source: an answer or one of our errors, never a JS error', () => {
-  it('over random files, mutations and BAR presence', async () => {
+  it('over random files, mutations, BAR presence and module (hfi2, or the Cornelis hfi1 on JKR)', async () => {
+    const module = fc.constantFrom('hfi1' as const, 'hfi2' as const);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...FILES), mutation, fc.boolean(), async (file, m, withBar) => {
+      fc.asyncProperty(fc.constantFrom(...FILES), mutation, fc.boolean(), module, async (file, m, withBar, mod) => {
         const t = goodHfi2Tree(fresh(), {
+          module: mod,
           bar: withBar ? goodJkrBar : null,
           params: { sdma_descq_cnt: '2048\n', pad_sdma_desc: '1\n' },
         });
