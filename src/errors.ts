@@ -65,7 +65,12 @@ export class ParseError extends Hfi1SdmaError {
 
   constructor(pos: ParsePosition, what: string, options?: { cause?: unknown }) {
     const shown = pos.text.length > 160 ? `${pos.text.slice(0, 157)}...` : pos.text;
-    super('E_PARSE', `${pos.file}:${pos.line}:${pos.column}: ${what}\n  ${JSON.stringify(shown)}`, options);
+    // JSON escapes C0 controls; DEL and C1 controls are escaped too, so no control character reaches a terminal.
+    const quoted = JSON.stringify(shown).replace(
+      /[\u007f-\u009f]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+    super('E_PARSE', `${pos.file}:${pos.line}:${pos.column}: ${what}\n  ${quoted}`, options);
     this.name = 'ParseError';
     this.file = pos.file;
     this.line = pos.line;

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isHfi1SdmaError } from '../../src/errors.js';
+import { isHfi1SdmaError, ParseError } from '../../src/errors.js';
 import { identityValue, parsePortRate } from '../../src/hw/parse/link.js';
 import { goodHfi2Tree } from './hfi2-tree.js';
 import { cli, tempRoots } from './sources-tree.js';
@@ -36,5 +36,12 @@ describe('control characters in the port and identity files', () => {
     const r = cli(t.root, ['engines']);
     expect(r.code, r.stderr).toBe(0);
     for (const c of ['\x1b', '\x07', '\u009b']) expect(`${r.stdout}${r.stderr}`).not.toContain(c);
+  });
+});
+
+describe('the offending text a parse error quotes', () => {
+  it('shows DEL and C1 controls escaped, as JSON shows C0 ones', () => {
+    const e = new ParseError({ file: 'sdes', line: 1, column: 1, text: '\x7f\u009b2J\x1b' }, 'expected a header line');
+    expect(e.message).toBe('sdes:1:1: expected a header line\n  "\\u007f\\u009b2J\\u001b"');
   });
 });
