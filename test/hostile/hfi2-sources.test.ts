@@ -10,17 +10,16 @@ import { openHwBackend } from '../../src/hw/index.js';
 import { chipModel, ENGINE_REG_OFFSETS, type EngineReg, engineRegOffset } from '../../src/progress/chip.js';
 import { ALL_ONES_64 } from '../../src/progress/constants.js';
 import { writeBarImage } from '../hw/bar-image.js';
+import { runCli } from '../support/cli.js';
 import { goodHfi2Tree, goodJkrBar, readEverything } from './hfi2-tree.js';
-import { CHILD_LIMIT_MS, cli, type Oddity, replaceWith, tempRoots } from './sources-tree.js';
+import { cli, type Oddity, replaceWith, tempRoots } from './sources-tree.js';
 
 const fresh = tempRoots();
 const JKR = chipModel('jkr');
 
-/** `engines --json` on the tree: exit 0 and the one unit's flavour, or the failure. */
-function enginesJson(root: string) {
-  const r = cli(root, ['engines', '--json']);
-  expect(r.signal, r.stderr).toBeNull();
-  expect(r.ms).toBeLessThan(CHILD_LIMIT_MS);
+/** `engines --json` on the tree, in-process: exit 0 and the one unit's flavour, or the failure. */
+async function enginesJson(root: string) {
+  const r = await runCli(['--sysroot', root, 'engines', '--json'], { NO_COLOR: '1' });
   expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   return { r, unit: r.code === 0 ? JSON.parse(r.stdout).units[0] : null };
 }
@@ -44,10 +43,10 @@ describe('the device/driver link', () => {
     ['a directory', (d) => mkdirSync(d), 'hfi2'],
     ['a regular file', (d) => writeFileSync(d, 'hfi1\n'), 'hfi2'],
   ];
-  it.each(cases)('%s: only its name is read; the module falls back to the unit name', (_, make, module) => {
+  it.each(cases)('%s: only its name is read; the module falls back to the unit name', async (_, make, module) => {
     const t = goodHfi2Tree(fresh(), { driverLink: null });
     make(t.driver);
-    const { r, unit } = enginesJson(t.root);
+    const { r, unit } = await enginesJson(t.root);
     expect(r.code, r.stderr).toBe(0);
     expect(unit).toMatchObject({ name: 'hfi2_0', module, chip: 'jkr' });
   });
@@ -73,23 +72,23 @@ describe('PCI id files', () => {
     make(t.subsystem);
     expect((await unitInfo(t.root))?.flavour?.chip).toBe('jkr');
   });
-  it('vendor garbled into the CLI: exit 0, the chip from the BAR0 size', () => {
+  it('vendor garbled into the CLI: exit 0, the chip from the BAR0 size', async () => {
     const t = goodHfi2Tree(fresh(), { bar: goodJkrBar });
     writeFileSync(t.vendor, '\x1b[2J\n');
-    const { r, unit } = enginesJson(t.root);
+    const { r, unit } = await enginesJson(t.root);
     expect(r.code, r.stderr).toBe(0);
     expect(unit).toMatchObject({ chip: 'jkr' });
   });
 });
 
 describe('module parameters: all optional', () => {
-  it('no parameters directory, or one that is a file: defaults, exit 0', () => {
+  it('no parameters directory, or one that is a file: defaults, exit 0', async () => {
     for (const make of [() => {}, (p: string) => writeFileSync(p, 'x')]) {
       const t = goodHfi2Tree(fresh());
       rmSync(t.params, { recursive: true, force: true });
       mkdirSync(join(t.params, '..'), { recursive: true });
       make(t.params);
-      const { r, unit } = enginesJson(t.root);
+      const { r, unit } = await enginesJson(t.root);
       expect(r.code, r.stderr).toBe(0);
       expect(unit).toMatchObject({ driver: 'hfi2', descqCnt: 2048 });
     }
@@ -111,9 +110,9 @@ describe('module parameters: all optional', () => {
       }
     },
   );
-  it('sdma_descq_cnt garbled: exit 65 naming the file and line', () => {
+  it('sdma_descq_cnt garbled: exit 65 naming the file and line', async () => {
     const t = goodHfi2Tree(fresh(), { params: { sdma_descq_cnt: '20\u00008\n' } });
-    const { r } = enginesJson(t.root);
+    const { r } = await enginesJson(t.root);
     expect(r.code).toBe(65);
     expect(r.stderr).toContain(`${join(t.params, 'sdma_descq_cnt')}:1:1:`);
   });
@@ -124,15 +123,15 @@ describe('engine windows out of range', () => {
     'hw_resources %j with no sdma<E> directories: the engines from sdes, a warning naming hw_resources',
     async (text) => {
       const t = goodHfi2Tree(fresh(), { engineDirs: [], hwResources: text });
-      const { r, unit } = enginesJson(t.root);
+      const { r, unit } = await enginesJson(t.root);
       expect(r.code, r.stderr).toBe(0);
       expect(unit.engineIds.length).toBeGreaterThan(0);
       await readEverything(t.root);
     },
   );
-  it('an sdma16 directory: exit 65 naming it', () => {
+  it('an sdma16 directory: exit 65 naming it', async () => {
     const t = goodHfi2Tree(fresh(), { engineDirs: [8, 16] });
-    const { r } = enginesJson(t.root);
+    const { r } = await enginesJson(t.root);
     expect(r.code).toBe(65);
     expect(r.stderr).toContain(join(t.cls, 'sdma16'));
   });
@@ -146,26 +145,26 @@ describe('a 128 MiB JKR BAR image', () => {
   ])('cut to %s: not read, the other sources still are', async (_, size) => {
     const t = goodHfi2Tree(fresh(), { bar: goodJkrBar });
     truncateSync(t.resource0, size);
-    const { r, unit } = enginesJson(t.root);
+    const { r, unit } = await enginesJson(t.root);
     expect(r.code, r.stderr).toBe(0);
     for (const e of unit.engines) expect(e.sources).not.toContain('bar');
     await readEverything(t.root);
   });
 
-  it('sparse, all zero: read, nothing gone', () => {
+  it('sparse, all zero: read, nothing gone', async () => {
     const t = goodHfi2Tree(fresh(), { bar: (p) => writeBarImage(p, new Map(), JKR.bar0Size) });
-    const { r, unit } = enginesJson(t.root);
+    const { r, unit } = await enginesJson(t.root);
     expect(r.code, r.stderr).toBe(0);
     for (const e of unit.engines) expect(e).toMatchObject({ gone: false });
   });
 
-  it('all-ones at every engine register: the engines are gone, never all-ones values', () => {
+  it('all-ones at every engine register: the engines are gone, never all-ones values', async () => {
     const regs = new Map<number, bigint>([[JKR.sendDmaEngines, ALL_ONES_64]]);
     for (let e = 0; e < 16; e++) {
       for (const reg of Object.keys(ENGINE_REG_OFFSETS) as EngineReg[]) regs.set(engineRegOffset(JKR, reg, e), ALL_ONES_64);
     }
     const t = goodHfi2Tree(fresh(), { bar: (p) => writeBarImage(p, regs, JKR.bar0Size) });
-    const { r, unit } = enginesJson(t.root);
+    const { r, unit } = await enginesJson(t.root);
     expect([0, 69], r.stderr).toContain(r.code);
     if (r.code === 69) expect(r.stderr).toContain(t.resource0);
     else for (const e of unit.engines) expect(e).toMatchObject({ gone: true, state: null });
