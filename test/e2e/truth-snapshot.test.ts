@@ -1,0 +1,47 @@
+// A snapshot of an hfi2 window (engines 8-15 of a CN5000) with a QP stranded on engine 11, replayed:
+// every command names the same absolute engine and says how long the QP has waited, as it did live.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+
+const HOST = ['--backend', 'emu', '--chip', 'jkr', '--driver', 'hfi2', '--engines', '8-15', '--ports', '2'];
+const FAULT = ['--workload', 'qp:gbps=10', '--fault', 'lost-wakeup@300:11', '--at-ms', '600'];
+// Five instants 200 ms apart: the QP sleeps through all of them.
+const SPAN_MS = 800;
+let dir = '';
+let snap = '';
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'truth-snapshot-'));
+  snap = join(dir, 'h.tar.gz');
+  const r = await runCli([...HOST, ...FAULT, 'snapshot', '-o', snap, '--samples', '5', '--interval-ms', '200']);
+  expect(r.code, r.stderr).toBe(0);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('a replayed snapshot of an hfi2 window tells what the host showed', () => {
+  it('waiters: the stranded QP on engine 11 has waited the whole recording, not 0 ms', async () => {
+    const r = await runCli(['--sysroot', snap, 'waiters', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const unit = JSON.parse(r.stdout).units[0];
+    const stranded = unit.waiters.filter((w: { verdict: string }) => w.verdict === 'stranded');
+    expect(stranded.map((w: { engine: number; kind: string }) => `${w.kind}@${w.engine}`)).toEqual(['qp@11']);
+    expect(stranded[0].ageMs).toBeGreaterThanOrEqual(SPAN_MS);
+    for (const w of unit.waiters) expect(w.engine === null || (w.engine >= 8 && w.engine <= 15)).toBe(true);
+    const text = await runCli(['--sysroot', snap, 'waiters']);
+    expect(text.stdout).toMatch(/^hfi2_0\/11 +qp .*dma-desc \((?!0ms)[^)]+\) +STRANDED/m);
+  });
+
+  it('health and engines name engine 11 of the window, never a position 0..7', async () => {
+    const h = await runCli(['--sysroot', snap, 'health', '--stall-ms', '500']);
+    expect(h.code, h.stdout).toBe(2);
+    expect(h.stdout).toMatch(/^CRITICAL: hfi2_0 sdma11 QP 0x[0-9a-f]+ RTS stranded \(lost-wakeup\)/m);
+    expect(h.stdout).not.toMatch(/sdma[0-7][^0-9]/);
+    const e = await runCli(['--sysroot', snap, 'engines', '--json']);
+    const engines = JSON.parse(e.stdout).units[0].engines;
+    expect(engines.map((x: { engine: number }) => x.engine)).toEqual([8, 9, 10, 11, 12, 13, 14, 15]);
+    expect(engines.find((x: { engine: number }) => x.engine === 11)).toMatchObject({ waiters: 1, strandedWaiters: 1 });
+  });
+});
