@@ -90,6 +90,8 @@ export const exportCommand: CommandSpec = {
             nowMs: () => Date.now(),
             log: (line) => ctx.io.stderr(`${line}\n`),
             ...(beforeSample ? { beforeSample } : {}),
+            // The live host's units are found when it is opened: open it again to see one that appears or comes back.
+            ...(backend.kind === 'hw' && !backend.recording ? { reopen: () => ctx.openBackend() } : {}),
           },
           address,
           port,
@@ -115,6 +117,7 @@ export const exportCommand: CommandSpec = {
         });
         // A round still reading the backend must finish before its mappings go away.
         await s.sampler.settled();
+        await s.sampler.close();
       }
       await backend.close();
     }

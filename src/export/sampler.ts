@@ -1,7 +1,7 @@
 // The exporter's sampling side: one round at most per min-interval, shared by concurrent scrapes.
 // A round reads every unit; a unit that fails, times out or reads all-ones is `up 0` (and its
 // engine series are dropped) while the others are served. No unit at all is `hfi1_sdma_up 0`.
-import type { Backend, EngineSample, LinkState, SourceWarning, Unit } from '../backend.js';
+import type { Backend, EngineSample, LinkState, SourceWarning, Unit, UnitInfo } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
 import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, type EngineTrack, newTrack } from '../progress/classify.js';
 import { DEFAULT_STRAND_MS } from '../progress/strand.js';
@@ -37,6 +37,13 @@ export interface ExporterOptions {
   /** Called before each sampling round with the wall time since the last one (the emulator advances). */
   beforeSample?: (elapsedMs: number) => unknown;
   timer?: Timer;
+  /**
+   * Open the backend afresh (the live host's units are found when it is opened). Called before a
+   * round that follows one without any unit, or with a unit that was not read (gone, failed), so
+   * that a unit which appears, or comes back under another driver build or engine window, is read
+   * as it now is. The sampler closes what it opened this way (`close`); `backend` stays the caller's.
+   */
+  reopen?: () => Promise<Backend>;
   /** The classifier (injected for tests of verdicts it does not give yet). */
   classify?: (
     track: EngineTrack,
@@ -59,10 +66,22 @@ export class Sampler {
   private inflight: Promise<void> | null = null;
   private units: Unit[] | null = null;
   private readonly waiters: ExportWaiters;
+  /** Units listed before and no longer listed (their device vanished), by name. */
+  private readonly vanished = new Map<string, UnitInfo>();
+  /** The backend read now: the caller's, or the last one `reopen` gave. */
+  private backend: Backend;
+  /** The last round missed a unit (none listed, or one not read): discover again before the next. */
+  private rediscover = false;
   rounds = 0;
 
   constructor(private readonly o: ExporterOptions) {
     this.waiters = new ExportWaiters(o.strandMs ?? DEFAULT_STRAND_MS);
+    this.backend = o.backend;
+  }
+
+  /** Close the backend this sampler opened itself, if any (after `settled`). */
+  async close(): Promise<void> {
+    if (this.backend !== this.o.backend) await this.backend.close();
   }
 
   /** Make sure the metrics are at most min-interval old. */
@@ -88,19 +107,45 @@ export class Sampler {
     this.rounds += 1;
     this.metrics.beginRound(this.o.buildInfo);
     const units = await this.openUnits();
-    if (units.length === 0) this.metrics.noUnit();
+    if (units.length === 0 && this.vanished.size === 0) this.metrics.noUnit();
     // Units are read side by side: one that blocks costs the round its timeout once, not per unit.
-    await Promise.all(units.map((unit) => this.sampleUnit(unit)));
+    const read = await Promise.all(units.map((unit) => this.sampleUnit(unit)));
+    for (const info of this.vanished.values()) this.recordVanished(info);
+    this.rediscover = units.length === 0 || read.includes(false) || this.vanished.size > 0;
     this.metrics.scrapeDuration.set((this.o.nowMs() - t0) / 1000);
   }
 
-  /** The units, listed once they exist; an empty or failed listing is retried next round. */
+  /** The units, listed once they exist, and listed afresh (reopened) after a round that missed one. */
   private async openUnits(): Promise<Unit[]> {
-    if (this.units) return this.units;
+    // A sample still running on the old backend must not lose its files under it: wait for it to settle.
+    if (!this.rediscover || !this.o.reopen || this.pending.size > 0) return this.units ?? this.listUnits();
+    let fresh: Backend;
     try {
-      const infos = await this.o.backend.units();
-      const units = await Promise.all(infos.map((u) => this.o.backend.unit(u.name)));
-      this.problem('units', units.length === 0 ? 'no hfi1 or hfi2 unit found; hfi1_sdma_up is 0 until one appears' : null);
+      fresh = await this.o.reopen();
+    } catch (e) {
+      this.problem('units', `cannot list units: ${(e as Error).message}`);
+      return this.units ?? [];
+    }
+    const old = this.backend;
+    const before = this.units ?? [];
+    this.backend = fresh;
+    this.units = null;
+    if (old !== this.o.backend) await old.close();
+    const units = await this.listUnits();
+    const names = new Set(units.map((u) => u.info.name));
+    // A unit listed before and no longer listed vanished with its device: said as gone until it is back.
+    for (const u of before) if (!names.has(u.info.name)) this.vanished.set(u.info.name, u.info);
+    for (const n of names) this.vanished.delete(n);
+    return units;
+  }
+
+  /** List the backend's units; an empty or failed listing is retried next round. */
+  private async listUnits(): Promise<Unit[]> {
+    try {
+      const infos = await this.backend.units();
+      const units = await Promise.all(infos.map((u) => this.backend.unit(u.name)));
+      const none = units.length === 0 && this.vanished.size === 0;
+      this.problem('units', none ? 'no hfi1 or hfi2 unit found; hfi1_sdma_up is 0 until one appears' : null);
       if (units.length > 0) this.units = units;
       return units;
     } catch (e) {
@@ -109,7 +154,22 @@ export class Sampler {
     }
   }
 
-  private async sampleUnit(unit: Unit): Promise<void> {
+  /** A unit that is no longer listed: up 0 and gone, as when its registers read all-ones, with nothing of its engines. */
+  private recordVanished(info: UnitInfo): void {
+    this.forget(info.name);
+    this.metrics.recordUnit(info.name, false, true, []);
+    this.metrics.recordUnitInfo(info.name, info);
+    this.problem(info.name, 'the device is gone (registers read all-ones, or the device vanished): hfi1_sdma_device_gone is 1');
+  }
+
+  /** Forget what was tracked of a unit's engines and waiters: they warm up afresh once readable. */
+  private forget(name: string): void {
+    this.waiters.forget(name);
+    for (const key of [...this.tracks.keys()]) if (key.startsWith(`${name}/`)) this.tracks.delete(key);
+  }
+
+  /** Sample one unit and record it; whether it was read (up). */
+  private async sampleUnit(unit: Unit): Promise<boolean> {
     const name = unit.info.name;
     const r = await this.sampleBounded(unit);
     const gone = r.ok ? r.samples.some((s) => s.gone) : r.gone;
@@ -129,9 +189,8 @@ export class Sampler {
         uw,
       );
     } else {
-      this.waiters.forget(unit);
       // Unreadable: nothing of its engines is served, and they warm up afresh once readable.
-      for (const key of [...this.tracks.keys()]) if (key.startsWith(`${name}/`)) this.tracks.delete(key);
+      this.forget(name);
     }
     const warnings = this.warningsOf(unit);
     this.metrics.recordUnit(name, up, gone, warnings);
@@ -141,6 +200,7 @@ export class Sampler {
     if (gone) problem = 'the device is gone (registers read all-ones, or the device vanished): hfi1_sdma_device_gone is 1';
     else if (!r.ok) problem = `sampling failed: ${r.message}`;
     this.problem(name, problem);
+    return up;
   }
 
   /** Sample a unit, but never wait on it longer than the sample timeout. */
