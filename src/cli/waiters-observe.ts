@@ -65,9 +65,19 @@ export function waitCounts(uws: readonly UnitWaiters[]): Map<string, EngineWaitC
   return m;
 }
 
-/** The `wait` cell: `-` when waiters cannot be listed, the count, `!` after it when one is stranded. */
+/** Whether any kind of waiter can be seen on the unit: listed, and at least one kind visible. */
+export function seesWaiters(uw: UnitWaiters | undefined): uw is UnitWaiters {
+  return uw?.listed === true && uw.visibility.some((v) => v.visible);
+}
+
+/** Whether a kind that can be stranded (a QP, an IPoIB queue; a PSM writer stalls instead) can be seen. */
+export function seesStrandable(uw: UnitWaiters | undefined): boolean {
+  return uw?.listed === true && uw.visibility.some((v) => v.visible && v.kind !== 'psm');
+}
+
+/** The `wait` cell: `-` when no waiter can be seen, the count, `!` after it when one is stranded. */
 export function waitCell(uw: UnitWaiters | undefined, c: EngineWaitCount | undefined): string {
-  if (!uw?.listed) return '-';
+  if (!seesWaiters(uw)) return '-';
   if (!c) return '0';
   return c.stranded > 0 ? `${c.count}!` : String(c.count);
 }
@@ -88,15 +98,16 @@ export function invisibleLines(uws: readonly UnitWaiters[]): string[] {
   return out;
 }
 
-/** The waiter fields of one engine in EngineJson (`engines`, `watch`): null when waiters cannot be listed. */
+/** The waiter fields of one engine in EngineJson (`engines`, `watch`): null when no waiter can be seen. */
 export function waiterFields(
   uw: UnitWaiters | undefined,
   counts: ReadonlyMap<string, EngineWaitCount>,
   unit: number,
   engine: number,
 ) {
-  if (!uw?.listed) return { waiters: null, strandedWaiters: null };
+  if (!seesWaiters(uw)) return { waiters: null, strandedWaiters: null };
   const c = counts.get(`${unit}/${engine}`);
-  // Before the third sample nothing can be stranded yet: null, not a 0 nobody could check.
-  return { waiters: c?.count ?? 0, strandedWaiters: uw.confirmable ? (c?.stranded ?? 0) : null };
+  // Before the third sample, or with no QP or IPoIB queue visible, nothing can be called stranded: null,
+  // not a 0 nobody could check.
+  return { waiters: c?.count ?? 0, strandedWaiters: uw.confirmable && seesStrandable(uw) ? (c?.stranded ?? 0) : null };
 }
