@@ -92,6 +92,10 @@ function report(
   const fs = [...findings(observed, links), ...waiterFindings(uws, observed)];
   const counts = countsOf(fs);
   const lines = fs.map((f) => ({ level: levelOf(f.count, counts[f.count], warning, critical), text: f.text }));
+  // Engines whose ring cannot be read here (only interrupt counts) and whose counts did not move: idle,
+  // or stopped with work in flight. Nothing found on them is not "OK" but not known.
+  const blind = unreadableRings(units, observed);
+  for (const text of blind) lines.push({ level: 'UNKNOWN', text });
   const order: Record<Level, number> = { CRITICAL: 0, WARNING: 1, UNKNOWN: 2, OK: 3 };
   lines.sort((a, b) => order[a.level] - order[b.level]);
   for (const unit of units) {
@@ -100,7 +104,8 @@ function report(
   }
   for (const text of waiterNotes(uws)) lines.push({ level: 'OK', text });
   const levels = COUNTS.map((k) => levelOf(k, counts[k], warning, critical));
-  const level: Level = levels.includes('CRITICAL') ? 'CRITICAL' : levels.includes('WARNING') ? 'WARNING' : 'OK';
+  let level: Level = levels.includes('CRITICAL') ? 'CRITICAL' : levels.includes('WARNING') ? 'WARNING' : 'OK';
+  if (blind.length > 0 && level === 'OK') level = 'UNKNOWN';
   const perf = [
     `engines=${observed.length}`,
     ...COUNTS.map((k) => `${k}=${counts[k]};${warning[k] ?? ''};${critical[k] ?? ''}`),
@@ -120,6 +125,20 @@ function report(
         : `${observed.length} engines on ${units.length} unit(s) healthy`;
   const text = `HFI1-SDMA ${level} - ${subject(backend)}${summary}${blindWords(uws)} | ${perf}\n${lines.map((l) => `${l.level}: ${l.text}\n`).join('')}`;
   return { level, text };
+}
+
+/** One line per unit with engines that cannot be judged: no ring state and no interrupt moved. */
+function unreadableRings(units: readonly Unit[], observed: readonly Observed[]): string[] {
+  const out: string[] = [];
+  for (const unit of units) {
+    const blind = observed.filter((o) => o.unit === unit && o.c.verdict === 'unknown' && o.c.reason === 'no-ring-state');
+    if (blind.length === 0) continue;
+    const which = blind.map((o) => `sdma${o.s.engine}`).join(',');
+    out.push(
+      `${unit.info.name} ${blind.length} engine(s) cannot be judged (${which}): their rings (heads, tails, state) are not readable here and their interrupt counts did not move, so an idle engine and one stopped with work in flight look alike; read debugfs sdes or the BAR (as root) to check them`,
+    );
+  }
+  return out;
 }
 
 /** The UNKNOWN answer: one line, exit 3. */
@@ -159,7 +178,7 @@ export const healthCommand: CommandSpec = {
         describe: `CRITICAL when a count exceeds N: name=N|off,... (default ${thresholdText(DEFAULT_CRITICAL)})`,
       })
       .epilogue(
-        `Counts: ${COUNTS.join(', ')} (engines; stranded and probable count waiters, psmstall PSM stall episodes). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is a halt. A QP stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL; PSM writer stalls (a writer gives up after 1 s and retries) and waiters orphaned on a stopped engine are WARNING; kinds of waiter this host cannot see are named, never taken as none. A snapshot is replayed instant by instant; a snapshot of one instant is UNKNOWN. Any usage error is UNKNOWN (3).`,
+        `Counts: ${COUNTS.join(', ')} (engines; stranded and probable count waiters, psmstall PSM stall episodes). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is a halt. A QP stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL; PSM writer stalls (a writer gives up after 1 s and retries) and waiters orphaned on a stopped engine are WARNING; kinds of waiter this host cannot see are named, never taken as none. A snapshot is replayed instant by instant; a snapshot of one instant is UNKNOWN, and so are engines that cannot be judged (no sdes or BAR here, interrupt counts still) when nothing worse is found. Any usage error is UNKNOWN (3).`,
       ),
   async run(args, ctx) {
     let stallMs: number;

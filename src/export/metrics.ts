@@ -236,8 +236,11 @@ export class SdmaMetrics {
   /** Record one sample of one engine of a readable unit, and its classification. */
   recordEngine(unit: string, descqCnt: number, s: EngineSample, c: Classification): void {
     const lab = { unit, engine: String(s.engine) };
-    for (const st of STATE_NAMES) this.state.set({ ...lab, state: st }, s.state === st ? 1 : 0);
-    this.running.set(lab, s.state === 's99_Running' ? 1 : 0);
+    // A state not read (no sdes: a reduced view) is not a state other than running: no series.
+    if (s.state !== null) {
+      for (const st of STATE_NAMES) this.state.set({ ...lab, state: st }, s.state === st ? 1 : 0);
+      this.running.set(lab, s.state === 's99_Running' ? 1 : 0);
+    }
     this.ringSize.set(lab, descqCnt);
     if (s.sw) {
       this.inFlight.set(lab, inFlight(s.sw.descqHead, s.sw.descqTail));
