@@ -86,7 +86,7 @@ export function goneUnits(rows: readonly { unit: Unit; s: EngineSample }[]): Uni
 /** The one line that says a unit is gone and what to do. */
 export function goneMessage(unit: Unit): string {
   const pci = unit.info.pci ? ` and 'lspci -s ${unit.info.pci}'` : '';
-  return `${unit.info.name}: device gone: its registers read all-ones (the adapter was reset or fell off the PCI bus); check 'dmesg'${pci}, then reload the hfi1 driver or reboot`;
+  return `${unit.info.name}: device gone: its registers read all-ones (the adapter was reset or fell off the PCI bus); check 'dmesg'${pci}, then reload the ${unit.info.flavour.module} driver or reboot`;
 }
 
 /** Exit status of a read command: 69 (E_DEVICE_GONE) after saying so on stderr when a unit is gone, else 0. */
