@@ -24,6 +24,17 @@ function backendLabel(b: Backend): string {
   return b.recording ? 'snapshot' : b.kind;
 }
 
+/** On a recording, the before-round hook that reads the next recorded instant each round (the last one stays). */
+function replayHook(backend: Backend): (() => Promise<unknown>) | undefined {
+  const recording = backend.recording;
+  if (!recording) return undefined;
+  let first = true;
+  return async () => {
+    if (first) first = false;
+    else await recording.advance();
+  };
+}
+
 /** The before-round hook that paces the emulator, or nothing for other backends. */
 async function emuHook(backend: Backend, ctx: CliContext, capMs: number, stopped: () => boolean) {
   const advance = (backend as { advanceMs?: (ms: number) => void }).advanceMs?.bind(backend);
@@ -78,7 +89,7 @@ export const exportCommand: CommandSpec = {
     let started: Awaited<ReturnType<typeof startExporter>> | undefined;
     try {
       const capMs = 2 * Math.max(minIntervalMs, stallMs);
-      const beforeSample = await emuHook(backend, ctx, capMs, () => stop.signal.aborted);
+      const beforeSample = replayHook(backend) ?? (await emuHook(backend, ctx, capMs, () => stop.signal.aborted));
       try {
         started = await startExporter(
           {

@@ -122,9 +122,12 @@ export function withoutCounters(text: string): string {
     .join('\n');
 }
 
-/** Take one sample of every unit and write the exporter's gauges (Prometheus text) to `target`. */
+/** Take one sample of every unit (every instant of a recording) and write the exporter's gauges (Prometheus text) to `target`. */
 export async function writeMetricsTextfile(o: ExporterOptions, target: string, fs: AtomicFs = nodeAtomicFs): Promise<void> {
-  const sampler = new Sampler(o);
+  const recording = o.backend.recording;
+  // A recording is read instant by instant, so what it recorded (a stall, a strand) is judged as it was.
+  const sampler = new Sampler(recording ? { ...o, minIntervalMs: 0 } : o);
   await sampler.refresh();
+  while (recording && (await recording.advance())) await sampler.refresh();
   await writeFileAtomic(target, withoutCounters(await sampler.metrics.text.metrics()), fs);
 }

@@ -1,9 +1,11 @@
 // A snapshot of an hfi2 window (engines 8-15 of a CN5000) with a QP stranded on engine 11, replayed:
 // every command names the same absolute engine and says how long the QP has waited, as it did live.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 
 const HOST = ['--backend', 'emu', '--chip', 'jkr', '--driver', 'hfi2', '--engines', '8-15', '--ports', '2'];
@@ -19,7 +21,13 @@ beforeAll(async () => {
   const r = await runCli([...HOST, ...FAULT, 'snapshot', '-o', snap, '--samples', '5', '--interval-ms', '200']);
   expect(r.code, r.stderr).toBe(0);
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const STRANDED_11 = /^hfi1_sdma_stranded_waiters\{unit="hfi2_0",engine="11"\} 1$/m;
 
 describe('a replayed snapshot of an hfi2 window tells what the host showed', () => {
   it('waiters: the stranded QP on engine 11 has waited the whole recording, not 0 ms', async () => {
@@ -43,5 +51,43 @@ describe('a replayed snapshot of an hfi2 window tells what the host showed', () 
     const engines = JSON.parse(e.stdout).units[0].engines;
     expect(engines.map((x: { engine: number }) => x.engine)).toEqual([8, 9, 10, 11, 12, 13, 14, 15]);
     expect(engines.find((x: { engine: number }) => x.engine === 11)).toMatchObject({ waiters: 1, strandedWaiters: 1 });
+  });
+
+  it('export --textfile replays every instant: the strand on engine 11 is served as recorded, not as 0', async () => {
+    const out = join(dir, 'snap.prom');
+    const r = await runCli(['--sysroot', snap, 'export', '--textfile', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    expect(text).toMatch(STRANDED_11);
+    expect(text.match(/^hfi1_sdma_stranded_waiters\{[^}]*\} 1$/gm)).toHaveLength(1);
+    expect(text).toMatch(/^hfi1_sdma_build_info\{version="[^"]+",backend="snapshot"\} 1$/m);
+  });
+
+  it('export serving the snapshot reads its next instant each scrape and serves the strand from the third on', async () => {
+    const env = { ...process.env, HFI1_SDMA_SYSROOT: '', NO_COLOR: '' };
+    const child = spawn(
+      process.execPath,
+      [BIN, '--sysroot', snap, 'export', '--listen', '127.0.0.1:0', '--min-interval-ms', '0'],
+      { stdio: ['ignore', 'ignore', 'pipe'], env },
+    );
+    children.push(child);
+    let stderr = '';
+    const port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no banner within 20 s; stderr: ${stderr}`)), 20_000);
+      child.stderr?.on('data', (d) => {
+        stderr += String(d);
+        const m = /serving http:\/\/\S+:(\d+)\/metrics/.exec(stderr);
+        if (m) {
+          clearTimeout(timer);
+          resolve(Number(m[1]));
+        }
+      });
+    });
+    const bodies: string[] = [];
+    for (let i = 0; i < 6; i++) bodies.push(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+    // Five instants: the third and later scrapes can confirm it; past the last, the last instant stays.
+    for (const b of bodies.slice(0, 2)) expect(b).not.toMatch(/^hfi1_sdma_stranded_waiters/m);
+    for (const b of bodies.slice(2)) expect(b).toMatch(STRANDED_11);
+    child.kill('SIGTERM');
   });
 });
