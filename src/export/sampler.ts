@@ -261,7 +261,9 @@ export class Sampler {
       const id = `${unit.info.name}/${w.key}`;
       if (this.warned.has(id)) continue;
       this.warned.add(id);
-      this.o.log(`hfi1-sdma export: ${unit.info.name}: ${w.path}: ${w.message}`);
+      // Most messages name their file already; the path is added only where one does not.
+      const text = w.message.startsWith(w.path) ? w.message : `${w.path}: ${w.message}`;
+      this.o.log(`hfi1-sdma export: ${unit.info.name}: ${text}`);
     }
     return warnings;
   }

@@ -42,6 +42,9 @@ describe('a gone hfi2 device through the rendered sysroot', () => {
     const x = await runCli(['--sysroot', root, 'export', '--textfile', out]);
     expect(x.code, x.stderr).toBe(0);
     const text = readFileSync(out, 'utf8');
+    // The warning names the BAR file once.
+    expect(x.stderr).toMatch(/hfi2_0: \S+\/resource0: registers read all-ones/);
+    expect(x.stderr).not.toMatch(/resource0: \S+resource0/);
     expect(text).toMatch(/^hfi1_sdma_up\{unit="hfi2_0"\} 0$/m);
     expect(text).toMatch(/^hfi1_sdma_device_gone\{unit="hfi2_0"\} 1$/m);
     expect(text).toMatch(
