@@ -5,6 +5,7 @@ import type { Backend, EngineSample, LinkState, SourceWarning, Unit, UnitInfo } 
 import { isHfi1SdmaError } from '../errors.js';
 import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, type EngineTrack, newTrack } from '../progress/classify.js';
 import { DEFAULT_STRAND_MS } from '../progress/strand.js';
+import { UnitDiscovery } from './discovery.js';
 import { type BuildInfo, SdmaMetrics } from './metrics.js';
 import { ExportWaiters } from './waiters.js';
 
@@ -41,9 +42,12 @@ export interface ExporterOptions {
    * Open the backend afresh (the live host's units are found when it is opened). Called before a
    * round that follows one without any unit, or with a unit that was not read (gone, failed), so
    * that a unit which appears, or comes back under another driver build or engine window, is read
-   * as it now is. The sampler closes what it opened this way (`close`); `backend` stays the caller's.
+   * as it now is; also every `rediscoverMs` (30 s by default), which opens the units again only when
+   * what they are changed (a driver reloaded between two rounds). The sampler closes what it opened
+   * this way (`close`); `backend` stays the caller's.
    */
   reopen?: () => Promise<Backend>;
+  rediscoverMs?: number;
   /** The classifier (injected for tests of verdicts it does not give yet). */
   classify?: (
     track: EngineTrack,
@@ -64,24 +68,25 @@ export class Sampler {
   private readonly warned = new Set<string>();
   private lastRoundMs: number | null = null;
   private inflight: Promise<void> | null = null;
-  private units: Unit[] | null = null;
   private readonly waiters: ExportWaiters;
-  /** Units listed before and no longer listed (their device vanished), by name. */
-  private readonly vanished = new Map<string, UnitInfo>();
-  /** The backend read now: the caller's, or the last one `reopen` gave. */
-  private backend: Backend;
-  /** The last round missed a unit (none listed, or one not read): discover again before the next. */
-  private rediscover = false;
+  private readonly discovery: UnitDiscovery;
+  /** The last round missed a unit (none listed, or one not read): list them afresh before the next. */
+  private missed = false;
   rounds = 0;
 
   constructor(private readonly o: ExporterOptions) {
     this.waiters = new ExportWaiters(o.strandMs ?? DEFAULT_STRAND_MS);
-    this.backend = o.backend;
+    this.discovery = new UnitDiscovery({
+      backend: o.backend,
+      reopen: o.reopen,
+      rediscoverMs: o.rediscoverMs ?? 30_000,
+      problem: (message) => this.problem('units', message),
+    });
   }
 
   /** Close the backend this sampler opened itself, if any (after `settled`). */
   async close(): Promise<void> {
-    if (this.backend !== this.o.backend) await this.backend.close();
+    await this.discovery.close();
   }
 
   /** Make sure the metrics are at most min-interval old. */
@@ -106,52 +111,14 @@ export class Sampler {
     this.lastRoundMs = now;
     this.rounds += 1;
     this.metrics.beginRound(this.o.buildInfo);
-    const units = await this.openUnits();
-    if (units.length === 0 && this.vanished.size === 0) this.metrics.noUnit();
+    const units = await this.discovery.units(now, this.missed, this.pending.size > 0);
+    const vanished = [...this.discovery.vanished.values()];
+    if (units.length === 0 && vanished.length === 0) this.metrics.noUnit();
     // Units are read side by side: one that blocks costs the round its timeout once, not per unit.
     const read = await Promise.all(units.map((unit) => this.sampleUnit(unit)));
-    for (const info of this.vanished.values()) this.recordVanished(info);
-    this.rediscover = units.length === 0 || read.includes(false) || this.vanished.size > 0;
+    for (const info of vanished) this.recordVanished(info);
+    this.missed = units.length === 0 || read.includes(false) || vanished.length > 0;
     this.metrics.scrapeDuration.set((this.o.nowMs() - t0) / 1000);
-  }
-
-  /** The units, listed once they exist, and listed afresh (reopened) after a round that missed one. */
-  private async openUnits(): Promise<Unit[]> {
-    // A sample still running on the old backend must not lose its files under it: wait for it to settle.
-    if (!this.rediscover || !this.o.reopen || this.pending.size > 0) return this.units ?? this.listUnits();
-    let fresh: Backend;
-    try {
-      fresh = await this.o.reopen();
-    } catch (e) {
-      this.problem('units', `cannot list units: ${(e as Error).message}`);
-      return this.units ?? [];
-    }
-    const old = this.backend;
-    const before = this.units ?? [];
-    this.backend = fresh;
-    this.units = null;
-    if (old !== this.o.backend) await old.close();
-    const units = await this.listUnits();
-    const names = new Set(units.map((u) => u.info.name));
-    // A unit listed before and no longer listed vanished with its device: said as gone until it is back.
-    for (const u of before) if (!names.has(u.info.name)) this.vanished.set(u.info.name, u.info);
-    for (const n of names) this.vanished.delete(n);
-    return units;
-  }
-
-  /** List the backend's units; an empty or failed listing is retried next round. */
-  private async listUnits(): Promise<Unit[]> {
-    try {
-      const infos = await this.backend.units();
-      const units = await Promise.all(infos.map((u) => this.backend.unit(u.name)));
-      const none = units.length === 0 && this.vanished.size === 0;
-      this.problem('units', none ? 'no hfi1 or hfi2 unit found; hfi1_sdma_up is 0 until one appears' : null);
-      if (units.length > 0) this.units = units;
-      return units;
-    } catch (e) {
-      this.problem('units', `cannot list units: ${(e as Error).message}`);
-      return [];
-    }
   }
 
   /** A unit that is no longer listed: up 0 and gone, as when its registers read all-ones, with nothing of its engines. */
