@@ -67,14 +67,14 @@ async function observe(
     rows = await observer.round();
     uws = await waiters.round(units, rows);
     rounds += 1;
-    for (const { s, c } of rows) {
-      const key = `${s.unit}/${s.engine}`;
+    for (const { unit, s, c } of rows) {
+      const key = `${unit.info.name}/${s.engine}`;
       if (c.verdict === 'backpressure') fullRounds.set(key, (fullRounds.get(key) ?? 0) + 1);
     }
   }
   const observed: Observed[] = rows.map((r) => ({
     ...r,
-    persistentlyFull: rounds > 0 && (fullRounds.get(`${r.s.unit}/${r.s.engine}`) ?? 0) >= rounds,
+    persistentlyFull: rounds > 0 && (fullRounds.get(`${r.unit.info.name}/${r.s.engine}`) ?? 0) >= rounds,
   }));
   return { observed, uws };
 }

@@ -44,7 +44,8 @@ export class Observer {
         frozen: this.frozen,
       };
       for (const s of await unit.sample()) {
-        const key = `${s.unit}/${s.engine}`;
+        // By name: unit numbers repeat across modules (hfi1_0, hfi2_0).
+        const key = `${unit.info.name}/${s.engine}`;
         let track = this.tracks.get(key);
         if (!track) {
           track = newTrack();

@@ -49,13 +49,18 @@ export interface EngineWaitCount {
   stranded: number;
 }
 
-/** Per `unit/engine` key: waiters and stranded ones. */
+/** The key of one engine in `waitCounts`: the unit's name (numbers repeat across modules: hfi1_0, hfi2_0) and the engine. */
+export function waitKey(unit: Unit, engine: number): string {
+  return `${unit.info.name}/${engine}`;
+}
+
+/** Per engine (`waitKey`): waiters and stranded ones. */
 export function waitCounts(uws: readonly UnitWaiters[]): Map<string, EngineWaitCount> {
   const m = new Map<string, EngineWaitCount>();
   for (const uw of uws) {
     for (const j of uw.judgements) {
       if (j.waiter.engine === null) continue;
-      const key = `${uw.unit.info.unit}/${j.waiter.engine}`;
+      const key = waitKey(uw.unit, j.waiter.engine);
       const c = m.get(key) ?? { count: 0, stranded: 0 };
       c.count += 1;
       if (j.verdict === 'stranded') c.stranded += 1;
@@ -102,11 +107,11 @@ export function invisibleLines(uws: readonly UnitWaiters[]): string[] {
 export function waiterFields(
   uw: UnitWaiters | undefined,
   counts: ReadonlyMap<string, EngineWaitCount>,
-  unit: number,
+  unit: Unit,
   engine: number,
 ) {
   if (!seesWaiters(uw)) return { waiters: null, strandedWaiters: null };
-  const c = counts.get(`${unit}/${engine}`);
+  const c = counts.get(waitKey(unit, engine));
   // Before the third sample, or with no QP or IPoIB queue visible, nothing can be called stranded: null,
   // not a 0 nobody could check.
   return { waiters: c?.count ?? 0, strandedWaiters: uw.confirmable && seesStrandable(uw) ? (c?.stranded ?? 0) : null };
