@@ -79,7 +79,7 @@ export const exportCommand: CommandSpec = {
     const minIntervalMs = parseIntArg('--min-interval-ms', args.minIntervalMs, 0, 3_600_000);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
     const strandMs = strandMsArg(args.strandMs);
-    if (args.textfile !== undefined) return writeTextfile(String(args.textfile), minIntervalMs, stallMs, ctx);
+    if (args.textfile !== undefined) return writeTextfile(String(args.textfile), { minIntervalMs, stallMs, strandMs }, ctx);
     const address = await resolveListenHost(host);
     const { startExporter } = await import('../export/server.js');
     const stop = new AbortController();
@@ -136,13 +136,17 @@ export const exportCommand: CommandSpec = {
 };
 
 /** `--textfile FILE`: one sample of every unit, written atomically for node_exporter, then exit. */
-async function writeTextfile(target: string, minIntervalMs: number, stallMs: number, ctx: CliContext): Promise<number> {
+async function writeTextfile(
+  target: string,
+  timing: { minIntervalMs: number; stallMs: number; strandMs: number },
+  ctx: CliContext,
+): Promise<number> {
   const { writeMetricsTextfile } = await import('../export/textfile.js');
   const backend = await ctx.openBackend();
   try {
     const buildInfo: BuildInfo = { version: version(), backend: backendLabel(backend) };
     const log = (line: string) => ctx.io.stderr(`${line}\n`);
-    await writeMetricsTextfile({ backend, buildInfo, minIntervalMs, stallMs, nowMs: () => Date.now(), log }, target);
+    await writeMetricsTextfile({ backend, buildInfo, ...timing, nowMs: () => Date.now(), log }, target);
     return 0;
   } finally {
     await backend.close();

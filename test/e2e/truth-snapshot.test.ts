@@ -61,6 +61,10 @@ describe('a replayed snapshot of an hfi2 window tells what the host showed', () 
     expect(text).toMatch(STRANDED_11);
     expect(text.match(/^hfi1_sdma_stranded_waiters\{[^}]*\} 1$/gm)).toHaveLength(1);
     expect(text).toMatch(/^hfi1_sdma_build_info\{version="[^"]+",backend="snapshot"\} 1$/m);
+    // --strand-ms is the rule's, also for the textfile: 800 ms of recording cannot hold 1000 ms.
+    const longer = join(dir, 'longer.prom');
+    expect((await runCli(['--sysroot', snap, 'export', '--textfile', longer, '--strand-ms', '1000'])).code).toBe(0);
+    expect(readFileSync(longer, 'utf8')).toMatch(/^hfi1_sdma_stranded_waiters\{unit="hfi2_0",engine="11"\} 0$/m);
   });
 
   it('export serving the snapshot reads its next instant each scrape and serves the strand from the third on', async () => {
