@@ -4,6 +4,7 @@
 import type { Argv } from 'yargs';
 import type { Backend, LinkState, Unit } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
+import { STRAND_SAMPLES } from '../progress/strand.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import {
@@ -178,7 +179,7 @@ export const healthCommand: CommandSpec = {
         describe: `CRITICAL when a count exceeds N: name=N|off,... (default ${thresholdText(DEFAULT_CRITICAL)})`,
       })
       .epilogue(
-        `Counts: ${COUNTS.join(', ')} (engines; stranded and probable count waiters, psmstall PSM stall episodes). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is a halt. A QP stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL; PSM writer stalls (a writer gives up after 1 s and retries) and waiters orphaned on a stopped engine are WARNING; kinds of waiter this host cannot see are named, never taken as none. A snapshot is replayed instant by instant; a snapshot of one instant is UNKNOWN, and so are engines that cannot be judged (no sdes or BAR here, interrupt counts still) when nothing worse is found. Any usage error is UNKNOWN (3).`,
+        `Counts: ${COUNTS.join(', ')} (engines; stranded and probable count waiters, psmstall PSM stall episodes). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is a halt. A QP stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL; PSM writer stalls (a writer gives up after 1 s and retries) and waiters orphaned on a stopped engine are WARNING; kinds of waiter this host cannot see are named, never taken as none. A snapshot is replayed instant by instant; a snapshot of one instant is UNKNOWN, one of two when nothing worse is found, and so are engines that cannot be judged (no sdes or BAR here, interrupt counts still) when nothing worse is found. Any usage error is UNKNOWN (3).`,
       ),
   async run(args, ctx) {
     let stallMs: number;
@@ -230,6 +231,15 @@ export const healthCommand: CommandSpec = {
         const links = new Map<Unit, LinkState | null>();
         for (const unit of units) links.set(unit, await readLink(unit));
         const { level, text } = report(backend, units, observed, uws, links, warning, critical);
+        const instants = backend.recording?.timesMs.length ?? Number.POSITIVE_INFINITY;
+        if (level === 'OK' && instants < STRAND_SAMPLES) {
+          // Nothing found in two instants is not "OK": a stall and a strand each need a third sample.
+          return unknown(
+            ctx,
+            `a capture of ${instants} instants cannot confirm a stall or a stranded waiter (each needs ${STRAND_SAMPLES} samples); take a snapshot of ${STRAND_SAMPLES} samples or more`,
+            backend,
+          );
+        }
         if (!timedOut) ctx.io.stdout(text);
         return NAGIOS[level];
       } catch (e) {

@@ -94,4 +94,18 @@ describe('a replayed snapshot of an hfi2 window tells what the host showed', () 
     for (const b of bodies.slice(2)) expect(b).toMatch(STRANDED_11);
     child.kill('SIGTERM');
   });
+
+  it('health on a capture of 2 instants is UNKNOWN, not OK: the QP on engine 11 cannot be confirmed stranded yet', async () => {
+    const two = join(dir, 'two.tar.gz');
+    const c = await runCli([...HOST, ...FAULT, 'snapshot', '-o', two, '--samples', '2', '--interval-ms', '200']);
+    expect(c.code, c.stderr).toBe(0);
+    const w = await runCli(['--sysroot', two, 'waiters', '--json']);
+    const qp = JSON.parse(w.stdout).units[0].waiters.find((x: { engine: number }) => x.engine === 11);
+    expect(qp).toMatchObject({ kind: 'qp', verdict: 'waiting', reason: 'confirming' });
+    const h = await runCli(['--sysroot', two, 'health', '--stall-ms', '500']);
+    expect(h.code, h.stdout).toBe(3);
+    expect(h.stdout).toMatch(
+      /^HFI1-SDMA UNKNOWN - snapshot .*a capture of 2 instants cannot confirm a stall or a stranded waiter/,
+    );
+  });
 });
