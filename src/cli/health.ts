@@ -142,6 +142,17 @@ function unreadableRings(units: readonly Unit[], observed: readonly Observed[]):
   return out;
 }
 
+/**
+ * A unit's files vanished during the check (the device fell off the bus, or its driver was unloaded):
+ * the gone finding (CRITICAL by default), not UNKNOWN. No perfdata: how many engines went is not known.
+ */
+function wentAway(ctx: CliContext, message: string, backend: Backend, warning: Thresholds, critical: Thresholds): number {
+  const level = levelOf('gone', 1, warning, critical);
+  const text = `a unit went away during the check (the device fell off the bus or its driver was unloaded): ${message}`;
+  ctx.io.stdout(`HFI1-SDMA ${level} - ${subject(backend)}${text}\n${level}: ${text}\n`);
+  return NAGIOS[level];
+}
+
 /** The UNKNOWN answer: one line, exit 3. */
 function unknown(ctx: CliContext, what: string, backend?: Backend): number {
   const who = backend ? subject(backend) : ctx.global.backend === 'emu' ? 'emulator: ' : '';
@@ -244,6 +255,7 @@ export const healthCommand: CommandSpec = {
         return NAGIOS[level];
       } catch (e) {
         if (e instanceof Stopped) return unknown(ctx, 'interrupted before the observation completed', backend);
+        if (isHfi1SdmaError(e) && e.code === 'E_DEVICE_GONE') return wentAway(ctx, e.message, backend, warning, critical);
         throw e;
       }
     }).catch((e: unknown) => unknown(ctx, isHfi1SdmaError(e) ? e.message : String(e)));

@@ -65,11 +65,9 @@ export function readError(e: unknown, path: string): Hfi1SdmaError {
     );
   }
   if (code === 'ENOENT' || code === 'ENODEV' || code === 'ENXIO') {
-    return new Hfi1SdmaError(
-      'E_DEVICE_GONE',
-      `${path}: ${code}: the device or the hfi1 driver went away; run 'hfi1-sdma doctor'`,
-      { cause: e },
-    );
+    return new Hfi1SdmaError('E_DEVICE_GONE', `${path}: ${code}: the device or its driver went away; run 'hfi1-sdma doctor'`, {
+      cause: e,
+    });
   }
   if (code === 'ELOOP') {
     return new Hfi1SdmaError('E_UNAVAILABLE', `${path}: a loop of symbolic links (ELOOP): not a kernel file; check the tree`, {

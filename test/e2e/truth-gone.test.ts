@@ -4,6 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Backend, Unit } from '../../src/backend.js';
+import { openHwBackend } from '../../src/hw/index.js';
 import { runCli } from '../support/cli.js';
 
 let dir = '';
@@ -51,5 +53,36 @@ describe('a gone hfi2 device through the rendered sysroot', () => {
       /^hfi1_sdma_unit_info\{unit="hfi2_0",name="CN5000",module="hfi2",chip="jkr",driver="hfi2",ports="2"\} 1$/m,
     );
     expect(text).not.toMatch(/engine="/);
+  });
+
+  it('health on a unit whose files vanish during the check (its driver unloaded) is CRITICAL gone, not UNKNOWN', async () => {
+    const live = join(dir, 'live');
+    const w = await runCli(['emu', 'write', '--sysroot', live, '--chip', 'jkr', '--driver', 'hfi2', '--engines', '8-9']);
+    expect(w.code, w.stderr).toBe(0);
+    const hw = await openHwBackend({ sysroot: live });
+    let samples = 0;
+    // The second sample finds the unit gone: hfi2 unloaded between two rounds of the check.
+    const vanishing = async (id: number | string): Promise<Unit> => {
+      const u = await hw.unit(id);
+      return {
+        info: u.info,
+        sample: async (engines) => {
+          samples += 1;
+          if (samples === 2) {
+            rmSync(join(live, 'sys/class/infiniband/hfi2_0'), { recursive: true });
+            rmSync(join(live, 'sys/kernel/debug/hfi2'), { recursive: true });
+          }
+          return u.sample(engines);
+        },
+        ring: (engine) => u.ring(engine),
+      };
+    };
+    const backend: Backend = { kind: 'hw', units: () => hw.units(), unit: vanishing, close: () => hw.close() };
+    const h = await runCli(['health', '--stall-ms', '200'], {}, false, '', backend);
+    expect(h.code, h.stdout).toBe(2);
+    expect(h.stdout).toMatch(
+      /^HFI1-SDMA CRITICAL - a unit went away during the check .*sdes: ENOENT: the device or its driver went away/,
+    );
+    expect(h.stdout).not.toMatch(/hfi1 driver/);
   });
 });
