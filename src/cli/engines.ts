@@ -12,7 +12,7 @@ import { contextJson, contextLines, linkHeader, linkJson, readLink } from './lin
 import { goneStatus, Observer, type Row, WarningSayer } from './observe.js';
 import { watchForStop } from './pace.js';
 import { missingSources, selectedUnits, withBackend } from './units.js';
-import { type UnitWaiters, WaiterObserver, waitCell, waitCounts, waiterFields } from './waiters-observe.js';
+import { type UnitWaiters, WaiterObserver, waitCell, waitCounts, waiterFields, waitKey } from './waiters-observe.js';
 
 const dash = '-';
 
@@ -124,7 +124,7 @@ export const enginesCommand: CommandSpec = {
           engines: mine.map(({ s, c }) => ({
             ...engineJson(s, info.descqCnt),
             ...errorHistoryJson(c),
-            ...waiterFields(uw, counts, info.unit, s.engine),
+            ...waiterFields(uw, counts, unit, s.engine),
           })),
         });
         const srcs = [...new Set(samples.flatMap((s) => s.sources))].join(', ') || 'none';
@@ -135,7 +135,7 @@ export const enginesCommand: CommandSpec = {
           ENGINE_HEADER,
           samples.map((s) => {
             const row = engineRow(s, info, ctx.paint);
-            row.splice(row.length - 1, 0, waitCell(uw, counts.get(`${info.unit}/${s.engine}`)));
+            row.splice(row.length - 1, 0, waitCell(uw, counts.get(waitKey(unit, s.engine))));
             return row;
           }),
           RIGHT,

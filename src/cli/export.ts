@@ -24,6 +24,17 @@ function backendLabel(b: Backend): string {
   return b.recording ? 'snapshot' : b.kind;
 }
 
+/** On a recording, the before-round hook that reads the next recorded instant each round (the last one stays). */
+function replayHook(backend: Backend): (() => Promise<unknown>) | undefined {
+  const recording = backend.recording;
+  if (!recording) return undefined;
+  let first = true;
+  return async () => {
+    if (first) first = false;
+    else await recording.advance();
+  };
+}
+
 /** The before-round hook that paces the emulator, or nothing for other backends. */
 async function emuHook(backend: Backend, ctx: CliContext, capMs: number, stopped: () => boolean) {
   const advance = (backend as { advanceMs?: (ms: number) => void }).advanceMs?.bind(backend);
@@ -68,7 +79,7 @@ export const exportCommand: CommandSpec = {
     const minIntervalMs = parseIntArg('--min-interval-ms', args.minIntervalMs, 0, 3_600_000);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
     const strandMs = strandMsArg(args.strandMs);
-    if (args.textfile !== undefined) return writeTextfile(String(args.textfile), minIntervalMs, stallMs, ctx);
+    if (args.textfile !== undefined) return writeTextfile(String(args.textfile), { minIntervalMs, stallMs, strandMs }, ctx);
     const address = await resolveListenHost(host);
     const { startExporter } = await import('../export/server.js');
     const stop = new AbortController();
@@ -78,7 +89,7 @@ export const exportCommand: CommandSpec = {
     let started: Awaited<ReturnType<typeof startExporter>> | undefined;
     try {
       const capMs = 2 * Math.max(minIntervalMs, stallMs);
-      const beforeSample = await emuHook(backend, ctx, capMs, () => stop.signal.aborted);
+      const beforeSample = replayHook(backend) ?? (await emuHook(backend, ctx, capMs, () => stop.signal.aborted));
       try {
         started = await startExporter(
           {
@@ -90,6 +101,8 @@ export const exportCommand: CommandSpec = {
             nowMs: () => Date.now(),
             log: (line) => ctx.io.stderr(`${line}\n`),
             ...(beforeSample ? { beforeSample } : {}),
+            // The live host's units are found when it is opened: open it again to see one that appears or comes back.
+            ...(backend.kind === 'hw' && !backend.recording ? { reopen: () => ctx.openBackend() } : {}),
           },
           address,
           port,
@@ -115,6 +128,7 @@ export const exportCommand: CommandSpec = {
         });
         // A round still reading the backend must finish before its mappings go away.
         await s.sampler.settled();
+        await s.sampler.close();
       }
       await backend.close();
     }
@@ -122,13 +136,17 @@ export const exportCommand: CommandSpec = {
 };
 
 /** `--textfile FILE`: one sample of every unit, written atomically for node_exporter, then exit. */
-async function writeTextfile(target: string, minIntervalMs: number, stallMs: number, ctx: CliContext): Promise<number> {
+async function writeTextfile(
+  target: string,
+  timing: { minIntervalMs: number; stallMs: number; strandMs: number },
+  ctx: CliContext,
+): Promise<number> {
   const { writeMetricsTextfile } = await import('../export/textfile.js');
   const backend = await ctx.openBackend();
   try {
     const buildInfo: BuildInfo = { version: version(), backend: backendLabel(backend) };
     const log = (line: string) => ctx.io.stderr(`${line}\n`);
-    await writeMetricsTextfile({ backend, buildInfo, minIntervalMs, stallMs, nowMs: () => Date.now(), log }, target);
+    await writeMetricsTextfile({ backend, buildInfo, ...timing, nowMs: () => Date.now(), log }, target);
     return 0;
   } finally {
     await backend.close();

@@ -4,6 +4,7 @@
 import type { Argv } from 'yargs';
 import type { Backend, LinkState, Unit } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
+import { STRAND_SAMPLES } from '../progress/strand.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import {
@@ -67,14 +68,14 @@ async function observe(
     rows = await observer.round();
     uws = await waiters.round(units, rows);
     rounds += 1;
-    for (const { s, c } of rows) {
-      const key = `${s.unit}/${s.engine}`;
+    for (const { unit, s, c } of rows) {
+      const key = `${unit.info.name}/${s.engine}`;
       if (c.verdict === 'backpressure') fullRounds.set(key, (fullRounds.get(key) ?? 0) + 1);
     }
   }
   const observed: Observed[] = rows.map((r) => ({
     ...r,
-    persistentlyFull: rounds > 0 && (fullRounds.get(`${r.s.unit}/${r.s.engine}`) ?? 0) >= rounds,
+    persistentlyFull: rounds > 0 && (fullRounds.get(`${r.unit.info.name}/${r.s.engine}`) ?? 0) >= rounds,
   }));
   return { observed, uws };
 }
@@ -92,6 +93,10 @@ function report(
   const fs = [...findings(observed, links), ...waiterFindings(uws, observed)];
   const counts = countsOf(fs);
   const lines = fs.map((f) => ({ level: levelOf(f.count, counts[f.count], warning, critical), text: f.text }));
+  // Engines whose ring cannot be read here (only interrupt counts) and whose counts did not move: idle,
+  // or stopped with work in flight. Nothing found on them is not "OK" but not known.
+  const blind = unreadableRings(units, observed);
+  for (const text of blind) lines.push({ level: 'UNKNOWN', text });
   const order: Record<Level, number> = { CRITICAL: 0, WARNING: 1, UNKNOWN: 2, OK: 3 };
   lines.sort((a, b) => order[a.level] - order[b.level]);
   for (const unit of units) {
@@ -100,7 +105,8 @@ function report(
   }
   for (const text of waiterNotes(uws)) lines.push({ level: 'OK', text });
   const levels = COUNTS.map((k) => levelOf(k, counts[k], warning, critical));
-  const level: Level = levels.includes('CRITICAL') ? 'CRITICAL' : levels.includes('WARNING') ? 'WARNING' : 'OK';
+  let level: Level = levels.includes('CRITICAL') ? 'CRITICAL' : levels.includes('WARNING') ? 'WARNING' : 'OK';
+  if (blind.length > 0 && level === 'OK') level = 'UNKNOWN';
   const perf = [
     `engines=${observed.length}`,
     ...COUNTS.map((k) => `${k}=${counts[k]};${warning[k] ?? ''};${critical[k] ?? ''}`),
@@ -120,6 +126,31 @@ function report(
         : `${observed.length} engines on ${units.length} unit(s) healthy`;
   const text = `HFI1-SDMA ${level} - ${subject(backend)}${summary}${blindWords(uws)} | ${perf}\n${lines.map((l) => `${l.level}: ${l.text}\n`).join('')}`;
   return { level, text };
+}
+
+/** One line per unit with engines that cannot be judged: no ring state and no interrupt moved. */
+function unreadableRings(units: readonly Unit[], observed: readonly Observed[]): string[] {
+  const out: string[] = [];
+  for (const unit of units) {
+    const blind = observed.filter((o) => o.unit === unit && o.c.verdict === 'unknown' && o.c.reason === 'no-ring-state');
+    if (blind.length === 0) continue;
+    const which = blind.map((o) => `sdma${o.s.engine}`).join(',');
+    out.push(
+      `${unit.info.name} ${blind.length} engine(s) cannot be judged (${which}): their rings (heads, tails, state) are not readable here and their interrupt counts did not move, so an idle engine and one stopped with work in flight look alike; read debugfs sdes or the BAR (as root) to check them`,
+    );
+  }
+  return out;
+}
+
+/**
+ * A unit's files vanished during the check (the device fell off the bus, or its driver was unloaded):
+ * the gone finding (CRITICAL by default), not UNKNOWN. No perfdata: how many engines went is not known.
+ */
+function wentAway(ctx: CliContext, message: string, backend: Backend, warning: Thresholds, critical: Thresholds): number {
+  const level = levelOf('gone', 1, warning, critical);
+  const text = `a unit went away during the check (the device fell off the bus or its driver was unloaded): ${message}`;
+  ctx.io.stdout(`HFI1-SDMA ${level} - ${subject(backend)}${text}\n${level}: ${text}\n`);
+  return NAGIOS[level];
 }
 
 /** The UNKNOWN answer: one line, exit 3. */
@@ -159,7 +190,7 @@ export const healthCommand: CommandSpec = {
         describe: `CRITICAL when a count exceeds N: name=N|off,... (default ${thresholdText(DEFAULT_CRITICAL)})`,
       })
       .epilogue(
-        `Counts: ${COUNTS.join(', ')} (engines; stranded and probable count waiters, psmstall PSM stall episodes). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is a halt. A QP stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL; PSM writer stalls (a writer gives up after 1 s and retries) and waiters orphaned on a stopped engine are WARNING; kinds of waiter this host cannot see are named, never taken as none. A snapshot is replayed instant by instant; a snapshot of one instant is UNKNOWN. Any usage error is UNKNOWN (3).`,
+        `Counts: ${COUNTS.join(', ')} (engines; stranded and probable count waiters, psmstall PSM stall episodes). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is a halt. A QP stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL; PSM writer stalls (a writer gives up after 1 s and retries) and waiters orphaned on a stopped engine are WARNING; kinds of waiter this host cannot see are named, never taken as none. A snapshot is replayed instant by instant; a snapshot of one instant is UNKNOWN, one of two when nothing worse is found, and so are engines that cannot be judged (no sdes or BAR here, interrupt counts still) when nothing worse is found. Any usage error is UNKNOWN (3).`,
       ),
   async run(args, ctx) {
     let stallMs: number;
@@ -211,10 +242,20 @@ export const healthCommand: CommandSpec = {
         const links = new Map<Unit, LinkState | null>();
         for (const unit of units) links.set(unit, await readLink(unit));
         const { level, text } = report(backend, units, observed, uws, links, warning, critical);
+        const instants = backend.recording?.timesMs.length ?? Number.POSITIVE_INFINITY;
+        if (level === 'OK' && instants < STRAND_SAMPLES) {
+          // Nothing found in two instants is not "OK": a stall and a strand each need a third sample.
+          return unknown(
+            ctx,
+            `a capture of ${instants} instants cannot confirm a stall or a stranded waiter (each needs ${STRAND_SAMPLES} samples); take a snapshot of ${STRAND_SAMPLES} samples or more`,
+            backend,
+          );
+        }
         if (!timedOut) ctx.io.stdout(text);
         return NAGIOS[level];
       } catch (e) {
         if (e instanceof Stopped) return unknown(ctx, 'interrupted before the observation completed', backend);
+        if (isHfi1SdmaError(e) && e.code === 'E_DEVICE_GONE') return wentAway(ctx, e.message, backend, warning, critical);
         throw e;
       }
     }).catch((e: unknown) => unknown(ctx, isHfi1SdmaError(e) ? e.message : String(e)));

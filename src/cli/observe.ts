@@ -44,7 +44,8 @@ export class Observer {
         frozen: this.frozen,
       };
       for (const s of await unit.sample()) {
-        const key = `${s.unit}/${s.engine}`;
+        // By name: unit numbers repeat across modules (hfi1_0, hfi2_0).
+        const key = `${unit.info.name}/${s.engine}`;
         let track = this.tracks.get(key);
         if (!track) {
           track = newTrack();
@@ -86,7 +87,7 @@ export function goneUnits(rows: readonly { unit: Unit; s: EngineSample }[]): Uni
 /** The one line that says a unit is gone and what to do. */
 export function goneMessage(unit: Unit): string {
   const pci = unit.info.pci ? ` and 'lspci -s ${unit.info.pci}'` : '';
-  return `${unit.info.name}: device gone: its registers read all-ones (the adapter was reset or fell off the PCI bus); check 'dmesg'${pci}, then reload the ${unit.info.flavour?.module ?? 'hfi1'} driver or reboot`;
+  return `${unit.info.name}: device gone: its registers read all-ones (the adapter was reset or fell off the PCI bus); check 'dmesg'${pci}, then reload the ${unit.info.flavour.module} driver or reboot`;
 }
 
 /** Exit status of a read command: 69 (E_DEVICE_GONE) after saying so on stderr when a unit is gone, else 0. */

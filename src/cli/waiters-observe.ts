@@ -49,13 +49,18 @@ export interface EngineWaitCount {
   stranded: number;
 }
 
-/** Per `unit/engine` key: waiters and stranded ones. */
+/** The key of one engine in `waitCounts`: the unit's name (numbers repeat across modules: hfi1_0, hfi2_0) and the engine. */
+export function waitKey(unit: Unit, engine: number): string {
+  return `${unit.info.name}/${engine}`;
+}
+
+/** Per engine (`waitKey`): waiters and stranded ones. */
 export function waitCounts(uws: readonly UnitWaiters[]): Map<string, EngineWaitCount> {
   const m = new Map<string, EngineWaitCount>();
   for (const uw of uws) {
     for (const j of uw.judgements) {
       if (j.waiter.engine === null) continue;
-      const key = `${uw.unit.info.unit}/${j.waiter.engine}`;
+      const key = waitKey(uw.unit, j.waiter.engine);
       const c = m.get(key) ?? { count: 0, stranded: 0 };
       c.count += 1;
       if (j.verdict === 'stranded') c.stranded += 1;
@@ -65,9 +70,19 @@ export function waitCounts(uws: readonly UnitWaiters[]): Map<string, EngineWaitC
   return m;
 }
 
-/** The `wait` cell: `-` when waiters cannot be listed, the count, `!` after it when one is stranded. */
+/** Whether any kind of waiter can be seen on the unit: listed, and at least one kind visible. */
+export function seesWaiters(uw: UnitWaiters | undefined): uw is UnitWaiters {
+  return uw?.listed === true && uw.visibility.some((v) => v.visible);
+}
+
+/** Whether a kind that can be stranded (a QP, an IPoIB queue; a PSM writer stalls instead) can be seen. */
+export function seesStrandable(uw: UnitWaiters | undefined): boolean {
+  return uw?.listed === true && uw.visibility.some((v) => v.visible && v.kind !== 'psm');
+}
+
+/** The `wait` cell: `-` when no waiter can be seen, the count, `!` after it when one is stranded. */
 export function waitCell(uw: UnitWaiters | undefined, c: EngineWaitCount | undefined): string {
-  if (!uw?.listed) return '-';
+  if (!seesWaiters(uw)) return '-';
   if (!c) return '0';
   return c.stranded > 0 ? `${c.count}!` : String(c.count);
 }
@@ -88,15 +103,16 @@ export function invisibleLines(uws: readonly UnitWaiters[]): string[] {
   return out;
 }
 
-/** The waiter fields of one engine in EngineJson (`engines`, `watch`): null when waiters cannot be listed. */
+/** The waiter fields of one engine in EngineJson (`engines`, `watch`): null when no waiter can be seen. */
 export function waiterFields(
   uw: UnitWaiters | undefined,
   counts: ReadonlyMap<string, EngineWaitCount>,
-  unit: number,
+  unit: Unit,
   engine: number,
 ) {
-  if (!uw?.listed) return { waiters: null, strandedWaiters: null };
-  const c = counts.get(`${unit}/${engine}`);
-  // Before the third sample nothing can be stranded yet: null, not a 0 nobody could check.
-  return { waiters: c?.count ?? 0, strandedWaiters: uw.confirmable ? (c?.stranded ?? 0) : null };
+  if (!seesWaiters(uw)) return { waiters: null, strandedWaiters: null };
+  const c = counts.get(waitKey(unit, engine));
+  // Before the third sample, or with no QP or IPoIB queue visible, nothing can be called stranded: null,
+  // not a 0 nobody could check.
+  return { waiters: c?.count ?? 0, strandedWaiters: uw.confirmable && seesStrandable(uw) ? (c?.stranded ?? 0) : null };
 }

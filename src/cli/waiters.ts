@@ -13,7 +13,7 @@ import type { Paint } from './io.js';
 import { goneStatus, Observer, type Row, WarningSayer } from './observe.js';
 import { isFrozenCapture, nextInstant, watchForStop } from './pace.js';
 import { engineArg, selectedUnits, withBackend } from './units.js';
-import { invisibleLines, strandMsArg, type UnitWaiters, WaiterObserver } from './waiters-observe.js';
+import { invisibleLines, seesWaiters, strandMsArg, type UnitWaiters, WaiterObserver } from './waiters-observe.js';
 import { shortDuration } from './watch-screen.js';
 
 /** Who a waiter is, as the table names it. */
@@ -128,7 +128,7 @@ export const waitersCommand: CommandSpec = {
       .example('$0 waiters', 'every waiter of every engine, with its verdict')
       .example('$0 waiters 5 --json | jq .stranded', 'stranded waiters on engine 5, for scripts')
       .epilogue(
-        'Verdicts: waiting, stranded (lost-wakeup, batch-limit), orphaned (engine not running), psm-stall (a PSM writer gives up after 1 s and retries: a repeated stall, not a hang), error-state, unknown. Exit 0 whatever the verdicts (use health for alerts); 69 when no unit can list its waiters.',
+        'Verdicts: waiting, stranded (lost-wakeup, batch-limit), orphaned (engine not running), psm-stall (a PSM writer gives up after 1 s and retries: a repeated stall, not a hang), error-state, unknown. Exit 0 whatever the verdicts (use health for alerts); 69 when no unit can list its waiters or no kind of waiter can be seen.',
       ),
   async run(args, ctx) {
     const strandMs = strandMsArg(args.strandMs);
@@ -159,7 +159,9 @@ export const waitersCommand: CommandSpec = {
           const shown = shownOf(uw);
           text += `${uw.unit.info.name}  backend ${backend.kind}  strand ≥ ${strandMs} ms\n`;
           if (!uw.listed) continue;
-          if (shown.length === 0) text += `no waiters${engine === null ? '' : ` on engine ${engine}`} (of the kinds visible)\n`;
+          if (!seesWaiters(uw)) text += 'no kind of waiter can be seen here (see the notes below)\n';
+          else if (shown.length === 0)
+            text += `no waiters${engine === null ? '' : ` on engine ${engine}`} (of the kinds visible)\n`;
           else text += table(HEADER, rowsOf(uw, shown, ctx.paint), new Set([3]));
         }
         for (const l of invisibleLines(uws)) text += `note: ${l}\n`;
@@ -170,6 +172,12 @@ export const waitersCommand: CommandSpec = {
       if (uws.every((uw) => !uw.listed)) {
         ctx.io.stderr(
           `hfi1-sdma: no selected unit can list its waiters (${backend.recording ? 'this snapshot holds no waiters' : `the ${backend.kind} backend does not read them`})\n`,
+        );
+        return EXIT_CODES.E_UNAVAILABLE;
+      }
+      if (!uws.some(seesWaiters)) {
+        ctx.io.stderr(
+          'hfi1-sdma: no kind of waiter can be seen on the selected units: see the notes for why and what would help\n',
         );
         return EXIT_CODES.E_UNAVAILABLE;
       }

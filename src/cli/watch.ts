@@ -12,7 +12,7 @@ import { linkActive, linkHeader, readLink } from './link.js';
 import { goneStatus, Observer, WarningSayer } from './observe.js';
 import { isFrozenCapture, nextInstant, watchForStop } from './pace.js';
 import { selectedUnits, withBackend } from './units.js';
-import { strandMsArg, WaiterObserver, waitCell, waitCounts, waiterFields } from './waiters-observe.js';
+import { strandMsArg, WaiterObserver, waitCell, waitCounts, waiterFields, waitKey } from './waiters-observe.js';
 import { fitLine, ScreenPainter, type ScreenRow, tableLines } from './watch-screen.js';
 
 export { bar, verdictCell } from './watch-screen.js';
@@ -103,7 +103,7 @@ export const watchCommand: CommandSpec = {
             ...r,
             wait: waitCell(
               uws.find((u) => u.unit === r.unit),
-              counts.get(`${r.unit.info.unit}/${r.s.engine}`),
+              counts.get(waitKey(r.unit, r.s.engine)),
             ),
           }));
           const links = new Map<Unit, LinkState | null>();
@@ -130,7 +130,7 @@ export const watchCommand: CommandSpec = {
               const wf = waiterFields(
                 uws.find((u) => u.unit === unit),
                 counts,
-                unit.info.unit,
+                unit,
                 s.engine,
               );
               out += `${JSON.stringify({ ...line, ...wf })}\n`;

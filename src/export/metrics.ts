@@ -145,7 +145,7 @@ export class SdmaMetrics {
   );
   readonly strandedWaiters = this.gauge(
     'hfi1_sdma_stranded_waiters',
-    'Waiters asleep on a running, empty, quiet engine for 3 samples spanning --strand-ms (a lost wake-up); absent when waiters cannot be listed or before the third round',
+    'Waiters asleep on a running, empty, quiet engine for 3 samples spanning --strand-ms (a lost wake-up); absent when no QP or IPoIB waiter can be seen or before the third round',
     L,
   );
   readonly probablyStrandedWaiters = this.gauge(
@@ -204,6 +204,9 @@ export class SdmaMetrics {
     for (const v of uw.visibility) this.waitersVisible.set({ unit, kind: v.kind }, v.visible ? 1 : 0);
     if (!uw.listed) return;
     const visible = uw.visibility.filter((v) => v.visible).map((v) => v.kind);
+    // Only a QP or an IPoIB queue can be stranded (a PSM writer stalls instead): with neither visible, no
+    // stranded series rather than a 0 nobody could see.
+    const strandable = uw.confirmable && visible.some((k) => k !== 'psm');
     const per = new Map<string, number>();
     const stranded = new Map<string, number>();
     const probable = new Map<string, number>();
@@ -219,7 +222,7 @@ export class SdmaMetrics {
     for (const e of engines.map(String)) {
       for (const kind of visible) this.waiters.set({ unit, engine: e, kind }, per.get(`${e}\0${kind}`) ?? 0);
       // Fewer than 3 rounds cannot show a stranded waiter: no series rather than a 0 nobody checked.
-      if (!uw.confirmable) continue;
+      if (!strandable) continue;
       this.strandedWaiters.set({ unit, engine: e }, stranded.get(e) ?? 0);
       this.probablyStrandedWaiters.set({ unit, engine: e }, probable.get(e) ?? 0);
     }
@@ -233,8 +236,11 @@ export class SdmaMetrics {
   /** Record one sample of one engine of a readable unit, and its classification. */
   recordEngine(unit: string, descqCnt: number, s: EngineSample, c: Classification): void {
     const lab = { unit, engine: String(s.engine) };
-    for (const st of STATE_NAMES) this.state.set({ ...lab, state: st }, s.state === st ? 1 : 0);
-    this.running.set(lab, s.state === 's99_Running' ? 1 : 0);
+    // A state not read (no sdes: a reduced view) is not a state other than running: no series.
+    if (s.state !== null) {
+      for (const st of STATE_NAMES) this.state.set({ ...lab, state: st }, s.state === st ? 1 : 0);
+      this.running.set(lab, s.state === 's99_Running' ? 1 : 0);
+    }
     this.ringSize.set(lab, descqCnt);
     if (s.sw) {
       this.inFlight.set(lab, inFlight(s.sw.descqHead, s.sw.descqTail));

@@ -1,10 +1,11 @@
 // The exporter's sampling side: one round at most per min-interval, shared by concurrent scrapes.
 // A round reads every unit; a unit that fails, times out or reads all-ones is `up 0` (and its
 // engine series are dropped) while the others are served. No unit at all is `hfi1_sdma_up 0`.
-import type { Backend, EngineSample, LinkState, SourceWarning, Unit } from '../backend.js';
+import type { Backend, EngineSample, LinkState, SourceWarning, Unit, UnitInfo } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
 import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, type EngineTrack, newTrack } from '../progress/classify.js';
 import { DEFAULT_STRAND_MS } from '../progress/strand.js';
+import { UnitDiscovery } from './discovery.js';
 import { type BuildInfo, SdmaMetrics } from './metrics.js';
 import { ExportWaiters } from './waiters.js';
 
@@ -37,6 +38,16 @@ export interface ExporterOptions {
   /** Called before each sampling round with the wall time since the last one (the emulator advances). */
   beforeSample?: (elapsedMs: number) => unknown;
   timer?: Timer;
+  /**
+   * Open the backend afresh (the live host's units are found when it is opened). Called before a
+   * round that follows one without any unit, or with a unit that was not read (gone, failed), so
+   * that a unit which appears, or comes back under another driver build or engine window, is read
+   * as it now is; also every `rediscoverMs` (30 s by default), which opens the units again only when
+   * what they are changed (a driver reloaded between two rounds). The sampler closes what it opened
+   * this way (`close`); `backend` stays the caller's.
+   */
+  reopen?: () => Promise<Backend>;
+  rediscoverMs?: number;
   /** The classifier (injected for tests of verdicts it does not give yet). */
   classify?: (
     track: EngineTrack,
@@ -57,12 +68,25 @@ export class Sampler {
   private readonly warned = new Set<string>();
   private lastRoundMs: number | null = null;
   private inflight: Promise<void> | null = null;
-  private units: Unit[] | null = null;
   private readonly waiters: ExportWaiters;
+  private readonly discovery: UnitDiscovery;
+  /** The last round missed a unit (none listed, or one not read): list them afresh before the next. */
+  private missed = false;
   rounds = 0;
 
   constructor(private readonly o: ExporterOptions) {
     this.waiters = new ExportWaiters(o.strandMs ?? DEFAULT_STRAND_MS);
+    this.discovery = new UnitDiscovery({
+      backend: o.backend,
+      reopen: o.reopen,
+      rediscoverMs: o.rediscoverMs ?? 30_000,
+      problem: (message) => this.problem('units', message),
+    });
+  }
+
+  /** Close the backend this sampler opened itself, if any (after `settled`). */
+  async close(): Promise<void> {
+    await this.discovery.close();
   }
 
   /** Make sure the metrics are at most min-interval old. */
@@ -87,29 +111,32 @@ export class Sampler {
     this.lastRoundMs = now;
     this.rounds += 1;
     this.metrics.beginRound(this.o.buildInfo);
-    const units = await this.openUnits();
-    if (units.length === 0) this.metrics.noUnit();
+    const units = await this.discovery.units(now, this.missed, this.pending.size > 0);
+    const vanished = [...this.discovery.vanished.values()];
+    if (units.length === 0 && vanished.length === 0) this.metrics.noUnit();
     // Units are read side by side: one that blocks costs the round its timeout once, not per unit.
-    await Promise.all(units.map((unit) => this.sampleUnit(unit)));
+    const read = await Promise.all(units.map((unit) => this.sampleUnit(unit)));
+    for (const info of vanished) this.recordVanished(info);
+    this.missed = units.length === 0 || read.includes(false) || vanished.length > 0;
     this.metrics.scrapeDuration.set((this.o.nowMs() - t0) / 1000);
   }
 
-  /** The units, listed once they exist; an empty or failed listing is retried next round. */
-  private async openUnits(): Promise<Unit[]> {
-    if (this.units) return this.units;
-    try {
-      const infos = await this.o.backend.units();
-      const units = await Promise.all(infos.map((u) => this.o.backend.unit(u.name)));
-      this.problem('units', units.length === 0 ? 'no hfi1 or hfi2 unit found; hfi1_sdma_up is 0 until one appears' : null);
-      if (units.length > 0) this.units = units;
-      return units;
-    } catch (e) {
-      this.problem('units', `cannot list units: ${(e as Error).message}`);
-      return [];
-    }
+  /** A unit that is no longer listed: up 0 and gone, as when its registers read all-ones, with nothing of its engines. */
+  private recordVanished(info: UnitInfo): void {
+    this.forget(info.name);
+    this.metrics.recordUnit(info.name, false, true, []);
+    this.metrics.recordUnitInfo(info.name, info);
+    this.problem(info.name, 'the device is gone (registers read all-ones, or the device vanished): hfi1_sdma_device_gone is 1');
   }
 
-  private async sampleUnit(unit: Unit): Promise<void> {
+  /** Forget what was tracked of a unit's engines and waiters: they warm up afresh once readable. */
+  private forget(name: string): void {
+    this.waiters.forget(name);
+    for (const key of [...this.tracks.keys()]) if (key.startsWith(`${name}/`)) this.tracks.delete(key);
+  }
+
+  /** Sample one unit and record it; whether it was read (up). */
+  private async sampleUnit(unit: Unit): Promise<boolean> {
     const name = unit.info.name;
     const r = await this.sampleBounded(unit);
     const gone = r.ok ? r.samples.some((s) => s.gone) : r.gone;
@@ -129,9 +156,8 @@ export class Sampler {
         uw,
       );
     } else {
-      this.waiters.forget(unit);
       // Unreadable: nothing of its engines is served, and they warm up afresh once readable.
-      for (const key of [...this.tracks.keys()]) if (key.startsWith(`${name}/`)) this.tracks.delete(key);
+      this.forget(name);
     }
     const warnings = this.warningsOf(unit);
     this.metrics.recordUnit(name, up, gone, warnings);
@@ -141,6 +167,7 @@ export class Sampler {
     if (gone) problem = 'the device is gone (registers read all-ones, or the device vanished): hfi1_sdma_device_gone is 1';
     else if (!r.ok) problem = `sampling failed: ${r.message}`;
     this.problem(name, problem);
+    return up;
   }
 
   /** Sample a unit, but never wait on it longer than the sample timeout. */
@@ -201,7 +228,9 @@ export class Sampler {
       const id = `${unit.info.name}/${w.key}`;
       if (this.warned.has(id)) continue;
       this.warned.add(id);
-      this.o.log(`hfi1-sdma export: ${unit.info.name}: ${w.path}: ${w.message}`);
+      // Most messages name their file already; the path is added only where one does not.
+      const text = w.message.startsWith(w.path) ? w.message : `${w.path}: ${w.message}`;
+      this.o.log(`hfi1-sdma export: ${unit.info.name}: ${text}`);
     }
     return warnings;
   }

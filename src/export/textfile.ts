@@ -104,25 +104,30 @@ export async function writeFileAtomic(target: string, text: string, fs: AtomicFs
   await fs.syncDir(dir).catch(() => undefined);
 }
 
-/** Counters the exporter counts itself (not the kernel): a process that samples once would write 0. */
-const OWN_COUNTERS = new Set(['hfi1_sdma_stalls_total']);
+/**
+ * Series the exporter keeps itself across its rounds (not the kernel's): in a process that samples
+ * once they would read 0 on every run, whatever happened, so they are not written.
+ */
+const OWN_SERIES = new Set(['hfi1_sdma_stalls_total', 'hfi1_sdma_longest_stall_seconds', 'hfi1_sdma_psm_stalls_total']);
 
 /**
- * Drop the exporter's own counters from Prometheus text. The other counters carry the kernel's
- * cumulative values and are kept; a stall count in a process that samples once would read 0 on
- * every run.
+ * Drop the exporter's own series (stall counts, the longest stall, PSM stall episodes) from
+ * Prometheus text. The counters that carry the kernel's cumulative values are kept.
  */
 export function withoutCounters(text: string): string {
   const family = (line: string) => (line.startsWith('# ') ? line.split(' ')[2] : /^[^{\s]+/.exec(line)?.[0]) ?? '';
   return text
     .split('\n')
-    .filter((line) => !OWN_COUNTERS.has(family(line)))
+    .filter((line) => !OWN_SERIES.has(family(line)))
     .join('\n');
 }
 
-/** Take one sample of every unit and write the exporter's gauges (Prometheus text) to `target`. */
+/** Take one sample of every unit (every instant of a recording) and write the exporter's gauges (Prometheus text) to `target`. */
 export async function writeMetricsTextfile(o: ExporterOptions, target: string, fs: AtomicFs = nodeAtomicFs): Promise<void> {
-  const sampler = new Sampler(o);
+  const recording = o.backend.recording;
+  // A recording is read instant by instant, so what it recorded (a stall, a strand) is judged as it was.
+  const sampler = new Sampler(recording ? { ...o, minIntervalMs: 0 } : o);
   await sampler.refresh();
+  while (recording && (await recording.advance())) await sampler.refresh();
   await writeFileAtomic(target, withoutCounters(await sampler.metrics.text.metrics()), fs);
 }

@@ -26,7 +26,7 @@ export class ExportWaiters {
   }
 
   /** Forget a unit that could not be read (its waiters warm up afresh). */
-  forget(unit: Unit): void {
-    this.tracks.delete(unit.info.name);
+  forget(name: string): void {
+    this.tracks.delete(name);
   }
 }

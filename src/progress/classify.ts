@@ -251,11 +251,12 @@ function classifyCore(track: EngineTrack, cur: EngineSample, opts: ClassifyOptio
   if (track.lastHeadDmaMoveMs === null) track.lastHeadDmaMoveMs = now;
 
   if (base.inFlight === null) {
-    // Only interrupt counts: a changing seq shows interrupt passes, nothing more.
+    // Only interrupt counts: a changing seq shows interrupt passes, nothing more. An unchanged one is
+    // an idle engine or one that stopped with work in flight (no fetch, no interrupt): not known.
     const active = prev !== null && prev.seq !== null && cur.seq !== null && prev.seq !== cur.seq;
     track.lastMoveMs = now;
     if (!prev) return finish(track, { ...base, ...rates, verdict: 'unknown', reason: 'warming-up' });
-    return finish(track, { ...base, ...rates, verdict: active ? 'progressing' : 'idle', reason: 'no-ring-state' });
+    return finish(track, { ...base, ...rates, verdict: active ? 'progressing' : 'unknown', reason: 'no-ring-state' });
   }
 
   if (base.inFlight === 0 || moved || track.lastMoveMs === null) track.lastMoveMs = now;

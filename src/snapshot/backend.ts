@@ -3,6 +3,7 @@
 // the temporary tree never reach the user: errors, sources and warnings name `archive:entry`.
 import type { Backend, Recording, SourceWarning, Unit, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
+import { carrySince, type Waiter } from '../progress/waiters.js';
 import { type OpenedSnapshot, type OpenOptions, openSnapshot } from './open.js';
 
 /** Rename paths under `tree` to `archive:entry` in a text. */
@@ -61,6 +62,8 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
   const infos = new Map<string, UnitInfo>();
   const inner = new Map<string, Unit>();
   const seen = new Map<string, Map<string, SourceWarning>>();
+  // Each instant is a fresh reader: a waiter seen at an earlier instant keeps the time it was first seen.
+  const lastWaiters = new Map<string, Waiter[]>();
   const refreshUnits = async () => {
     inner.clear();
     for (const info of await current.units()) {
@@ -98,8 +101,11 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
         const u = await current.unit(n);
         if (!u.waiters) throw new Hfi1SdmaError('E_UNAVAILABLE', `${file}: this snapshot's reader lists no waiters`);
         const w = await u.waiters();
+        const waiters = carrySince(lastWaiters.get(n) ?? [], w.waiters);
+        lastWaiters.set(n, waiters);
         return {
           ...w,
+          waiters,
           visibility: w.visibility.map((v) => ({ ...v, ...(v.reason ? { reason: rename(v.reason) } : {}) })),
         };
       }, rename),
