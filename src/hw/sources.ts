@@ -73,7 +73,10 @@ async function debugfsStatus(fs: HwFs, u: FoundUnit, source: SourceName, files: 
         fix: `load the ${mod} driver (modprobe ${mod}); a kernel without CONFIG_DEBUG_FS has no sdes`,
       };
     }
-    return { source, readable: false, path: file, reason: `${code || 'cannot read'}: ${String((e as Error).message)}` };
+    // Node's message already starts with the code ('ENOENT: no such file or directory, stat …').
+    const message = String((e as Error).message);
+    const reason = code && !message.startsWith(`${code}:`) ? `${code}: ${message}` : code ? message : `cannot read: ${message}`;
+    return { source, readable: false, path: file, reason };
   }
 }
 

@@ -82,5 +82,7 @@ describe('a reduced view', () => {
     expect(h.stdout).toMatch(/^HFI1-SDMA UNKNOWN - /);
     expect(h.stdout).toMatch(/^UNKNOWN: hfi1_0 2 engine\(s\) cannot be judged \(sdma0,sdma1\)/m);
     expect(h.stdout).not.toMatch(/healthy/);
+    // The reason names the error once.
+    expect(h.stdout).toMatch(/not readable: sdes \(ENOENT: no such file or directory, stat /);
   });
 });
