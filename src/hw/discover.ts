@@ -76,7 +76,20 @@ export async function readDescqCnt(
       warning: { source: 'sysfs', path: file, key: 'sysfs:descq-cnt-param', message },
     };
   }
-  if (text === null) return { descqCnt: SDMA_DESCQ_CNT_DEFAULT, param: null };
+  if (text === null) {
+    // Absent is the driver's default; a link to nothing (never a kernel file) is said, as vl and cpu_list are.
+    const dangling = await fs.readlink(file).then(
+      () => true,
+      () => false,
+    );
+    if (!dangling) return { descqCnt: SDMA_DESCQ_CNT_DEFAULT, param: null };
+    const message = `${file}: a symbolic link to nothing; assuming the driver's default ring size ${SDMA_DESCQ_CNT_DEFAULT}`;
+    return {
+      descqCnt: SDMA_DESCQ_CNT_DEFAULT,
+      param: null,
+      warning: { source: 'sysfs', path: file, key: 'sysfs:descq-cnt-param', message },
+    };
+  }
   const param = parseUintParam(text, file);
   return { descqCnt: descqCntFromParam(param), param };
 }

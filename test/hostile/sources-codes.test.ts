@@ -84,6 +84,14 @@ describe('sysfs files as directories are said, not ignored', () => {
     expect(r.stderr).toContain(`${t[key]}: is a directory, not a regular file`);
   });
 
+  it('the ring-size parameter as a link to nothing is said too, with the size assumed', () => {
+    const t = goodTree(fresh());
+    replaceWith(t.param, 'dangling');
+    const r = cli(t.root, ['engines']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`${t.param}: a symbolic link to nothing; assuming the driver's default ring size 2048`);
+  });
+
   it('the ring-size parameter as a directory says which size is assumed', () => {
     const t = goodTree(fresh());
     replaceWith(t.param, 'dir');
