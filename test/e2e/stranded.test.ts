@@ -3,8 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { EmuUnit } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
-import { Sampler } from '../../src/export/sampler.js';
-import { openHwBackend } from '../../src/hw/index.js';
+import { sysrootMetrics } from '../export/harness.js';
 import { runChild } from '../support/child.js';
 import { INTERVAL_MS, observe, tmp } from './strand-support.js';
 
@@ -41,27 +40,9 @@ describe('a lost wake-up through the rendered sysroot', () => {
     expect(h.code, h.stdout).toBe(2);
     expect(h.stdout).toMatch(/CRITICAL: hfi1_0 sdma5 QP 0x[0-9a-f]+ RTS stranded/);
 
-    let now = 0;
     // The exporter's rounds are timed by the backend's clock: 150 ms apart here.
-    const hw = await openHwBackend({ sysroot: dir, clock: { nowMs: () => now } });
-    try {
-      const sampler = new Sampler({
-        backend: hw,
-        buildInfo: { version: '0.0.0', backend: 'hw' },
-        minIntervalMs: 0,
-        stallMs: 500,
-        nowMs: () => now,
-        log: () => {},
-      });
-      for (let i = 0; i < 4; i++) {
-        now += 150;
-        await sampler.refresh();
-      }
-      const text = await sampler.metrics.text.metrics();
-      expect(text).toMatch(/^hfi1_sdma_stranded_waiters\{unit="hfi1_0",engine="5"\} 1$/m);
-      expect(text.match(/^hfi1_sdma_stranded_waiters\{[^}]*\} 1$/gm)).toHaveLength(1);
-    } finally {
-      await hw.close();
-    }
+    const text = await sysrootMetrics(dir, 4, 150);
+    expect(text).toMatch(/^hfi1_sdma_stranded_waiters\{unit="hfi1_0",engine="5"\} 1$/m);
+    expect(text.match(/^hfi1_sdma_stranded_waiters\{[^}]*\} 1$/gm)).toHaveLength(1);
   });
 });

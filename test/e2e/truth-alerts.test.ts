@@ -10,8 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type EmuCliOptions as EmuOptions, emuUnitFromOptions } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
-import { Sampler } from '../../src/export/sampler.js';
-import { openHwBackend } from '../../src/hw/index.js';
+import { sysrootMetrics } from '../export/harness.js';
 
 const RULES = fileURLToPath(new URL('../../deploy/prometheus/hfi1-sdma.rules.yml', import.meta.url));
 const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -42,29 +41,12 @@ async function exported(opts: Partial<EmuOptions>, fromMs: number, rounds: numbe
     fault: [],
     ...opts,
   } as EmuOptions);
-  let now = fromMs;
-  u.runUntilMs(now);
+  u.runUntilMs(fromMs);
   await writeSysroot(u, root);
-  const hw = await openHwBackend({ sysroot: root, clock: { nowMs: () => now } });
-  try {
-    const sampler = new Sampler({
-      backend: hw,
-      buildInfo: { version: '0.0.0', backend: 'hw' },
-      minIntervalMs: 0,
-      stallMs: 500,
-      nowMs: () => now,
-      log: () => {},
-    });
-    for (let i = 0; i < rounds; i++) {
-      now += 150;
-      u.runUntilMs(now);
-      await writeSysroot(u, root);
-      await sampler.refresh();
-    }
-    return await sampler.metrics.text.metrics();
-  } finally {
-    await hw.close();
-  }
+  return sysrootMetrics(root, rounds, 150, fromMs, async (now) => {
+    u.runUntilMs(now);
+    await writeSysroot(u, root);
+  });
 }
 
 /** Run promtool on `text` held for 20 minutes, expecting exactly `alerts` firing at 15 minutes; its verdict. */

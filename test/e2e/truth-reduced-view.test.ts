@@ -8,9 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EmuUnit } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
-import { Sampler } from '../../src/export/sampler.js';
-import { openHwBackend } from '../../src/hw/index.js';
-import { seriesOf, value } from '../export/harness.js';
+import { seriesOf, sysrootMetrics, value } from '../export/harness.js';
 import { runCli } from '../support/cli.js';
 
 const dirs: string[] = [];
@@ -37,28 +35,12 @@ describe('a reduced view', () => {
     u.runUntilMs(100);
     await writeSysroot(u, root);
     reduce(root);
-    let now = 100;
-    const hw = await openHwBackend({ sysroot: root, clock: { nowMs: () => now } });
-    let text = '';
-    try {
-      const sampler = new Sampler({
-        backend: hw,
-        buildInfo: { version: '0.0.0', backend: 'hw' },
-        minIntervalMs: 0,
-        stallMs: 500,
-        nowMs: () => now,
-        log: () => {},
-      });
-      for (; now <= 1500; now += 100) {
-        u.runUntilMs(now);
-        await writeSysroot(u, root);
-        reduce(root);
-        await sampler.refresh();
-      }
-      text = await sampler.metrics.text.metrics();
-    } finally {
-      await hw.close();
-    }
+    // Rounds every 100 ms from 100 to 1500, the tree rendered and reduced before each.
+    const text = await sysrootMetrics(root, 15, 100, 0, async (now) => {
+      u.runUntilMs(now);
+      await writeSysroot(u, root);
+      reduce(root);
+    });
     const E1 = 'unit="hfi1_0",engine="1"';
     // Engine 0 keeps taking interrupts: progressing. Engine 1 stopped fetching at 300 ms with work in flight.
     expect(value(text, 'hfi1_sdma_verdict{unit="hfi1_0",engine="0",verdict="progressing"}')).toBe(1);

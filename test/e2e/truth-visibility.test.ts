@@ -4,9 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Sampler } from '../../src/export/sampler.js';
-import { openHwBackend } from '../../src/hw/index.js';
-import { seriesOf } from '../export/harness.js';
+import { seriesOf, sysrootMetrics } from '../export/harness.js';
 import { runCli } from '../support/cli.js';
 
 const dirs: string[] = [];
@@ -25,27 +23,7 @@ async function host(blind: boolean): Promise<string> {
 }
 
 /** The exporter's metrics after four rounds (enough to confirm a strand) over the rendered host. */
-async function exported(root: string): Promise<string> {
-  let now = 0;
-  const hw = await openHwBackend({ sysroot: root, clock: { nowMs: () => now } });
-  try {
-    const sampler = new Sampler({
-      backend: hw,
-      buildInfo: { version: '0.0.0', backend: 'hw' },
-      minIntervalMs: 0,
-      stallMs: 500,
-      nowMs: () => now,
-      log: () => {},
-    });
-    for (let i = 0; i < 4; i++) {
-      now += 150;
-      await sampler.refresh();
-    }
-    return await sampler.metrics.text.metrics();
-  } finally {
-    await hw.close();
-  }
-}
+const exported = (root: string): Promise<string> => sysrootMetrics(root, 4, 150);
 
 describe('no kind of waiter visible', () => {
   it('engines shows - and null, not 0 waiters', async () => {

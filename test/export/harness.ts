@@ -2,7 +2,9 @@
 import { gunzipSync } from 'node:zlib';
 import { afterEach } from 'vitest';
 import type { Backend, EngineSample, SourceWarning, Unit, UnitInfo } from '../../src/backend.js';
+import { Sampler } from '../../src/export/sampler.js';
 import { type ExporterOptions, startExporter } from '../../src/export/server.js';
+import { openHwBackend } from '../../src/hw/index.js';
 import { mkSample, type SampleSpec } from '../support/samples.js';
 
 const servers: { close(): void }[] = [];
@@ -102,4 +104,37 @@ export class ScriptBackend implements Backend {
 /** Four engines of unit `unit` at time t, each built from `spec(engine)`. */
 export function engines(t: number, spec: (e: number) => Omit<SampleSpec, 't' | 'engine'>, unit = 0): EngineSample[] {
   return [0, 1, 2, 3].map((e) => ({ ...mkSample({ ...spec(e), t, engine: e }), unit }));
+}
+
+/**
+ * The exporter's metrics text after `rounds` rounds over the tree at `root`, read by the live backend, `stepMs` apart
+ * on its clock from `startMs`; `before(nowMs)` runs ahead of each round (an emulated host renders itself there).
+ */
+export async function sysrootMetrics(
+  root: string,
+  rounds: number,
+  stepMs: number,
+  startMs = 0,
+  before?: (nowMs: number) => Promise<void> | void,
+): Promise<string> {
+  let now = startMs;
+  const hw = await openHwBackend({ sysroot: root, clock: { nowMs: () => now } });
+  try {
+    const sampler = new Sampler({
+      backend: hw,
+      buildInfo: { version: '0.0.0', backend: 'hw' },
+      minIntervalMs: 0,
+      stallMs: 500,
+      nowMs: () => now,
+      log: () => {},
+    });
+    for (let i = 0; i < rounds; i++) {
+      now += stepMs;
+      await before?.(now);
+      await sampler.refresh();
+    }
+    return await sampler.metrics.text.metrics();
+  } finally {
+    await hw.close();
+  }
 }
