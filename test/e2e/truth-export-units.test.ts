@@ -1,7 +1,7 @@
 // The exporter as a node runs it (the built CLI, a child process) while units come and go under its
 // sysroot: a unit that appears after it started is served, one that vanishes is said gone, and one
 // that comes back under another driver build is labelled and read as it now is.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Sampler } from '../../src/export/sampler.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { value } from '../export/harness.js';
-import { BIN } from '../support/child.js';
+import { startExporterChild } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 
 const children: ChildProcess[] = [];
@@ -19,26 +19,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** Start `hfi1-sdma ARGS export` and wait (bounded) for the banner naming its port. */
-async function startExport(args: string[]) {
-  const env = { ...process.env, HFI1_SDMA_SYSROOT: '', NO_COLOR: '' };
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  children.push(child);
-  let stderr = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner within 20 s; stderr: ${stderr}`)), 20_000);
-    child.stderr?.on('data', (d) => {
-      stderr += String(d);
-      const m = /serving http:\/\/\S+:(\d+)\/metrics/.exec(stderr);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.on('exit', () => reject(new Error(`exited before serving; stderr: ${stderr}`)));
-  });
-  return { child, scrape: async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), stderr: () => stderr };
-}
+const startExport = (args: string[]) => startExporterChild(args, children);
 
 describe('export while units come and go', () => {
   it('serves a unit that appears after it started, says it gone when it vanishes, and its new flavour when it is back', async () => {

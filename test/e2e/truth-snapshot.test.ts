@@ -1,11 +1,11 @@
 // A snapshot of an hfi2 window (engines 8-11 of a CN5000) with a QP stranded on engine 11, replayed:
 // every command names the same absolute engine and says how long the QP has waited, as it did live.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../support/child.js';
+import { startExporterChild } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 
 const HOST = ['--backend', 'emu', '--chip', 'jkr', '--driver', 'hfi2', '--engines', '8-11', '--ports', '2'];
@@ -68,31 +68,16 @@ describe('a replayed snapshot of an hfi2 window tells what the host showed', () 
   });
 
   it('export serving the snapshot reads its next instant each scrape and serves the strand from the third on', async () => {
-    const env = { ...process.env, HFI1_SDMA_SYSROOT: '', NO_COLOR: '' };
-    const child = spawn(
-      process.execPath,
-      [BIN, '--sysroot', snap, 'export', '--listen', '127.0.0.1:0', '--min-interval-ms', '0'],
-      { stdio: ['ignore', 'ignore', 'pipe'], env },
+    const x = await startExporterChild(
+      ['--sysroot', snap, 'export', '--listen', '127.0.0.1:0', '--min-interval-ms', '0'],
+      children,
     );
-    children.push(child);
-    let stderr = '';
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no banner within 20 s; stderr: ${stderr}`)), 20_000);
-      child.stderr?.on('data', (d) => {
-        stderr += String(d);
-        const m = /serving http:\/\/\S+:(\d+)\/metrics/.exec(stderr);
-        if (m) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      });
-    });
     const bodies: string[] = [];
-    for (let i = 0; i < 6; i++) bodies.push(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+    for (let i = 0; i < 6; i++) bodies.push(await x.scrape());
     // Five instants: the third and later scrapes can confirm it; past the last, the last instant stays.
     for (const b of bodies.slice(0, 2)) expect(b).not.toMatch(/^hfi1_sdma_stranded_waiters/m);
     for (const b of bodies.slice(2)) expect(b).toMatch(STRANDED_11);
-    child.kill('SIGTERM');
+    x.child.kill('SIGTERM');
   });
 
   it('health on a capture of 2 instants is UNKNOWN, not OK: the QP on engine 11 cannot be confirmed stranded yet', async () => {

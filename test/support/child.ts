@@ -1,5 +1,5 @@
 // Running the built CLI as a user does: `node bin/hfi1-sdma.js …` in a child process.
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,4 +39,28 @@ export function startChild(args: string[]) {
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+/**
+ * Start `hfi1-sdma ARGS` (an `export --listen HOST:0`) and wait, at most 20 s, for the banner naming its port; the
+ * child is added to `children` for the caller to stop. `scrape` fetches /metrics once.
+ */
+export async function startExporterChild(args: string[], children: ChildProcess[]) {
+  const env = { ...process.env, HFI1_SDMA_SYSROOT: '', NO_COLOR: '' };
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env });
+  children.push(child);
+  let stderr = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no banner within 20 s; stderr: ${stderr}`)), 20_000);
+    child.stderr?.on('data', (d) => {
+      stderr += String(d);
+      const m = /serving http:\/\/\S+:(\d+)\/metrics/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.on('exit', () => reject(new Error(`exited before serving; stderr: ${stderr}`)));
+  });
+  return { child, scrape: async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), stderr: () => stderr };
 }
