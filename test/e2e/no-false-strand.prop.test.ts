@@ -4,7 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { EmuUnit } from '../../src/emu/index.js';
 import { SOAK } from '../support/runs.js';
-import { observe, tmp } from './strand-support.js';
+import { tempDirs } from '../support/temp.js';
+import { observe } from './strand-support.js';
+
+const tmp = tempDirs('no-false-strand-');
 
 // Each workload, and whether its rings fill so that senders sleep (the test must see waiters).
 // npm test lightens the two costliest to emulate (many small packets); the soak runs them whole.

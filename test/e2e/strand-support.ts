@@ -1,26 +1,10 @@
 // Shared by the stranded-sender end-to-end tests: step the emulator, render its host, read it
 // through src/hw and judge the waiters round by round.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import type { EngineSample } from '../../src/backend.js';
 import type { EmuUnit } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { judgeWaiters, newStrandTrack, type WaiterJudgement } from '../../src/progress/strand.js';
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-/** A temporary directory removed after the file's tests. */
-export function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), 'stranded-e2e-'));
-  dirs.push(d);
-  return d;
-}
 
 /** Virtual ms between rounds. */
 export const INTERVAL_MS = 100;

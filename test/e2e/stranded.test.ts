@@ -5,7 +5,10 @@ import { EmuUnit } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import { sysrootMetrics } from '../export/harness.js';
 import { runChild } from '../support/child.js';
-import { INTERVAL_MS, observe, tmp } from './strand-support.js';
+import { tempDirs } from '../support/temp.js';
+import { INTERVAL_MS, observe } from './strand-support.js';
+
+const tmp = tempDirs('stranded-e2e-');
 
 // Eight engines serve eight VLs, one each: a waiter's printed engine is then certainly the one it
 // sleeps on, and the rule can call it stranded rather than probably stranded.

@@ -3,27 +3,19 @@
 // engine 11 of an hfi2 window 8-11 fires the stranded alert for engine 11 and nothing else; a healthy
 // host of each flavour fires nothing.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type EmuCliOptions as EmuOptions, emuUnitFromOptions } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import { sysrootMetrics } from '../export/harness.js';
+import { tempDirs } from '../support/temp.js';
+
+const tmp = tempDirs('truth-alerts-');
 
 const RULES = fileURLToPath(new URL('../../deploy/prometheus/hfi1-sdma.rules.yml', import.meta.url));
 const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), 'truth-alerts-'));
-  dirs.push(d);
-  return d;
-}
 
 /** The exporter's text after stepping the emulated host `rounds` times, 150 ms apart, through a rendered sysroot. */
 async function exported(opts: Partial<EmuOptions>, fromMs: number, rounds: number): Promise<string> {

@@ -1,21 +1,13 @@
 // What the exporter writes for node_exporter (--textfile) and serves, read from a rendered host of
 // each flavour: labels true to the flavour, absolute engine numbers, and no series whose value the
 // process could not have seen.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { tempDirs } from '../support/temp.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), 'truth-export-'));
-  dirs.push(d);
-  return d;
-}
+const tmp = tempDirs('truth-export-');
 
 /** Render a host of `flavour` at 300 ms and write its textfile; the metrics text. */
 async function textfileOf(flavour: string[], workload = 'mixed:gbps=10'): Promise<string> {

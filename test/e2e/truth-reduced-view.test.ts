@@ -2,24 +2,16 @@
 // An engine whose counts do not move may be idle or stopped with work in flight, so it is never
 // called idle, healthy or not running: health answers UNKNOWN, the exporter serves no state,
 // running or stalled series for it.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EmuUnit } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import { seriesOf, sysrootMetrics, value } from '../export/harness.js';
 import { runCli } from '../support/cli.js';
+import { tempDirs } from '../support/temp.js';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), 'truth-reduced-'));
-  dirs.push(d);
-  return d;
-}
+const tmp = tempDirs('truth-reduced-');
 
 /** Take away what only root reads: the sdes file and the BAR image. */
 function reduce(root: string): void {

@@ -1,16 +1,11 @@
 // In-process exporter for tests: a scripted backend, a virtual wall clock, scrapes over HTTP.
 import { gunzipSync } from 'node:zlib';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import type { Backend, EngineSample, SourceWarning, Unit, UnitInfo } from '../../src/backend.js';
 import { Sampler } from '../../src/export/sampler.js';
 import { type ExporterOptions, startExporter } from '../../src/export/server.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { mkSample, type SampleSpec } from '../support/samples.js';
-
-const servers: { close(): void }[] = [];
-afterEach(() => {
-  for (const s of servers.splice(0)) s.close();
-});
 
 /** Start an exporter on a free loopback port; `tick` moves its wall clock. */
 export async function startTestExporter(
@@ -30,7 +25,10 @@ export async function startTestExporter(
     ...over,
   };
   const x = await startExporter(o, '127.0.0.1', 0);
-  servers.push({ close: () => x.server.close() });
+  // Closed when the calling test ends (registered per test: a shared module's hooks would serve one file only).
+  onTestFinished(() => {
+    x.server.close();
+  });
   const url = (p: string) => `http://127.0.0.1:${x.port}${p}`;
   const scrape = async () => (await fetch(url('/metrics'))).text();
   return { ...x, url, logs, scrape, tick: (ms: number) => (now += ms) };
