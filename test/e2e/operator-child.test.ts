@@ -24,9 +24,11 @@ afterAll(() => {
 /** Run `node bin … | head -1` in bash; returns the CLI's own status (PIPESTATUS[0]) and its stderr. */
 function piped(args: string[]): { status: number; firstLine: string; stderr: string } {
   const cli = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ');
+  const errDir = mkdtempSync(join(tmpdir(), 'pipe-'));
+  dirs.push(errDir);
   const r = spawnSync('bash', ['-c', `${cli} 2>"$ERR" | head -1; echo "status=\${PIPESTATUS[0]}"; cat "$ERR"`], {
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '', HFI1_SDMA_SYSROOT: '', ERR: join(mkdtempSync(join(tmpdir(), 'pipe-')), 'err') },
+    env: { ...process.env, NO_COLOR: '', HFI1_SDMA_SYSROOT: '', ERR: join(errDir, 'err') },
     timeout: 60_000,
   });
   const [firstLine = '', statusLine = '', ...rest] = r.stdout.split('\n');
