@@ -102,7 +102,8 @@ export function screenLines(
   const extra = Math.min(all.length - rowRoom, left);
   rowRoom += extra;
   const { rows, more } = rowsThatFit(all, rowRoom);
-  const lines = [fitWords(title, width), ...shownPorts, timeLine, ...worst, ...rest, ...tableLines(rows, paint, width)];
+  const summaryFit = (l: string) => fitWords(l, width);
+  const lines = [fitWords(title, width), ...shownPorts, timeLine, ...worst.map(summaryFit), ...rest.map(summaryFit), ...tableLines(rows, paint, width)];
   if (more) lines.push(more);
   return lines.map((l) => fitLine(l, width));
 }
@@ -127,7 +128,7 @@ function timeLineOf(
     const when = p.capturedAtMs === null ? '' : `recorded ${clockTime(p.capturedAtMs + at)}  `;
     return `${when}instant ${rec.position() + 1}/${rec.timesMs.length} (+${at} ms)`;
   }
-  if (p.backend === 'emu') return `virtual ${round.timeMs.toFixed(0)} ms  sample ${n}`;
+  if (p.backend === 'emu') return `${clockTime(wallNowMs)}  virtual ${round.timeMs.toFixed(0)} ms  sample ${n}`;
   return `${clockTime(wallNowMs)}  sample ${n}`;
 }
 

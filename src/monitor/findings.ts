@@ -178,9 +178,16 @@ function idleCause(ports: readonly PortLink[], all: boolean): string {
   return `SDMA stays disabled while no port is ACTIVE: ${portsText(ports)}`;
 }
 
+/** The ports were read and none is ACTIVE: that explains every idle engine of the unit. */
+function noPortActive(u: UnitRound): boolean {
+  const known = u.ports.filter((p) => p.state !== null);
+  return known.length > 0 && !known.some(portActive);
+}
+
 function unitEngineFindings(u: UnitRound, h: FindingHistory, out: Finding[]): void {
   const name = u.info.name;
-  const idle = u.engines.filter(notRunning);
+  // With no port ACTIVE the unit's port finding names the cause of its idle engines, once.
+  const idle = noPortActive(u) ? [] : u.engines.filter(notRunning);
   const states = [...new Set(idle.map((e) => e.sample.state ?? 'CTRL.ENABLE off'))];
   if (idle.length === u.engines.length && idle.length > 1 && states.length === 1) {
     out.push(
@@ -232,8 +239,11 @@ function portFindings(u: UnitRound, h: FindingHistory, out: Finding[]): void {
     }
   }
   if (!known.some(portActive)) {
+    const idle = u.engines.filter(notRunning);
+    const states = [...new Set(idle.map((e) => e.sample.state ?? 'CTRL.ENABLE off'))].join(', ');
+    const engines = idle.length === 0 ? '' : `; ${idle.length === u.engines.length ? 'all ' : ''}${idle.length} engine(s) idle in ${states}`;
     out.push(
-      finding('noActivePort', { unit: name }, `${name} has no ACTIVE port (${portsText(known)}): nothing is sent`, {
+      finding('noActivePort', { unit: name }, `${name} has no ACTIVE port (${portsText(known)}): SDMA stays disabled, nothing is sent${engines}`, {
         action: "check the cables and switch ports; 'opainfo' shows each port's physical state",
       }),
     );
@@ -335,7 +345,7 @@ function visibilityFindings(u: UnitRound, out: Finding[]): void {
       finding(
         'invisible',
         { unit: name },
-        `${name}: ${v.kind} waiters not visible: ${v.reason ?? 'unknown'}${v.fix ? ` (${v.fix})` : ''}`,
+        `${name}: ${v.kind} waiters not visible: ${v.reason ?? 'unknown'}${v.fix ? `; ${v.fix}` : ''}`,
       ),
     );
   }
