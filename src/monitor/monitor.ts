@@ -232,6 +232,8 @@ export class Monitor {
   private async readUnit(unit: Unit): Promise<UnitRound> {
     const name = unit.info.name;
     const r = await this.reads.sample(unit);
+    // A command reports a defect as one (exit 70, with its stack); the exporter serves the unit as not read.
+    if (!r.ok && r.defect !== undefined && this.o.requireUnit) throw r.defect;
     const gone = r.ok ? r.samples.some((s) => s.gone) : r.gone;
     const status = r.ok ? (gone ? 'gone' : 'up') : gone ? 'gone' : 'failed';
     const engines = r.ok ? this.classifyAll(unit, r.samples) : [];

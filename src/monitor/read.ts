@@ -19,7 +19,7 @@ export const realTimer: Timer = (ms) => {
 /** How a unit's sample went. */
 export type SampleOutcome =
   | { ok: true; samples: EngineSample[] }
-  | { ok: false; message: string; gone: boolean; error: Hfi1SdmaError | null; late: boolean };
+  | { ok: false; message: string; gone: boolean; error: Hfi1SdmaError | null; late: boolean; defect?: unknown };
 
 /** Reads of one monitor, each bounded by `limitMs` (unbounded when null). */
 export class BoundedReads {
@@ -36,22 +36,20 @@ export class BoundedReads {
     return this.pending.size > 0;
   }
 
-  /** Sample one unit, never waiting on it longer than the limit. Errors other than ours are rethrown (defects). */
+  /** Sample one unit, never waiting on it longer than the limit. An error not of ours is a failure carrying it as `defect`. */
   async sample(unit: Unit): Promise<SampleOutcome> {
     const name = unit.info.name;
     if (this.pending.has(name)) {
       return { ok: false, message: 'the previous sample has not finished yet', gone: false, error: null, late: true };
     }
     let result: SampleOutcome | null = null;
-    let defect: unknown = null;
     const sample = unit.sample().then(
       (samples) => {
         result = { ok: true, samples };
       },
       (e: unknown) => {
         if (!isHfi1SdmaError(e)) {
-          defect = e;
-          result = { ok: false, message: String(e), gone: false, error: null, late: false };
+          result = { ok: false, message: e instanceof Error ? e.message : String(e), gone: false, error: null, late: false, defect: e };
           return;
         }
         result = { ok: false, message: e.message, gone: e.code === 'E_DEVICE_GONE', error: e, late: false };
@@ -64,7 +62,6 @@ export class BoundedReads {
       await Promise.race([sample, t.done]);
       t.cancel();
     }
-    if (defect !== null) throw defect;
     if (result !== null) return result;
     this.pending.set(name, sample);
     void sample.finally(() => this.pending.delete(name));
