@@ -168,7 +168,9 @@ async function writeTextfile(
   try {
     const log = (line: string) => ctx.io.stderr(`${line}\n`);
     const given = stateArg === undefined ? undefined : String(stateArg);
-    const keep = given !== 'none' && backend.kind !== 'emu' && !backend.recording;
+    // The emulator and recordings keep no state; an emulated sysroot only when --state names a file.
+    const keep =
+      given !== 'none' && backend.kind !== 'emu' && !backend.recording && (given !== undefined || !backend.origin?.emulated);
     const sysroot = sysrootOf(ctx.global);
     const uid = process.getuid?.() ?? 0;
     const path = given ?? stateFile.defaultStatePath('textfile', sysroot, { uid, env: ctx.io.env, tmpdir: tmpdir() });

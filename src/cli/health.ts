@@ -57,7 +57,7 @@ function subject(backend: Backend): string {
 
 class Stopped extends Error {}
 
-/** Where the tracks come from and go to between runs, or null when none is kept (the emulator, a recording, --state none). */
+/** Where the tracks come from and go to between runs, or null when none is kept (the emulator, a recording, an emulated sysroot unless --state names a file, --state none). */
 interface StateUse {
   path: string;
   key: StateKey;
@@ -73,6 +73,8 @@ async function openState(
 ): Promise<{ use: StateUse | null; tracks: MonitorTracks | undefined }> {
   const given = raw === undefined ? undefined : String(raw);
   if (given === 'none' || backend.kind === 'emu' || backend.recording) return { use: null, tracks: undefined };
+  // An emulated sysroot (emu write/serve) is a rehearsal, not a host: it keeps a state only when asked.
+  if (given === undefined && backend.origin?.emulated) return { use: null, tracks: undefined };
   const sysroot = sysrootOf(ctx.global);
   const uid = process.getuid?.() ?? 0;
   const path = given ?? defaultStatePath('health', sysroot, { uid, env: ctx.io.env, tmpdir: tmpdir() });

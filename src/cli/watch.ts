@@ -103,7 +103,14 @@ export function screenLines(
   rowRoom += extra;
   const { rows, more } = rowsThatFit(all, rowRoom);
   const summaryFit = (l: string) => fitWords(l, width);
-  const lines = [fitWords(title, width), ...shownPorts, timeLine, ...worst.map(summaryFit), ...rest.map(summaryFit), ...tableLines(rows, paint, width)];
+  const lines = [
+    fitWords(title, width),
+    ...shownPorts,
+    timeLine,
+    ...worst.map(summaryFit),
+    ...rest.map(summaryFit),
+    ...tableLines(rows, paint, width),
+  ];
   if (more) lines.push(more);
   return lines.map((l) => fitLine(l, width));
 }

@@ -57,8 +57,8 @@ export const FINDING_KINDS = {
   full: { code: 'SD106', count: 'full', severity: 'note', title: 'ring persistently full' },
   probableShort: { code: 'SD205', count: null, severity: 'note', title: 'sender probably stranded, not yet certain' },
   errQp: { code: 'SD206', count: null, severity: 'note', title: 'QP in ERR left on a wait list' },
-  invisible: { code: 'SD401', count: null, severity: 'note', title: 'a kind of waiter cannot be seen here' },
   reduced: { code: 'SD402', count: null, severity: 'note', title: 'reduced view (sources not readable)' },
+  invisible: { code: 'SD401', count: null, severity: 'note', title: 'a kind of waiter cannot be seen here' },
 } as const satisfies Record<string, FindingKind>;
 export type FindingKindName = keyof typeof FINDING_KINDS;
 

@@ -241,11 +241,17 @@ function portFindings(u: UnitRound, h: FindingHistory, out: Finding[]): void {
   if (!known.some(portActive)) {
     const idle = u.engines.filter(notRunning);
     const states = [...new Set(idle.map((e) => e.sample.state ?? 'CTRL.ENABLE off'))].join(', ');
-    const engines = idle.length === 0 ? '' : `; ${idle.length === u.engines.length ? 'all ' : ''}${idle.length} engine(s) idle in ${states}`;
+    const engines =
+      idle.length === 0 ? '' : `; ${idle.length === u.engines.length ? 'all ' : ''}${idle.length} engine(s) idle in ${states}`;
     out.push(
-      finding('noActivePort', { unit: name }, `${name} has no ACTIVE port (${portsText(known)}): SDMA stays disabled, nothing is sent${engines}`, {
-        action: "check the cables and switch ports; 'opainfo' shows each port's physical state",
-      }),
+      finding(
+        'noActivePort',
+        { unit: name },
+        `${name} has no ACTIVE port (${portsText(known)}): SDMA stays disabled, nothing is sent${engines}`,
+        {
+          action: "check the cables and switch ports; 'opainfo' shows each port's physical state",
+        },
+      ),
     );
   }
 }

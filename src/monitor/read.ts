@@ -49,7 +49,14 @@ export class BoundedReads {
       },
       (e: unknown) => {
         if (!isHfi1SdmaError(e)) {
-          result = { ok: false, message: e instanceof Error ? e.message : String(e), gone: false, error: null, late: false, defect: e };
+          result = {
+            ok: false,
+            message: e instanceof Error ? e.message : String(e),
+            gone: false,
+            error: null,
+            late: false,
+            defect: e,
+          };
           return;
         }
         result = { ok: false, message: e.message, gone: e.code === 'E_DEVICE_GONE', error: e, late: false };

@@ -119,11 +119,11 @@ describe('health names the link as the cause of idle engines', () => {
 
   it('an ACTIVE link does not get the blame; an unknown link is not named', async () => {
     const up = await runCli(['health'], {}, false, '', new FakeBackend(down, 4, 2048, { link: UP }));
-    expect(up.stdout).toMatch(
-      /hfi1_0 all 4 engines in s20_Idle, not running \(port 1 is ACTIVE, so the engines were stopped\)/,
-    );
+    expect(up.stdout).toMatch(/hfi1_0 all 4 engines in s20_Idle, not running \(port 1 is ACTIVE, so the engines were stopped\)/);
     const unknown = await runCli(['health'], {}, false, '', new FakeBackend(down, 4, 2048, { link: null }));
-    expect(unknown.stdout).toMatch(/hfi1_0 all 4 engines in s20_Idle, not running \(SDMA disabled: no port is ACTIVE, or the engines were stopped/);
+    expect(unknown.stdout).toMatch(
+      /hfi1_0 all 4 engines in s20_Idle, not running \(SDMA disabled: no port is ACTIVE, or the engines were stopped/,
+    );
     expect(unknown.stdout).not.toMatch(/link DOWN|link ACTIVE/);
   });
 });

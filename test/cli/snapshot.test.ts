@@ -68,7 +68,13 @@ describe('snapshot', () => {
     const doc = JSON.parse(back.stdout);
     // The recording says what it is: a snapshot, of which host, captured when, by which version.
     expect(doc.backend).toBe('snapshot');
-    expect(doc.provenance).toMatchObject({ backend: 'snapshot', source: out, instants: 1, emulated: false, toolVersion: expect.any(String) });
+    expect(doc.provenance).toMatchObject({
+      backend: 'snapshot',
+      source: out,
+      instants: 1,
+      emulated: false,
+      toolVersion: expect.any(String),
+    });
     expect(typeof doc.provenance.host).toBe('string');
     expect(Date.parse(doc.provenance.capturedAt)).toBeGreaterThan(0);
     expect(stripTimes(doc)).toEqual(stripTimes(JSON.parse(live.stdout)));
@@ -107,7 +113,9 @@ describe('snapshot', () => {
     expect(back.backend).toBe('snapshot');
     expect(back.provenance.emulated).toBe(true);
     const text = (await runCli(['--sysroot', out, 'engines'])).stdout;
-    expect(text).toMatch(/backend snapshot \S+emu\.tar\.gz \(host [^,]+, captured [0-9-]+ [0-9:]+ UTC, 1 instant, by hfi1-sdma [^,]+, emulated: not an adapter\)/);
+    expect(text).toMatch(
+      /backend snapshot \S+emu\.tar\.gz \(host [^,]+, captured [0-9-]+ [0-9:]+ UTC, 1 instant, by hfi1-sdma [^,]+, emulated: not an adapter\)/,
+    );
     expect(back.units[0].engines.map((e: { state: string }) => e.state)).toEqual(['s99_Running', 's99_Running']);
     expect(back.units[0].engines[0].sources).toEqual(expect.arrayContaining(['sdes', 'bar', 'counters']));
   });

@@ -331,6 +331,8 @@ describe('a waiters source that fails', () => {
     const e = await run(['engines'], broken());
     expect(e.code).toBe(0);
     const h = await run(['health', '-w', 'full=off'], broken());
-    expect(h.stdout).toContain('SD401 hfi1_0: waiters not visible: the waiters could not be read: /sys/kernel/debug/hfi1/hfi1_0/qp_stats:3:7');
+    expect(h.stdout).toContain(
+      'SD401 hfi1_0: waiters not visible: the waiters could not be read: /sys/kernel/debug/hfi1/hfi1_0/qp_stats:3:7',
+    );
   });
 });

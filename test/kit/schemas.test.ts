@@ -232,7 +232,16 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
     const engines = schema('engines.schema.json');
     const flavour = { module: 'hfi2', chip: 'jkr', driver: 'hfi2', ports: 2, engineIds: [8] };
     const unit = { unit: 'hfi2_0', name: 'hfi2_0', ...flavour, descqCnt: 2048 };
-    const provenance = { backend: 'hw', emulated: false, host: null, source: null, capturedAtMs: null, capturedAt: null, instants: null, toolVersion: null };
+    const provenance = {
+      backend: 'hw',
+      emulated: false,
+      host: null,
+      source: null,
+      capturedAtMs: null,
+      capturedAt: null,
+      instants: null,
+      toolVersion: null,
+    };
     const doc = (e: unknown, u: object = unit) => ({ backend: 'hw', provenance, units: [{ ...u, engines: [e] }] });
     expect(engines(doc(engine))).toBe(true);
     // A unit is named, not numbered: numbers repeat across modules (hfi1_0 and hfi2_0).
