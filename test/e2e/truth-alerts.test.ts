@@ -7,6 +7,7 @@ import { type EmuCliOptions as EmuOptions, emuUnitFromOptions } from '../../src/
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import { sysrootMetrics } from '../export/harness.js';
 import { hasPromtool, promtoolAlerts } from '../support/promtool.js';
+import { emuOptions } from '../support/rendered-host.js';
 import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('truth-alerts-');
@@ -14,19 +15,7 @@ const tmp = tempDirs('truth-alerts-');
 /** The exporter's text after stepping the emulated host `rounds` times, 150 ms apart, through a rendered sysroot. */
 async function exported(opts: Partial<EmuOptions>, fromMs: number, rounds: number): Promise<string> {
   const root = tmp();
-  const u = emuUnitFromOptions({
-    seed: 5,
-    engines: undefined,
-    firstEngine: undefined,
-    chip: undefined,
-    driver: undefined,
-    ports: undefined,
-    descqCnt: undefined,
-    workload: 'qp:gbps=10',
-    atMs: undefined,
-    fault: [],
-    ...opts,
-  } as EmuOptions);
+  const u = emuUnitFromOptions(emuOptions({ seed: 5, workload: 'qp:gbps=10', ...opts }));
   u.runUntilMs(fromMs);
   await writeSysroot(u, root);
   return sysrootMetrics(root, rounds, 150, fromMs, async (now) => {
