@@ -65,6 +65,11 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
     load: async () => (await import('./health.js')).healthCommand,
   },
   {
+    command: 'explain [code]',
+    describe: 'what a finding code (SD201, …) means, how to confirm it, what to do and capture; every code without one',
+    load: async () => (await import('./explain.js')).explainCommand,
+  },
+  {
     command: 'doctor',
     describe: 'which sources are readable here, and for each that is not, why and what to do',
     load: async () => (await import('./doctor.js')).doctorCommand,

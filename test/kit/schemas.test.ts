@@ -63,6 +63,7 @@ const SCHEMA_OF: Record<string, string> = {
   watch: 'watch-line.schema.json',
   waiters: 'waiters.schema.json',
   health: 'health.schema.json',
+  explain: 'explain.schema.json',
   progress: 'progress.schema.json',
   fit: 'fit.schema.json',
   decode: 'decode.schema.json',
@@ -213,6 +214,11 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
     )) as { findings: { code: string }[] }[];
     expect(doc?.findings[0]?.code).toBe('SD101');
     await validates('health.schema.json', ['--json', 'health', '--stall-ms', 'x'], { codes: [3] });
+  });
+
+  it('explain: the list and one code', async () => {
+    await validates('explain.schema.json', ['--json', 'explain']);
+    await validates('explain.schema.json', ['--json', 'explain', 'SD201']);
   });
 
   it('doctor, on a host with a unit and on one without', async () => {
