@@ -8,7 +8,7 @@ import { EXPLANATIONS } from '../../src/monitor/explain.js';
 import { ROOT } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 
-const CODES = Object.values(FINDING_KINDS).map((k) => k.code);
+const CODES: string[] = Object.values(FINDING_KINDS).map((k) => k.code);
 
 /** Every SDnnn written anywhere in `dir` (recursively), with the file. */
 function codesIn(dir: string): [string, string][] {
