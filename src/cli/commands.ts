@@ -32,7 +32,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
   {
     command: 'watch',
-    options: ['interval-ms', 'count', 'stall-ms', 'strand-ms'],
+    options: ['interval-ms', 'count', 'stall-ms', 'strand-ms', 'capture-dir', 'capture-keep', 'capture-max-mb'],
     describe:
       'live view: a verdict per engine, rates, how long a head is stuck, the link; fits the terminal (NDJSON with --json)',
     load: async () => (await import('./watch.js')).watchCommand,
@@ -88,7 +88,17 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
   {
     command: 'export',
-    options: ['listen', 'min-interval-ms', 'stall-ms', 'strand-ms', 'textfile', 'state'],
+    options: [
+      'listen',
+      'min-interval-ms',
+      'stall-ms',
+      'strand-ms',
+      'textfile',
+      'state',
+      'capture-dir',
+      'capture-keep',
+      'capture-max-mb',
+    ],
     describe: 'Prometheus exporter: per-engine metrics on /metrics',
     load: async () => (await import('./export.js')).exportCommand,
   },
