@@ -75,7 +75,12 @@ function setup(limits: Partial<CaptureLimits> = {}, take = fakeTake()) {
     dir,
     limits: { ...LIMITS, ...limits },
     take,
-    pace: { kind: 'rounds', advance: (ms) => void (advanced += ms) },
+    pace: {
+      kind: 'rounds',
+      advance: (ms) => {
+        advanced += ms;
+      },
+    },
     wallNowMs: () => clock.ms,
     log: (l) => lines.push(l),
   });
