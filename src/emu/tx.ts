@@ -34,9 +34,12 @@ export class EmuTx {
   /** Submission serial number, unique per unit (0 before the first submission). */
   serial = 0;
   numDesc = 0;
-  /** Pad descriptors that follow it in the ring (num_pad, sdma_desc_pad_count; 0 upstream). */
+  /** num_pad (sdma_desc_pad_count, sdma.h; 0 upstream): the pads sdma_send_txreq writes with it. */
   numPad = 0;
-  /** Ring slots it takes, num_desc + num_pad: what every room check compares (sdma_progress, sdma.h). */
+  /**
+   * num_desc + num_pad: what sdma_send_txreq admits against desc_avail, and what sdma_check_progress and
+   * sdma_progress compare with the free count on either submission path (sdma_send_txlist admits on num_desc alone).
+   */
   slots = 0;
   /** Bytes not yet described; sdma_send_txreq refuses a request with tlen ≠ 0 (sdma_send_txreq, sdma.c). */
   tlen = 0;
