@@ -115,6 +115,17 @@ export interface LinkState {
   rate: string | null;
 }
 
+/**
+ * One port's link as the RDMA core's sysfs shows it (`ports/<port>/state`, `phys_state`, `rate`): a
+ * LinkState with the port it belongs to. `port` is the RDMA port number, 1-based (a CN5000 has
+ * ports 1 and 2, and its engines serve both: a port that is down while another is ACTIVE leaves
+ * the engines running). Each field is null when its file is not readable.
+ */
+export interface PortLink extends LinkState {
+  /** The port number, from 1. */
+  port: number;
+}
+
 /** Per-engine CSR values (SEND_DMA_* per-engine CSRs, chip_registers.h), as read from the BAR or printed in the sdes header. */
 export interface EngineCsrs {
   ctrl: bigint; // SEND_DMA_CTRL (sdes C)

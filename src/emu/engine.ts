@@ -53,7 +53,7 @@ export class Engine {
   /** Set while a flush-worker run is queued. */
   flushQueued = false;
   haltWaitStartNs = 0;
-  /** hw clean-up polls so far (hfi2 gives up after 100). */
+  /** hw clean-up polls so far (the Cornelis hfi1 and hfi2 give up past 100). */
   cleanPolls = 0;
   chip!: Chip;
 

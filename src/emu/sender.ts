@@ -208,7 +208,7 @@ export class Sender implements WaitClient, TxOwner {
   netdevUnregistered(): void {
     if (this.ipoib === null || this.stopped || this.spec.load <= 0) return;
     if (this.asleep) return;
-    this.ipoib.inHand = this.host.port !== 'INIT';
+    this.ipoib.inHand = this.host.ports.some((p) => p.used && p.state !== 'INIT');
     this.schedule(0);
   }
 
