@@ -1,6 +1,6 @@
 // Shell completion: `completion [bash|zsh]` prints a script that asks this very program (by the
 // path it was run as, so it works without hfi1-sdma on PATH, e.g. after `npm ci`) for the words
-// that may come next; values of --workload, --fault, --backend, --chip, --driver and --ports complete by name.
+// that may come next; values of --workload, --fault, --backend, --chip, --driver, --ports and --active-ports complete by name.
 import { usageError } from '../errors.js';
 
 export const SHELLS = ['bash', 'zsh'] as const;
@@ -83,6 +83,9 @@ export async function valueCompletions(words: readonly string[]): Promise<string
       break;
     case '--ports':
       values = ['1', '2'];
+      break;
+    case '--active-ports':
+      values = ['1', '2', '1,2'];
       break;
     case 'completion':
       values = [...SHELLS];
