@@ -2,8 +2,8 @@
 // sdma.h; sdma_send_txreq and sdma_send_txlist, sdma.c; sdma_engine_progress_schedule, sdma.h)?
 import type { Argv } from 'yargs';
 import { Hfi1SdmaError, usageError } from '../errors.js';
-import { MAX_DESC } from '../progress/constants.js';
 import type { ChipName } from '../progress/chip.js';
+import { MAX_DESC } from '../progress/constants.js';
 import {
   type DriverName,
   defaultDriverSettings,
@@ -62,7 +62,10 @@ export function padChoice(raw: unknown, driver: DriverName, chip: ChipName | nul
     if (!PAD_SDMA_DESC_VALUES.includes(v)) {
       throw usageError(`--pad-sdma-desc must be one of ${PAD_SDMA_DESC_VALUES.join(', ')} (the driver's values), got ${v}`);
     }
-    return { value: driver === 'upstream' ? 0 : v, why: driver === 'upstream' ? 'upstream hfi1 pads nothing' : '--pad-sdma-desc' };
+    return {
+      value: driver === 'upstream' ? 0 : v,
+      why: driver === 'upstream' ? 'upstream hfi1 pads nothing' : '--pad-sdma-desc',
+    };
   }
   if (driver === 'upstream') return { value: 0, why: 'upstream hfi1 pads nothing' };
   const value = defaultDriverSettings(driver, chip ?? 'wfr', true).padSdmaDesc;
@@ -99,10 +102,7 @@ function render(r: FitJson, where: string, driver: Chosen<DriverName>, pad: PadC
     ['in flight', String(r.inFlight)],
     ['free', `${r.free} (descq_cnt − in flight − 1)`],
     ['request', `${r.numDesc} descriptors`],
-    [
-      'txreq path',
-      `sdma_send_txreq (verbs QPs, IPoIB): ${pathLine(t, `${r.numDesc} + ${r.numPad} pads = ${t.need}`, 'free')}`,
-    ],
+    ['txreq path', `sdma_send_txreq (verbs QPs, IPoIB): ${pathLine(t, `${r.numDesc} + ${r.numPad} pads = ${t.need}`, 'free')}`],
     [
       'txlist path',
       `sdma_send_txlist (PSM): ${pathLine(l, `${r.numDesc}`, r.padSdmaDesc ? `(free rounded down to ${r.padSdmaDesc})` : 'free')}${r.padSdmaDesc ? '; the batch is padded at its tail update' : ''}`,

@@ -41,8 +41,7 @@ export function flavourOptions(y: Argv): Argv {
     .option('ports', { type: 'string', describe: 'emulator: ports of the adapter, 1 or 2', global: true, group: 'Emulator:' })
     .option('active-ports', {
       type: 'string',
-      describe:
-        'emulator: the ports in use, e.g. 2 (a CN5000 cabled on port 2: port 1 stays DOWN, Disabled); default every port',
+      describe: 'emulator: the ports in use, e.g. 2 (a CN5000 cabled on port 2: port 1 stays DOWN, Disabled); default every port',
       global: true,
       group: 'Emulator:',
     });

@@ -113,24 +113,28 @@ export class Engine {
    * before the last descriptor (ring-layout.ts).
    */
   submitTx(tx: EmuTx, pad: number): void {
-    if (pad !== 0 || this.host.cfg.jkr) {
+    if (pad !== 0 || (this.host.cfg.jkr && tx.chipWords === null)) {
       writeRingDescriptors(this, tx, pad);
       this.recordTx(tx, pad);
       return;
     }
     const d = this.descq;
-    const src = tx.words;
+    const src = tx.chipWords ?? tx.words;
     const edits = ahgEdits(src[2] as number);
+    const mask = this.mask;
+    const shift = this.shift;
+    let tail = this.descqTail;
     for (let k = 0; k < tx.numDesc; k++) {
-      const w = (this.descqTail & this.mask) << 2;
+      const w = (tail & mask) << 2;
       const s = k << 2;
       d[w] = src[s] as number;
       d[w + 1] = src[s + 1] as number;
       const q1 = src[s + 2] as number;
-      d[w + 2] = k >= 1 && k <= edits ? q1 : withGeneration(q1, generationFromTail(this.descqTail, this.shift));
+      d[w + 2] = k >= 1 && k <= edits ? q1 : withGeneration(q1, generationFromTail(tail, shift));
       d[w + 3] = src[s + 3] as number;
-      this.descqTail = (this.descqTail + 1) >>> 0;
+      tail = (tail + 1) >>> 0;
     }
+    this.descqTail = tail;
     this.recordTx(tx, 0);
   }
 

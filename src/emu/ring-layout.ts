@@ -31,47 +31,57 @@ export function ahgEdits(firstQw1Lo: number): number {
   return mode > SDMA_AHG_APPLY_UPDATE1 ? mode >> 1 : 0;
 }
 
-/** Write request descriptor `k` at descq_tail (its generation added unless it is an edit) and move the tail. */
-function putDescriptor(e: Engine, src: Uint32Array, k: number, edit: boolean): void {
-  const d = e.descq;
-  const w = (e.descqTail & e.mask) << 2;
-  const s = k << 2;
-  const q1 = edit ? (src[s + 2] as number) : withGeneration(src[s + 2] as number, generationFromTail(e.descqTail, e.shift));
-  if (e.host.cfg.jkr && !edit) putJkr(d, w, src[s] as number, src[s + 1] as number, q1, src[s + 3] as number);
-  else {
-    d[w] = src[s] as number;
-    d[w + 1] = src[s + 1] as number;
-    d[w + 2] = q1;
-    d[w + 3] = src[s + 3] as number;
+/** A request's words moved to the JKR layout once (its AHG edit descriptors, which carry update words, as they are). */
+export function jkrLayout(words: Uint32Array, numDesc: number): Uint32Array {
+  const out = new Uint32Array(numDesc * 4);
+  const edits = ahgEdits(words[2] as number);
+  for (let k = 0; k < numDesc; k++) {
+    const w = k << 2;
+    if (k >= 1 && k <= edits) out.set(words.subarray(w, w + 4), w);
+    else putJkr(out, w, words[w] as number, words[w + 1] as number, words[w + 2] as number, words[w + 3] as number);
   }
-  e.descqTail = (e.descqTail + 1) >>> 0;
-}
-
-/** Write one pad (sdma_pad with the generation: the same words in either chip layout) at descq_tail. */
-function putPad(e: Engine): void {
-  const d = e.descq;
-  const w = (e.descqTail & e.mask) << 2;
-  d[w] = 0;
-  d[w + 1] = 0;
-  d[w + 2] = withGeneration(0, generationFromTail(e.descqTail, e.shift));
-  d[w + 3] = 0;
-  e.descqTail = (e.descqTail + 1) >>> 0;
+  return out;
 }
 
 /**
  * _submit_tx's copy (sdma.c of the Cornelis hfi1 and hfi2): the request's descriptors from descq_tail in the
- * engine's chip layout, with `pad` pads before the last one (none for a one-descriptor request); descq_tail moves
- * past what was written. The caller records the txreq and charges desc_avail num_desc + pad.
+ * engine's chip layout (`tx.chipWords` when the sender made them once, else moved here), with `pad` pads before the
+ * last one (none for a one-descriptor request); descq_tail moves past what was written. The caller records the
+ * txreq and charges desc_avail num_desc + pad.
  */
 export function writeRingDescriptors(e: Engine, tx: EmuTx, pad: number): void {
-  const src = tx.words;
+  const d = e.descq;
+  const mask = e.mask;
+  const shift = e.shift;
+  const convert = e.host.cfg.jkr && tx.chipWords === null;
+  const src = tx.chipWords ?? tx.words;
   const n = tx.numDesc;
-  let skip = ahgEdits(src[2] as number);
-  putDescriptor(e, src, 0, false);
-  for (let k = 1; k < n; k++) {
-    if (k === n - 1) for (let j = 0; j < pad; j++) putPad(e);
-    const edit = skip > 0;
-    if (edit) skip--;
-    putDescriptor(e, src, k, edit);
+  const edits = ahgEdits(src[2] as number);
+  let tail = e.descqTail;
+  for (let k = 0; k < n; k++) {
+    if (k === n - 1 && k > 0) {
+      // The pads: the all-zero sdma_pad with each slot's generation, the same words in either chip layout.
+      for (let j = 0; j < pad; j++) {
+        const w = (tail & mask) << 2;
+        d[w] = 0;
+        d[w + 1] = 0;
+        d[w + 2] = ((tail >>> shift) & 3) << 2;
+        d[w + 3] = 0;
+        tail = (tail + 1) >>> 0;
+      }
+    }
+    const w = (tail & mask) << 2;
+    const s = k << 2;
+    const edit = k >= 1 && k <= edits;
+    const q1 = edit ? (src[s + 2] as number) : withGeneration(src[s + 2] as number, generationFromTail(tail, shift));
+    if (convert && !edit) putJkr(d, w, src[s] as number, src[s + 1] as number, q1, src[s + 3] as number);
+    else {
+      d[w] = src[s] as number;
+      d[w + 1] = src[s + 1] as number;
+      d[w + 2] = q1;
+      d[w + 3] = src[s + 3] as number;
+    }
+    tail = (tail + 1) >>> 0;
   }
+  e.descqTail = tail;
 }

@@ -54,6 +54,8 @@ export class EmuTx {
   wait: IoWait | null = null;
   /** The request's descriptor words: shared with the template it was loaded from, never written. */
   words: Uint32Array = NO_WORDS;
+  /** The same descriptors already in the JKR layout (made once per template by its sender), or null. */
+  chipWords: Uint32Array | null = null;
 
   /** `_capacity` is accepted for callers that size their requests; the words come with load(). */
   constructor(
@@ -61,9 +63,10 @@ export class EmuTx {
     _capacity = 6,
   ) {}
 
-  /** Take the descriptors and lengths of a request built with src/progress/txreq.ts. */
-  load(req: TxReq): this {
+  /** Take the descriptors and lengths of a request built with src/progress/txreq.ts (and its JKR-layout words). */
+  load(req: TxReq, chipWords: Uint32Array | null = null): this {
     this.words = req.words;
+    this.chipWords = chipWords;
     this.numDesc = req.numDesc;
     this.numPad = req.numPad;
     this.slots = req.numDesc + req.numPad;

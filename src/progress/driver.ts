@@ -118,7 +118,7 @@ export function pathFits(
   padSdmaDesc: number,
 ): Record<SubmitPath, PathFit> {
   const pad = driver === 'upstream' ? 0 : padSdmaDesc;
-  const fit = (need: number, room: number, best: number): PathFit => ({
+  const admits = (need: number, room: number, best: number): PathFit => ({
     need,
     room,
     fits: need <= room,
@@ -126,8 +126,8 @@ export function pathFits(
     canEverFit: need <= best,
   });
   return {
-    txreq: fit(ringSlots(numDesc, numPadFor(driver, numDesc, pad)), free, emptyFree),
-    txlist: fit(numDesc, roundDownToPad(free, pad), roundDownToPad(emptyFree, pad)),
+    txreq: admits(ringSlots(numDesc, numPadFor(driver, numDesc, pad)), free, emptyFree),
+    txlist: admits(numDesc, roundDownToPad(free, pad), roundDownToPad(emptyFree, pad)),
   };
 }
 
