@@ -116,37 +116,30 @@ export const emuSuite: BenchSuite = {
   async run(): Promise<BenchResult[]> {
     if (!wanted('emu.lineRate')) return [await writeSysrootResult()];
     const out: BenchResult[] = [];
-    const median = medianRun('wfr');
-    if (median) {
-      const perSec = (median.descriptors / median.cpuMs) * 1000;
-      out.push({
-        name: 'emu.lineRate',
-        value: round(perSec),
-        unit: 'descriptors/s',
-        host: '--chip wfr --driver upstream',
-        wallDescPerSec: round((median.descriptors / median.wallMs) * 1000),
-        realTimeFactor: round(VIRTUAL_MS / median.cpuMs),
-        virtualDescPerSec: round(median.descriptors / (VIRTUAL_MS / 1000)),
-        goal: `≥ ${LINE_RATE_GOAL / 1e6} M descriptors/s`,
-        met: perSec >= LINE_RATE_GOAL,
-      });
-    }
+    const wfr = medianRun('wfr');
+    if (wfr) out.push(lineRateResult('emu.lineRate', 'wfr', wfr, wfr.descriptors, 'descriptors/s'));
     const jkr = medianRun('jkr');
     if (jkr) {
-      const fetchedPerSec = (jkr.fetched / jkr.cpuMs) * 1000;
-      out.push({
-        name: 'emu.lineRateJkr',
-        value: round(fetchedPerSec),
-        unit: 'descriptors fetched/s (pads included)',
-        host: '--chip jkr --driver hfi2',
-        requestDescPerSec: round((jkr.descriptors / jkr.cpuMs) * 1000),
-        realTimeFactor: round(VIRTUAL_MS / jkr.cpuMs),
-        virtualDescPerSec: round(jkr.fetched / (VIRTUAL_MS / 1000)),
-        goal: `≥ ${LINE_RATE_GOAL / 1e6} M descriptors/s`,
-        met: fetchedPerSec >= LINE_RATE_GOAL,
-      });
+      const r = lineRateResult('emu.lineRateJkr', 'jkr', jkr, jkr.fetched, 'descriptors fetched/s (pads included)');
+      out.push({ ...r, requestDescPerSec: round((jkr.descriptors / jkr.cpuMs) * 1000) });
     }
     out.push(await writeSysrootResult());
     return out;
   },
 };
+
+/** One line-rate result: `counted` descriptors of the median run per CPU second, against the goal. */
+function lineRateResult(name: string, host: keyof typeof HOSTS, run: LineRun, counted: number, unit: string): BenchResult {
+  const perSec = (counted / run.cpuMs) * 1000;
+  return {
+    name,
+    value: round(perSec),
+    unit,
+    host: host === 'wfr' ? '--chip wfr --driver upstream' : '--chip jkr --driver hfi2',
+    wallDescPerSec: round((counted / run.wallMs) * 1000),
+    realTimeFactor: round(VIRTUAL_MS / run.cpuMs),
+    virtualDescPerSec: round(counted / (VIRTUAL_MS / 1000)),
+    goal: `≥ ${LINE_RATE_GOAL / 1e6} M descriptors/s`,
+    met: perSec >= LINE_RATE_GOAL,
+  };
+}
