@@ -3,12 +3,13 @@
 // window). The engines are the device's, shared by the ports (one dd->per_sdma serves both ports of a CN5000).
 //
 // What an engine does when one of two ports goes down is not settled by the public sources: on a CN5000 a port's
-// link down goes through the per-port link-down handling of the cport build (hfi2_cport_handle_linkup_change,
-// chip.c), not the device-wide SPC freeze that WFR takes (start_freeze_handling with FREEZE_LINK_DOWN), and that
-// handler's body is not public. The choice here: an engine takes the link-down path (e85 → s80 → s82 → s20_Idle)
-// only when every port whose VL map maps it is down, and the first of those ports to come back brings it to
-// s99_Running again (e30). With one port that is the driver's behaviour on WFR. Per-port state lives here so
-// port counters and link events can be added beside it.
+// link down goes through the per-port link-down handling of the cport build (hfi2_cport_handle_linkup_change calls
+// hfi2_start_linkdown_handling, intr.c of hfi2), not the device-wide SPC freeze that WFR takes
+// (handle_linkup_change: start_freeze_handling with FREEZE_LINK_DOWN), and that handler's body is not public.
+// The choice here: an engine takes the link-down path (e85 → s80 → s82 → s20_Idle) only when every port whose VL
+// map maps it is down, and the first of those ports to come back brings it to s99_Running again (e30). With one
+// port that is the driver's behaviour on WFR. Per-port state lives here so port counters and link events can be
+// added beside it.
 import type { PortLink } from '../backend.js';
 import { usageError } from '../errors.js';
 import type { VlMap } from '../progress/select.js';
