@@ -157,10 +157,11 @@ function nagiosText(
   else summary = `${j.engines.length} engines on ${units} unit(s) healthy`;
   const head = `HFI1-SDMA ${status} - ${subject(backend)}`;
   const first = `${head}${cut(summary, FIRST_LINE_MAX - head.length - more.length)}${more}`;
+  // The state's notes come before the findings' notes: they say why this run may see less than the last.
   const body = [
     ...j.problems.map((l) => `${l.level}: ${l.f.code} ${l.f.text}${l.f.action ? `; ${l.f.action}` : ''}`),
-    ...j.notes.map((l) => `${l.f.code} ${l.f.text}`),
     ...extraNotes,
+    ...j.notes.map((l) => `${l.f.code} ${l.f.text}`),
   ];
   const perf = ` | ${j.perf}`;
   const bytes = (s: string) => Buffer.byteLength(s);

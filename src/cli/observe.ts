@@ -31,10 +31,16 @@ export function commandMonitor(backend: Backend, ctx: CliContext, o: MonitorOpti
   return new Monitor(backend, commandMonitorOptions(backend, ctx, o), tracks);
 }
 
-/** Says each distinct source warning once per run, on stderr (the monitor hands each over once). */
-export function sayWarnings(io: Io, round: Round): void {
+/**
+ * Says on stderr each distinct source warning of the units so far (every round's, not only the last's) that
+ * `said` does not hold yet; a command that renders several rounds passes the same set each time.
+ */
+export function sayWarnings(io: Io, round: Round, said: Set<string> = new Set()): void {
   for (const u of round.units) {
-    for (const w of u.newWarnings) {
+    for (const w of u.warnings) {
+      const key = `${u.info.name}\0${w.key}\0${w.path}`;
+      if (said.has(key)) continue;
+      said.add(key);
       io.stderr(`hfi1-sdma: warning: ${w.message.startsWith(w.path) ? w.message : `${w.path}: ${w.message}`}\n`);
     }
   }

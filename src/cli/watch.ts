@@ -170,11 +170,12 @@ export const watchCommand: CommandSpec = {
       let t0: number | null = null;
       let last: Round | null = null;
       let n = 0;
+      const said = new Set<string>();
       try {
         for await (const round of rounds(monitor, { intervalMs, count, signal: stop.signal, sleep: ctx.io.sleep })) {
           last = round;
           n += 1;
-          sayWarnings(ctx.io, round);
+          sayWarnings(ctx.io, round, said);
           t0 ??= round.units.flatMap((u) => u.engines)[0]?.sample.timeMs ?? null;
           if (screen) {
             // A terminal that reports no size (0 under some pseudo-terminals) gets 80 × 24.

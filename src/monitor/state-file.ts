@@ -56,7 +56,8 @@ export async function stateKey(sysroot: string, host: string | null, units: read
 function dirProblem(dir: string, st: Stats, uid: number): string | null {
   if (st.isSymbolicLink()) return `${dir} is a symbolic link`;
   if (!st.isDirectory()) return `${dir} is not a directory`;
-  if (st.uid !== uid && uid !== 0) return `${dir} belongs to uid ${st.uid}, not this user`;
+  // Root too: a directory another user owns could be swapped under the write (as ssh refuses such a key directory).
+  if (st.uid !== uid) return `${dir} belongs to uid ${st.uid}, not this user`;
   if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return `${dir} is writable by other users`;
   return null;
 }
