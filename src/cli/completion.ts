@@ -1,7 +1,7 @@
 // Shell completion: `completion [bash|zsh]` prints a script that asks this program, by its name (through
 // `npx --no-install` in a checkout where it is not on PATH, never by a path that may go stale), for the words
-// that may come next; the values of --workload, --fault, --backend, --chip, --driver, --ports and --variant,
-// the shells of completion and the engine numbers of the unit found complete by name.
+// that may come next; the values of --workload, --fault, --backend, --chip, --driver, --ports, --active-ports and
+// --variant, the shells of completion and the engine numbers of the unit found complete by name.
 import { usageError } from '../errors.js';
 
 export const SHELLS = ['bash', 'zsh'] as const;
@@ -92,6 +92,9 @@ export async function valueCompletions(words: readonly string[]): Promise<string
       break;
     case '--ports':
       values = ['1', '2'];
+      break;
+    case '--active-ports':
+      values = ['1', '2', '1,2'];
       break;
     case 'completion':
       values = [...SHELLS];

@@ -24,6 +24,7 @@ const SINGLE_VALUED = [
   'chip',
   'driver',
   'ports',
+  'active-ports',
   'descq-cnt',
   'workload',
   'at-ms',
