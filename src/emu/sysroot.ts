@@ -21,6 +21,7 @@ import {
 import { version } from '../version.js';
 import { EMU_CMDLINE, EMU_PCI_IDENTITY, emuContext, kmsgText, portRate } from './context.js';
 import { portFileTexts } from './ports.js';
+import { writeQpOwners } from './qp-owners.js';
 import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
 import { countersBinary, counterTable, procInterrupts } from './sdes.js';
 import { SdesRenderer } from './sdes-render.js';
@@ -191,6 +192,7 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(dbg, 'sdma_cpu_list'), flavour.driver === 'upstream' ? '' : cpuListText(u, samples));
   w.file(join(dbg, 'qp_stats'), qpStatsText(u.senders, flavour.firstEngine));
   writePsmProc(w, unit, u.senders, state.psmPids, module);
+  writeQpOwners(w, name, unit + 1, u.senders);
   if (!flavour.classic) writeFlavourFiles(w, u, paths, endianness() === 'LE');
 
   const params = paths.params;
