@@ -142,11 +142,15 @@ async function writeTextfile(
   ctx: CliContext,
 ): Promise<number> {
   const { writeMetricsTextfile } = await import('../export/textfile.js');
+  const { checkOutputTarget } = await import('../output-file.js');
+  // Refused before anything is read: a device, a link, a directory, or a file inside the tree read.
+  const inputs = ctx.global.backend === 'emu' ? [] : [sysrootOf(ctx.global)];
+  checkOutputTarget(target, '--textfile', inputs);
   const backend = await ctx.openBackend();
   try {
     const buildInfo: BuildInfo = { version: version(), backend: backendLabel(backend) };
     const log = (line: string) => ctx.io.stderr(`${line}\n`);
-    await writeMetricsTextfile({ backend, buildInfo, ...timing, nowMs: () => Date.now(), log }, target);
+    await writeMetricsTextfile({ backend, buildInfo, ...timing, nowMs: () => Date.now(), log }, target, undefined, inputs);
     return 0;
   } finally {
     await backend.close();

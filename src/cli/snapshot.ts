@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
+import { checkOutputTarget } from '../output-file.js';
 import type { CaptureOptions } from '../snapshot/capture.js';
 import type { ManifestV2 } from '../snapshot/format.js';
 import { MAX_INTERVAL_MS, MAX_SAMPLES, MIN_INTERVAL_MS } from '../snapshot/format.js';
@@ -74,6 +75,8 @@ export const snapshotCommand: CommandSpec = {
       .example('$0 --sysroot node17.tar.gz engines', 'inspect the capture elsewhere'),
   async run(args, ctx) {
     const out = String(args.o ?? '');
+    // What is there already decides first: a directory, a device or a link is refused (73), untouched.
+    checkOutputTarget(out, '-o', ctx.global.backend === 'emu' ? [] : [sysrootOf(ctx.global)]);
     if (!/\.(tar\.gz|tgz)$/.test(out)) throw usageError(`-o must name a .tar.gz (or .tgz) file, got ${JSON.stringify(out)}`);
     const pace: Pace = {
       samples: args.samples === undefined ? 1 : parseIntArg('--samples', args.samples, 1, MAX_SAMPLES),

@@ -7,6 +7,7 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError } from '../errors.js';
+import { checkOutputTarget } from '../output-file.js';
 import { type ExporterOptions, Sampler } from './server.js';
 
 /** An open file, as much of it as the atomic write uses. */
@@ -70,8 +71,18 @@ export function textfileError(target: string, step: 'create' | 'write' | 'rename
   );
 }
 
-/** Replace `target` with `text` atomically: a dot-named temporary beside it, fsync, rename. */
-export async function writeFileAtomic(target: string, text: string, fs: AtomicFs = nodeAtomicFs): Promise<void> {
+/**
+ * Replace `target` with `text` atomically: a dot-named temporary beside it, fsync, rename. Only a
+ * regular file (or a new name) outside `inputs` is replaced; anything else is refused, untouched
+ * (checkOutputTarget), before the temporary is made and again before the rename.
+ */
+export async function writeFileAtomic(
+  target: string,
+  text: string,
+  fs: AtomicFs = nodeAtomicFs,
+  inputs: readonly string[] = [],
+): Promise<void> {
+  checkOutputTarget(target, '--textfile', inputs);
   const dir = dirname(target);
   const temporary = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let file: WritableFile;
@@ -94,11 +105,12 @@ export async function writeFileAtomic(target: string, text: string, fs: AtomicFs
       await file.close();
     }
     step = 'rename';
+    checkOutputTarget(target, '--textfile', inputs);
     await fs.rename(temporary, target);
   } catch (e) {
     await fs.unlink(temporary).catch(() => undefined);
     forget();
-    throw textfileError(target, step, e);
+    throw e instanceof Hfi1SdmaError ? e : textfileError(target, step, e);
   }
   forget();
   await fs.syncDir(dir).catch(() => undefined);
@@ -122,12 +134,20 @@ export function withoutCounters(text: string): string {
     .join('\n');
 }
 
-/** Take one sample of every unit (every instant of a recording) and write the exporter's gauges (Prometheus text) to `target`. */
-export async function writeMetricsTextfile(o: ExporterOptions, target: string, fs: AtomicFs = nodeAtomicFs): Promise<void> {
+/**
+ * Take one sample of every unit (every instant of a recording) and write the exporter's gauges
+ * (Prometheus text) to `target`, which may not lie inside `inputs` (the sysroot read).
+ */
+export async function writeMetricsTextfile(
+  o: ExporterOptions,
+  target: string,
+  fs: AtomicFs = nodeAtomicFs,
+  inputs: readonly string[] = [],
+): Promise<void> {
   const recording = o.backend.recording;
   // A recording is read instant by instant, so what it recorded (a stall, a strand) is judged as it was.
   const sampler = new Sampler(recording ? { ...o, minIntervalMs: 0 } : o);
   await sampler.refresh();
   while (recording && (await recording.advance())) await sampler.refresh();
-  await writeFileAtomic(target, withoutCounters(await sampler.metrics.text.metrics()), fs);
+  await writeFileAtomic(target, withoutCounters(await sampler.metrics.text.metrics()), fs, inputs);
 }
