@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { removeOnExit } from '../cleanup.js';
+import { removeOnExit, stoppedStatus } from '../cleanup.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
 import { checkOutputTarget } from '../output-file.js';
 import type { CaptureOptions } from '../snapshot/capture.js';
@@ -20,14 +20,15 @@ type Meta = { host: string; toolVersion: string; now: Date };
 type Pace = Pick<CaptureOptions, 'samples' | 'intervalMs'>;
 
 /** Render the emulator's host into a temporary tree and capture that; between instants its virtual time runs on. */
-async function captureEmulated(global: GlobalOptions, out: string, meta: Meta, pace: Pace): Promise<ManifestV2> {
-  const [{ emuUnitFromOptions, defaultAtMs }, { writeSysroot }, { captureSnapshot }] = await Promise.all([
+async function captureEmulated(global: GlobalOptions, out: string, meta: Meta, pace: Pace): Promise<ManifestV2 | null> {
+  const [{ emuUnitFromOptions, defaultAtMs }, { writeSysroot }, { captureSnapshot }, { warmUp }] = await Promise.all([
     import('../emu/index.js'),
     import('../emu/sysroot.js'),
     import('../snapshot/capture.js'),
+    import('../emu/warm-up.js'),
   ]);
   const u = emuUnitFromOptions(global);
-  u.runUntilMs(defaultAtMs(global));
+  if (!(await warmUp(u, defaultAtMs(global)))) return null; // stopped: nothing written
   // Created and registered for removal in one turn of the event loop: no signal can fall between them.
   const dir = mkdtempSync(join(tmpdir(), 'hfi1-sdma-emu-'));
   const forget = removeOnExit(dir);
@@ -100,6 +101,7 @@ export const snapshotCommand: CommandSpec = {
           clock: { nowMs: () => Date.now() },
           sleep: ctx.io.sleep,
         });
+    if (m === null) return stoppedStatus();
     if (ctx.global.json) {
       ctx.io.stdout(`${JSON.stringify({ file: out, ...m })}\n`);
       return 0;
