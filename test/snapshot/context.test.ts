@@ -73,7 +73,9 @@ describe('the host’s /dev/kmsg is never read under a sysroot', () => {
     writeFileSync(outside, KMSG);
     rmSync(join(root, 'dev/kmsg'));
     symlinkSync(outside, join(root, 'dev/kmsg'));
-    expect(readKmsgHfi1(root)).toMatchObject({ reason: expect.stringContaining(`is a symbolic link to ${outside}, outside the tree`) });
+    expect(readKmsgHfi1(root)).toMatchObject({
+      reason: expect.stringContaining(`is a symbolic link to ${outside}, outside the tree`),
+    });
     rmSync(join(root, 'dev/kmsg'));
     mkdirSync(join(root, 'dev/kmsg'));
     expect(readKmsgHfi1(root)).toEqual({
