@@ -62,11 +62,29 @@ function fdPath(fd: number): string {
   return readlinkSync(`/proc/self/fd/${fd}`);
 }
 
+/** Paths whose inode was last checked, at most; past it the memory starts afresh. */
+const MAX_CHECKED = 4096;
+
+/**
+ * What identifies an inode for the check below: device, number, change and birth time. A rename,
+ * a new link or any change of the inode moves its ctime; an inode number used again for a new file
+ * comes with a new birth (and change) time.
+ */
+function identity(st: Stats): string {
+  return `${st.dev}:${st.ino}:${st.ctimeMs}:${st.birthtimeMs}`;
+}
+
 /** The containment of one sysroot: every read resolves beneath it or fails with OutsideTreeError. */
 export class Containment {
   /** The sysroot's real path and that path with a slash, as last resolved. */
   private real = '';
   private realSlash = '';
+  /**
+   * Per path, the identity of the inode it resolved to when that inode's real path was last found
+   * inside the tree. While the path resolves to that same, unchanged inode, the real path need not
+   * be read again (one readlink per read saved); anything else is checked afresh.
+   */
+  private readonly checked = new Map<string, string>();
 
   constructor(readonly sysroot: string) {}
 
@@ -89,50 +107,52 @@ export class Containment {
     return real === now || real.startsWith(this.realSlash);
   }
 
-  /** An O_PATH descriptor of `path` (links followed), checked to lie inside the tree; the caller closes it. */
-  openPath(path: string, directory = false): number {
+  /**
+   * An O_PATH descriptor of `path` (links followed) and its stat, checked to lie inside the tree;
+   * the caller closes the descriptor.
+   */
+  private openChecked(path: string, directory = false): { fd: number; st: Stats } {
     const fd = openSync(path, O_PATH | (directory ? constants.O_DIRECTORY : 0));
-    let real: string;
     try {
-      real = fdPath(fd);
+      const st = fstatSync(fd);
+      const id = identity(st);
+      if (this.checked.get(path) !== id) {
+        if (!this.inside(fdPath(fd))) throw this.outside(path);
+        if (this.checked.size >= MAX_CHECKED) this.checked.clear();
+        this.checked.set(path, id);
+      }
+      return { fd, st };
     } catch (e) {
       closeSync(fd);
       throw e;
     }
-    if (!this.inside(real)) {
-      closeSync(fd);
-      throw this.outside(path);
-    }
-    return fd;
   }
 
   /** The stat of the file `path` names (links followed), checked to lie inside the tree. */
   stat(path: string): Stats {
-    const fd = this.openPath(path);
-    try {
-      return fstatSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    const { fd, st } = this.openChecked(path);
+    closeSync(fd);
+    return st;
   }
 
   /**
    * A descriptor open for reading (non-blocking) on what `path` names, inside the tree; `check`
-   * sees its stat first (on the O_PATH descriptor: nothing is opened unless it passes).
+   * sees its stat first (on the O_PATH descriptor: nothing is opened unless it passes), and the
+   * inode opened is the one checked.
    */
   openRead(path: string, check: (st: Stats) => void): number {
-    const at = this.openPath(path);
+    const { fd, st } = this.openChecked(path);
     try {
-      check(fstatSync(at));
-      return openSync(`/proc/self/fd/${at}`, READ_FLAGS);
+      check(st);
+      return openSync(`/proc/self/fd/${fd}`, READ_FLAGS);
     } finally {
-      closeSync(at);
+      closeSync(fd);
     }
   }
 
   /** The names in directory `path`, inside the tree. */
   readdir(path: string): string[] {
-    const fd = this.openPath(path, true);
+    const { fd } = this.openChecked(path, true);
     try {
       return readdirSync(`/proc/self/fd/${fd}`);
     } finally {
@@ -142,7 +162,7 @@ export class Containment {
 
   /** The text of the symbolic link `path`, whose directory lies inside the tree (the link itself is not followed). */
   readlink(path: string): string {
-    const fd = this.openPath(dirname(path), true);
+    const { fd } = this.openChecked(dirname(path), true);
     try {
       return readlinkSync(`/proc/self/fd/${fd}/${basename(path)}`);
     } finally {

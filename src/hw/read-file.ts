@@ -59,11 +59,14 @@ function scratchOf(bytes: number, keep = 0): Buffer {
  * opening (so no device or FIFO is ever opened) and again on the open descriptor. Under a sysroot
  * (`within`) the path must resolve inside it, and the inode checked is the inode opened.
  */
-function openRegular(path: string, within: Containment | null): number {
+function openRegular(path: string, within: Containment | null): { fd: number; sizeBytes: number } {
   if (within !== null) {
-    return within.openRead(path, (st) => {
+    let sizeBytes = 0;
+    const fd = within.openRead(path, (st) => {
       if (!st.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(st));
+      sizeBytes = st.size;
     });
+    return { fd, sizeBytes };
   }
   const before = statSync(path);
   if (!before.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(before));
@@ -71,11 +74,11 @@ function openRegular(path: string, within: Containment | null): number {
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(st));
+    return { fd, sizeBytes: st.size };
   } catch (e) {
     closeSync(fd);
     throw e;
   }
-  return fd;
 }
 
 /**
@@ -85,14 +88,13 @@ function openRegular(path: string, within: Containment | null): number {
  * under a sysroot OutsideTreeError (EOUTSIDE) for a path that leads out of it.
  */
 export function readRegularFile(path: string, capBytes: number, within: Containment | null = null): Buffer {
-  const fd = openRegular(path, within);
+  const { fd, sizeBytes } = openRegular(path, within);
   try {
-    const st = fstatSync(fd);
     // sysfs reports 4096 and debugfs/procfs 0 whatever they hold: the size is only a hint. Reads
     // go through one scratch buffer (grown up to the cap, kept) and each result is copied out at
     // its exact size, so a watch reading hundreds of small files a second does not churn
     // page-sized buffers through the allocator (RSS stays flat).
-    let buf = scratchOf(Math.min(capBytes + 1, Math.max(st.size + 1, 8192)));
+    let buf = scratchOf(Math.min(capBytes + 1, Math.max(sizeBytes + 1, 8192)));
     let total = 0;
     for (;;) {
       if (total === buf.length) {
@@ -113,7 +115,7 @@ export function readRegularFile(path: string, capBytes: number, within: Containm
 
 /** Open the file as readRegularFile does and read its first byte (what access(2) cannot tell: lockdown). */
 export function probeRegularFile(path: string, within: Containment | null = null): void {
-  const fd = openRegular(path, within);
+  const { fd } = openRegular(path, within);
   try {
     readSync(fd, Buffer.alloc(1), 0, 1, 0);
   } finally {
