@@ -140,7 +140,7 @@ describe('hfi1-sdma as a child process', () => {
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stdout).toMatch(/^HFI1-SDMA CRITICAL/);
-    expect(bad.stdout).toMatch(/CRITICAL: hfi1_0 sdma3 stalled \(chip-not-fetching\)/);
+    expect(bad.stdout).toMatch(/CRITICAL: SD101 hfi1_0 sdma3 stalled \(chip-not-fetching\)/);
   });
 
   it('log reads standard input', () => {
@@ -187,7 +187,8 @@ describe('hfi1-sdma as a child process', () => {
         () => '',
       );
     }
-    expect(body).toMatch(/hfi1_sdma_ring_size_descriptors\{unit="hfi1_0",engine="3"\} 2048/);
+    expect(body).toMatch(/hfi1_sdma_ring_size_descriptors\{unit="hfi1_0"\} 2048/);
+    expect(body).toMatch(/hfi1_sdma_free_descriptors\{unit="hfi1_0",engine="3"\} \d+/);
     x.child.kill('SIGTERM');
     expect(await x.exited).toBe(0);
   });

@@ -225,15 +225,27 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
 
   it('rejects what breaks the contract: a number for a register, an unknown verdict, a missing state', () => {
     const engine = {
-      ...{ unit: 0, engine: 0, cpu: 0, state: null, running: null, seq: null, seqSource: 'counters', csr: null },
+      ...{ unit: 'hfi2_0', engine: 0, cpu: 0, state: null, running: null, seq: null, seqSource: 'counters', csr: null },
       ...{ swTail: null, swHead: null, descqTail: null, descqHead: null, txTail: null, txHead: null, lastStatus: null },
       ...{ ahgBits: null, flushListNonEmpty: null, descqFullCount: null, inFlight: null, free: null, errors: [] },
     };
     const engines = schema('engines.schema.json');
     const flavour = { module: 'hfi2', chip: 'jkr', driver: 'hfi2', ports: 2, engineIds: [8] };
-    const unit = { unit: 0, name: 'hfi2_0', ...flavour, descqCnt: 2048 };
-    const doc = (e: unknown, u: object = unit) => ({ backend: 'hw', units: [{ ...u, engines: [e] }] });
+    const unit = { unit: 'hfi2_0', name: 'hfi2_0', ...flavour, descqCnt: 2048 };
+    const provenance = {
+      backend: 'hw',
+      emulated: false,
+      host: null,
+      source: null,
+      capturedAtMs: null,
+      capturedAt: null,
+      instants: null,
+      toolVersion: null,
+    };
+    const doc = (e: unknown, u: object = unit) => ({ backend: 'hw', provenance, units: [{ ...u, engines: [e] }] });
     expect(engines(doc(engine))).toBe(true);
+    // A unit is named, not numbered: numbers repeat across modules (hfi1_0 and hfi2_0).
+    expect(engines(doc({ ...engine, unit: 0 }))).toBe(false);
     // The flavour is part of the contract: a unit without it, or of a chip nobody makes, is refused.
     const { chip: _chip, ...chipless } = unit;
     expect(engines(doc(engine, chipless))).toBe(false);
