@@ -53,20 +53,20 @@ describe('a manifest nested a hundred thousand deep', () => {
   });
 });
 
-describe('a file listed in once, for a hundred instants', () => {
+describe('a file listed in once, for many instants', () => {
   it('is linked into each instant, not copied: one file on disk, whatever its size', async () => {
-    const big = Buffer.alloc(4 << 20, 0x41);
+    const big = Buffer.alloc(1 << 20, 0x41);
     const param = 'sys/module/hfi1/parameters/zz';
     const entries = withManifest(suite.base(), (m: Loose) => {
       m.once.push(param);
       m.instants[0].sources.push({ path: param, captured: true });
-      for (let i = 1; i < 100; i++) m.instants.push({ ...m.instants[0], timeMs: i, sources: [], barBlocks: [] });
+      for (let i = 1; i < 40; i++) m.instants.push({ ...m.instants[0], timeMs: i, sources: [], barBlocks: [] });
     });
     const s = await openSnapshot(crafted([{ path: `instants/0/${param}`, data: big }, ...entries]), { tmpDir: suite.env().tmp });
     try {
       const first = lstatSync(join(s.tree, 'instants/0', param));
-      expect(first.nlink).toBe(100);
-      expect(lstatSync(join(s.tree, 'instants/99', param)).ino).toBe(first.ino);
+      expect(first.nlink).toBe(40);
+      expect(lstatSync(join(s.tree, 'instants/39', param)).ino).toBe(first.ino);
     } finally {
       await s.close();
     }
