@@ -70,8 +70,22 @@ const MAX_CHECKED = 4096;
  * a new link or any change of the inode moves its ctime; an inode number used again for a new file
  * comes with a new birth (and change) time.
  */
-function identity(st: Stats): string {
-  return `${st.dev}:${st.ino}:${st.ctimeMs}:${st.birthtimeMs}`;
+interface Identity {
+  dev: number;
+  ino: number;
+  ctimeMs: number;
+  birthtimeMs: number;
+}
+
+/** True when `st` is the inode `known` describes. */
+function sameInode(known: Identity | undefined, st: Stats): boolean {
+  return (
+    known !== undefined &&
+    known.ino === st.ino &&
+    known.dev === st.dev &&
+    known.ctimeMs === st.ctimeMs &&
+    known.birthtimeMs === st.birthtimeMs
+  );
 }
 
 /** The containment of one sysroot: every read resolves beneath it or fails with OutsideTreeError. */
@@ -84,7 +98,7 @@ export class Containment {
    * inside the tree. While the path resolves to that same, unchanged inode, the real path need not
    * be read again (one readlink per read saved); anything else is checked afresh.
    */
-  private readonly checked = new Map<string, string>();
+  private readonly checked = new Map<string, Identity>();
 
   constructor(readonly sysroot: string) {}
 
@@ -115,11 +129,10 @@ export class Containment {
     const fd = openSync(path, O_PATH | (directory ? constants.O_DIRECTORY : 0));
     try {
       const st = fstatSync(fd);
-      const id = identity(st);
-      if (this.checked.get(path) !== id) {
+      if (!sameInode(this.checked.get(path), st)) {
         if (!this.inside(fdPath(fd))) throw this.outside(path);
         if (this.checked.size >= MAX_CHECKED) this.checked.clear();
-        this.checked.set(path, id);
+        this.checked.set(path, { dev: st.dev, ino: st.ino, ctimeMs: st.ctimeMs, birthtimeMs: st.birthtimeMs });
       }
       return { fd, st };
     } catch (e) {
