@@ -42,7 +42,13 @@ export function logJson(log: KernelLog) {
   };
 }
 
-function eventLine(e: LogEvent, paint: Paint, chip: string): string {
+/** The build that printed a line of unit `unit` (a name such as hfi1_0, or a bare module): hfi2, or hfi1's. */
+function buildOf(log: KernelLog, unit: string): 'hfi1' | 'hfi2' {
+  const known = log.units.find((u) => u.name === unit)?.module;
+  return known ?? (unit.startsWith('hfi2') ? 'hfi2' : 'hfi1');
+}
+
+function eventLine(e: LogEvent, paint: Paint, chip: string, log: KernelLog): string {
   const at = `line ${e.line}${e.ts === null ? '' : ` [${e.ts}]`}: ${e.unit}${e.engine === undefined ? '' : ` sdma${e.engine}`}`;
   switch (e.kind) {
     case 'engine-error': {
@@ -74,8 +80,11 @@ function eventLine(e: LogEvent, paint: Paint, chip: string): string {
     }
     case 'halt-timeout':
       return `${at}: timed out (10 ms) waiting for the engine to halt; the driver went on anyway`;
-    case 'clean-timeout':
-      return `${at}: timed out (100 polls of 10 us) waiting for the engine to clean up (hfi2 hw clean-up); the driver went on anyway`;
+    case 'clean-timeout': {
+      // Only the Cornelis hfi1 and hfi2 give up (upstream hfi1 polls without a limit): the prefix tells which.
+      const build = buildOf(log, e.unit) === 'hfi2' ? 'hfi2' : 'the Cornelis hfi1';
+      return `${at}: timed out (100 polls of 10 us) waiting for the engine to clean up (${build} hw clean-up); the driver went on anyway`;
+    }
     case 'check-scheduled':
       return `${at}: A-step progress check scheduled (pre-production silicon workaround)`;
     case 'progress-check':
@@ -91,7 +100,7 @@ function eventLine(e: LogEvent, paint: Paint, chip: string): string {
     case 'state-change':
       return `${at}: state ${e.fromState} -> ${e.state} (trace event${e.engine === undefined ? '; hfi1_sdma_state names no engine' : ''})`;
     case 'pad':
-      return `${at}: ${e.padDescriptors} pad descriptors after ${e.packets} packet${e.packets === 1 ? '' : 's'} of ${e.packetDescriptors} descriptors (pad_sdma_desc ${e.padSdmaDesc}; trace event)`;
+      return `${at}: ${e.padDescriptors} pad descriptors after ${e.packets} packet${e.packets === 1 ? '' : 's'} of ${e.packetDescriptors} descriptors (pad_sdma_desc ${e.padSdmaDesc}; ${buildOf(log, e.unit)}_sdma_pad trace event)`;
     default:
       return `${at}: ${paint('dim', `(not decoded) ${e.text ?? ''}`)}`;
   }
@@ -119,7 +128,7 @@ export function renderLog(log: KernelLog, paint: Paint, chosen?: Chosen<ChipName
   }
   const errors = log.events.filter((e) => e.kind === 'engine-error').length;
   out += `${log.events.length} SDMA events (${errors} engine errors) in ${log.linesRead} lines\n`;
-  for (const e of log.events) out += `${eventLine(e, paint, log.chip)}\n`;
+  for (const e of log.events) out += `${eventLine(e, paint, log.chip, log)}\n`;
   return out;
 }
 

@@ -231,7 +231,7 @@ export function rowsThatFit(rows: readonly ScreenRow[], room: number): { rows: S
   const what = [...counts].map(([v, n]) => `${n} ${v}`).join(', ');
   return {
     rows: rows.filter((_, i) => shown.has(i)),
-    more: `… ${hidden.length} more engine${hidden.length === 1 ? '' : 's'} (${what}); a taller terminal shows them`,
+    more: `… ${hidden.length} more engine${hidden.length === 1 ? '' : 's'}: ${what}`,
   };
 }
 

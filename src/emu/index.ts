@@ -24,6 +24,8 @@ export interface EmuCliOptions {
   driver?: DriverBuild | undefined;
   /** `--ports 1|2` (default 1). */
   ports?: number | undefined;
+  /** `--active-ports LIST` (default every port). */
+  activePorts?: readonly number[] | undefined;
   descqCnt: number | undefined;
   workload: string | undefined;
   atMs: number | undefined;
@@ -38,7 +40,7 @@ export const DEFAULT_AT_MS = 20;
  * state within microseconds at these rates), else, with faults, 100 ms past the last one so
  * that its effect shows.
  */
-export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engines' | 'firstEngine'>): number {
+export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engines' | 'firstEngine' | 'ports'>): number {
   if (opts.atMs !== undefined) return opts.atMs;
   const window = faultWindow(opts);
   const last = Math.max(0, ...opts.fault.map((f) => parseFault(f, window).atMs));
@@ -46,9 +48,13 @@ export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engine
 }
 
 /** The engines a fault may name under these options: the window firstEngine..firstEngine+engines−1. */
-function faultWindow(opts: Pick<EmuCliOptions, 'engines' | 'firstEngine'>): { firstEngine: number; count: number } {
+function faultWindow(opts: Pick<EmuCliOptions, 'engines' | 'firstEngine' | 'ports'>): {
+  firstEngine: number;
+  count: number;
+  ports: number;
+} {
   const firstEngine = opts.firstEngine ?? 0;
-  return { firstEngine, count: opts.engines ?? 16 - firstEngine };
+  return { firstEngine, count: opts.engines ?? 16 - firstEngine, ports: opts.ports ?? 1 };
 }
 
 /** Build (but do not run) the unit the CLI options describe; option errors are usage errors. */
@@ -68,6 +74,7 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
     chip: flavour.chip.name,
     driver: flavour.driver,
     ports: flavour.ports,
+    activePorts: flavour.activePorts,
     descqCnt: opts.descqCnt,
     workload: opts.workload,
     faults,

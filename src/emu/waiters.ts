@@ -46,7 +46,7 @@ export function modelWaiter(m: WaiterModel, e: Engine, w: IoWait): Waiter {
   const own = sender !== undefined && sender.wait === w ? sender : null;
   const common = {
     waitsFor: 'dma-desc' as const,
-    descriptorsNeeded: w.txHead[0]?.slots ?? w.needDesc,
+    descriptorsNeeded: w.txHead[0]?.numDesc ?? w.needDesc,
     engine: e.idx,
     onList: true,
     ownPending: w.sdmaBusy,

@@ -81,8 +81,8 @@ export function provenanceOf(backend: Backend, host: string | null = null): Prov
   };
 }
 
-/** A unit selection that matches none is the commands' usage or no-device error. */
-function selectionError(infos: readonly UnitInfo[], unit: UnitId): Hfi1SdmaError | null {
+/** A unit selection that matches no unit, or several, is the commands' no-device or usage error; null when it matches one. */
+export function selectionError(infos: readonly UnitInfo[], unit: UnitId): Hfi1SdmaError | null {
   const hit = lookupUnit(infos, unit);
   if ('ambiguous' in hit) {
     const names = hit.ambiguous.map((u) => u.name);

@@ -53,7 +53,6 @@ async function validates(
 /** Commands whose output is not JSON, and why; every other command must have a schema below. */
 const NO_JSON: Record<string, string> = {
   completion: 'a shell script',
-  health: 'Nagios plugin text and exit status',
   export: 'Prometheus text over HTTP',
   'emu serve': 'runs until stopped; prints progress on stderr',
 };
@@ -63,6 +62,8 @@ const SCHEMA_OF: Record<string, string> = {
   ring: 'ring.schema.json',
   watch: 'watch-line.schema.json',
   waiters: 'waiters.schema.json',
+  health: 'health.schema.json',
+  explain: 'explain.schema.json',
   progress: 'progress.schema.json',
   fit: 'fit.schema.json',
   decode: 'decode.schema.json',
@@ -203,9 +204,27 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
     await validates('watch-line.schema.json', ['--json', 'watch', '--count', '1'], { backend: hfi2(), ndjson: true });
   });
 
+  it('health --json: a finding per line with its code, the counts, the provenance', async () => {
+    const [doc] = (await validates(
+      'health.schema.json',
+      ['--backend', 'emu', '--engines', '4', '--fault', 'stop-fetch@30:2', '--json', 'health'],
+      {
+        codes: [2],
+      },
+    )) as { findings: { code: string }[] }[];
+    expect(doc?.findings[0]?.code).toBe('SD101');
+    await validates('health.schema.json', ['--json', 'health', '--stall-ms', 'x'], { codes: [3] });
+  });
+
+  it('explain: the list and one code', async () => {
+    await validates('explain.schema.json', ['--json', 'explain']);
+    await validates('explain.schema.json', ['--json', 'explain', 'SD201']);
+  });
+
   it('doctor, on a host with a unit and on one without', async () => {
     await validates('doctor.schema.json', ['--sysroot', sysroot, '--json', 'doctor']);
-    await validates('doctor.schema.json', ['--sysroot', work, '--json', 'doctor']);
+    // No unit is a failed check: exit 1.
+    await validates('doctor.schema.json', ['--sysroot', work, '--json', 'doctor'], { codes: [1] });
   });
 
   it('snapshot manifest', async () => {

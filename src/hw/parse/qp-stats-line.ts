@@ -1,14 +1,15 @@
 // One line of debugfs `qp_stats` (qp_iter_print, hfi1 qp.c), in any of its formats: anchored on labels, not on
 // positions. The head up to the counters after `f=` and the tail from `SDE` on are read field by field; the
 // PSN/ring-pointer middle, which no waiter rule uses, is only checked for its character set.
+
+import type { QpType } from '../../progress/kernel-names.js';
 import { QP_STATE_NAMES, type QpStateName } from '../../progress/waiters.js';
 import { isHexDigit, LineCursor, LineFail, SP } from './line-cursor.js';
 import { NO_FLAGS, type SFlagsDecoded, type SFlagsLayout } from './s-flags.js';
 import type { FormatFamily } from './s-flags-layout.js';
 import { escapeControls } from './text.js';
 
-/** QP types as qp_type_str (hfi1 qp.c) prints them. */
-export type QpType = 'SMI' | 'GSI' | 'RC' | 'UC' | 'UD';
+export type { QpType };
 
 export { QP_STATE_NAMES, type QpStateName };
 
