@@ -185,7 +185,7 @@ export class HwUnit implements Unit {
 
   private windowOrNull(): RegisterWindow | null {
     if (!this.has('bar')) return null;
-    this.window ??= openSdmaWindow(this.found.paths.resource0, this.chip);
+    this.window ??= openSdmaWindow(this.found.paths.resource0, this.chip, this.found.paths.sysroot);
     return this.window;
   }
 

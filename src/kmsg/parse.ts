@@ -328,7 +328,9 @@ export class KernelLogParser {
       engine: this.engineOf.get(name),
       desc: this.descOf.get(name),
       emit(e) {
-        const ev: LogEvent = { line, ts, unit: name, ...e };
+        // No chip has an engine past 15: a line that names one is not the driver's, and is shown as it is.
+        const foreign = e.engine !== undefined && !(Number.isSafeInteger(e.engine) && e.engine < TXE_NUM_SDMA_ENGINES);
+        const ev: LogEvent = foreign ? { line, ts, unit: name, kind: 'unrecognised', text: msg } : { line, ts, unit: name, ...e };
         if (events.length < MAX_EVENTS) events.push(ev);
         else self.eventsDropped += 1;
         return ev;
