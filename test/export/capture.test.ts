@@ -61,7 +61,9 @@ describe('export --capture-dir', () => {
     expect(text).toContain(`hfi1_sdma_captures_total{dir="${dir}"} 1`);
     expect(text).toContain(`hfi1_sdma_capture_failures_total{dir="${dir}"} 0`);
     expect(text).toMatch(
-      new RegExp(`hfi1_sdma_last_capture_info\\{dir="${dir}",file="${dir}/${name?.replace(/\./g, '\\.')}",code="SD101",unit="hfi1_0",engine="0"\\} 1`),
+      new RegExp(
+        `hfi1_sdma_last_capture_info\\{dir="${dir}",file="${dir}/${name?.replace(/\./g, '\\.')}",code="SD101",unit="hfi1_0",engine="0"\\} 1`,
+      ),
     );
     expect(text).toContain(`hfi1_sdma_last_capture_timestamp_seconds{dir="${dir}"} ${Date.UTC(2026, 11, 1, 22) / 1000}`);
   });
