@@ -78,7 +78,7 @@ export const WAITER_VERDICT_WORDS: Readonly<Record<WaiterVerdict, { meaning: str
 export const WAITER_REASON_WORDS: Readonly<Record<WaiterReason, string>> = {
   'engine-busy': 'its engine has work in flight or moved: a retirement will harvest it',
   'own-pending': 'descriptors of its own are in flight, and their retirement wakes it',
-  'other-list': 'a PIO, TX or KMEM wait, not an engine's wait list',
+  'other-list': "a PIO, TX or KMEM wait, not an engine's wait list",
   'off-list': 'the wait flag without the on-list bit (a torn read, or a wake-up in progress)',
   confirming: 'the rule holds, for fewer than 3 samples or less than `--strand-ms` so far',
   'unit-busy': 'a PSM writer whose engine is not known while some engine of its unit is busy',
@@ -87,7 +87,7 @@ export const WAITER_REASON_WORDS: Readonly<Record<WaiterReason, string>> = {
   'engine-not-running': 'its engine is not in s99_Running',
   'qp-error': 'the QP is in ERR',
   'engine-unknown': 'no engine named, or no sample of it',
-  'no-ring-state': 'its engine's ring is not readable',
+  'no-ring-state': "its engine's ring is not readable",
   'device-gone': 'the device reads all-ones: the device is the finding, not its waiters',
 };
 
