@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT_STATUSES } from '../../src/cli/exit-status.js';
-import { REASON_WORDS, VERDICT_WORDS, WAITER_REASON_WORDS, WAITER_VERDICT_WORDS } from '../../src/cli/verdict-words.js';
+import { REASON_WORDS, VERDICT_WORDS, WAITER_VERDICT_WORDS } from '../../src/cli/verdict-words.js';
 import { EXIT_CODES } from '../../src/errors.js';
 import { REASONS, VERDICTS } from '../../src/progress/classify.js';
 import { WAITER_REASONS, WAITER_VERDICTS } from '../../src/progress/strand.js';
