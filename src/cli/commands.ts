@@ -75,6 +75,11 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
     load: async () => (await import('./snapshot.js')).snapshotCommand,
   },
   {
+    command: 'report [snapshot]',
+    describe: 'one self-contained HTML page of a capture: findings, every engine over time, waiters, the kernel log',
+    load: async () => (await import('./report.js')).reportCommand,
+  },
+  {
     command: 'export',
     describe: 'Prometheus exporter: per-engine metrics on /metrics',
     load: async () => (await import('./export.js')).exportCommand,
