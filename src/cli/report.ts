@@ -94,11 +94,13 @@ export const reportCommand: CommandSpec = {
         : parseIntArg('--interval-ms', args.intervalMs, MIN_INTERVAL_MS, MAX_INTERVAL_MS);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 86_400_000);
     const strandMs = strandMsArg(args.strandMs);
-    const [{ gatherReport }, { renderReport }, { writeOutputFile }] = await Promise.all([
+    const [{ gatherReport }, { renderReport }, { checkOutputTarget, writeOutputFile }] = await Promise.all([
       import('../report/gather.js'),
       import('../report/html.js'),
       import('../report/write.js'),
     ]);
+    // Before a read that may take minutes: a target that cannot be written is said at once.
+    checkOutputTarget(out);
     const backend = await openSource(ctx, snapshot);
     let html: string;
     let data: Awaited<ReturnType<typeof gatherReport>>;

@@ -2,7 +2,7 @@
 // device in its place is refused with E_CANT_CREATE, exit 73), through a temporary beside it that is synced
 // and renamed over the target only when every byte is written. A failure, or the process ending, removes the
 // temporary; the old file stays as it was.
-import { closeSync, constants, fsyncSync, lstatSync, openSync, type Stats, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, lstatSync, openSync, type Stats, statSync, writeSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { removeOnExit } from '../cleanup.js';
@@ -20,7 +20,7 @@ function kindOf(st: Stats): string | null {
 }
 
 /** E_CANT_CREATE when `target` exists and is not a regular file. */
-function checkTarget(target: string): void {
+function checkKind(target: string): void {
   const st = lstatSync(target, { throwIfNoEntry: false });
   const kind = st ? kindOf(st) : null;
   if (kind) {
@@ -31,9 +31,17 @@ function checkTarget(target: string): void {
   }
 }
 
+/** Refuse `target` before any work is done: E_CANT_CREATE when it is not a regular file, or its directory is missing. */
+export function checkOutputTarget(target: string): void {
+  checkKind(target);
+  if (!statSync(dirname(target), { throwIfNoEntry: false })?.isDirectory()) {
+    throw outputError(Object.assign(new Error(`ENOENT: ${dirname(target)}`), { code: 'ENOENT' }), target);
+  }
+}
+
 /** Replace `target` with `data` atomically (see the file's comment). */
 export async function writeOutputFile(target: string, data: string | Uint8Array): Promise<void> {
-  checkTarget(target);
+  checkKind(target);
   const tmp = join(
     dirname(target),
     `.hfi1-sdma.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`,
@@ -56,7 +64,7 @@ export async function writeOutputFile(target: string, data: string | Uint8Array)
       closeSync(fd);
     }
     // Checked again just before the rename: a link or a directory put there meanwhile is not replaced.
-    checkTarget(target);
+    checkKind(target);
     await rename(tmp, target);
   } catch (e) {
     await rm(tmp, { force: true });

@@ -43,15 +43,21 @@ export async function emulatedCapture(
   return out;
 }
 
-/** The captures the browser and the size tests draw: a stall, a stranded QP, an hfi2 window, a healthy host. */
+/**
+ * The captures the tests draw: a stall (and an engine error logged during it), a stranded QP, an hfi2 window
+ * 8-15 with a stall, a healthy host; each with the `report` options it is read with (a short stall window keeps
+ * the captures short).
+ */
 export const SCENARIOS = {
   stall: {
     units: [{ seed: 3, engines: 4, workload: 'mixed:gbps=10', faults: ['stop-fetch@200:3', 'engine-error:1@450:2'] }],
-    plan: { fromMs: 100, samples: 16, intervalMs: 100 },
+    plan: { fromMs: 100, samples: 8, intervalMs: 100 },
+    args: ['--stall-ms', '300'],
   },
   stranded: {
     units: [{ seed: 5, engines: 8, workload: 'qp:gbps=10', faults: ['lost-wakeup@300:5'] }],
-    plan: { fromMs: 200, samples: 10, intervalMs: 100 },
+    plan: { fromMs: 200, samples: 8, intervalMs: 100 },
+    args: [],
   },
   window: {
     units: [
@@ -67,10 +73,12 @@ export const SCENARIOS = {
         faults: ['stop-fetch@200:8'],
       },
     ],
-    plan: { fromMs: 100, samples: 16, intervalMs: 100 },
+    plan: { fromMs: 100, samples: 8, intervalMs: 100 },
+    args: ['--stall-ms', '300'],
   },
   healthy: {
     units: [{ seed: 1, engines: 4, workload: 'mixed:gbps=10' }],
-    plan: { fromMs: 100, samples: 6, intervalMs: 100 },
+    plan: { fromMs: 100, samples: 4, intervalMs: 100 },
+    args: [],
   },
-} satisfies Record<string, { units: EmuUnitOptions[]; plan: CapturePlan }>;
+} satisfies Record<string, { units: EmuUnitOptions[]; plan: CapturePlan; args: string[] }>;
