@@ -6,6 +6,7 @@ import type { BenchSuite } from './harness.js';
 import { barBenchSuite, parseBenchSuite } from './hw.js';
 import { qpStatsBenchSuite } from './qpstats.js';
 import { raceSuite } from './race.js';
+import { reportSuite } from './report.js';
 
 export const SUITES: readonly BenchSuite[] = [
   coreSuite,
@@ -16,4 +17,5 @@ export const SUITES: readonly BenchSuite[] = [
   watchSuite,
   emuSuite,
   raceSuite,
+  reportSuite,
 ];

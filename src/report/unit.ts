@@ -13,6 +13,8 @@ import { enginePanel, logTimeline, niceCeil, type PanelScale, runsOf, spanText, 
 
 /** Log events listed per unit at most (the newest are kept). */
 export const MAX_LOG_ROWS = 300;
+/** Runs of one engine's state and verdict listed as text at most (the strip draws every one). */
+export const MAX_RUN_ROWS = 40;
 /** Waiters listed per unit at most. */
 export const MAX_WAITER_ROWS = 200;
 
@@ -150,11 +152,12 @@ function engineFigure(u: UnitReport, e: EngineSeries, events: readonly PlacedEve
     enginePanel(e.points, mine, scale, `${u.info.name} ${name}: ${last.verdict} at the end`) +
     `<p class="nums">${esc(dqf)} · ${esc(errs)}${bits.length ? ` · bits ${esc(bits.join(','))}` : ''} · in flight up to ${maxIn}${esc(waiters)}${mine.length ? ` · ${mine.length} log event${mine.length === 1 ? '' : 's'}` : ''}</p>` +
     `<details><summary>state and verdict over time (${runs.length} run${runs.length === 1 ? '' : 's'})</summary><ul class="runs">${runs
+      .slice(0, MAX_RUN_ROWS)
       .map(
         (r) =>
           `<li>${esc(spanText(r.fromMs, r.toMs))}: <span class="v-${r.verdict}">${r.verdict}</span> (${esc(r.reason)})${r.state ? `, ${esc(r.state)}` : ''}</li>`,
       )
-      .join('')}</ul></details>` +
+      .join('')}${runs.length > MAX_RUN_ROWS ? `<li>${runs.length - MAX_RUN_ROWS} more: the strip's tooltips name each</li>` : ''}</ul></details>` +
     '</figure>'
   );
 }

@@ -82,3 +82,12 @@ export const SCENARIOS = {
     args: [],
   },
 } satisfies Record<string, { units: EmuUnitOptions[]; plan: CapturePlan; args: string[] }>;
+
+/** Two 16-engine units with a stall, an engine error and a lost wake-up: the 100-instant capture of the size test and the benchmark. */
+export const TWO_UNITS: readonly EmuUnitOptions[] = [
+  { seed: 1, unit: 0, workload: 'mixed:gbps=10', faults: ['stop-fetch@2000:3', 'engine-error:1@3000:5'] },
+  { seed: 2, unit: 1, pci: '0000:06:00.0', workload: 'mixed:gbps=10', faults: ['lost-wakeup@1500:7'] },
+];
+
+/** The plan of that capture: 100 instants 50 ms apart, from 500 ms. */
+export const TWO_UNITS_PLAN: CapturePlan = { fromMs: 500, samples: 100, intervalMs: 50 };
