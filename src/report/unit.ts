@@ -157,7 +157,9 @@ function engineFigure(u: UnitReport, e: EngineSeries, events: readonly PlacedEve
         (r) =>
           `<li>${esc(spanText(r.fromMs, r.toMs))}: <span class="v-${r.verdict}">${r.verdict}</span> (${esc(r.reason)})${r.state ? `, ${esc(r.state)}` : ''}</li>`,
       )
-      .join('')}${runs.length > MAX_RUN_ROWS ? `<li>${runs.length - MAX_RUN_ROWS} more: the strip's tooltips name each</li>` : ''}</ul></details>` +
+      .join(
+        '',
+      )}${runs.length > MAX_RUN_ROWS ? `<li>${runs.length - MAX_RUN_ROWS} more: the strip's tooltips name each</li>` : ''}</ul></details>` +
     '</figure>'
   );
 }
