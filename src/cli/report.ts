@@ -145,6 +145,7 @@ export const reportCommand: CommandSpec = {
               severity: s.finding.severity,
               engine: s.finding.engine,
               text: s.finding.text,
+              action: s.finding.action,
             })),
         })),
       };

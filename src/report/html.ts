@@ -9,7 +9,7 @@ import { engineIdsText } from '../progress/engine-ids.js';
 import { esc, idOf } from './escape.js';
 import type { ReportData, SeenFinding, UnitReport } from './model.js';
 import { REPORT_CSS } from './style.js';
-import { unitSection } from './unit.js';
+import { metaList, unitSection } from './unit.js';
 
 /** Nothing is loaded from anywhere, and no script runs, whatever the page holds. */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
@@ -59,10 +59,7 @@ function header(d: ReportData): string {
     ['numbers from', p.emulated ? 'the emulator: not an adapter' : 'an adapter'],
     ['rendered', `${utc(d.renderedAtMs)} by hfi1-sdma ${d.toolVersion}`],
   ];
-  let out =
-    '<header><h1>hfi1-sdma report</h1>' +
-    `<p class="prov">${esc(provenanceText(p), 600)}</p>` +
-    `<dl class="meta">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`;
+  let out = `<header><h1>hfi1-sdma report</h1><p class="prov">${esc(provenanceText(p), 600)}</p>${metaList(rows)}`;
   if (d.listingProblems.length > 0) {
     out += `<ul class="runs">${d.listingProblems.map((m) => `<li class="warning">${esc(m)}</li>`).join('')}</ul>`;
   }

@@ -8,7 +8,8 @@ body{margin:0 auto;max-width:1280px;padding:16px 20px 40px;font:14px/1.45 system
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 6px;padding-top:10px;border-top:3px solid var(--fg)}
 h3{font-size:15px;margin:18px 0 6px}code,.mono{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12.5px}
 .prov{color:var(--muted);margin:0 0 10px}
-dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:8px 0}dl.meta dt{color:var(--muted)}dl.meta dd{margin:0}
+dl.meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(280px,1fr));gap:2px 18px;margin:8px 0}
+dl.meta div{display:flex;gap:8px;min-width:0}dl.meta div.wide{grid-column:1/-1}dl.meta dt{color:var(--muted);white-space:nowrap}dl.meta dd{margin:0;overflow-wrap:anywhere}
 table{border-collapse:collapse;margin:6px 0 10px;font-size:13px}th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 th{background:var(--panel);font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
 ol.findings{list-style:none;padding:0;margin:6px 0}ol.findings li{border-left:5px solid var(--note);background:var(--panel);padding:6px 10px;margin:4px 0}

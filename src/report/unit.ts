@@ -63,6 +63,13 @@ function findingsBlock(u: UnitReport, spanMs: number): string {
   return out;
 }
 
+/** Name-value pairs in columns; a long value takes a whole row. */
+export function metaList(rows: readonly (readonly [string, string])[]): string {
+  const item = ([k, v]: readonly [string, string]) =>
+    `<div${v.length > 60 ? ' class="wide"' : ''}><dt>${esc(k)}</dt><dd>${esc(v, 1200)}</dd></div>`;
+  return `<dl class="meta">${rows.map(item).join('')}</dl>`;
+}
+
 function contextRows(c: UnitContext | undefined): [string, string][] {
   if (!c) return [];
   const rows: [string, string | null][] = [
@@ -98,7 +105,7 @@ function identityBlock(u: UnitReport, data: ReportData): string {
   if (unreadable.length > 0) {
     rows.push(['not readable', unreadable.map((s) => `${s.source} (${s.reason ?? 'unknown'})`).join('; ')]);
   }
-  let out = `<dl class="meta">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`;
+  let out = metaList(rows);
   if (f.evidence.length > 0) {
     out += `<details><summary>how the chip and driver build were told</summary><ul class="runs">${f.evidence
       .slice(0, 40)
