@@ -16,7 +16,7 @@ ol.findings{list-style:none;padding:0;margin:6px 0}ol.findings li{border-left:5p
 ol.findings li.critical{border-color:var(--crit)}ol.findings li.warning{border-color:var(--warn)}ol.findings li.unknown{border-color:var(--unk)}
 .sev{font-weight:700;margin-right:6px}.critical .sev{color:var(--crit)}.warning .sev{color:var(--warn)}.unknown .sev{color:var(--unk)}.note .sev{color:var(--note)}
 .action{margin:2px 0 0;color:#2d3a45}.action::before{content:"Next: ";font-weight:600}.when{color:var(--muted);font-size:12px}
-.ok{color:#1d7a35;font-weight:600}.muted{color:var(--muted)}
+.ok{color:#1d7a35;font-weight:600}.muted{color:var(--muted)}p.warning,ul.runs li.warning{color:var(--warn)}
 .legend{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px;color:var(--muted);margin:4px 0}
 .sw{display:inline-block;width:12px;height:10px;margin-right:4px;vertical-align:-1px;border:1px solid #0002}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:10px}
