@@ -1,6 +1,7 @@
 // parse.qpStats: a qp_stats (qp_iter_print, hfi1 qp.c) of 10,000 QPs parsed vs split('\n') of the same text.
+
+import { qpStatsLine } from '../src/emu/qp-stats.js';
 import { parseQpStats } from '../src/hw/parse/qp-stats.js';
-import { qpStatsLine } from '../src/hw/parse/qp-stats-render.js';
 import { type BenchResult, type BenchSuite, nsPerOp, ratioResult } from './harness.js';
 
 /** 10,000 QPs in the current upstream format: QP0/QP1, then RC QPs over 16 engines, one in seven waiting for descriptors. */

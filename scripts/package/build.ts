@@ -72,12 +72,12 @@ export function artifactManifest(repoPkg: Record<string, unknown>): Record<strin
   };
 }
 
-/** src/cli/version.ts reads package.json beside the build; in the bundle the version is a constant. */
+/** src/version.ts reads package.json beside the build; in the bundle the version is a constant. */
 function fixedVersion(version: string): Plugin {
   return {
     name: 'fixed-version',
     setup(b) {
-      b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]version\.ts$/ }, () => ({
+      b.onLoad({ filter: /[\\/]src[\\/]version\.ts$/ }, () => ({
         contents: `/** hfi1-sdma's version (fixed when the artifact was built). */\nexport function version(): string { return ${JSON.stringify(version)}; }\n`,
         loader: 'ts',
       }));

@@ -40,7 +40,14 @@ export class FaultAnnouncer {
     this.faults.forEach((f, i) => {
       if (this.said.has(i) || f.atMs > virtualMs) return;
       this.said.add(i);
-      const where = f.engine === null ? 'every engine' : `engine ${f.engine}`;
+      const link = f.name === 'link-down' || f.name === 'link-up';
+      const where = link
+        ? f.port === null
+          ? 'every port'
+          : `port ${f.port}`
+        : f.engine === null
+          ? 'every engine'
+          : `engine ${f.engine}`;
       this.say(
         `emu serve: fault ${f.text} fired at ${f.atMs} ms virtual time on ${where}; wall clock ${wallTime(this.wallNowMs())} (seen at ${virtualMs.toFixed(0)} ms virtual)\n`,
       );

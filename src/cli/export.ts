@@ -5,10 +5,14 @@ import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
 import { onStop } from '../cleanup.js';
+import { usageError } from '../errors.js';
 import { bindError, exposureWarning, parseListen, resolveListenHost } from '../export/listen.js';
 import type { BuildInfo } from '../export/metrics.js';
+import type { Captures } from '../monitor/capture.js';
+import { checkOutputTarget } from '../output-file.js';
 import { parseIntArg } from './args.js';
 import { sysrootOf } from './backend-select.js';
+import { captureOptions, openCaptures } from './capture.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { version } from './version.js';
 import { strandMsArg } from './waiters-observe.js';
@@ -59,7 +63,7 @@ export const exportCommand: CommandSpec = {
   command: 'export',
   describe: 'Prometheus exporter: per-engine metrics on /metrics',
   builder: (y: Argv) =>
-    y
+    captureOptions(y)
       .option('listen', { type: 'string', default: '127.0.0.1:9469', describe: 'address to listen on (loopback by default)' })
       .option('min-interval-ms', { type: 'string', default: '1000', describe: 'scrapes within this interval share one sample' })
       .option('stall-ms', { type: 'string', default: '1000', describe: 'no head movement this long while in flight is a stall' })
@@ -79,12 +83,18 @@ export const exportCommand: CommandSpec = {
           'with --textfile: carry the observation between runs in FILE (none: do not), so stalls and strands span runs; default /run/hfi1-sdma/textfile.state as root',
       })
       .example('$0 export', 'serve http://127.0.0.1:9469/metrics')
-      .example('$0 export --listen 0.0.0.0:9469', 'serve every interface (put a firewall in front)'),
+      .example('$0 export --listen 0.0.0.0:9469', 'serve every interface (put a firewall in front)')
+      .example(
+        'sudo $0 export --capture-dir /var/lib/hfi1-sdma/captures',
+        'and keep a snapshot of each first stall, halt or strand',
+      ),
   async run(args, ctx) {
     const { host, port } = parseListen(String(args.listen));
     const minIntervalMs = parseIntArg('--min-interval-ms', args.minIntervalMs, 0, 3_600_000);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
     const strandMs = strandMsArg(args.strandMs);
+    if (args.textfile !== undefined && args.captureDir !== undefined)
+      throw usageError('--capture-dir is for the served exporter (and watch): --textfile takes its samples and exits');
     if (args.textfile !== undefined)
       return writeTextfile(String(args.textfile), { minIntervalMs, stallMs, strandMs }, args.state, ctx);
     const address = await resolveListenHost(host);
@@ -94,7 +104,9 @@ export const exportCommand: CommandSpec = {
     const backend = await ctx.openBackend();
     const buildInfo = buildInfoOf(backend);
     let started: Awaited<ReturnType<typeof startExporter>> | undefined;
+    let captures: Captures | null = null;
     try {
+      captures = openCaptures(args, ctx, backend, (line) => ctx.io.stderr(`hfi1-sdma export: ${line}\n`));
       const capMs = 2 * Math.max(minIntervalMs, stallMs);
       const beforeSample = replayHook(backend) ?? (await emuHook(backend, ctx, capMs, () => stop.signal.aborted));
       try {
@@ -108,6 +120,7 @@ export const exportCommand: CommandSpec = {
             nowMs: () => Date.now(),
             log: (line) => ctx.io.stderr(`${line}\n`),
             processMetrics: true,
+            ...(captures ? { captures } : {}),
             ...(beforeSample ? { beforeSample } : {}),
             // The live host's units are found when it is opened: open it again to see one that appears or comes back.
             ...(backend.kind === 'hw' && !backend.recording ? { reopen: () => ctx.openBackend() } : {}),
@@ -136,8 +149,10 @@ export const exportCommand: CommandSpec = {
         });
         // A round still reading the backend must finish before its mappings go away.
         await s.sampler.settled();
-        await s.sampler.close();
       }
+      // A capture under way when the exporter stops is abandoned: nothing of it is kept.
+      await captures?.finish(true);
+      if (s) await s.sampler.close();
       await backend.close();
     }
   },
@@ -164,6 +179,9 @@ async function writeTextfile(
     import('../monitor/state-file.js'),
     import('node:os'),
   ]);
+  // Refused before anything is read: a device, a link, a directory, or a file inside the tree read.
+  const inputs = ctx.global.backend === 'emu' ? [] : [sysrootOf(ctx.global)];
+  checkOutputTarget(target, '--textfile', inputs);
   const backend = await ctx.openBackend();
   try {
     const log = (line: string) => ctx.io.stderr(`${line}\n`);
@@ -179,18 +197,24 @@ async function writeTextfile(
       : null;
     const loaded = key ? await stateFile.loadState(path, key, Date.now()) : null;
     if (loaded?.note) log(`hfi1-sdma export: ${loaded.note}`);
-    await writeMetricsTextfile({ backend, buildInfo: buildInfoOf(backend), ...timing, nowMs: () => Date.now(), log }, target, {
-      sleep: ctx.io.sleep,
-      ...(loaded ? { tracks: loaded.tracks } : {}),
-      done: async (sampler) => {
-        if (!key) return;
-        const note = await stateFile.saveState(path, key, sampler.monitor.state(), Date.now(), {
-          uid,
-          createDir: given === undefined,
-        });
-        if (note) log(`hfi1-sdma export: ${note}`);
+    await writeMetricsTextfile(
+      { backend, buildInfo: buildInfoOf(backend), ...timing, nowMs: () => Date.now(), log },
+      target,
+      {
+        sleep: ctx.io.sleep,
+        ...(loaded ? { tracks: loaded.tracks } : {}),
+        done: async (sampler) => {
+          if (!key) return;
+          const note = await stateFile.saveState(path, key, sampler.monitor.state(), Date.now(), {
+            uid,
+            createDir: given === undefined,
+          });
+          if (note) log(`hfi1-sdma export: ${note}`);
+        },
       },
-    });
+      undefined,
+      inputs,
+    );
     return 0;
   } finally {
     await backend.close();

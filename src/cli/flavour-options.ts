@@ -1,6 +1,6 @@
-// The options that name what kind of unit is meant: `--chip`, `--driver`, `--ports` and the engine
-// window `--engines N|A-B`. One meaning each: the emulator renders that unit; decode, fit and log read
-// descriptors and ring arithmetic as that chip and driver build would.
+// The options that name what kind of unit is meant: `--chip`, `--driver`, `--ports` (with the emulator's
+// `--active-ports`) and the engine window `--engines N|A-B`. One meaning each: the emulator renders that unit;
+// decode, fit and log read descriptors and ring arithmetic as that chip and driver build would.
 import type { Argv } from 'yargs';
 import type { ChipKind, DriverBuild } from '../backend.js';
 import { usageError } from '../errors.js';
@@ -17,6 +17,8 @@ export interface FlavourOptions {
   chip: ChipKind | undefined;
   driver: DriverBuild | undefined;
   ports: number | undefined;
+  /** `--active-ports LIST`: the emulated ports in use (the others stay down). */
+  activePorts: number[] | undefined;
 }
 
 /** Declare --chip, --driver and --ports in the Emulator group (no defaults: "not given" is meaningful). */
@@ -36,7 +38,13 @@ export function flavourOptions(y: Argv): Argv {
       global: true,
       group: 'Emulator:',
     })
-    .option('ports', { type: 'string', describe: 'emulator: ports of the adapter, 1 or 2', global: true, group: 'Emulator:' });
+    .option('ports', { type: 'string', describe: 'emulator: ports of the adapter, 1 or 2', global: true, group: 'Emulator:' })
+    .option('active-ports', {
+      type: 'string',
+      describe: 'emulator: the ports in use, e.g. 2 (a CN5000 cabled on port 2: port 1 stays DOWN, Disabled); default every port',
+      global: true,
+      group: 'Emulator:',
+    });
 }
 
 /** `--engines N` (engines 0..N−1) or `--engines A-B` (the absolute window A..B, inclusive, within 0..15). */
@@ -80,6 +88,16 @@ export function parsePortsArg(raw: unknown): number {
   throw usageError(`--ports must be 1 or 2 (an adapter has one or two ports), got ${JSON.stringify(raw)}`);
 }
 
+/** The --active-ports value: port numbers joined by commas (`2`, `1,2`); which ports exist is the emulator's to check. */
+export function parseActivePortsArg(raw: unknown): number[] {
+  if (Array.isArray(raw)) throw usageError(`--active-ports was given ${raw.length} times (${raw.join(', ')}); give it once`);
+  const s = String(raw ?? '').trim();
+  if (!/^[1-9]\d*(,[1-9]\d*)*$/.test(s)) {
+    throw usageError(`--active-ports expects port numbers joined by commas (e.g. 2, or 1,2), got ${JSON.stringify(raw)}`);
+  }
+  return s.split(',').map(Number);
+}
+
 /** Parse the flavour options of the parsed arguments (yargs' camel-cased keys). */
 export function flavourGlobals(args: Record<string, unknown>): FlavourOptions {
   const window = args.engines === undefined ? undefined : parseEnginesArg(args.engines);
@@ -89,5 +107,6 @@ export function flavourGlobals(args: Record<string, unknown>): FlavourOptions {
     chip: args.chip === undefined ? undefined : parseChipArg(args.chip),
     driver: args.driver === undefined ? undefined : parseDriverArg(args.driver),
     ports: args.ports === undefined ? undefined : parsePortsArg(args.ports),
+    activePorts: args.activePorts === undefined ? undefined : parseActivePortsArg(args.activePorts),
   };
 }

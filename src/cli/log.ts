@@ -42,8 +42,17 @@ export function logJson(log: KernelLog) {
   };
 }
 
-/** What an event says, after the line's place (`line 12 [5.000000]: hfi1_0 sdma3: `); null for a descriptor line. */
-export function eventDescription(e: LogEvent, paint: Paint): string | null {
+/** The build that printed a line of unit `unit` (a name such as hfi1_0, or a bare module): hfi2, or hfi1's. */
+function buildOf(log: Pick<KernelLog, 'units'>, unit: string): 'hfi1' | 'hfi2' {
+  const known = log.units.find((u) => u.name === unit)?.module;
+  return known ?? (unit.startsWith('hfi2') ? 'hfi2' : 'hfi1');
+}
+
+/**
+ * What an event of `log` says, after the line's place (`line 12 [5.000000]: hfi1_0 sdma3: `); null for a
+ * descriptor line, which eventLine lays out on its own.
+ */
+export function eventDescription(e: LogEvent, paint: Paint, log: Pick<KernelLog, 'units'>): string | null {
   switch (e.kind) {
     case 'engine-error': {
       const bits = (e.errors ?? []).map((b) => (b.halts ? paint('red', `${b.name}(${b.bit})`) : `${b.name}(${b.bit})`)).join(' ');
@@ -60,33 +69,36 @@ export function eventDescription(e: LogEvent, paint: Paint): string | null {
     case 'trace-descriptor':
       return null;
     case 'halt-timeout':
-      return `timed out (10 ms) waiting for the engine to halt; the driver went on anyway`;
-    case 'clean-timeout':
-      return `timed out (100 polls of 10 us) waiting for the engine to clean up (hfi2 hw clean-up); the driver went on anyway`;
+      return 'timed out (10 ms) waiting for the engine to halt; the driver went on anyway';
+    case 'clean-timeout': {
+      // Only the Cornelis hfi1 and hfi2 give up (upstream hfi1 polls without a limit): the prefix tells which.
+      const build = buildOf(log, e.unit) === 'hfi2' ? 'hfi2' : 'the Cornelis hfi1';
+      return `timed out (100 polls of 10 us) waiting for the engine to clean up (${build} hw clean-up); the driver went on anyway`;
+    }
     case 'check-scheduled':
-      return `A-step progress check scheduled (pre-production silicon workaround)`;
+      return 'A-step progress check scheduled (pre-production silicon workaround)';
     case 'progress-check':
-      return `A-step progress check ran`;
+      return 'A-step progress check ran';
     case 'bad-head':
       return `bad head from ${e.source}: hw ${e.hwHead}, sw head ${e.swHead}, sw tail ${e.swTail}, ring ${e.cnt}`;
     case 'dmawait-not-empty':
-      return `unloaded with senders still waiting for descriptors (dmawait not empty)`;
+      return 'unloaded with senders still waiting for descriptors (dmawait not empty)';
     case 'spurious-interrupt':
-      return `interrupt with no status bits set`;
+      return 'interrupt with no status bits set';
     case 'invalid-interrupt':
       return `invalid SDMA interrupt source ${e.value}`;
     case 'state-change':
       return `state ${e.fromState} -> ${e.state} (trace event${e.engine === undefined ? '; hfi1_sdma_state names no engine' : ''})`;
     case 'pad':
-      return `${e.padDescriptors} pad descriptors after ${e.packets} packet${e.packets === 1 ? '' : 's'} of ${e.packetDescriptors} descriptors (pad_sdma_desc ${e.padSdmaDesc}; trace event)`;
+      return `${e.padDescriptors} pad descriptors after ${e.packets} packet${e.packets === 1 ? '' : 's'} of ${e.packetDescriptors} descriptors (pad_sdma_desc ${e.padSdmaDesc}; ${buildOf(log, e.unit)}_sdma_pad trace event)`;
     default:
-      return `${paint('dim', `(not decoded) ${e.text ?? ''}`)}`;
+      return paint('dim', `(not decoded) ${e.text ?? ''}`);
   }
 }
 
-function eventLine(e: LogEvent, paint: Paint, chip: string): string {
+function eventLine(e: LogEvent, paint: Paint, chip: string, log: KernelLog): string {
   const at = `line ${e.line}${e.ts === null ? '' : ` [${e.ts}]`}: ${e.unit}${e.engine === undefined ? '' : ` sdma${e.engine}`}`;
-  const what = eventDescription(e, paint);
+  const what = eventDescription(e, paint, log);
   if (what !== null) return `${at}: ${what}`;
   const d = e.decoded;
   const raw = e.qw0 ? `  qw0 ${e.qw0} qw1 ${e.qw1}` : '';
@@ -125,7 +137,7 @@ export function renderLog(log: KernelLog, paint: Paint, chosen?: Chosen<ChipName
   }
   const errors = log.events.filter((e) => e.kind === 'engine-error').length;
   out += `${log.events.length} SDMA events (${errors} engine errors) in ${log.linesRead} lines\n`;
-  for (const e of log.events) out += `${eventLine(e, paint, log.chip)}\n`;
+  for (const e of log.events) out += `${eventLine(e, paint, log.chip, log)}\n`;
   return out;
 }
 

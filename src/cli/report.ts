@@ -94,13 +94,14 @@ export const reportCommand: CommandSpec = {
         : parseIntArg('--interval-ms', args.intervalMs, MIN_INTERVAL_MS, MAX_INTERVAL_MS);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 86_400_000);
     const strandMs = strandMsArg(args.strandMs);
-    const [{ gatherReport }, { renderReport }, { checkOutputTarget, writeOutputFile }] = await Promise.all([
+    const [{ gatherReport }, { renderReport }, { checkReportTarget, writeOutputFile }] = await Promise.all([
       import('../report/gather.js'),
       import('../report/html.js'),
       import('../report/write.js'),
     ]);
     // Before a read that may take minutes: a target that cannot be written is said at once.
-    checkOutputTarget(out);
+    const inputs = [snapshot ?? sysrootOf(ctx.global)];
+    checkReportTarget(out, inputs);
     const backend = await openSource(ctx, snapshot);
     let html: string;
     let data: Awaited<ReturnType<typeof gatherReport>>;
@@ -125,7 +126,7 @@ export const reportCommand: CommandSpec = {
     } finally {
       await backend.close();
     }
-    await writeOutputFile(out, html);
+    await writeOutputFile(out, html, inputs);
     const bytes = Buffer.byteLength(html);
     const findings = data.units.flatMap((u) => u.findings.filter((s) => s.current).map((s) => s.finding));
     if (ctx.global.json) {

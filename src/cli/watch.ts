@@ -8,6 +8,7 @@ import type { Finding } from '../monitor/findings.js';
 import { rounds } from '../monitor/monitor.js';
 import type { EngineRound, Round, UnitRound } from '../monitor/round.js';
 import { parseIntArg } from './args.js';
+import { captureOptions, openCaptures } from './capture.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { engineJson, errorHistoryJson, verdictJson } from './engine-json.js';
 import type { Paint } from './io.js';
@@ -77,8 +78,9 @@ export function screenLines(
   paint: Paint,
   width: number,
   height: number,
+  notes: readonly string[] = [],
 ): string[] {
-  const ports: string[] = [];
+  const ports: string[] = notes.map((n) => paint('cyan', n));
   for (const u of round.units) {
     const l = portsHeader(u.ports);
     if (l) ports.push(`${u.info.name} ${u.ports.some((p) => p.state === 'ACTIVE') ? l : paint('yellow', l)}`);
@@ -143,7 +145,7 @@ export const watchCommand: CommandSpec = {
   command: 'watch',
   describe: 'live view: a verdict per engine, rates, how long a head is stuck, the link; fits the terminal (NDJSON with --json)',
   builder: (y: Argv) =>
-    y
+    captureOptions(y)
       .option('interval-ms', { type: 'string', default: '1000', describe: 'time between samples' })
       .option('count', { type: 'string', describe: 'stop after this many samples (default: until interrupted)' })
       .option('stall-ms', { type: 'string', default: '1000', describe: 'no head movement this long while in flight is a stall' })
@@ -154,7 +156,8 @@ export const watchCommand: CommandSpec = {
       })
       .example('$0 watch', 'a screen redrawn every second')
       .example('$0 watch --json --count 10 | jq .verdict', 'NDJSON for scripts')
-      .example('$0 --sysroot node17.tar.gz watch', 'replay a recorded snapshot in its own time, to its end'),
+      .example('$0 --sysroot node17.tar.gz watch', 'replay a recorded snapshot in its own time, to its end')
+      .example('sudo $0 watch --capture-dir /var/tmp/hfi1-sdma', 'and keep a snapshot of the first stall, halt or strand'),
   async run(args, ctx: CliContext) {
     const intervalMs = parseIntArg('--interval-ms', args.intervalMs, 10, 3_600_000);
     const count =
@@ -164,6 +167,12 @@ export const watchCommand: CommandSpec = {
     const screen = ctx.io.isTTY && !ctx.global.json;
     return withBackend(ctx, async (backend) => {
       const monitor = commandMonitor(backend, ctx, { stallMs, strandMs });
+      // On the screen a capture's line is shown in the frame (stderr would tear it) and said again at the end.
+      const captureLines: string[] = [];
+      const captures = openCaptures(args, ctx, backend, (line) => {
+        captureLines.push(line);
+        if (!screen) ctx.io.stderr(`hfi1-sdma watch: ${line}\n`);
+      });
       const stop = watchForStop();
       const painter = new ScreenPainter(ctx.io.stdout);
       const wallNow = ctx.io.nowMs ?? (() => Date.now());
@@ -176,6 +185,7 @@ export const watchCommand: CommandSpec = {
           last = round;
           n += 1;
           sayWarnings(ctx.io, round, said);
+          captures?.observe(round);
           t0 ??= round.units.flatMap((u) => u.engines)[0]?.sample.timeMs ?? null;
           if (screen) {
             // A terminal that reports no size (0 under some pseudo-terminals) gets 80 × 24.
@@ -188,6 +198,7 @@ export const watchCommand: CommandSpec = {
               ctx.paint,
               width,
               height,
+              captureLines.slice(-1),
             );
             painter.frame(lines, width);
           } else {
@@ -197,7 +208,10 @@ export const watchCommand: CommandSpec = {
           if (round.units.some((u) => u.status === 'gone') || round.vanished.length > 0) break;
         }
       } finally {
+        // A capture under way finishes with instants of its own (abandoned, nothing kept, when stopped).
+        await captures?.finish(stop.signal.aborted);
         stop.dispose();
+        if (screen) for (const line of captureLines) ctx.io.stderr(`hfi1-sdma watch: ${line}\n`);
       }
       return last ? roundStatus(ctx.io, last) : 0;
     });

@@ -38,7 +38,7 @@ export class Chip {
   descFetched = 0;
   checkSlid = 0;
   memory = 0;
-  /** SEND_DMA_PRIORITY_THLD: sdma_threshold, written on JKR when it is not 0 (init_sdma_regs, sdma.c). */
+  /** SEND_DMA_PRIORITY_THLD: sdma_threshold, written with every CTRL write when it is not 0 (sdma_sendctrl, sdma.c). */
   priorityThld = 0;
   /** This engine's SDMA, progress and idle bits in its CCE_INT_STATUS register (the engine's interrupt masks, sdma.c). */
   readonly masks: readonly [number, number, number];
@@ -68,6 +68,8 @@ export class Chip {
   slow = 1;
   frozen = false;
   paused = false;
+  /** Fault `halt-stuck`: the error bits stay latched (the handler's write-1-to-clear does not take). */
+  haltStuck = false;
   interruptsLost = 0;
 
   constructor(
@@ -101,7 +103,8 @@ export class Chip {
 
   /**
    * Driver init (init_sdma_regs, sdma.c): RELOAD_CNT from sdma_idle_cnt in the chip's core clocks, the engine's
-   * share of the SDMA memory (SEND_DMA_MEMORY on WFR, SEND_DMA_CFG_MEMORY on JKR), PRIORITY_THLD, DESC_CNT 0.
+   * share of the SDMA memory (SEND_DMA_MEMORY on WFR, SEND_DMA_CFG_MEMORY on JKR), DESC_CNT 0, and the
+   * PRIORITY_THLD that sdma_sendctrl writes with the first CTRL write.
    * `pos` is the engine's place in the unit's window. On JKR the share is jkr_sdma_credits_limit (1568 when
    * automatic) capped at 6272 / engines and made even; the register keeps WFR's count-and-base layout (a choice:
    * its JKR field layout is not public).
@@ -113,7 +116,7 @@ export class Chip {
     let credits = Math.floor(memSize / (engines * 64));
     if (f.chip.name === 'jkr') credits = Math.min(JKR_CREDITS_LIMIT, credits) & ~1;
     this.memory = credits * 0x10000 + credits * pos;
-    this.priorityThld = f.chip.name === 'jkr' ? f.settings.sdmaThreshold : 0;
+    this.priorityThld = f.driver === 'upstream' ? 0 : f.settings.sdmaThreshold;
     this.descCnt = 0;
     this.writeLenGen(descqCnt);
   }
@@ -191,11 +194,11 @@ export class Chip {
     }
   }
 
-  /** The engine-error handler reads and clears the error status (write-1-to-clear). */
+  /** The engine-error handler reads and clears the error status (write-1-to-clear; latched under `halt-stuck`). */
   takeErrors(): number {
     this.errIrqScheduled = false;
     const s = this.errStatus;
-    this.errStatus = 0;
+    if (!this.haltStuck) this.errStatus = 0;
     return s;
   }
 

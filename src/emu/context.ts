@@ -1,6 +1,6 @@
 // The emulated unit's identity (what the RDMA core, the module loader, the PCI core and procfs
-// would show for a 100-series adapter) and its port's link, following the model's port state.
-import type { LinkState, UnitContext } from '../backend.js';
+// would show for a 100-series adapter or a CN5000), the rate of its ports, and its kernel log as /dev/kmsg shows it.
+import type { UnitContext } from '../backend.js';
 import type { Host } from './host.js';
 
 /** The kernel command line the emulated host booted with (/proc/cmdline). */
@@ -31,10 +31,15 @@ export const EMU_CONTEXT: Readonly<UnitContext> = Object.freeze({
   pciLinkWidth: '16',
 });
 
-/** A CN5000 (JKR) adapter's identity where it differs from the 100-series one (a PCIe 5.0 x16 SuperNIC). */
+/**
+ * A CN5000 (JKR) adapter's identity where it differs from the 100-series one (a PCIe 5.0 x16 SuperNIC). The board
+ * version keeps the driver's `ChipABI %u.%u, ChipRev %u.%u, SW Compat %llu` form with a revision of its own (the
+ * CN5000's revision numbers are not public: 1.0 is a choice).
+ */
 export const EMU_CONTEXT_JKR: Readonly<UnitContext> = Object.freeze({
   ...EMU_CONTEXT,
   boardId: 'Cornelis Omni-Path Express SuperNIC CN5000',
+  boardVersion: 'ChipABI 3.0, ChipRev 1.0, SW Compat 3',
   pciLinkSpeed: '32.0 GT/s PCIe',
 });
 
@@ -51,25 +56,18 @@ export const EMU_RATE = '100 Gb/sec (4X EDR)';
  */
 export const EMU_RATE_JKR = '400 Gb/sec (4X NDR)';
 
-/** Port states by name with the number the RDMA core prints before it (enum ib_port_state, ib_port_phys_state). */
-const STATE_NUMBER = { DOWN: 1, INIT: 2, ACTIVE: 4 } as const;
-const PHYS_NUMBER = { Polling: 2, LinkUp: 5 } as const;
+/**
+ * The `cap_mask` module parameter as a freshly loaded driver shows it (hfi1_caps_get, driver.c): HFI1_CAP_MASK_DEFAULT
+ * (common.h: SDMA, EXTENDED_PSN, HDRSUPP, MULTI_PKT_EGR, the two NODROP bits, PRINT_UNIMPL, PKEY_CHECK,
+ * STATIC_RATE_CTRL and AIP for the kernel; HDRSUPP, MULTI_PKT_EGR, STATIC_RATE_CTRL, PKEY_CHECK and
+ * EARLY_CREDIT_RETURN for users, shifted by HFI1_CAP_USER_SHIFT 24) with the kernel's HFI1_CAP_K2U bits reflected into
+ * the user half. USE_SDMA_HEAD (bit 6) and SDMA_HEAD_CHECK (bit 17) are off.
+ */
+export const EMU_CAP_MASK = 0x4c09a08cb9a;
 
-/** The emulated port's link now: LinkUp unless `link-down` took it (then DOWN and Polling). */
-export function emuLink(host: Pick<Host, 'port' | 'cfg'>): LinkState {
-  const rate = host.cfg.flavour.chip.name === 'jkr' ? EMU_RATE_JKR : EMU_RATE;
-  return { state: host.port, physState: host.port === 'DOWN' ? 'Polling' : 'LinkUp', rate };
-}
-
-/** The three port files as the RDMA core prints them (`4: ACTIVE\n`, `5: LinkUp\n`, the rate). */
-export function linkFileTexts(link: LinkState): { state: string; phys_state: string; rate: string } {
-  const state = link.state as keyof typeof STATE_NUMBER;
-  const phys = link.physState as keyof typeof PHYS_NUMBER;
-  return {
-    state: `${STATE_NUMBER[state]}: ${state}\n`,
-    phys_state: `${PHYS_NUMBER[phys]}: ${phys}\n`,
-    rate: `${link.rate}\n`,
-  };
+/** The rate line of a port of `chip`. */
+export function portRate(chip: 'wfr' | 'jkr'): string {
+  return chip === 'jkr' ? EMU_RATE_JKR : EMU_RATE;
 }
 
 /** The unit's kernel log as /dev/kmsg records (`prio,seq,usec,-;text`), one per line. */

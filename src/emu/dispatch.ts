@@ -1,12 +1,14 @@
 // Dispatching scheduler events to the parts of a unit, applying faults (__sdma_process_event, sdma.c life cycles), and the
 // periodic check for lost wake-ups.
 
+import { SDMA_ENG_ERR_HALT_BIT } from '../progress/constants.js';
 import type { Engine } from './engine.js';
 import { FAULT_NAMES, type FaultSpec } from './faults.js';
 import { Ev } from './host.js';
 import { harvestNeed, type IoWait } from './iowait.js';
 import { LogKind } from './log.js';
 import { armLostWakeup, lostWakeupFaultOn } from './lost-wakeup.js';
+import { cutOff, type EmuPort } from './ports.js';
 import { engineInterrupt, flushWorker, swCleanUp } from './retire.js';
 import { engineError, haltWait, hwCleanPoll, kernelLog, processEvent } from './statemachine.js';
 import type { EmuUnit } from './unit.js';
@@ -81,7 +83,8 @@ export function dispatch(u: EmuUnit): void {
     case Ev.portActive:
       if (a < 0) for (const e of u.engines) processEvent(e, 'e10_GoHwStart');
       else {
-        if (u.host.port === 'INIT') u.host.port = 'ACTIVE';
+        // The ports in use come up (the others stay down); the engines go running (sdma_all_running, sdma.c).
+        for (const p of u.host.ports) if (p.state === 'INIT') p.state = 'ACTIVE';
         for (const e of u.engines) processEvent(e, 'e30_GoRunning');
         for (const snd of u.senders) snd.start(s.nowNs + u.host.rng.int(0, 10_000));
       }
@@ -94,20 +97,35 @@ export function dispatch(u: EmuUnit): void {
 }
 
 function targets(u: EmuUnit, f: FaultSpec): Engine[] {
+  if (f.name === 'link-down' || f.name === 'link-up') return linkTargets(u, f);
   return f.engine === null ? u.engines : [u.engineAt(f.engine)];
+}
+
+/**
+ * A link fault moves its port (every port when it names none); the engines it reaches are those whose ports it
+ * changed as a whole: link-down, the engines left with no port up; link-up, those that had none (ports.ts).
+ */
+function linkTargets(u: EmuUnit, f: FaultSpec): Engine[] {
+  const ports = u.host.ports;
+  const before = u.engines.map((e) => cutOff(ports, e.pos));
+  for (const p of f.port === null ? ports : [ports[f.port - 1] as EmuPort]) {
+    p.state = f.name === 'link-down' ? 'DOWN' : 'ACTIVE';
+    p.physState = f.name === 'link-down' ? 'Polling' : 'LinkUp';
+  }
+  return u.engines.filter((e, i) => before[i] !== cutOff(ports, e.pos));
 }
 
 /** Apply a fault when its time comes. */
 export function applyFault(u: EmuUnit, f: FaultSpec): void {
   const s = u.host.sched;
-  // The port is one for the unit: a link fault aimed at one engine still moves the port.
-  if (f.name === 'link-down') u.host.port = 'DOWN';
-  if (f.name === 'link-up') u.host.port = 'ACTIVE';
   if (f.name === 'netdev-unregister' && u.host.netdevRegistered) {
     u.host.netdevRegistered = false;
     for (const snd of u.senders) snd.netdevUnregistered();
   }
-  for (const e of targets(u, f)) {
+  const reached = targets(u, f);
+  // A link fault that reaches no engine (one of two ports, the other up) is still a fault that took effect.
+  if (reached.length === 0) u.host.log.write(s.nowNs, LogKind.fault, -1, FAULT_NAMES.indexOf(f.name), f.param, f.port ?? 0);
+  for (const e of reached) {
     u.host.log.write(s.nowNs, LogKind.fault, e.idx, FAULT_NAMES.indexOf(f.name), f.param, 0);
     const c = e.chip;
     switch (f.name) {
@@ -148,6 +166,12 @@ export function applyFault(u: EmuUnit, f: FaultSpec): void {
         break;
       case 'lost-wakeup':
         armLostWakeup(u.host, e, u.senders, f, u.vectorCounts);
+        break;
+      case 'halt-stuck':
+        // The chip halts and reports it; the handler's e60 takes the engine to s50_HwHaltWait, whose halt-wait work
+        // never runs (statemachine.ts haltWait), and the error bit stays latched.
+        c.haltStuck = true;
+        c.raiseError(1 << SDMA_ENG_ERR_HALT_BIT);
         break;
     }
   }

@@ -11,7 +11,7 @@ import { Ev, type Host } from './host.js';
 import { deferPacketQueue, type IoWait, iowaitSleep, SleepKind } from './iowait.js';
 import { ipoibSdmaSleep } from './ipoib.js';
 import { LogKind } from './log.js';
-import { writeRingDescriptors } from './ring-layout.js';
+import { ahgEdits, writeRingDescriptors } from './ring-layout.js';
 import { EAGAIN, EBUSY, ECOMM, EINVAL, type EmuTx, TxPhase } from './tx.js';
 
 /** One engine's software state. Counters follow the kernel's C types (struct sdma_engine, sdma.h). */
@@ -19,6 +19,8 @@ export class Engine {
   readonly descqCnt: number;
   readonly mask: number;
   readonly shift: number;
+  /** dd->pad_sdma_desc: the multiple sdma_send_txlist pads a batch to (0 upstream and when off). */
+  readonly padSdmaDesc: number;
   descqHead = 0; // u32 free-running
   descqTail = 0; // u32 free-running
   txHead = 0; // u16 free-running
@@ -51,7 +53,7 @@ export class Engine {
   /** Set while a flush-worker run is queued. */
   flushQueued = false;
   haltWaitStartNs = 0;
-  /** hw clean-up polls so far (hfi2 gives up after 100). */
+  /** hw clean-up polls so far (the Cornelis hfi1 and hfi2 give up past 100). */
   cleanPolls = 0;
   chip!: Chip;
 
@@ -68,6 +70,8 @@ export class Engine {
     this.descqCnt = host.cfg.descqCnt;
     this.mask = this.descqCnt - 1;
     this.shift = sdmaShift(this.descqCnt);
+    const f = host.cfg.flavour;
+    this.padSdmaDesc = f.driver === 'upstream' ? 0 : f.settings.padSdmaDesc;
     this.descAvail = this.descqCnt - 1;
     this.descq = new Uint32Array(this.descqCnt * 4);
     this.txRing = new Array<EmuTx | null>(this.descqCnt).fill(null);
@@ -104,38 +108,42 @@ export class Engine {
   }
 
   /**
-   * submit_tx (submit_tx, sdma.c): copy the descriptors with their generation, record the txreq. On JKR or with
-   * pad descriptors (cornelis/hfi2) the ring gets the chip's layout and num_pad pads (ring-layout.ts).
+   * _submit_tx (sdma.c): copy the descriptors with their generation, record the txreq, charge desc_avail
+   * num_desc + `pad`. On JKR or with pads (the Cornelis hfi1 and hfi2) the ring gets the chip's layout and the pads
+   * before the last descriptor (ring-layout.ts).
    */
-  submitTx(tx: EmuTx): void {
-    if (tx.numPad !== 0 || this.host.cfg.jkr) {
-      writeRingDescriptors(this, tx);
-      this.recordTx(tx);
+  submitTx(tx: EmuTx, pad: number): void {
+    if (pad !== 0 || (this.host.cfg.jkr && tx.chipWords === null)) {
+      writeRingDescriptors(this, tx, pad);
+      this.recordTx(tx, pad);
       return;
     }
     const d = this.descq;
-    const src = tx.words;
-    const mode = (((src[2] as number) >>> 13) & 7) >>> 0;
-    const edits = mode === 3 ? 1 : mode === 4 ? 2 : 0;
+    const src = tx.chipWords ?? tx.words;
+    const edits = ahgEdits(src[2] as number);
+    const mask = this.mask;
+    const shift = this.shift;
+    let tail = this.descqTail;
     for (let k = 0; k < tx.numDesc; k++) {
-      const w = (this.descqTail & this.mask) << 2;
+      const w = (tail & mask) << 2;
       const s = k << 2;
       d[w] = src[s] as number;
       d[w + 1] = src[s + 1] as number;
       const q1 = src[s + 2] as number;
-      d[w + 2] = k >= 1 && k <= edits ? q1 : withGeneration(q1, generationFromTail(this.descqTail, this.shift));
+      d[w + 2] = k >= 1 && k <= edits ? q1 : withGeneration(q1, generationFromTail(tail, shift));
       d[w + 3] = src[s + 3] as number;
-      this.descqTail = (this.descqTail + 1) >>> 0;
+      tail = (tail + 1) >>> 0;
     }
-    this.recordTx(tx);
+    this.descqTail = tail;
+    this.recordTx(tx, 0);
   }
 
-  /** The end of submit_tx: the txreq recorded in tx_ring after its last descriptor, desc_avail less its slots. */
-  private recordTx(tx: EmuTx): void {
+  /** The end of _submit_tx: the txreq recorded in tx_ring after its last descriptor, desc_avail less num_desc + pad. */
+  private recordTx(tx: EmuTx, pad: number): void {
     tx.nextDescqIdx = this.descqTail & this.mask;
     this.txRing[this.txTail & this.mask] = tx;
     this.txTail = (this.txTail + 1) & 0xffff;
-    this.descAvail = (this.descAvail - tx.slots) & 0xffff;
+    this.descAvail = (this.descAvail - tx.numDesc - pad) & 0xffff;
     tx.phase = TxPhase.ring;
     tx.serial = ++this.host.stats.serial;
     this.host.stats.txSubmitted++;
@@ -190,7 +198,7 @@ export class Engine {
         return ECOMM;
       }
       if (tx.slots <= this.descAvail) {
-        this.submitTx(tx);
+        this.submitTx(tx, tx.numPad);
         if (wait) wait.sdmaBusy++;
         this.chip.writeTail(this.descqTail & this.mask);
         return 0;
@@ -205,14 +213,20 @@ export class Engine {
 
   /**
    * sdma_send_txlist (sdma_send_txlist, sdma.c): submits from the front of `list`, removing what it placed or flushed;
-   * what is left stays at the front. `count.value` gets submitted + flushed.
+   * what is left stays at the front. `count.value` gets submitted + flushed. With pad_sdma_desc (the Cornelis hfi1 and
+   * hfi2) the batch, not each request, is padded: a request is admitted on its num_desc against desc_avail rounded down
+   * to the pad, and the last request before each tail update (the end of the list, a next request that would not fit
+   * or is incomplete, every 32nd) gets round_up(batch, pad) − batch pads, so every tail update lands on a multiple.
    */
   sendTxlist(wait: IoWait | null, list: EmuTx[], count: { value: number }): number {
+    const padTo = this.padSdmaDesc;
     let submitCount = 0;
     let flushCount = 0;
     let ret = 0;
     let i = 0;
     walk: for (;;) {
+      let curDescs = 0;
+      let avail = padTo === 0 ? this.descAvail : this.descAvail - (this.descAvail % padTo);
       while (i < list.length) {
         const tx = list[i] as EmuTx;
         if (!this.running()) {
@@ -225,7 +239,7 @@ export class Engine {
           ret = ECOMM;
           break walk;
         }
-        if (tx.slots > this.descAvail) {
+        if (tx.numDesc > avail) {
           const r = this.checkProgress(wait, tx, submitCount > 0);
           if (r === EAGAIN) continue walk;
           this.descqFullCount = (this.descqFullCount + 1) >>> 0;
@@ -238,8 +252,21 @@ export class Engine {
           break walk;
         }
         tx.wait = wait;
-        this.submitTx(tx);
         i++;
+        curDescs += tx.numDesc;
+        avail -= tx.numDesc;
+        let pad = 0;
+        if (padTo !== 0) {
+          const next = list[i];
+          const last =
+            next === undefined || next.numDesc > avail || next.tlen !== 0 || ((submitCount + 1) & SDMA_TAIL_UPDATE_THRESH) === 0;
+          if (last) {
+            pad = Math.ceil(curDescs / padTo) * padTo - curDescs;
+            curDescs += pad;
+            avail -= pad;
+          }
+        }
+        this.submitTx(tx, pad);
         submitCount++;
         if ((submitCount & SDMA_TAIL_UPDATE_THRESH) === 0) this.chip.writeTail(this.descqTail & this.mask);
       }

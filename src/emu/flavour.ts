@@ -7,12 +7,15 @@ import { type ChipModel, chipModel, isChipName } from '../progress/chip.js';
 import { TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import { type DriverSettings, defaultDriverSettings, isDriverName, PAD_SDMA_DESC_VALUES } from '../progress/driver.js';
 import { engineIdsText } from '../progress/engine-ids.js';
+import { checkActivePorts } from './ports.js';
 
 /** What the options name; everything has a default (WFR, upstream, one port, engines 0..15). */
 export interface FlavourOptions {
   chip?: ChipKind | undefined;
   driver?: DriverBuild | undefined;
   ports?: number | undefined;
+  /** The ports in use (`--active-ports`), each from 1 to `ports`; default every port. */
+  activePorts?: readonly number[] | undefined;
   firstEngine?: number | undefined;
   engines?: number | undefined;
   /**
@@ -23,7 +26,7 @@ export interface FlavourOptions {
   amdHost?: boolean | undefined;
   /** Per-device settings that replace the automatic ones (cornelis/hfi2 only). */
   settings?: Partial<DriverSettings> | undefined;
-  /** The sdma_single_descriptor module parameter (cornelis/hfi2 on JKR: CTRL bit 5). Default 0. */
+  /** The sdma_single_descriptor module parameter (cornelis/hfi2: CTRL bit 5). Default 0. */
   singleDescriptor?: boolean | undefined;
 }
 
@@ -33,6 +36,8 @@ export interface EmuFlavour {
   driver: DriverBuild;
   module: 'hfi1' | 'hfi2';
   ports: number;
+  /** The ports in use, ascending (every port unless `--active-ports` named fewer). */
+  activePorts: number[];
   /** Absolute index of the unit's first engine, and how many it owns (a window first..first+count−1). */
   firstEngine: number;
   count: number;
@@ -80,6 +85,8 @@ export function resolveFlavour(o: FlavourOptions): EmuFlavour {
   if (ports === 2 && chipName !== 'jkr') {
     throw usageError('--ports 2 --chip wfr: a WFR adapter has one port; two ports need --chip jkr');
   }
+  const activePorts =
+    o.activePorts === undefined ? Array.from({ length: ports }, (_, i) => i + 1) : checkActivePorts(o.activePorts, ports);
   const amdHost = o.amdHost ?? chipName === 'jkr';
   const auto = defaultDriverSettings(driver, chipName, amdHost);
   const settings: DriverSettings =
@@ -94,11 +101,12 @@ export function resolveFlavour(o: FlavourOptions): EmuFlavour {
     driver,
     module: moduleOf(driver),
     ports,
+    activePorts,
     firstEngine: first,
     count,
     amdHost,
     settings,
-    singleDescriptor: driver !== 'upstream' && chipName === 'jkr' && o.singleDescriptor === true,
+    singleDescriptor: driver !== 'upstream' && o.singleDescriptor === true,
     classic: chipName === 'wfr' && driver === 'upstream' && ports === 1 && first === 0,
   };
 }
@@ -110,7 +118,9 @@ export function unitFlavour(f: EmuFlavour): UnitFlavour {
     chip: f.chip.name,
     driver: f.driver,
     ports: f.ports,
-    evidence: [`the emulator (--chip ${f.chip.name} --driver ${f.driver}${f.ports === 2 ? ' --ports 2' : ''})`],
+    evidence: [
+      `the emulator (--chip ${f.chip.name} --driver ${f.driver}${f.ports === 2 ? ' --ports 2' : ''}${f.activePorts.length < f.ports ? ` --active-ports ${f.activePorts.join(',')}` : ''})`,
+    ],
   };
 }
 
@@ -120,10 +130,11 @@ export function windowText(f: Pick<EmuFlavour, 'firstEngine' | 'count'>): string
 }
 
 /**
- * CTRL bits the cornelis/hfi2 builds add on JKR to every CTRL write (init_sdma_regs and the state-machine CTRL
- * writes, sdma.c): bit 4 when sdma_threshold ≠ 0, bit 5 with sdma_single_descriptor.
+ * CTRL bits the cornelis/hfi2 builds OR into every CTRL write (sdma_sendctrl, sdma.c): bit 4 when sdma_threshold ≠ 0
+ * (and PRIORITY_THLD is written), bit 5 with sdma_single_descriptor. Not gated on the chip in the code: only the
+ * automatic settings make them JKR-and-AMD-only.
  */
 export function extraCtrlBits(f: EmuFlavour): number {
-  if (f.chip.name !== 'jkr' || f.driver === 'upstream') return 0;
+  if (f.driver === 'upstream') return 0;
   return (f.settings.sdmaThreshold !== 0 ? 0x10 : 0) | (f.singleDescriptor ? 0x20 : 0);
 }

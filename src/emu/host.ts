@@ -3,6 +3,7 @@
 import type { EmuFlavour } from './flavour.js';
 import type { IoWait } from './iowait.js';
 import type { EventLog } from './log.js';
+import type { EmuPort } from './ports.js';
 import type { Sfc32 } from './prng.js';
 import type { Scheduler } from './scheduler.js';
 
@@ -55,7 +56,7 @@ export interface EmuConfig {
   desctIntr: number;
   /** num_vls (sdma_get_descq_cnt, sdma.c), capped at the engine count (num_sdma, chip.c). */
   numVls: number;
-  /** cap_mask bits (the hfi1 module parameters): USE_SDMA_HEAD is bit 6, SDMA_HEAD_CHECK bit 17. */
+  /** cap_mask as the module parameter shows it (EMU_CAP_MASK by default): USE_SDMA_HEAD is bit 6, SDMA_HEAD_CHECK bit 17. */
   capMask: number;
   /** Virtual time at which the port becomes ACTIVE (e30 to every engine, __sdma_process_event, sdma.c). */
   portActiveNs: number;
@@ -108,8 +109,11 @@ export interface Host {
   gone: boolean;
   /** The port's IPoIB netdev is registered (until fault `netdev-unregister`): hfi1_ipoib_sdma_sleep (ipoib_tx.c) checks it. */
   netdevRegistered: boolean;
-  /** The port's logical state: INIT until the port goes ACTIVE, DOWN after `link-down` until `link-up`. */
-  port: 'INIT' | 'ACTIVE' | 'DOWN';
+  /**
+   * The adapter's ports (ports.ts), port 1 first: a port in use is INIT until it goes ACTIVE, DOWN after `link-down`
+   * until `link-up`; a port not in use (`--active-ports`) stays DOWN.
+   */
+  readonly ports: EmuPort[];
   /**
    * Runs in sdma_check_progress (sdma.c) after the free count was found short and before the head_lock sequence is
    * sampled: where the fault `lost-wakeup` stalls the sender's CPU.
@@ -119,21 +123,27 @@ export interface Host {
   afterSeqSample: ((engine: number) => void) | null;
   /** `hfi1 <bdf>: hfi1_<u>: ` (hfi2 for the hfi2 build), the prefix of the unit's kernel log lines (the driver log lines, sdma.c). */
   readonly logPrefix: string;
-  /** Kernel log lines (dmesg text of the driver's log lines, sdma.c), bounded. */
+  /** Kernel log lines (dmesg text of the driver's log lines, sdma.c), bounded (KERNEL_LOG_LINES). */
   kernelLog: string[];
   /** Virtual time of each kept kernel log line, in µs (what /dev/kmsg stamps a record with). */
   kernelLogUs: number[];
   /** Kernel log lines ever written: the sequence number of the next one. */
   kernelLogSeq: number;
+  /** dd->sdma_print_tag: the next tag an engine-error dump of the Cornelis builds prints its descriptors under. */
+  sdmaPrintTag: number;
 }
 
-/** Append a kernel log line (the driver log lines, sdma.c text) with the unit's prefix, keeping the last 1000. */
+/** Kernel log lines kept: about a 1 MiB printk ring of these lines (a full ring's error dump fits; older lines go). */
+export const KERNEL_LOG_LINES = 8192;
+
+/** Append a kernel log line (the driver log lines, sdma.c text) with the unit's prefix, keeping the last KERNEL_LOG_LINES. */
 export function kernelLogLine(host: Host, text: string): void {
   host.kernelLog.push(`${host.logPrefix}${text}`);
   host.kernelLogUs.push(Math.floor(host.sched.nowNs / 1000));
   host.kernelLogSeq++;
-  if (host.kernelLog.length > 1000) {
-    host.kernelLog.splice(0, host.kernelLog.length - 1000);
-    host.kernelLogUs.splice(0, host.kernelLogUs.length - 1000);
+  // Trimmed in chunks, so a long dump does not move the whole array once per line.
+  if (host.kernelLog.length > KERNEL_LOG_LINES + 1024) {
+    host.kernelLog.splice(0, host.kernelLog.length - KERNEL_LOG_LINES);
+    host.kernelLogUs.splice(0, host.kernelLogUs.length - KERNEL_LOG_LINES);
   }
 }

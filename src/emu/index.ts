@@ -4,6 +4,7 @@ import { Hfi1SdmaError, usageError } from '../errors.js';
 import { parseFault } from './faults.js';
 import { resolveFlavour } from './flavour.js';
 import { EmuUnit } from './unit.js';
+import { warmUp } from './warm-up.js';
 
 export { FAULTS, type FaultSpec, parseFault } from './faults.js';
 export type { LogKindName, LogRecord } from './log.js';
@@ -23,6 +24,8 @@ export interface EmuCliOptions {
   driver?: DriverBuild | undefined;
   /** `--ports 1|2` (default 1). */
   ports?: number | undefined;
+  /** `--active-ports LIST` (default every port). */
+  activePorts?: readonly number[] | undefined;
   descqCnt: number | undefined;
   workload: string | undefined;
   atMs: number | undefined;
@@ -37,7 +40,7 @@ export const DEFAULT_AT_MS = 20;
  * state within microseconds at these rates), else, with faults, 100 ms past the last one so
  * that its effect shows.
  */
-export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engines' | 'firstEngine'>): number {
+export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engines' | 'firstEngine' | 'ports'>): number {
   if (opts.atMs !== undefined) return opts.atMs;
   const window = faultWindow(opts);
   const last = Math.max(0, ...opts.fault.map((f) => parseFault(f, window).atMs));
@@ -45,9 +48,13 @@ export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engine
 }
 
 /** The engines a fault may name under these options: the window firstEngine..firstEngine+engines−1. */
-function faultWindow(opts: Pick<EmuCliOptions, 'engines' | 'firstEngine'>): { firstEngine: number; count: number } {
+function faultWindow(opts: Pick<EmuCliOptions, 'engines' | 'firstEngine' | 'ports'>): {
+  firstEngine: number;
+  count: number;
+  ports: number;
+} {
   const firstEngine = opts.firstEngine ?? 0;
-  return { firstEngine, count: opts.engines ?? 16 - firstEngine };
+  return { firstEngine, count: opts.engines ?? 16 - firstEngine, ports: opts.ports ?? 1 };
 }
 
 /** Build (but do not run) the unit the CLI options describe; option errors are usage errors. */
@@ -67,6 +74,7 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
     chip: flavour.chip.name,
     driver: flavour.driver,
     ports: flavour.ports,
+    activePorts: flavour.activePorts,
     descqCnt: opts.descqCnt,
     workload: opts.workload,
     faults,
@@ -83,18 +91,16 @@ export interface EmuBackend extends Backend {
 export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
   const unit = emuUnitFromOptions(opts);
   const atMs = defaultAtMs(opts);
-  let ran = false;
-  const ready = (): EmuUnit => {
-    if (!ran) {
-      unit.runUntilMs(atMs);
-      ran = true;
-    }
-    return unit;
+  // Run to --at-ms on first use, in steps that let a stop signal through (warm-up.ts).
+  let warm: Promise<EmuUnit> | null = null;
+  const ready = (): Promise<EmuUnit> => {
+    warm ??= warmUp(unit, atMs).then(() => unit);
+    return warm;
   };
   return {
     kind: 'emu',
     async units(): Promise<UnitInfo[]> {
-      return [ready().info];
+      return [(await ready()).info];
     },
     async unit(n: number | string) {
       if (typeof n === 'string' ? n !== unit.info.name : n !== unit.info.unit) {
@@ -104,7 +110,11 @@ export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
       return ready();
     },
     advanceMs(ms: number) {
-      ready().advance(ms);
+      if (warm === null) {
+        unit.runUntilMs(atMs);
+        warm = Promise.resolve(unit);
+      }
+      unit.advance(ms);
     },
     async close() {},
   };

@@ -52,7 +52,7 @@ export class IoWait {
   lostReported = false;
   /** Virtual time (ns) it was last queued on dmawait. */
   sleptAtNs = 0;
-  /** Descriptors of the request that did not fit when it last went to sleep (its first txreq's num_desc). */
+  /** Descriptors of the request that did not fit when it last went to sleep (its num_desc, as iowait_get_desc counts). */
   needDesc = 0;
 
   constructor(
@@ -83,7 +83,8 @@ export function computePriority(w: IoWait): void {
 
 /**
  * The harvest need of sdma_desc_avail (sdma.c): re-prioritise, then the first txreq's num_desc on the work list
- * (a VIP txreq adds 1 to the priority). The TID work list is not modelled (always empty).
+ * (iowait_get_all_desc, iowait.h: num_desc without num_pad on every build; a VIP txreq adds 1 to the priority). The
+ * TID work list is not modelled (always empty).
  */
 export function harvestNeed(w: IoWait): number {
   w.priority = 0;
@@ -91,7 +92,7 @@ export function harvestNeed(w: IoWait): number {
   const first = w.txHead[0];
   if (!first) return 0;
   if (first.flags & SDMA_TXREQ_F_VIP) w.priority += 1;
-  return first.slots;
+  return first.numDesc;
 }
 
 /** Enter or leave a waitlock write section (struct sdma_engine locks, sdma.h): the sequence is odd while it is held. */
@@ -127,7 +128,7 @@ export function iowaitSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSe
  */
 export function sleepOnDmawait(e: Engine, w: IoWait, tx: EmuTx, pktsSent: boolean, countSleep = true): void {
   if (countSleep) w.nDmawait++;
-  w.needDesc = tx.slots;
+  w.needDesc = tx.numDesc;
   computePriority(w);
   iowaitQueue(pktsSent, w, e);
   e.host.log.write(e.host.sched.nowNs, LogKind.sleep, e.idx, w.id, tx.numDesc, EBUSY);

@@ -5,7 +5,7 @@ import { createHash, type Hash } from 'node:crypto';
 
 /** Record kinds. Fields a, b, c are described per kind. */
 export const LogKind = {
-  /** A fault took effect: a = fault kind index (FAULT_NAMES), b = parameter. */
+  /** A fault took effect: a = fault kind index (FAULT_NAMES), b = parameter; engine −1 and c = its port for a link fault that reached no engine. */
   fault: 1,
   /** A state event: a = event index (EVENT_NAMES), b = state before, c = state after (−1 unlisted). */
   event: 2,

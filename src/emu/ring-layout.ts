@@ -1,23 +1,19 @@
-// What submit_tx (sdma.c) writes into the ring on a JKR chip or with pad descriptors (the cornelis and hfi2
-// builds). A request's words are built in the WFR layout by src/progress/txreq.ts; on JKR each descriptor is
-// moved to the JKR layout (FIRST/LAST/BYTE_COUNT in qw1, the address in qw0 bits 57:0; descriptor-chip.ts), and
-// after the request come its num_pad pad descriptors (sdma_desc_pad_count, sdma.h).
+// What _submit_tx (sdma.c of the Cornelis hfi1 and hfi2) writes into the ring on a JKR chip or with pad
+// descriptors. A request's words are built in the WFR layout by src/progress/txreq.ts; on JKR each descriptor is
+// moved to the JKR layout (FIRST/LAST/BYTE_COUNT in qw1, the address in qw0 bits 57:0; descriptor-chip.ts).
 //
-// A choice where the sources leave it open: a pad descriptor is a one-descriptor no-op packet (FIRST and LAST,
-// length 0) at the device's pad buffer, carrying its slot's generation; the request's completion bits
-// (HEAD_TO_HOST / INT_REQ) move from its last descriptor to its last pad, so the head the chip reports after the
-// request covers its pads and the txreq retires once, when all of its slots are consumed.
-import { SDMA_DESC1_HEAD_TO_HOST, SDMA_DESC1_INT_REQ } from '../progress/constants.js';
+// Pads as _submit_tx writes them: each is the never-assigned static `sdma_pad` with its slot's generation added
+// (qw0 = 0; qw1 = the generation only: no FIRST, no LAST, address 0, length 0, so no AHG line in `sdes`), and
+// they go in just before the packet's last descriptor, which keeps its LAST and HEAD_TO_HOST/INT_REQ bits. A
+// one-descriptor packet gets no pad at all (the loop that writes them starts at the second descriptor), though
+// desc_avail is charged for them. The txreq still retires after its last descriptor.
+import { SDMA_AHG_APPLY_UPDATE1 } from '../progress/constants.js';
 import { generationFromTail, withGeneration } from '../progress/descriptor.js';
 import { JKR_DESC1_BYTE_COUNT_SHIFT } from '../progress/descriptor-chip.js';
 import type { Engine } from './engine.js';
 import type { EmuTx } from './tx.js';
 
-/** Bus address of the device's shared pad buffer (the txreq builder's default). */
-export const PAD_BUFFER_ADDR = 0x1000;
-
 const FIRST_LAST = 0xc000_0000;
-const DONE_BITS = SDMA_DESC1_HEAD_TO_HOST | SDMA_DESC1_INT_REQ;
 
 /** One WFR-layout descriptor (four u32 words) in the JKR layout, written at word `w` of `d`. */
 export function putJkr(d: Uint32Array, w: number, lo0: number, hi0: number, lo1: number, hi1: number): void {
@@ -29,47 +25,63 @@ export function putJkr(d: Uint32Array, w: number, lo0: number, hi0: number, lo1:
   d[w + 3] = hi1;
 }
 
+/** AHG edit descriptors after the first (ahg_mode > SDMA_AHG_APPLY_UPDATE1: mode >> 1), which carry no generation. */
+export function ahgEdits(firstQw1Lo: number): number {
+  const mode = (firstQw1Lo >>> 13) & 7;
+  return mode > SDMA_AHG_APPLY_UPDATE1 ? mode >> 1 : 0;
+}
+
+/** A request's words moved to the JKR layout once (its AHG edit descriptors, which carry update words, as they are). */
+export function jkrLayout(words: Uint32Array, numDesc: number): Uint32Array {
+  const out = new Uint32Array(numDesc * 4);
+  const edits = ahgEdits(words[2] as number);
+  for (let k = 0; k < numDesc; k++) {
+    const w = k << 2;
+    if (k >= 1 && k <= edits) out.set(words.subarray(w, w + 4), w);
+    else putJkr(out, w, words[w] as number, words[w + 1] as number, words[w + 2] as number, words[w + 3] as number);
+  }
+  return out;
+}
+
 /**
- * Copy the request's descriptors (generation set, except on AHG edit descriptors) and its pads into the ring from
- * descq_tail, in the engine's chip layout; descq_tail moves past them. The caller records the txreq.
+ * _submit_tx's copy (sdma.c of the Cornelis hfi1 and hfi2): the request's descriptors from descq_tail in the
+ * engine's chip layout (`tx.chipWords` when the sender made them once, else moved here), with `pad` pads before the
+ * last one (none for a one-descriptor request); descq_tail moves past what was written. The caller records the
+ * txreq and charges desc_avail num_desc + pad.
  */
-export function writeRingDescriptors(e: Engine, tx: EmuTx): void {
+export function writeRingDescriptors(e: Engine, tx: EmuTx, pad: number): void {
   const d = e.descq;
-  const src = tx.words;
-  const jkr = e.host.cfg.jkr;
-  const mode = (((src[2] as number) >>> 13) & 7) >>> 0;
-  const edits = mode === 3 ? 1 : mode === 4 ? 2 : 0;
-  const last = tx.numDesc - 1;
-  let done = 0;
-  for (let k = 0; k < tx.numDesc; k++) {
-    const w = (e.descqTail & e.mask) << 2;
+  const mask = e.mask;
+  const shift = e.shift;
+  const convert = e.host.cfg.jkr && tx.chipWords === null;
+  const src = tx.chipWords ?? tx.words;
+  const n = tx.numDesc;
+  const edits = ahgEdits(src[2] as number);
+  let tail = e.descqTail;
+  for (let k = 0; k < n; k++) {
+    if (k === n - 1 && k > 0) {
+      // The pads: the all-zero sdma_pad with each slot's generation, the same words in either chip layout.
+      for (let j = 0; j < pad; j++) {
+        const w = (tail & mask) << 2;
+        d[w] = 0;
+        d[w + 1] = 0;
+        d[w + 2] = ((tail >>> shift) & 3) << 2;
+        d[w + 3] = 0;
+        tail = (tail + 1) >>> 0;
+      }
+    }
+    const w = (tail & mask) << 2;
     const s = k << 2;
     const edit = k >= 1 && k <= edits;
-    let q1 = src[s + 2] as number;
-    if (!edit) q1 = withGeneration(q1, generationFromTail(e.descqTail, e.shift));
-    if (k === last && tx.numPad > 0) {
-      done = q1 & DONE_BITS;
-      q1 = (q1 & ~DONE_BITS) >>> 0;
-    }
-    if (jkr && !edit) putJkr(d, w, src[s] as number, src[s + 1] as number, q1, src[s + 3] as number);
+    const q1 = edit ? (src[s + 2] as number) : withGeneration(src[s + 2] as number, generationFromTail(tail, shift));
+    if (convert && !edit) putJkr(d, w, src[s] as number, src[s + 1] as number, q1, src[s + 3] as number);
     else {
       d[w] = src[s] as number;
       d[w + 1] = src[s + 1] as number;
       d[w + 2] = q1;
       d[w + 3] = src[s + 3] as number;
     }
-    e.descqTail = (e.descqTail + 1) >>> 0;
+    tail = (tail + 1) >>> 0;
   }
-  for (let k = 0; k < tx.numPad; k++) {
-    const w = (e.descqTail & e.mask) << 2;
-    const q1 = withGeneration(k === tx.numPad - 1 ? done : 0, generationFromTail(e.descqTail, e.shift));
-    if (jkr) putJkr(d, w, PAD_BUFFER_ADDR, FIRST_LAST, q1, 0);
-    else {
-      d[w] = PAD_BUFFER_ADDR;
-      d[w + 1] = FIRST_LAST;
-      d[w + 2] = q1;
-      d[w + 3] = 0;
-    }
-    e.descqTail = (e.descqTail + 1) >>> 0;
-  }
+  e.descqTail = tail;
 }

@@ -1,6 +1,6 @@
 // Reading the ring back in the chip's layout, and the lines a driver build prints for one descriptor: the debugfs
-// `sdes` descriptor and AHG lines (sdma_seqfile_dump_sde, sdma.c) and the engine-error dump of the cornelis and
-// hfi2 builds (their sdma.c state dump).
+// `sdes` descriptor and AHG lines (sdma_seqfile_dump_sde, sdma.c) and the engine-error dump of each build
+// (dump_sdma_state, sdma.c).
 import type { DriverBuild } from '../backend.js';
 import { type DescriptorFields, decodeAt, flagString, hex16 } from '../progress/descriptor.js';
 import { decodeWordsJkr } from '../progress/descriptor-chip.js';
@@ -42,14 +42,30 @@ export function sdesDescriptorLines(driver: DriverBuild, w: Uint32Array, s: numb
 }
 
 /**
- * The engine-error dump lines of one descriptor in the cornelis/hfi2 kernel log (`[desc %u] SDMA desc[...]` and, on
- * a FIRST descriptor, `[desc %u]\taidx:...`); `n` counts the dumped descriptors from the head.
+ * The engine-error dump lines of one descriptor in the Cornelis hfi1 / hfi2 kernel log (show_tagged_sdma_descriptors,
+ * sdma.c): `[desc %u] SDMA desc[...]` and, on a FIRST descriptor, `[desc %u]\taidx:...`, every line of one dump under
+ * the dump's one tag.
  */
-export function errorDumpLines(n: number, w: Uint32Array, s: number, f: DescriptorFields): string[] {
+export function errorDumpLines(tag: number, w: Uint32Array, s: number, f: DescriptorFields): string[] {
   const [d0, d1] = rawQwords(w, s);
   const out = [
-    `[desc ${n}] SDMA desc[${s}]: flags:${flagString(f)} addr:${hex16(f.addr)} gen:${f.gen} len:${f.len} d0:0x${d0} d1:0x${d1}`,
+    `[desc ${tag}] SDMA desc[${s}]: flags:${flagString(f)} addr:${hex16(f.addr)} gen:${f.gen} len:${f.len} d0:0x${d0} d1:0x${d1}`,
   ];
-  if (f.first) out.push(`[desc ${n}]\taidx:${f.ahgIdx} amode:${f.ahgMode} alen:${f.ahgDws}`);
+  if (f.first) out.push(`[desc ${tag}]\taidx:${f.ahgIdx} amode:${f.ahgMode} alen:${f.ahgDws}`);
+  return out;
+}
+
+/**
+ * The engine-error dump lines of one descriptor in the upstream hfi1 kernel log (dump_sdma_state, sdma.c):
+ * `SDMA sdmadesc[%u]: flags:%s addr:0x%016llx gen:%u len:%u bytes`, `\tdesc0:0x%016llx desc1 0x%016llx` and, on a
+ * FIRST descriptor, `\taidx: %u amode: %u alen: %u`.
+ */
+export function upstreamDumpLines(w: Uint32Array, s: number, f: DescriptorFields): string[] {
+  const [d0, d1] = rawQwords(w, s);
+  const out = [
+    `SDMA sdmadesc[${s}]: flags:${flagString(f)} addr:${hex16(f.addr)} gen:${f.gen} len:${f.len} bytes`,
+    `\tdesc0:0x${d0} desc1 0x${d1}`,
+  ];
+  if (f.first) out.push(`\taidx: ${f.ahgIdx} amode: ${f.ahgMode} alen: ${f.ahgDws}`);
   return out;
 }

@@ -16,6 +16,7 @@ import {
   SEND_DMA_HEAD_ADDR,
   SEND_DMA_LEN_GEN,
   SEND_DMA_MEMORY,
+  SEND_DMA_PRIORITY_THLD,
   SEND_DMA_RELOAD_CNT,
   SEND_DMA_STATUS,
   SEND_DMA_STATUS_ENG_CLEANED_UP_BIT,
@@ -70,6 +71,8 @@ export function readCsr(c: Chip, gone: boolean, base: number): bigint {
       return 0n; // init_sdma_regs, sdma.c
     case SEND_DMA_MEMORY:
       return BigInt(c.memory);
+    case SEND_DMA_PRIORITY_THLD:
+      return BigInt(c.priorityThld);
     default:
       return 0n;
   }
@@ -154,8 +157,9 @@ export function sampleEngine(u: EmuUnit, e: Engine, asKernelPrints = false): Eng
     seq: e.headSeq,
     seqSource: 'head-lock',
     vl: vl < 0 ? null : vl,
-    // The emulated hfi2 unit maps each engine's interrupt CPU for user processes (sdma_cpu_list shows pidx lines).
-    cpuList: u.host.cfg.flavour.driver === 'hfi2' ? String(e.cpu) : 'empty',
+    // The emulated Cornelis hfi1 and hfi2 units map each engine's interrupt CPU for user processes (a choice:
+    // sdma_cpu_list then shows their pidx lines); the upstream unit maps none.
+    cpuList: u.host.cfg.flavour.driver === 'upstream' ? 'empty' : String(e.cpu),
     gone,
   };
 }

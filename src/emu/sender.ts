@@ -9,6 +9,7 @@ import { IoWait, iowaitUnlink, SleepKind, type WaitClient } from './iowait.js';
 import { IpoibState } from './ipoib-queue.js';
 import { LogKind } from './log.js';
 import type { Sfc32 } from './prng.js';
+import { jkrLayout } from './ring-layout.js';
 import { EBUSY, ECOMM, EmuTx, type TxOwner, TxPhase } from './tx.js';
 import type { SenderSpec } from './workload.js';
 
@@ -54,6 +55,8 @@ export class Sender implements WaitClient, TxOwner {
   private token = 0;
   /** Templates by size step: (bytes − sizeLo) / step. */
   private readonly templates: (TxReq | undefined)[] = [];
+  /** Their words in the JKR layout, made once (a JKR chip only). */
+  private readonly chipWords: (Uint32Array | null)[] = [];
 
   constructor(
     private readonly host: Host,
@@ -97,6 +100,7 @@ export class Sender implements WaitClient, TxOwner {
       if (isTxFailure(built)) throw new Error(`workload packet of ${bytes} bytes: ${built.message}`);
       t = built;
       this.templates[k] = t;
+      this.chipWords[k] = this.host.cfg.jkr ? jkrLayout(t.words, t.numDesc) : null;
     }
     return t;
   }
@@ -106,7 +110,7 @@ export class Sender implements WaitClient, TxOwner {
     const s = this.spec;
     const steps = Math.floor((s.sizeHi - s.sizeLo) / s.step);
     const k = steps > 0 ? this.rng.int(0, steps) : 0;
-    const tx = (this.free.pop() ?? new EmuTx(this)).load(this.template(k, s.sizeLo + s.step * k));
+    const tx = (this.free.pop() ?? new EmuTx(this)).load(this.template(k, s.sizeLo + s.step * k), this.chipWords[k] ?? null);
     if (this.gapPerByteNs > 0) {
       const gap = tx.packetLen * this.gapPerByteNs;
       this.nextSendNs = Math.max(this.nextSendNs, this.host.sched.nowNs - gap) + gap * (0.5 + this.rng.unit());
@@ -208,7 +212,7 @@ export class Sender implements WaitClient, TxOwner {
   netdevUnregistered(): void {
     if (this.ipoib === null || this.stopped || this.spec.load <= 0) return;
     if (this.asleep) return;
-    this.ipoib.inHand = this.host.port !== 'INIT';
+    this.ipoib.inHand = this.host.ports.some((p) => p.used && p.state !== 'INIT');
     this.schedule(0);
   }
 

@@ -10,32 +10,44 @@ import type { Engine } from './engine.js';
 import { Ev, kernelLogLine } from './host.js';
 import { LogKind } from './log.js';
 import { descAvail, flush, makeProgress } from './retire.js';
-import { decodeSlot, errorDumpLines } from './ring-lines.js';
+import { decodeSlot, errorDumpLines, upstreamDumpLines } from './ring-lines.js';
 
 const HALT_WAIT_LIMIT_NS = 10_000_000; // the event names, sdma.c: halt-wait gives up after 10 ms
 const HW_CLEAN_POLL_NS = 10_000; // the event names, sdma.c: 10 µs steps
 const SW_CLEAN_DELAY_NS = 3_000;
 const ENG_ERR_COR_MASK = 0xf8_0000; // SEND_DMA_ENG_ERR_STATUS bits 19-23, the correctable (…CorErr) ones
-const HFI2_CLEAN_POLLS = 100; // hfi2's hw clean-up work: 100 × 10 µs
-/** Descriptors from the head the cornelis/hfi2 error dump shows here (a choice: the log stays readable). */
-export const ERROR_DUMP_DESCRIPTORS = 16;
+const CLEAN_POLLS = 100; // sdma_hw_clean_up_worker (Cornelis hfi1, hfi2): gives up when ++count exceeds 100
 
 /**
- * The engine-error state dump of the cornelis and hfi2 builds (sdma.c): `SDMA (%u) descq_head %u, descq_tail %u,
- * used %u, avail %u, FLE %d%s` with `used` the build's sdma_descq_inprocess (the real in-flight count), then the
- * first descriptors from the head (`[desc %u] SDMA desc[...]` and `[desc %u]\taidx:...` lines).
+ * The engine-error state dump (dump_sdma_state, sdma.c), every descriptor from the head to the tail. Upstream:
+ * `SDMA (%u) descq_head: %u descq_tail: %u freecnt: %u FLE %d`, then three-line descriptor records. The Cornelis
+ * hfi1 and hfi2: `SDMA (%u) descq_head %u, descq_tail %u, used %u, avail %u, FLE %d%s` with `used` their
+ * sdma_descq_inprocess (the real in-flight count) and, when it is not 0, the suffix `, descriptor print prefix
+ * "[desc T]"` naming the device's next print tag, which every descriptor line of the dump then carries.
  */
 export function errorDump(e: Engine): string[] {
   const f = e.host.cfg.flavour;
-  const used = inProcessFor(f.driver, e.descqCnt, e.descqHead, e.descqTail);
-  const out = [
-    `SDMA (${e.idx}) descq_head ${e.descqHead & e.mask}, descq_tail ${e.descqTail & e.mask}, used ${used}, avail ${e.freecnt()}, FLE ${e.flushlist.length > 0 ? 1 : 0}`,
-  ];
+  const head = e.descqHead & e.mask;
+  const tail = e.descqTail & e.mask;
+  const fle = e.flushlist.length > 0 ? 1 : 0;
   const scratch = emptyDescriptor();
-  const n = Math.min(ERROR_DUMP_DESCRIPTORS, (e.descqTail - e.descqHead) >>> 0);
-  for (let k = 0; k < n; k++) {
+  const n = (e.descqTail - e.descqHead) >>> 0;
+  const jkr = e.host.cfg.jkr;
+  if (f.driver === 'upstream') {
+    const out = [`SDMA (${e.idx}) descq_head: ${head} descq_tail: ${tail} freecnt: ${e.freecnt()} FLE ${fle}`];
+    for (let k = 0; k < n; k++) {
+      const s = (e.descqHead + k) & e.mask;
+      out.push(...upstreamDumpLines(e.descq, s, decodeSlot(jkr, e.descq, s, scratch)));
+    }
+    return out;
+  }
+  const used = inProcessFor(f.driver, e.descqCnt, e.descqHead, e.descqTail);
+  const tag = used === 0 ? 0 : e.host.sdmaPrintTag++;
+  const suffix = used === 0 ? '' : `, descriptor print prefix "[desc ${tag}]"`;
+  const out = [`SDMA (${e.idx}) descq_head ${head}, descq_tail ${tail}, used ${used}, avail ${e.freecnt()}, FLE ${fle}${suffix}`];
+  for (let k = 0; used !== 0 && k < n; k++) {
     const s = (e.descqHead + k) & e.mask;
-    out.push(...errorDumpLines(k, e.descq, s, decodeSlot(e.host.cfg.jkr, e.descq, s, scratch)));
+    out.push(...errorDumpLines(tag, e.descq, s, decodeSlot(jkr, e.descq, s, scratch)));
   }
   return out;
 }
@@ -96,8 +108,12 @@ export function processEvent(e: Engine, event: EventName, locked = false): void 
   if (!locked) e.lockHead();
 }
 
-/** The halt-wait worker (the event names, sdma.c): poll STATUS.ENG_HALTED, e15 when halted or after 10 ms. */
+/**
+ * The halt-wait worker (sdma_err_halt_wait, sdma.c): poll STATUS.ENG_HALTED, e15 when halted or after 10 ms. Under
+ * the fault `halt-stuck` the work never runs (as on a wedged workqueue): the engine stays in s50_HwHaltWait.
+ */
 export function haltWait(e: Engine): void {
+  if (e.chip.haltStuck) return;
   const s = e.host.sched;
   if (e.chip.halted || e.host.gone) {
     processEvent(e, 'e15_HwHaltDone');
@@ -113,14 +129,15 @@ export function haltWait(e: Engine): void {
 }
 
 /**
- * The hw clean-up tasklet (the event names, sdma.c): busy-poll STATUS.ENG_CLEANED_UP, then e25. hfi2 polls from a
- * work item and gives up after 100 polls of 10 µs, logging the timeout, then goes on as if cleaned.
+ * The hw clean-up (sdma_hw_clean_up_task / _worker, sdma.c): busy-poll STATUS.ENG_CLEANED_UP, then e25. Upstream
+ * polls in a tasklet with no limit; the Cornelis hfi1 and hfi2 poll from a work item and give up after 100 polls of
+ * 10 µs, logging the timeout, then go on as if cleaned.
  */
 export function hwCleanPoll(e: Engine): void {
   if (e.chip.cleanedUp || e.host.gone) {
     e.cleanPolls = 0;
     processEvent(e, 'e25_HwCleanUpDone');
-  } else if (e.host.cfg.flavour.driver === 'hfi2' && ++e.cleanPolls >= HFI2_CLEAN_POLLS) {
+  } else if (e.host.cfg.flavour.driver !== 'upstream' && ++e.cleanPolls > CLEAN_POLLS) {
     e.cleanPolls = 0;
     kernelLog(e, `SDMA engine ${e.idx} - timeout waiting for engine to clean`);
     processEvent(e, 'e25_HwCleanUpDone');
@@ -135,16 +152,12 @@ export function engineError(e: Engine, status: number): void {
   const halts = (BigInt(status) & SDMA_ENG_ERR_HALT_MASK) !== 0n;
   e.host.log.write(e.host.sched.nowNs, LogKind.engineError, e.idx, status, halts ? 1 : 0, 0);
   if (halts) processEvent(e, 'e60_HwHalted', true);
-  // hfi2 (v2) stays silent when only correctable bits are set (ALL_SDMA_ENG_COR_ERRS, bits 19-23).
-  const quiet = e.host.cfg.flavour.driver === 'hfi2' && (status & ~ENG_ERR_COR_MASK) === 0;
+  // The Cornelis hfi1 and hfi2 also stay silent when only correctable bits are set (sdma_engine_error, sdma.c:
+  // status & ~(SDmaHaltErr | ALL_SDMA_ENG_COR_ERRS), bits 19-23).
+  const quiet = e.host.cfg.flavour.driver !== 'upstream' && (status & ~ENG_ERR_COR_MASK) === 0;
   if (isLoggedError(BigInt(status)) && !quiet) {
     kernelLog(e, `SDMA (${e.idx}) engine error: ${hex(status)} state ${e.state}`);
-    if (e.host.cfg.flavour.driver === 'upstream') {
-      kernelLog(
-        e,
-        `SDMA (${e.idx}) descq_head: ${e.descqHead & e.mask} descq_tail: ${e.descqTail & e.mask} freecnt: ${e.freecnt()} FLE ${e.flushlist.length > 0 ? 1 : 0}`,
-      );
-    } else for (const line of errorDump(e)) kernelLog(e, line);
+    for (const line of errorDump(e)) kernelLog(e, line);
   }
   e.lockHead();
 }

@@ -1,19 +1,13 @@
 // The parts of the emulated sysroot that differ from the WFR/upstream host: a CN5000 (JKR) PCI identity and BAR
-// image, the `device/driver` link, hfi2's `hw_resources`, per-port `vl` lists and `sdma_cpu_list` with `pidx`,
-// a second port, per-port counter files, and the cornelis/hfi2 module parameters. sysroot.ts calls these only
-// for a unit that is not the classic host, so the classic tree and its refresh cost are unchanged.
+// image, the `device/driver` link, the Cornelis builds' `hw_resources`, per-port `vl` lists and `sdma_cpu_list`
+// with `pidx`, per-port counter files, and the cornelis/hfi2 module parameters. sysroot.ts calls writeFlavourFiles
+// only for a unit that is not the classic host, so the classic tree and its refresh cost are unchanged.
 import { join } from 'node:path';
 import type { EngineSample } from '../backend.js';
 import { engineRegOffset, interruptSources, memoryRegOffset } from '../progress/chip.js';
-import {
-  ALL_ONES_64,
-  CCE_INT_STATUS,
-  SEND_DMA_CTRL,
-  SEND_DMA_MEM_SIZE_OBSERVED,
-  SEND_DMA_PRIORITY_THLD,
-} from '../progress/constants.js';
+import { ALL_ONES_64, CCE_INT_STATUS, SEND_DMA_CTRL, SEND_DMA_MEM_SIZE_OBSERVED, VL_UNMAPPED } from '../progress/constants.js';
 import { defaultDriverSettings } from '../progress/driver.js';
-import { EMU_PCI_IDENTITY, emuLink, linkFileTexts } from './context.js';
+import { EMU_PCI_IDENTITY } from './context.js';
 import { readCsr } from './sample.js';
 import type { TreeWriter } from './tree.js';
 import type { EmuUnit } from './unit.js';
@@ -66,8 +60,7 @@ export function jkrBarBlocks(u: EmuUnit): [number, Buffer][] {
     if (!gone) {
       for (let r = 0; r < JKR_BLOCK_REGS; r++) {
         const base = SEND_DMA_CTRL + 8 * r; // the same inner offsets as WFR's engine 0
-        const v = base === SEND_DMA_PRIORITY_THLD ? BigInt(c.priorityThld) : readCsr(c, false, base);
-        block.writeBigUInt64LE(v, 8 * r);
+        block.writeBigUInt64LE(readCsr(c, false, base), 8 * r);
       }
     }
     out.push([engineRegOffset(chip, 'ctrl', c.idx), block]);
@@ -93,8 +86,10 @@ export function jkrPciIdentity(u: EmuUnit): Record<string, string> {
 }
 
 /**
- * hfi2's `hw_resources` device attribute (sysfs.c): pfunit, si_idx, numvfs, then `%u-%u` ranges. The bound of
- * `sde` is written INCLUSIVE (8-15 for engines 8..15; a choice, the source leaves it open).
+ * The `hw_resources` device attribute of the Cornelis hfi1 and hfi2 (hw_resources_show, sysfs.c): pfunit, si_idx,
+ * numvfs, then `%u-%u` ranges, `sde` the engine window with its last engine (first, last − 1 of the driver's
+ * half-open bounds). A `bulksvc.sde` line would follow when the bulk service owns engines; the emulator models no
+ * bulk service.
  */
 export function hwResourcesText(u: EmuUnit): string {
   const first = u.flavour.firstEngine;
@@ -103,19 +98,25 @@ export function hwResourcesText(u: EmuUnit): string {
 }
 
 /**
- * `sdma<E>/vl` of an hfi2 unit (vl_show, sysfs.c): the engine's VL on each port joined by commas, no newline. Both
- * ports use the same VL map here; a port that does not map the engine shows -1 (a choice).
+ * `sdma<E>/vl` (sde_show_vl / vl_show, sysfs.c): upstream hfi1 `%d\n` of its one port; the Cornelis hfi1 and hfi2
+ * the engine's VL on each port (`%d`, `,%d` after the first) with no newline. An engine a port's map does not use
+ * reads 255 (VL_UNMAPPED).
  */
-export function hfi2VlText(vl: number | null, ports: number): string {
-  return Array.from({ length: ports }, () => String(vl ?? -1)).join(',');
+export function vlText(u: EmuUnit, pos: number): string {
+  const vls = u.host.ports.map((p) => {
+    const vl = p.vlMap.engineToVl[pos] ?? -1;
+    return vl < 0 ? VL_UNMAPPED : vl;
+  });
+  return u.flavour.driver === 'upstream' ? `${vls[0]}\n` : vls.join(',');
 }
 
 /**
- * hfi2's debugfs `sdma_cpu_list` (sdma_seqfile_dump_cpu_list, sdma.c): per CPU with a user mapping, one line per
- * port, `cpu%3lu: pidx %d:  vl%d: [ sdma%2d, ...]`, the later port lines of a CPU indented by 8 spaces. The
- * emulated hfi2 unit maps each engine's interrupt CPU (its sysfs cpu_list) for user processes.
+ * debugfs `sdma_cpu_list` of the Cornelis hfi1 and hfi2 (sdma_seqfile_dump_cpu_list, sdma.c): per CPU with a user
+ * mapping, one line per port, `cpu%3lu: ` on the first and 8 spaces on the later ones, then `pidx %d: ` and for
+ * each VL of that port's map ` vl%d: [`, ` sdma%2d` per engine joined by `,`, and ` ]`. The emulated unit maps each
+ * engine's interrupt CPU (its sysfs cpu_list) for user processes.
  */
-export function hfi2CpuListText(samples: readonly EngineSample[], ports: number): string {
+export function cpuListText(u: EmuUnit, samples: readonly EngineSample[]): string {
   const byCpu = new Map<number, EngineSample[]>();
   for (const s of samples) {
     if (s.cpu === null || s.cpuList === 'empty') continue;
@@ -123,16 +124,18 @@ export function hfi2CpuListText(samples: readonly EngineSample[], ports: number)
     list.push(s);
     byCpu.set(s.cpu, list);
   }
+  const pos = (s: EngineSample) => s.engine - u.flavour.firstEngine;
   let out = '';
   for (const cpu of [...byCpu.keys()].sort((a, b) => a - b)) {
     const engines = byCpu.get(cpu) ?? [];
-    const vls = [...new Set(engines.map((s) => s.vl ?? 0))].sort((a, b) => a - b);
-    for (let p = 0; p < ports; p++) {
-      out += p === 0 ? `cpu${String(cpu).padStart(3)}: ` : ' '.repeat(8);
-      out += `pidx ${p}:`;
+    for (const p of u.host.ports) {
+      const vlOf = (s: EngineSample) => p.vlMap.engineToVl[pos(s)] ?? -1;
+      out += p.port === 1 ? `cpu${String(cpu).padStart(3)}: ` : ' '.repeat(8);
+      out += `pidx ${p.port - 1}: `;
+      const vls = [...new Set(engines.map(vlOf).filter((v) => v >= 0))].sort((a, b) => a - b);
       for (const vl of vls) {
-        const names = engines.filter((s) => (s.vl ?? 0) === vl).map((s) => ` sdma${String(s.engine).padStart(2)}`);
-        out += `  vl${vl}: [${names.join(',')} ]`;
+        const names = engines.filter((s) => vlOf(s) === vl).map((s) => ` sdma${String(s.engine).padStart(2)}`);
+        out += ` vl${vl}: [${names.join(',')} ]`;
       }
       out += '\n';
     }
@@ -166,21 +169,15 @@ function u64s(values: readonly bigint[], littleEndian: boolean): Buffer {
 }
 
 /**
- * The files only a non-classic unit has: the `device/driver` link, the cornelis/hfi2 parameters, hfi2's
- * `hw_resources`, the second port, and `portcounter_names` with `port<N>counters` (DmaWait: times a QP or an IPoIB queue
- * slept on dmawait, counted on port 1).
+ * The files only a non-classic unit has: the `device/driver` link, the cornelis/hfi2 parameters and
+ * `hw_resources`, and `portcounter_names` with `port<N>counters` (DmaWait: times a QP or an IPoIB queue slept on
+ * dmawait, counted on port 1).
  */
 export function writeFlavourFiles(w: TreeWriter, u: EmuUnit, p: SysrootPaths, littleEndian: boolean): void {
   const f = u.flavour;
   w.link(join(p.pciDir, 'driver'), `../../../bus/pci/drivers/${p.module}`);
   if (f.driver !== 'upstream') for (const [name, v] of extraParams(u)) w.file(join(p.params, name), `${v}\n`);
-  if (f.driver === 'hfi2') w.file(join(p.classDir, 'hw_resources'), hwResourcesText(u));
-  const port = linkFileTexts(emuLink(u.host));
-  for (let n = 2; n <= f.ports; n++) {
-    w.file(join(p.classDir, `ports/${n}/state`), port.state);
-    w.file(join(p.classDir, `ports/${n}/phys_state`), port.phys_state);
-    w.file(join(p.classDir, `ports/${n}/rate`), port.rate);
-  }
+  if (f.driver !== 'upstream') w.file(join(p.classDir, 'hw_resources'), hwResourcesText(u));
   let dmaWait = 0;
   // The port's DmaWait counts QP and IPoIB sleeps (n_dmawait in qp.c and ipoib_tx.c), never a PSM queue's.
   for (const s of u.senders) if (s.spec.kind !== 'psm') dmaWait += s.wait.nDmawait;

@@ -5,7 +5,6 @@
 
 import { endianness } from 'node:os';
 import { join, resolve } from 'node:path';
-import { version } from '../cli/version.js';
 import {
   ALL_ONES_64,
   BAR0_SIZE,
@@ -19,11 +18,14 @@ import {
   SEND_DMA_MEM_SIZE,
   SEND_DMA_MEM_SIZE_OBSERVED,
 } from '../progress/constants.js';
-import { EMU_CMDLINE, EMU_PCI_IDENTITY, emuContext, emuLink, kmsgText, linkFileTexts } from './context.js';
+import { version } from '../version.js';
+import { EMU_CMDLINE, EMU_PCI_IDENTITY, emuContext, kmsgText, portRate } from './context.js';
+import { portFileTexts } from './ports.js';
+import { writeQpOwners } from './qp-owners.js';
 import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
 import { countersBinary, counterTable, procInterrupts } from './sdes.js';
 import { SdesRenderer } from './sdes-render.js';
-import { hfi2CpuListText, hfi2VlText, jkrBarBlocks, jkrPciIdentity, sysrootPaths, writeFlavourFiles } from './sysroot-flavour.js';
+import { cpuListText, jkrBarBlocks, jkrPciIdentity, sysrootPaths, vlText, writeFlavourFiles } from './sysroot-flavour.js';
 import type { TreeWriter } from './tree.js';
 import { openTree } from './tree-root.js';
 import type { EmuUnit } from './unit.js';
@@ -166,19 +168,21 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join('sys/class/infiniband_verbs', `uverbs${unit}`, 'ibdev'), `${name}\n`);
   w.file(join(pciDir, 'current_link_speed'), `${ctx.pciLinkSpeed}\n`);
   w.file(join(pciDir, 'current_link_width'), `${ctx.pciLinkWidth}\n`);
-  const port = linkFileTexts(emuLink(u.host));
-  w.file(join(classDir, 'ports/1/state'), port.state);
-  w.file(join(classDir, 'ports/1/phys_state'), port.phys_state);
-  w.file(join(classDir, 'ports/1/rate'), port.rate);
+  const rate = portRate(flavour.chip.name);
+  for (const p of u.host.ports) {
+    const t = portFileTexts(p, rate);
+    w.file(join(classDir, `ports/${p.port}/state`), t.state);
+    w.file(join(classDir, `ports/${p.port}/phys_state`), t.phys_state);
+    w.file(join(classDir, `ports/${p.port}/rate`), t.rate);
+  }
   // The kernel log as a regular file in /dev/kmsg's record form (a capture of this tree reads it).
   if (state.kmsg.seq !== u.host.kernelLogSeq) state.kmsg = { seq: u.host.kernelLogSeq, text: kmsgText(u.host) };
   w.file('dev/kmsg', state.kmsg.text);
   // The kernel's clock (fs/proc/uptime.c: seconds since boot, two decimals), on which the log above is stamped.
   w.file('proc/uptime', `${(u.nowMs / 1000).toFixed(2)} 0.00\n`);
 
-  const hfi2 = flavour.driver === 'hfi2';
   for (const s of samples) {
-    w.file(join(classDir, `sdma${s.engine}`, 'vl'), hfi2 ? hfi2VlText(s.vl, flavour.ports) : `${s.vl ?? -1}\n`);
+    w.file(join(classDir, `sdma${s.engine}`, 'vl'), vlText(u, s.engine - flavour.firstEngine));
     w.file(join(classDir, `sdma${s.engine}`, 'cpu_list'), `${s.cpuList ?? 'empty'}\n`);
   }
   const { names, values } = counterTable(samples, u.errBitCounts);
@@ -187,9 +191,10 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(dbg, 'sdes'), state.sdes.render(u, samples));
   w.file(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
   w.file(join(dbg, 'counters'), countersBinary(values, endianness() === 'LE'));
-  w.file(join(dbg, 'sdma_cpu_list'), hfi2 ? hfi2CpuListText(samples, flavour.ports) : '');
+  w.file(join(dbg, 'sdma_cpu_list'), flavour.driver === 'upstream' ? '' : cpuListText(u, samples));
   w.file(join(dbg, 'qp_stats'), qpStatsText(u.senders, flavour.firstEngine));
   writePsmProc(w, unit, u.senders, state.psmPids, module);
+  writeQpOwners(w, name, unit + 1, u.senders);
   if (!flavour.classic) writeFlavourFiles(w, u, paths, endianness() === 'LE');
 
   const params = paths.params;

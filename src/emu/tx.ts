@@ -34,9 +34,12 @@ export class EmuTx {
   /** Submission serial number, unique per unit (0 before the first submission). */
   serial = 0;
   numDesc = 0;
-  /** Pad descriptors that follow it in the ring (num_pad, sdma_desc_pad_count; 0 upstream). */
+  /** num_pad (sdma_desc_pad_count, sdma.h; 0 upstream): the pads sdma_send_txreq writes with it. */
   numPad = 0;
-  /** Ring slots it takes, num_desc + num_pad: what every room check compares (sdma_progress, sdma.h). */
+  /**
+   * num_desc + num_pad: what sdma_send_txreq admits against desc_avail, and what sdma_check_progress and
+   * sdma_progress compare with the free count on either submission path (sdma_send_txlist admits on num_desc alone).
+   */
   slots = 0;
   /** Bytes not yet described; sdma_send_txreq refuses a request with tlen ≠ 0 (sdma_send_txreq, sdma.c). */
   tlen = 0;
@@ -51,6 +54,8 @@ export class EmuTx {
   wait: IoWait | null = null;
   /** The request's descriptor words: shared with the template it was loaded from, never written. */
   words: Uint32Array = NO_WORDS;
+  /** The same descriptors already in the JKR layout (made once per template by its sender), or null. */
+  chipWords: Uint32Array | null = null;
 
   /** `_capacity` is accepted for callers that size their requests; the words come with load(). */
   constructor(
@@ -58,9 +63,10 @@ export class EmuTx {
     _capacity = 6,
   ) {}
 
-  /** Take the descriptors and lengths of a request built with src/progress/txreq.ts. */
-  load(req: TxReq): this {
+  /** Take the descriptors and lengths of a request built with src/progress/txreq.ts (and its JKR-layout words). */
+  load(req: TxReq, chipWords: Uint32Array | null = null): this {
     this.words = req.words;
+    this.chipWords = chipWords;
     this.numDesc = req.numDesc;
     this.numPad = req.numPad;
     this.slots = req.numDesc + req.numPad;

@@ -1,6 +1,17 @@
 // EmuUnit: one emulated hfi1 unit — engines, chips, senders and faults on one virtual clock —
 // implementing the contract's Unit and adding the emulator's controls.
-import type { ChipKind, DriverBuild, EngineSample, LinkState, RingDump, Unit, UnitInfo, WaitersSample } from '../backend.js';
+import type {
+  ChipKind,
+  DriverBuild,
+  EngineSample,
+  LinkState,
+  PortLink,
+  QpOwner,
+  RingDump,
+  Unit,
+  UnitInfo,
+  WaitersSample,
+} from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { SEND_DMA_MEM_SIZE_OBSERVED } from '../progress/constants.js';
 import type { DriverSettings } from '../progress/driver.js';
@@ -8,7 +19,7 @@ import { descqCntFromParam } from '../progress/ring.js';
 import { buildVlMap, selectEngineVl, type VlMap } from '../progress/select.js';
 import type { TxReq } from '../progress/txreq.js';
 import { Chip } from './chip.js';
-import { emuContext, emuLink } from './context.js';
+import { EMU_CAP_MASK, emuContext, portRate } from './context.js';
 import { dispatch } from './dispatch.js';
 import { Engine } from './engine.js';
 import { type FaultSpec, parseFault } from './faults.js';
@@ -17,7 +28,9 @@ import { type ChipConfig, EmuStats, Ev, type Host } from './host.js';
 import type { IoWait } from './iowait.js';
 import { EventLog, type LogKindName, type LogRecord } from './log.js';
 import { checkLostWakeup } from './lost-wakeup.js';
+import { makePorts, portLink, shownPort } from './ports.js';
 import { Sfc32 } from './prng.js';
+import { modelQpOwners } from './qp-owners.js';
 import { ringDump, sampleEngine } from './sample.js';
 import { Scheduler } from './scheduler.js';
 import { Sender } from './sender.js';
@@ -38,11 +51,13 @@ export interface EmuUnitOptions {
   driver?: DriverBuild;
   /** Ports of the adapter: 1 (default) or 2 (JKR only). */
   ports?: number;
+  /** The ports in use (`--active-ports`; default every port): the others stay DOWN and Disabled. */
+  activePorts?: readonly number[];
   /** The host is AMD (cornelis/hfi2 automatic settings on JKR; default true on JKR, false on WFR). */
   amdHost?: boolean;
   /** pad_sdma_desc / sdma_align / sdma_threshold replacing the automatic values (cornelis/hfi2). */
   driverSettings?: Partial<DriverSettings>;
-  /** The sdma_single_descriptor module parameter (cornelis/hfi2 on JKR). */
+  /** The sdma_single_descriptor module parameter (cornelis/hfi2). */
   singleDescriptor?: boolean;
   /** The sdma_descq_cnt module parameter (sdma_get_descq_cnt, sdma.c rule applied). */
   descqCnt?: number;
@@ -101,6 +116,7 @@ export class EmuUnit implements Unit {
       chip: opts.chip,
       driver: opts.driver,
       ports: opts.ports,
+      activePorts: opts.activePorts,
       firstEngine: opts.firstEngine,
       engines: opts.engines,
       amdHost: opts.amdHost,
@@ -140,7 +156,7 @@ export class EmuUnit implements Unit {
         idleCntNs: opts.idleCntNs ?? 250,
         desctIntr: opts.desctIntr || 64,
         numVls,
-        capMask: opts.capMask ?? 0x2,
+        capMask: opts.capMask ?? EMU_CAP_MASK,
         portActiveNs: (opts.portActiveMs ?? 1) * 1e6,
         cpus: Math.max(16, engines),
         chip,
@@ -151,12 +167,13 @@ export class EmuUnit implements Unit {
       stats: new EmuStats(),
       gone: false,
       netdevRegistered: true,
-      port: 'INIT',
+      ports: makePorts(flavour.ports, flavour.activePorts, this.vlMap),
       beforeSeqSample: null,
       afterSeqSample: null,
       kernelLog: [],
       kernelLogUs: [],
       kernelLogSeq: 0,
+      sdmaPrintTag: 0,
       logPrefix: `${flavour.module} ${pci}: ${flavour.module}_${unit}: `,
     };
     this.vectorCounts = new Array<number>(engines).fill(0);
@@ -343,8 +360,23 @@ export class EmuUnit implements Unit {
     return modelWaiters(this);
   }
 
-  /** The port's link now, from the model (DOWN and Polling after `link-down`, until `link-up`). */
+  /** Whose these QPs are, from the model (each QP sender's own process, run by the job user). */
+  async qpOwners(qps: readonly { qpn: number }[]): Promise<QpOwner[]> {
+    return modelQpOwners(
+      this.senders,
+      qps.map((q) => q.qpn),
+    );
+  }
+
+  /** The link the contract's single-port view shows: the first ACTIVE port, else the first in use (ports.ts). */
   async link(): Promise<LinkState> {
-    return emuLink(this.host);
+    const { state, physState, rate } = portLink(shownPort(this.host.ports), portRate(this.flavour.chip.name));
+    return { state, physState, rate };
+  }
+
+  /** Every port's link now, port 1 first (DOWN and Polling after `link-down`, DOWN and Disabled when not in use). */
+  async links(): Promise<PortLink[]> {
+    const rate = portRate(this.flavour.chip.name);
+    return this.host.ports.map((p) => portLink(p, rate));
   }
 }

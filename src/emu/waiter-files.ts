@@ -1,11 +1,12 @@
 // What a live host shows of the emulated senders: debugfs `qp_stats` for the QPs (qp_iter_print, hfi1 qp.c, in the
-// current upstream format, special QPs first and then the hash buckets as rvt_qp_iter_next walks them), and, for each
+// current upstream format, written by qp-stats.ts; special QPs first and then the hash buckets as rvt_qp_iter_next
+// walks them), and, for each
 // PSM writer blocked in hfi1_user_sdma_process_request (user_sdma.c), what /proc shows of it: comm, an fd on
 // /dev/hfi1_<unit>, its kernel stack, its system call (writev on that fd) and its wchan.
 import { join } from 'node:path';
-import { USER_SDMA_REQUEST_FN, WRITEV_NR } from '../hw/parse/proc-psm.js';
-import { type QpLineFields, qpStatsLine } from '../hw/parse/qp-stats-render.js';
-import { HFI2_PSM_FD_TARGET, HFI2_USER_SDMA_REQUEST_FN } from './hfi2-proc.js';
+import { HFI2_SDMA_ANON_INODE, userSdmaRequestFn, WRITEV_NR } from '../progress/kernel-names.js';
+import { emuQpOwnerPid } from './qp-owners.js';
+import { type QpLineFields, qpStatsLine } from './qp-stats.js';
 import type { Sender } from './sender.js';
 import type { TreeWriter } from './tree.js';
 import { EMU_QP_STATE, emuCommand, emuPid, emuQpn } from './waiters.js';
@@ -50,6 +51,7 @@ export function qpStatsText(senders: readonly Sender[], firstEngine = 0): string
       onList,
       engine: s.engine.idx,
       sendContext: 2,
+      pid: emuQpOwnerPid(s.id),
     });
   }
   // Buckets in order; in one bucket the newest QP first (rvt_insert_qp links at the head).
@@ -67,8 +69,8 @@ export function blockedWriters(senders: readonly Sender[]): Sender[] {
  * hidden): hfi1's request function under hfi1_write_iter, or its hfi2_ rename under hfi2's write_iter.
  */
 export function blockedStack(module: 'hfi1' | 'hfi2'): string {
-  const [fn, iter] =
-    module === 'hfi2' ? [HFI2_USER_SDMA_REQUEST_FN, 'hfi2_sdma_write_iter'] : [USER_SDMA_REQUEST_FN, 'hfi1_write_iter'];
+  const fn = userSdmaRequestFn(module);
+  const iter = module === 'hfi2' ? 'hfi2_sdma_write_iter' : 'hfi1_write_iter';
   return [
     `[<0>] ${fn}+0x5b1/0xb10 [${module}]`,
     `[<0>] ${iter}+0xb6/0x170 [${module}]`,
@@ -114,14 +116,14 @@ export function writePsmProc(
     const dir = join('proc', String(pid));
     if (!shown.has(pid)) {
       w.file(join(dir, 'comm'), `${emuCommand(s.rank)}\n`);
-      w.link(join(dir, 'fd', String(EMU_PSM_FD)), hfi2 ? HFI2_PSM_FD_TARGET : `/dev/hfi1_${unit}`);
+      w.link(join(dir, 'fd', String(EMU_PSM_FD)), hfi2 ? HFI2_SDMA_ANON_INODE : `/dev/hfi1_${unit}`);
       // An hfi2 writer got its SDMA file through an ioctl on the unit's uverbs device, which it keeps open.
       if (hfi2) w.link(join(dir, 'fd', String(EMU_VERBS_FD)), `/dev/infiniband/uverbs${unit}`);
     }
     const isBlocked = blocked.has(s);
     w.file(join(dir, 'stack'), isBlocked ? (hfi2 ? HFI2_BLOCKED_STACK : BLOCKED_STACK) : '');
     w.file(join(dir, 'syscall'), isBlocked ? blockedSyscall(EMU_PSM_FD) : 'running\n');
-    w.file(join(dir, 'wchan'), isBlocked ? (hfi2 ? HFI2_USER_SDMA_REQUEST_FN : USER_SDMA_REQUEST_FN) : '0');
+    w.file(join(dir, 'wchan'), isBlocked ? userSdmaRequestFn(module) : '0');
   }
   for (const pid of shown) if (!now.has(pid)) w.removeDir(join('proc', String(pid)));
   shown.clear();

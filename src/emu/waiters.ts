@@ -12,6 +12,8 @@ import type { Sender } from './sender.js';
 export const EMU_QPN_BASE = 0x100;
 /** PID of the emulated PSM writer `id`: 20000 + id. */
 export const EMU_PID_BASE = 20000;
+/** PID of the process owning the QP sender `id` (qp-owners.ts): 30000 + id. */
+export const EMU_QP_PID_BASE = 30000;
 /** ib_qp_state of every emulated QP: RTS (3). */
 export const EMU_QP_STATE = 3;
 
@@ -46,14 +48,16 @@ export function modelWaiter(m: WaiterModel, e: Engine, w: IoWait): Waiter {
   const own = sender !== undefined && sender.wait === w ? sender : null;
   const common = {
     waitsFor: 'dma-desc' as const,
-    descriptorsNeeded: w.txHead[0]?.slots ?? w.needDesc,
+    descriptorsNeeded: w.txHead[0]?.numDesc ?? w.needDesc,
     engine: e.idx,
     onList: true,
     ownPending: w.sdmaBusy,
     sinceMs: w.sleptAtNs / 1e6,
     source: 'model' as const,
   };
-  if (w.sleepKind === SleepKind.qp) return { kind: 'qp', qpn: emuQpn(w.id), qpState: 'RTS', ...common };
+  if (w.sleepKind === SleepKind.qp) {
+    return { kind: 'qp', qpn: emuQpn(w.id), qpState: 'RTS', creatorPid: EMU_QP_PID_BASE + w.id, ...common };
+  }
   if (w.sleepKind === SleepKind.ipoib) {
     return { kind: 'ipoib', netdev: emuNetdev(m.info.unit), txq: own?.ipoib ? own.ipoib.txq : null, ...common };
   }

@@ -15,6 +15,7 @@ import {
   Registry,
 } from 'prom-client';
 import type { PortLink, SourceWarning, UnitInfo } from '../backend.js';
+import type { Captures } from '../monitor/capture.js';
 import type { EngineRound, Round, UnitRound, UnitWaitersRound } from '../monitor/round.js';
 import { seesStrandable } from '../monitor/waiters.js';
 import { freeCount, inFlight } from '../progress/ring.js';
@@ -181,6 +182,49 @@ export class SdmaMetrics {
   readonly scrapeDuration = this.gauge('hfi1_sdma_scrape_duration_seconds', 'Time taken to sample every unit', []);
 
   /** Forget every series of the previous round and state the build info. */
+  readonly captures = this.counter(
+    'hfi1_sdma_captures_total',
+    'Snapshots written into the capture directory (--capture-dir) when an engine first turned stalled, halted or stranded, or a unit went',
+    ['dir'],
+  );
+  readonly captureFailures = this.counter(
+    'hfi1_sdma_capture_failures_total',
+    'Captures started and not written (the reason is in the log); nothing partial is left',
+    ['dir'],
+  );
+  readonly capturesSuppressed = this.counter(
+    'hfi1_sdma_captures_suppressed_total',
+    'Bad verdicts not captured: the same finding on the same engine was captured less than 10 minutes before',
+    ['dir'],
+  );
+  readonly lastCapture = this.gauge(
+    'hfi1_sdma_last_capture_info',
+    'Always 1: the last capture written, its file and the finding that started it (code, unit, engine)',
+    ['dir', 'file', 'code', 'unit', 'engine'],
+  );
+  readonly lastCaptureTime = this.gauge(
+    'hfi1_sdma_last_capture_timestamp_seconds',
+    'When the last capture started (Unix seconds)',
+    ['dir'],
+  );
+
+  /** The captures' counts (export --capture-dir). */
+  recordCaptures(c: Captures): void {
+    const dir = { dir: c.dir };
+    const n = c.counts;
+    this.captures.inc(dir, n.written);
+    this.captureFailures.inc(dir, n.failed);
+    this.capturesSuppressed.inc(dir, n.suppressed);
+    if (n.last) {
+      const t = n.last.trigger;
+      this.lastCapture.set(
+        { ...dir, file: n.last.file, code: t.code, unit: t.unit ?? '', engine: t.engine === null ? '' : String(t.engine) },
+        1,
+      );
+      this.lastCaptureTime.set(dir, n.last.atMs / 1000);
+    }
+  }
+
   beginRound(info: BuildInfo): void {
     this.text.resetMetrics();
     this.buildInfo.set({ version: info.version, backend: info.backend, emulated: String(info.emulated === true) }, 1);

@@ -3,6 +3,7 @@
 // all-ones is `up 0` and its engine series are dropped while the others are served) and follows units that
 // appear, vanish or reload; the exporter only logs what changed.
 import type { Backend, EngineSample } from '../backend.js';
+import type { Captures } from '../monitor/capture.js';
 import { Monitor, type MonitorTracks } from '../monitor/monitor.js';
 import { realTimer, type Timer } from '../monitor/read.js';
 import type { Round } from '../monitor/round.js';
@@ -44,6 +45,8 @@ export interface ExporterOptions {
   tracks?: MonitorTracks;
   /** Serve the process's own process_* and nodejs_* series. */
   processMetrics?: boolean;
+  /** The captures of --capture-dir: fed every round, their counts served. */
+  captures?: Captures;
 }
 
 const GONE = 'the device is gone (registers read all-ones, or the device vanished): hfi1_sdma_device_gone is 1';
@@ -106,8 +109,10 @@ export class Sampler {
     this.rounds += 1;
     const r = await this.monitor.round();
     this.last = r;
+    this.o.captures?.observe(r);
     this.metrics.beginRound(this.o.buildInfo);
     this.metrics.recordRound(r);
+    if (this.o.captures) this.metrics.recordCaptures(this.o.captures);
     this.logRound(r);
     this.metrics.scrapeDuration.set((this.o.nowMs() - t0) / 1000);
   }

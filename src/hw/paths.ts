@@ -4,6 +4,8 @@ import { join } from 'node:path';
 
 /** Paths of one unit's sources. */
 export interface UnitPaths {
+  /** The sysroot every path below lies under (`/` on a live host). */
+  sysroot: string;
   /** The driving module: hfi1 or hfi2. */
   module: HfiModule;
   classDir: string; // sys/class/infiniband/hfi1_<u> or hfi2_<u> (the hfi1/hfi2 sysfs attributes, sysfs.c)
@@ -65,6 +67,7 @@ export function unitPaths(
   const debugDir = join(debugRoot, module, name);
   const pciDir = pci === '' ? join(classDir, 'device') : join(pciDevicesDir(sysroot), pci);
   return {
+    sysroot,
     module,
     classDir,
     hwResources: join(classDir, 'hw_resources'),

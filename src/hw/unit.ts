@@ -11,6 +11,7 @@ import type {
   EngineSample,
   LinkState,
   PortLink,
+  QpOwner,
   RingDump,
   SourceStatus,
   SourceWarning,
@@ -32,6 +33,7 @@ import { parseInterrupts, type SdmaVectorCounts, vectorKey } from './parse/inter
 import { parseSdes, recordDescriptors, type SdesDump, type SdesHeader } from './parse/sdes.js';
 import { type CpuVlEngines, cpuListOfEngine, parseSdmaCpuList } from './parse/sdma-cpu-list.js';
 import { engineDir } from './paths.js';
+import { QpOwnerReader } from './qp-owners.js';
 import { INTERRUPTS_CAP_BYTES } from './read-file.js';
 import { openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
 import { missingRecord, noteSdes } from './sdes-notes.js';
@@ -56,6 +58,7 @@ export class HwUnit implements Unit {
   private window: RegisterWindow | null = null;
   private readonly log: WarningLog;
   private readonly waiting: UnitWaiters;
+  private readonly owners: QpOwnerReader;
   private readonly chip: ChipModel;
 
   constructor(
@@ -83,6 +86,12 @@ export class HwUnit implements Unit {
     this.chip = chipModel(flavour.chip);
     this.log = new WarningLog(warnings);
     this.waiting = new UnitWaiters(found, clock, fs, this.log, context?.kernelRelease ?? null, psmScan);
+    this.owners = new QpOwnerReader(found.name, found.paths.procDir, fs, clock);
+  }
+
+  /** Whose these QPs are: rdma's resource tracking on a live host, else qp_stats' PID checked in /proc. */
+  qpOwners(qps: readonly { qpn: number; creatorPid: number | null }[]): Promise<QpOwner[]> {
+    return this.owners.owners(qps);
   }
 
   /** The waiters now: QPs from qp_stats, PSM writers from /proc (root), sinceMs carried across calls. */
@@ -176,7 +185,7 @@ export class HwUnit implements Unit {
 
   private windowOrNull(): RegisterWindow | null {
     if (!this.has('bar')) return null;
-    this.window ??= openSdmaWindow(this.found.paths.resource0, this.chip);
+    this.window ??= openSdmaWindow(this.found.paths.resource0, this.chip, this.found.paths.sysroot);
     return this.window;
   }
 

@@ -59,20 +59,9 @@ export class PsmScanner {
     private readonly verbsDir = join(procDir, '..', 'sys/class/infiniband_verbs'),
   ) {}
 
-  /** True when the path is a symbolic link (it would lead outside the sysroot; /proc's pid and task dirs are not). */
-  private async isLink(path: string): Promise<boolean> {
-    try {
-      await this.fs.readlink(path);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   /** The fd links of one process to this unit's device, or 'denied' / null (gone, or a link). */
   private async deviceFds(pid: number): Promise<{ fd: number; target: string }[] | 'denied' | null> {
     const dir = join(this.procDir, String(pid));
-    if (await this.isLink(dir)) return null;
     let names: string[];
     try {
       names = await this.fs.readdir(join(dir, 'fd'));
@@ -120,9 +109,8 @@ export class PsmScanner {
     }
   }
 
-  /** A small /proc file's text, 'denied', or null (absent, gone, or a symbolic link). */
+  /** A small /proc file's text, 'denied', or null (absent, gone, or not the kernel's: under a sysroot, outside it). */
   private async text(path: string): Promise<string | null | 'denied'> {
-    if (await this.isLink(path)) return null;
     try {
       return Buffer.from(await this.fs.readFile(path, PROC_FILE_CAP_BYTES)).toString('utf8');
     } catch (e) {
@@ -186,7 +174,6 @@ export class PsmScanner {
               .slice(0, MAX_TIDS);
       for (const tid of tids) {
         const dir = taskNames === null ? pidDir : join(pidDir, 'task', String(tid));
-        if (taskNames !== null && (await this.isLink(dir))) continue;
         // The syscall first: a thread that is running (most of the time) is not blocked, and its
         // stack, wchan and comm need not be read at every sample.
         const syscall = await this.text(join(dir, 'syscall'));

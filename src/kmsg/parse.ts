@@ -328,7 +328,9 @@ export class KernelLogParser {
       engine: this.engineOf.get(name),
       desc: this.descOf.get(name),
       emit(e) {
-        const ev: LogEvent = { line, ts, unit: name, ...e };
+        // No chip has an engine past 15: a line that names one is not the driver's, and is shown as it is.
+        const foreign = e.engine !== undefined && !(Number.isSafeInteger(e.engine) && e.engine < TXE_NUM_SDMA_ENGINES);
+        const ev: LogEvent = foreign ? { line, ts, unit: name, kind: 'unrecognised', text: msg } : { line, ts, unit: name, ...e };
         if (events.length < MAX_EVENTS) events.push(ev);
         else self.eventsDropped += 1;
         return ev;
@@ -350,9 +352,10 @@ export class KernelLogParser {
   /**
    * A line of tracefs `trace` text: the engine state-change event in either wording (hfi1_sdma_state names no
    * engine; hfi2_sdma_state does), a descriptor written to a ring (*_sdma_descriptor, its d0/d1 decoded as the chosen
-   * chip) or the pad added after a request (hfi2_sdma_pad). An event names its device by PCI address: it is filed
-   * under the unit of that address when the log named one, else under `<module> <address>`; hfi2_sdma_pad names no
-   * device: under the log's one hfi2 unit when it names exactly one, else under `hfi2`.
+   * chip) or the pads added to a request or batch (hfi1_sdma_pad of the Cornelis hfi1, hfi2_sdma_pad). An event names
+   * its device by PCI address: it is filed under the unit of that address when the log named one, else under
+   * `<module> <address>`; the pad event names no device: under the log's one unit of the event's module when it names
+   * exactly one, else under the module (`hfi1` or `hfi2`).
    */
   private pushTrace(raw: string, line: number): void {
     const t = parseTxTraceLine(raw);
@@ -360,8 +363,8 @@ export class KernelLogParser {
     this.hfi1Lines += 1;
     let unit: string;
     if (t.kind === 'pad') {
-      const hfi2 = [...this.units.values()].filter((u) => u.module === 'hfi2');
-      unit = hfi2.length === 1 ? (hfi2[0] as LogUnit).name : 'hfi2';
+      const same = [...this.units.values()].filter((u) => u.module === t.module);
+      unit = same.length === 1 ? (same[0] as LogUnit).name : t.module;
     } else {
       const pci = t.device.toLowerCase();
       unit = [...this.units.values()].find((u) => u.pci === pci)?.name ?? `${t.module} ${pci}`;

@@ -5,8 +5,8 @@
 //   descriptor written:  *_sdma_descriptor `[%s] SDE(%u) flags:%s addr:0x%016llx gen:%u len:%u d0:%016llx
 //                        d1:%016llx to %p,%u`, the flags four letters (I H F L or -) and, on a FIRST descriptor,
 //                        ` amode:%u aidx:%u alen:%u` after them; the last number is the ring slot
-//   pad descriptors:     hfi2_sdma_pad `SDE (%u) pkts %u pad_sdma_desc %u packet descriptors %u padding
-//                        descriptors %u` (no device prefix)
+//   pad descriptors:     hfi1_sdma_pad (the Cornelis hfi1) and hfi2_sdma_pad `SDE (%u) pkts %u pad_sdma_desc %u
+//                        packet descriptors %u padding descriptors %u` (no device prefix)
 
 /** What every event carries: the trace timestamp as printed (`8812.123456`, null when none) and the module. */
 interface TraceBase {
@@ -43,7 +43,7 @@ export interface SdmaDescriptorEvent extends TraceBase {
   slot: number;
 }
 
-/** The pad descriptors added after one request (hfi2). */
+/** The pad descriptors added to one request or one batch (the Cornelis hfi1 and hfi2). */
 export interface SdmaPadEvent extends TraceBase {
   kind: 'pad';
   engine: number;

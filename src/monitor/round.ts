@@ -1,7 +1,7 @@
 // What one round of the monitor yields: every selected unit with its engines judged, its waiters judged,
 // every port's link, its warnings, and the findings of the round. Every command and the exporter render
 // these and nothing else, so the same samples give the same verdicts on every path.
-import type { EngineSample, PortLink, SourceWarning, Unit, UnitInfo, WaiterVisibility } from '../backend.js';
+import type { EngineSample, PortLink, QpOwner, SourceWarning, Unit, UnitInfo, WaiterVisibility } from '../backend.js';
 import type { Hfi1SdmaError } from '../errors.js';
 import type { Classification } from '../progress/classify.js';
 import type { WaiterJudgement } from '../progress/strand.js';
@@ -53,6 +53,8 @@ export interface UnitWaitersRound {
   psmStalls: number;
   /** Enough samples were judged (3) for a stranded verdict to be possible. */
   confirmable: boolean;
+  /** Whose the QPs are that a finding names (stranded, orphaned, in ERR), where the unit can tell. */
+  owners: QpOwner[];
 }
 
 /** How a unit fared this round. */

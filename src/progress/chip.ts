@@ -17,6 +17,7 @@ import {
   SEND_DMA_MEMORY,
   TXE_NUM_SDMA_ENGINES,
 } from './constants.js';
+import type { DriverName } from './driver.js';
 
 /** The chips: `wfr` (Intel 8086:24f0/24f1) and `jkr` (Cornelis 434e:0001, CN5000). */
 export const CHIP_NAMES = ['wfr', 'jkr'] as const;
@@ -84,8 +85,6 @@ export interface ChipModel {
   isIdleStart: number;
   /** Core clock period in picoseconds (the idle-count conversion of init_sdma_regs, sdma.c). */
   cclockPs: number;
-  /** CTRL bits a running (s99) engine may show besides ENABLE | INT_ENABLE. */
-  runningCtrlOptional: bigint;
 }
 
 const WFR: ChipModel = Object.freeze({
@@ -104,7 +103,6 @@ const WFR: ChipModel = Object.freeze({
   isProgressStart: IS_SDMA_START + 16,
   isIdleStart: IS_SDMA_START + 32,
   cclockPs: ASIC_CCLOCK_PS,
-  runningCtrlOptional: 0n,
 });
 
 // chip_registers_jkr.h (JKR_C_TXE_SDMA_STRIDE, SEND_DMA_CFG_MEMORY, SEND_DMA_ENGINES, SEND_DMA_MEM_SIZE),
@@ -125,7 +123,6 @@ const JKR: ChipModel = Object.freeze({
   isProgressStart: 288,
   isIdleStart: 304,
   cclockPs: 602,
-  runningCtrlOptional: SEND_DMA_CTRL_THRESHOLD_ENABLE | SEND_DMA_CTRL_SINGLE_DESCRIPTOR,
 });
 
 /** JKR only: SEND_DMA_CFG_SI_IDX of engine e is at this base + 8·e (chip_registers_jkr.h). */
@@ -212,18 +209,20 @@ export function cclocksToNs(chip: ChipModel, cclocks: number): number {
 export const RUNNING_CTRL = SEND_DMA_CTRL_ENABLE | SEND_DMA_CTRL_INT_ENABLE;
 
 /**
- * The CTRL bits of a running engine that are not expected on this chip (empty when the value is healthy).
- * WFR: anything but 0x9 is unexpected. JKR: 0x9 plus the threshold (bit 4) and single-descriptor (bit 5) bits,
- * so 0x19, 0x29 and 0x39 are healthy (init_sdma_regs and the state-machine CTRL writes, sdma.c).
+ * The CTRL bits of a running engine that the driver build does not write (empty when the value is healthy).
+ * Upstream: anything but 0x9. The Cornelis hfi1 and hfi2: 0x9 plus the threshold (bit 4) and single-descriptor
+ * (bit 5) bits that sdma_sendctrl (sdma.c) ORs into every CTRL write on any chip (their automatic settings turn the
+ * threshold on for a JKR chip in an AMD host only), so 0x19, 0x29 and 0x39 are healthy there.
  */
-export function unexpectedRunningCtrl(chip: ChipModel, ctrl: bigint): { missing: bigint; extra: bigint } {
+export function unexpectedRunningCtrl(driver: DriverName, ctrl: bigint): { missing: bigint; extra: bigint } {
+  const optional = driver === 'upstream' ? 0n : SEND_DMA_CTRL_THRESHOLD_ENABLE | SEND_DMA_CTRL_SINGLE_DESCRIPTOR;
   const missing = RUNNING_CTRL & ~ctrl;
-  const extra = ctrl & ~(RUNNING_CTRL | chip.runningCtrlOptional);
+  const extra = ctrl & ~(RUNNING_CTRL | optional);
   return { missing, extra };
 }
 
-/** True when a running engine's CTRL is what the driver writes on this chip. */
-export function isHealthyRunningCtrl(chip: ChipModel, ctrl: bigint): boolean {
-  const u = unexpectedRunningCtrl(chip, ctrl);
+/** True when a running engine's CTRL is what the driver build writes. */
+export function isHealthyRunningCtrl(driver: DriverName, ctrl: bigint): boolean {
+  const u = unexpectedRunningCtrl(driver, ctrl);
   return u.missing === 0n && u.extra === 0n;
 }

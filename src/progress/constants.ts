@@ -10,6 +10,11 @@ export const SDMA_IDLE_CNT_DEFAULT_NS = 250;
 export const DESCT_INTR_DEFAULT = 64;
 /** num_sdma, chip.c compile-time engine count; the runtime count comes from SEND_DMA_ENGINES. */
 export const TXE_NUM_SDMA_ENGINES = 16;
+/**
+ * What `sdma<E>/vl` prints for an engine a port's VL map does not use: engine_to_vl[] holds −1 (s8, sdma_map_init,
+ * sdma.c) and sdma_engine_get_vl returns it through a u8, so the file shows 255 (vl_show / sde_show_vl, sysfs.c).
+ */
+export const VL_UNMAPPED = 255;
 
 // struct sdma_txreq, sdma_txreq.h txreq limits
 export const NUM_DESC = 6; // descriptors embedded in every txreq

@@ -7,9 +7,11 @@
 //   (descq_cnt + tail − head) & (descq_cnt − 1) = in flight. sdma_engine_progress_schedule's test
 //   (in-process < descq_cnt / 8 → nothing) is the same expression in all three, so it fires one descriptor later
 //   on cornelis/hfi2 (in flight ≥ 256 for a 2048 ring, against 255 upstream).
-// - num_pad (sdma_desc_pad_count, sdma.h): after closing a txreq, cornelis/hfi2 add
-//   round_up(num_desc, pad_sdma_desc) − num_desc no-op descriptors; every room check (sdma_progress,
-//   sdma_check_progress, sdma_send_txreq, desc_avail) uses num_desc + num_pad. Upstream has no pad.
+// - num_pad (sdma_desc_pad_count, sdma.h): after closing a txreq, cornelis/hfi2 set
+//   round_up(num_desc, pad_sdma_desc) − num_desc. sdma_send_txreq admits num_desc + num_pad against desc_avail and
+//   writes that many pads with the request; sdma_send_txlist admits num_desc against desc_avail rounded down to the
+//   pad and pads the batch once per tail update; sdma_check_progress and sdma_progress compare num_desc + num_pad on
+//   both paths. Upstream has no pad.
 // - sdma_align (make_tx_sdma_desc, sdma.h): cornelis/hfi2 may split a fragment at 256-byte boundaries.
 //
 // A choice where the sources leave it open: the hfi2 postings of 2026 may have no module parameters at all; we
@@ -80,6 +82,53 @@ export function numPadFor(driver: DriverName, numDesc: number, padSdmaDesc: numb
 /** The ring slots a request takes (sdma_progress, sdma.h; sdma_send_txreq, sdma.c): num_desc + num_pad. */
 export function ringSlots(numDesc: number, numPad: number): number {
   return numDesc + numPad;
+}
+
+/** The two submission paths: sdma_send_txreq (verbs QPs, IPoIB) and sdma_send_txlist (PSM, user SDMA). */
+export type SubmitPath = 'txreq' | 'txlist';
+
+/** What one path admits a request against now. */
+export interface PathFit {
+  /** Slots the request is admitted on: num_desc + num_pad (txreq) or num_desc (txlist). */
+  need: number;
+  /** What it is compared with: the free count (txreq), or the free count rounded down to the pad (txlist). */
+  room: number;
+  fits: boolean;
+  /** room − need: the room left (negative: the shortfall). */
+  headroom: number;
+  /** False when no retirement can ever make the room (need above what an empty ring offers). */
+  canEverFit: boolean;
+}
+
+/** round_down(n, pad) of the kernel (pad a power of two; 0 leaves n). */
+export function roundDownToPad(n: number, padSdmaDesc: number): number {
+  return padSdmaDesc === 0 ? n : n - (n % padSdmaDesc);
+}
+
+/**
+ * Whether a request of `numDesc` descriptors is admitted now on each path, given the free count and what an empty
+ * ring offers (descq_cnt − 1): sdma_send_txreq tests num_desc + num_pad ≤ desc_avail; sdma_send_txlist tests
+ * num_desc ≤ round_down(desc_avail, pad_sdma_desc) (its batch pads then always fit: sdma.c).
+ */
+export function pathFits(
+  driver: DriverName,
+  free: number,
+  emptyFree: number,
+  numDesc: number,
+  padSdmaDesc: number,
+): Record<SubmitPath, PathFit> {
+  const pad = driver === 'upstream' ? 0 : padSdmaDesc;
+  const admits = (need: number, room: number, best: number): PathFit => ({
+    need,
+    room,
+    fits: need <= room,
+    headroom: room - need,
+    canEverFit: need <= best,
+  });
+  return {
+    txreq: admits(ringSlots(numDesc, numPadFor(driver, numDesc, pad)), free, emptyFree),
+    txlist: admits(numDesc, roundDownToPad(free, pad), roundDownToPad(emptyFree, pad)),
+  };
 }
 
 /** sdma_align modes (make_tx_sdma_desc, sdma.h): none, 256-all, 256-head-tail, 256-tail. */

@@ -3,7 +3,7 @@
 // returns as u16 are truncated to 16 bits exactly as C truncates them.
 
 import { SDMA_DESCQ_CNT_DEFAULT, SDMA_DESCQ_CNT_MAX, SDMA_DESCQ_CNT_MIN } from './constants.js';
-import type { DriverName } from './driver.js';
+import { type DriverName, numPadFor, type PathFit, pathFits, type SubmitPath } from './driver.js';
 
 /** Truncate to an unsigned 32-bit value (C `u32`). */
 export function u32(x: number): number {
@@ -105,21 +105,28 @@ export interface FitReport {
   inFlight: number;
   free: number;
   numDesc: number;
-  /** Pad descriptors that follow the request (num_pad; 0 upstream), counted in the room check. */
+  /** pad_sdma_desc of the device (0 upstream or off). */
+  padSdmaDesc: number;
+  /** num_pad of the request (sdma_desc_pad_count; 0 upstream): what sdma_send_txreq adds to it. */
   numPad: number;
+  /** The path `fits`, `headroom` and `canEverFit` are of. */
+  path: SubmitPath;
   fits: boolean;
   scheduleThreshold: number;
   /** sdma_descq_inprocess of the driver build: in flight + 1 upstream, in flight on cornelis/hfi2. */
   inProcess: number;
-  /** Free count − (numDesc + numPad): the room left after the request (negative: the shortfall). */
+  /** The counted path's room less what it admits the request on (negative: the shortfall). */
   headroom: number;
-  /** False when numDesc + numPad exceeds descq_cnt − 1: no amount of retirement makes room. */
+  /** False when the counted path can never admit the request, however much retires. */
   canEverFit: boolean;
+  /** Both paths: sdma_send_txreq (verbs QPs, IPoIB) and sdma_send_txlist (PSM). */
+  paths: Record<SubmitPath, PathFit>;
 }
 
 /**
- * Would a request of numDesc descriptors (and numPad pad descriptors) fit now (sdma_descq_freecnt, sdma.h;
- * sdma_send_txreq, sdma.c: num_desc + num_pad ≤ free count)? `driver` decides the in-process count.
+ * Would a request of numDesc descriptors be admitted now (sdma_descq_freecnt, sdma.h; sdma_send_txreq and
+ * sdma_send_txlist, sdma.c)? `driver` decides the in-process count and whether pads count; `padSdmaDesc` is the
+ * device's pad_sdma_desc; `path` the path the verdict fields describe (both are in `paths`).
  */
 export function fitReport(
   descqCnt: number,
@@ -127,11 +134,14 @@ export function fitReport(
   descqTail: number,
   numDesc: number,
   driver: DriverName = 'upstream',
-  numPad = 0,
+  padSdmaDesc = 0,
+  path: SubmitPath = 'txreq',
 ): FitReport {
   const free = freeCount(descqCnt, descqHead, descqTail);
   const flight = inFlight(descqHead, descqTail);
-  const slots = numDesc + numPad;
+  const pad = driver === 'upstream' ? 0 : padSdmaDesc;
+  const paths = pathFits(driver, free, maxFree(descqCnt), numDesc, pad);
+  const counted = paths[path];
   return {
     driver,
     descqCnt,
@@ -140,12 +150,15 @@ export function fitReport(
     inFlight: flight,
     free,
     numDesc,
-    numPad,
-    fits: slots <= free,
+    padSdmaDesc: pad,
+    numPad: numPadFor(driver, numDesc, pad),
+    path,
+    fits: counted.fits,
     scheduleThreshold: scheduleThreshold(descqCnt),
     inProcess:
       driver === 'upstream' ? inProcess(descqCnt, descqHead, descqTail) : inProcessInFlight(descqCnt, descqHead, descqTail),
-    headroom: free - slots,
-    canEverFit: slots <= maxFree(descqCnt),
+    headroom: counted.headroom,
+    canEverFit: counted.canEverFit,
+    paths,
   };
 }

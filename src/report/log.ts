@@ -25,7 +25,7 @@ async function* once(text: string): AsyncGenerator<string> {
  */
 export async function placeLog(log: LogText, offsetMs: number | null, chip: ChipName): Promise<ReportLog> {
   if ('reason' in log) {
-    return { missing: log.reason, unplaced: null, byUnit: new Map(), linesRead: 0, eventsDropped: 0 };
+    return { missing: log.reason, unplaced: null, byUnit: new Map(), units: [], linesRead: 0, eventsDropped: 0 };
   }
   const parsed = await readKernelLog(once(log.text), { chip });
   const byUnit = new Map<string, PlacedEvent[]>();
@@ -43,6 +43,7 @@ export async function placeLog(log: LogText, offsetMs: number | null, chip: Chip
         ? "the capture holds no /proc/uptime (an older hfi1-sdma made it), so the log's times since boot cannot be placed on the instants' axis"
         : null,
     byUnit,
+    units: parsed.units,
     linesRead: parsed.linesRead,
     eventsDropped: parsed.eventsDropped,
   };

@@ -2,7 +2,7 @@
 // the instants (occupancy, head movement, state and verdict, DQF and error counts, waiters), its ports, its
 // waiters judged at the end, its findings, and the kernel log placed on the same time axis. Types only.
 import type { PortLink, SourceWarning, UnitInfo, WaiterVisibility } from '../backend.js';
-import type { LogEvent } from '../kmsg/parse.js';
+import type { LogEvent, LogUnit } from '../kmsg/parse.js';
 import type { Finding } from '../monitor/findings.js';
 import type { Provenance, UnitStatus } from '../monitor/round.js';
 import type { Reason, Verdict } from '../progress/classify.js';
@@ -89,6 +89,8 @@ export interface ReportLog {
   unplaced: string | null;
   /** Events of each unit, by unit name, in log order. */
   byUnit: Map<string, PlacedEvent[]>;
+  /** The units the log itself names (which build printed a line). */
+  units: LogUnit[];
   /** Lines read and events left out by the decoder's bounds. */
   linesRead: number;
   eventsDropped: number;

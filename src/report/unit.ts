@@ -263,7 +263,7 @@ function logBlock(u: UnitReport, data: ReportData): string {
   }
   const rows = shown.map((p) => {
     const e = p.event;
-    const what = eventDescription(e, noPaint) ?? '';
+    const what = eventDescription(e, noPaint, log) ?? '';
     return `<tr><td class="num">${p.tMs === null ? '-' : esc(atText(p.tMs))}</td><td class="mono">${esc(e.ts ?? '-')}</td><td class="num">${e.engine ?? '-'}</td><td>${esc(what, 600)}</td></tr>`;
   });
   return `${out}<table><tr><th>at</th><th>kernel time</th><th>engine</th><th>event</th></tr>${rows.join('')}</table>`;

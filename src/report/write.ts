@@ -1,47 +1,28 @@
-// Writing the report file: only over a regular file or where nothing is (a link, a directory, a FIFO or a
-// device in its place is refused with E_CANT_CREATE, exit 73), through a temporary beside it that is synced
-// and renamed over the target only when every byte is written. A failure, or the process ending, removes the
-// temporary; the old file stays as it was.
-import { closeSync, constants, fsyncSync, lstatSync, openSync, type Stats, statSync, writeSync } from 'node:fs';
+// Writing the report file: only over a regular file or where nothing is, never inside what is being read (the
+// shared rule of output-file.ts: E_CANT_CREATE, exit 73, the place left as it is), through a temporary beside
+// it that is synced and renamed over the target only when every byte is written. A failure, or the process
+// ending, removes the temporary; the old file stays as it was.
+import { closeSync, constants, fsyncSync, openSync, statSync, writeSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { removeOnExit } from '../cleanup.js';
-import { Hfi1SdmaError } from '../errors.js';
+import { checkOutputTarget } from '../output-file.js';
 import { outputError } from '../snapshot/output.js';
 
-function kindOf(st: Stats): string | null {
-  if (st.isFile()) return null;
-  if (st.isSymbolicLink()) return 'a symbolic link';
-  if (st.isDirectory()) return 'a directory';
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
-  if (st.isSocket()) return 'a socket';
-  return 'not a regular file';
-}
-
-/** E_CANT_CREATE when `target` exists and is not a regular file. */
-function checkKind(target: string): void {
-  const st = lstatSync(target, { throwIfNoEntry: false });
-  const kind = st ? kindOf(st) : null;
-  if (kind) {
-    throw new Hfi1SdmaError(
-      'E_CANT_CREATE',
-      `${target} is ${kind}: hfi1-sdma writes a report only as a new file or over a regular one; choose another -o`,
-    );
-  }
-}
-
-/** Refuse `target` before any work is done: E_CANT_CREATE when it is not a regular file, or its directory is missing. */
-export function checkOutputTarget(target: string): void {
-  checkKind(target);
+/**
+ * Refuse `target` before any work is done: E_CANT_CREATE (73) when it is not a regular file, lies inside one
+ * of `inputs` (the snapshot or the sysroot being read), or its directory does not exist.
+ */
+export function checkReportTarget(target: string, inputs: readonly string[] = []): void {
+  checkOutputTarget(target, '-o', inputs);
   if (!statSync(dirname(target), { throwIfNoEntry: false })?.isDirectory()) {
     throw outputError(Object.assign(new Error(`ENOENT: ${dirname(target)}`), { code: 'ENOENT' }), target);
   }
 }
 
-/** Replace `target` with `data` atomically (see the file's comment). */
-export async function writeOutputFile(target: string, data: string | Uint8Array): Promise<void> {
-  checkKind(target);
+/** Replace `target` with `data` atomically (see the file's comment); `inputs` as for checkReportTarget. */
+export async function writeOutputFile(target: string, data: string | Uint8Array, inputs: readonly string[] = []): Promise<void> {
+  checkOutputTarget(target, '-o', inputs);
   const tmp = join(
     dirname(target),
     `.hfi1-sdma.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`,
@@ -64,7 +45,7 @@ export async function writeOutputFile(target: string, data: string | Uint8Array)
       closeSync(fd);
     }
     // Checked again just before the rename: a link or a directory put there meanwhile is not replaced.
-    checkKind(target);
+    checkOutputTarget(target, '-o', inputs);
     await rename(tmp, target);
   } catch (e) {
     await rm(tmp, { force: true });

@@ -2,7 +2,7 @@
 // target (a name starting with `.hfi1-sdma`), synced and renamed over the target only when every
 // byte is written. Any failure, or the process ending, removes the temporary; the old target stays.
 import { once } from 'node:events';
-import { closeSync, lstatSync, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -10,6 +10,7 @@ import { createGzip, type Gzip } from 'node:zlib';
 import { Header } from 'tar';
 import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError } from '../errors.js';
+import { checkOutputTarget } from '../output-file.js';
 import { limitText } from './format.js';
 
 const BLOCK = 512;
@@ -57,6 +58,7 @@ export class ArchiveWriter {
     private readonly fh: FileHandle,
     private readonly forget: () => void,
     private readonly limits: { maxBytes: number; maxEntries: number },
+    private readonly inputs: readonly string[],
   ) {
     this.finished = pipeline(this.gzip, fh.createWriteStream({ flush: true })).then(
       () => null,
@@ -64,21 +66,16 @@ export class ArchiveWriter {
     );
   }
 
-  /** Create the temporary beside `target`; E_CANT_CREATE/E_PERMISSION when that is not possible. */
-  static async create(target: string, limits: { maxBytes: number; maxEntries: number }): Promise<ArchiveWriter> {
-    const st = (() => {
-      try {
-        return lstatSync(target);
-      } catch {
-        return null;
-      }
-    })();
-    if (st?.isDirectory()) {
-      throw new Hfi1SdmaError(
-        'E_CANT_CREATE',
-        `${target} is a directory: name a file to write, e.g. -o ${join(target, 'snapshot.tar.gz')}`,
-      );
-    }
+  /**
+   * Create the temporary beside `target`; E_CANT_CREATE/E_PERMISSION when that is not possible, and
+   * E_CANT_CREATE, the target untouched, when it is not a regular file or lies inside `inputs`.
+   */
+  static async create(
+    target: string,
+    limits: { maxBytes: number; maxEntries: number },
+    inputs: readonly string[] = [],
+  ): Promise<ArchiveWriter> {
+    checkOutputTarget(target, '-o', inputs);
     const tmp = join(
       dirname(target),
       `.hfi1-sdma.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`,
@@ -100,7 +97,7 @@ export class ArchiveWriter {
       forget();
       throw outputError(e, target);
     }
-    return new ArchiveWriter(target, tmp, fh, forget, limits);
+    return new ArchiveWriter(target, tmp, fh, forget, limits, inputs);
   }
 
   private async push(buf: Buffer): Promise<void> {
@@ -138,6 +135,7 @@ export class ArchiveWriter {
     const failed = await this.finished;
     if (failed) throw outputError(failed, this.target);
     this.done = true; // the stream synced (flush) and closed the file
+    checkOutputTarget(this.target, '-o', this.inputs);
     try {
       await rename(this.tmp, this.target);
     } catch (e) {

@@ -74,6 +74,36 @@ describe('fit --driver', () => {
     expect(h.stdout).toMatch(/in-process ≥ 256 \(in flight ≥ 256\); now 255 \(does not fire\)/);
   });
 
+  it('answers for both submission paths: txreq admits num_desc + num_pad, txlist num_desc against free rounded down', async () => {
+    // 2020 in flight: 27 free. A 3-descriptor packet with pad_sdma_desc 32 needs 32 on the txreq path; the txlist
+    // path admits 3 against round_down(27, 32) = 0.
+    const args = ['fit', '--driver', 'hfi2', '--chip', 'jkr', '--descq-cnt', '2048', '--head', '0', '--tail', '2020'];
+    const r = await runCli([...args, '--num-desc', '3', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      padSdmaDesc: 32,
+      numPad: 29,
+      path: 'txreq',
+      fits: false,
+      headroom: -5,
+      paths: { txreq: { need: 32, room: 27, fits: false }, txlist: { need: 3, room: 0, fits: false } },
+    });
+    const roomy = [...args.slice(0, -1), '1988', '--num-desc', '3'];
+    const t = await runCli([...roomy, '--pad-sdma-desc', '8']);
+    expect(t.code).toBe(0);
+    expect(t.stdout).toMatch(/pads\s+pad_sdma_desc 8 \(--pad-sdma-desc\)/);
+    expect(t.stdout).toMatch(
+      /txreq path\s+sdma_send_txreq \(verbs QPs, IPoIB\): 3 \+ 5 pads = 8 against 59 free: fits, 51 to spare/,
+    );
+    expect(t.stdout).toMatch(/txlist path\s+sdma_send_txlist \(PSM\): 3 against 56 \(free rounded down to 8\): fits/);
+    const list = await runCli([...args.slice(0, -1), '2000', '--num-desc', '20', '--path', 'txlist', '--json']);
+    // 47 free: txreq needs 32 and fits; txlist admits 20 against 32 and fits too.
+    expect(JSON.parse(list.stdout)).toMatchObject({ path: 'txlist', fits: true, headroom: 12 });
+    expect((await runCli([...roomy, '--pad-sdma-desc', '7'])).stderr).toMatch(/--pad-sdma-desc must be one of 0, 4, 8, 16, 32/);
+    const up = JSON.parse((await runCli([...ring])).stdout);
+    expect(up).toMatchObject({ padSdmaDesc: 0, paths: { txreq: { need: 1, room: 1792 }, txlist: { need: 1, room: 1792 } } });
+  });
+
   it('refuses an unknown driver with exit 64 naming the choices', async () => {
     const r = await runCli([...ring, '--driver', 'fxr']);
     expect(r.code).toBe(64);

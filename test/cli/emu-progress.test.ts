@@ -59,10 +59,11 @@ describe('emu run progress', () => {
 
 describe('emu serve fault announcements', () => {
   const fault = (text: string, atMs: number, engine: number | null): FaultSpec => ({
-    name: 'stop-fetch',
+    name: text.startsWith('link-down') ? 'link-down' : 'stop-fetch',
     param: 0,
     atMs,
-    engine,
+    engine: text.startsWith('link-down') ? null : engine,
+    port: text.startsWith('link-down') ? engine : null,
     text,
   });
 
@@ -82,7 +83,14 @@ describe('emu serve fault announcements', () => {
       'emu serve: fault stop-fetch@200:3 fired at 200 ms virtual time on engine 3; wall clock 23:01:02.345 (seen at 230 ms virtual)\n',
     ]);
     a.reached(900);
-    expect(said[1]).toMatch(/^emu serve: fault link-down@500 fired at 500 ms virtual time on every engine;/);
+    expect(said[1]).toMatch(/^emu serve: fault link-down@500 fired at 500 ms virtual time on every port;/);
     expect(said).toHaveLength(2);
+    const one = new FaultAnnouncer(
+      [fault('link-down@5:2', 5, 2)],
+      (l) => said.push(l),
+      () => wall,
+    );
+    one.reached(10);
+    expect(said[2]).toMatch(/^emu serve: fault link-down@5:2 fired at 5 ms virtual time on port 2;/);
   });
 });

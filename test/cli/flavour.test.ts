@@ -83,8 +83,21 @@ describe('--engines N | A-B', () => {
   );
 
   it('reaches the emulator options with the chip, driver and ports', async () => {
-    const g = await globalsOf(['--backend', 'emu', '--engines', '8-15', '--chip', 'jkr', '--driver', 'hfi2', '--ports', '2']);
-    expect(g).toMatchObject({ engines: 8, firstEngine: 8, chip: 'jkr', driver: 'hfi2', ports: 2 });
+    const g = await globalsOf([
+      '--backend',
+      'emu',
+      '--engines',
+      '8-15',
+      '--chip',
+      'jkr',
+      '--driver',
+      'hfi2',
+      '--ports',
+      '2',
+      '--active-ports',
+      '2',
+    ]);
+    expect(g).toMatchObject({ engines: 8, firstEngine: 8, chip: 'jkr', driver: 'hfi2', ports: 2, activePorts: [2] });
     expect(await globalsOf(['--engines', '4'])).toMatchObject({ engines: 4, firstEngine: 0 });
     const none = await globalsOf([]);
     expect([none.engines, none.firstEngine, none.chip, none.driver, none.ports]).toEqual([
@@ -101,6 +114,15 @@ describe('--engines N | A-B', () => {
     [['--chip', 'fxr'], /^hfi1-sdma: --chip must be one of wfr, jkr, got "fxr"/],
     [['--driver', 'intel'], /^hfi1-sdma: --driver must be one of upstream, cornelis, hfi2, got "intel"/],
     [['--ports', '3'], /^hfi1-sdma: --ports must be 1 or 2/],
+    [['--active-ports', '2'], /^hfi1-sdma: --active-ports: there is no port 2; the adapter has port 1$/m],
+    [
+      ['--chip', 'jkr', '--driver', 'hfi2', '--ports', '2', '--active-ports', '1,x'],
+      /^hfi1-sdma: --active-ports expects port numbers/,
+    ],
+    [
+      ['--chip', 'jkr', '--driver', 'hfi2', '--ports', '2', '--fault', 'link-down@5:3'],
+      /port 3 does not exist \(the adapter has ports 1-2; link-down takes a PORT/,
+    ],
     [['--chip', 'jkr', '--chip', 'wfr'], /^hfi1-sdma: --chip was given 2 times \(jkr, wfr\); give it once/],
   ])('%j exits 64 naming the flag', async (argv, message) => {
     const r = await runCli([...argv, '--backend', 'emu', 'engines']);
@@ -222,6 +244,7 @@ describe('completion of the flavour options', () => {
     expect(await valueCompletions(['hfi1-sdma', '--chip', ''])).toEqual(['wfr', 'jkr']);
     expect(await valueCompletions(['hfi1-sdma', '--driver', 'c'])).toEqual(['cornelis']);
     expect(await valueCompletions(['hfi1-sdma', '--ports', ''])).toEqual(['1', '2']);
+    expect(await valueCompletions(['hfi1-sdma', '--active-ports', '1'])).toEqual(['1', '1,2']);
   });
 });
 

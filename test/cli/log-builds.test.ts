@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { renderLog } from '../../src/cli/log.js';
 import { parseKernelLog } from '../../src/kmsg/parse.js';
 import { readKernelLog } from '../../src/kmsg/stream.js';
 import { runCli } from '../support/cli.js';
@@ -215,12 +216,27 @@ describe('tracefs state-change events (trace text, both wordings)', () => {
       /^line \d+ \[8812\.130870\]: hfi2 0000:41:00\.0 sdma9: written desc\[40\] --F- addr 0x0123456789abc000 gen 2 len 64 {2}ahg idx 3 mode 1 len 2 {2}qw0 0x0123456789abc000 qw1 0x0000000080402328$/m,
     );
     expect(jkr.stdout).toMatch(
-      /^line \d+ \[8812\.130877\]: hfi2 sdma9: 28 pad descriptors after 1 packet of 4 descriptors \(pad_sdma_desc 32; trace event\)$/m,
+      /^line \d+ \[8812\.130877\]: hfi2 sdma9: 28 pad descriptors after 1 packet of 4 descriptors \(pad_sdma_desc 32; hfi2_sdma_pad trace event\)$/m,
     );
     // The hfi2 lines are JKR's layout: read as WFR their flags differ from the printed ones, and log says so.
     const wfr = await runCli(['--sysroot', empty, 'log', '--chip', 'wfr', TRACE]);
     expect(wfr.stdout).toMatch(/sdma9: written desc\[40\] .*differ: is --chip right\?/);
     expect(wfr.stdout).not.toMatch(/sdma3: written desc\[100\] .*differ/);
+  });
+
+  it('labels the lines of the Cornelis hfi1 by the build that printed them, never as hfi2', () => {
+    const text = [
+      '[  10.000001] hfi1 0000:05:00.0: hfi1_0: SDMA engine 3 - timeout waiting for engine to clean',
+      '     mpi_rank_0-2041   [003] ....  12.000001: hfi1_sdma_pad: SDE (3) pkts 8 pad_sdma_desc 32 packet descriptors 24 padding descriptors 8',
+    ].join('\n');
+    const log = parseKernelLog(text);
+    expect(log.events.find((e) => e.kind === 'pad')).toMatchObject({ unit: 'hfi1_0', engine: 3, packets: 8, padDescriptors: 8 });
+    const out = renderLog(log, (_c, s) => s);
+    expect(out).toMatch(/hfi1_0 sdma3: timed out \(100 polls of 10 us\) .*\(the Cornelis hfi1 hw clean-up\)/);
+    expect(out).toMatch(
+      /hfi1_0 sdma3: 8 pad descriptors after 8 packets of 24 descriptors \(pad_sdma_desc 32; hfi1_sdma_pad trace event\)/,
+    );
+    expect(out).not.toMatch(/hfi2/);
   });
 
   it('log prints the transitions', async () => {

@@ -35,7 +35,7 @@ describe('fit on explicit numbers', () => {
   it('explains a request that can never fit', async () => {
     const r = await runCli(['fit', '--descq-cnt', '64', '--head', '0', '--tail', '0', '--num-desc', '64']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/never: 64 exceeds the ring's largest free count 63/);
+    expect(r.stdout).toMatch(/never, on the sdma_send_txreq path: more than the ring's largest free count 63/);
   });
 
   it.each([

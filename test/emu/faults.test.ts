@@ -68,7 +68,7 @@ describe('faults (__sdma_process_event, sdma.c life cycles)', () => {
   });
 
   it('link-down: e85 → s80, e81 → s82, sw clean-up, e40, e82 → s20_Idle; link-up: e30 → s99', () => {
-    const u = unit(['link-down@10:3', 'link-up@20:3']);
+    const u = unit(['link-down@10', 'link-up@20']);
     expect(story(u, 3, 5)).toEqual([
       'fault',
       'e85_LinkDown s99_Running → s80_HwFreeze',

@@ -46,6 +46,17 @@ const CPU_LIST_NEXT = /^ {8}pidx \d+:( {2}vl\d+: \[ sdma[ \d]\d(, sdma[ \d]\d)* 
 const HW_RESOURCES_SDE = /^sde {4}(\d+)-(\d+)$/m;
 const IRQ_NAME = / (hfi[12])_(\d+) sdma(\d+)$/;
 
+/** A cornelis txreq of `numDesc` 64-byte descriptors with pad_sdma_desc `pad`. */
+function padded(numDesc: number, pad: number) {
+  const t = buildTx({
+    tlen: 64 * numDesc,
+    fragments: Array.from({ length: numDesc }, (_, i) => ({ kind: i === 0 ? ('single' as const) : ('page' as const), len: 64 })),
+    options: { driver: 'cornelis', padSdmaDesc: pad },
+  });
+  if (isTxFailure(t)) throw new Error(t.message);
+  return t;
+}
+
 const dirs: string[] = [];
 function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'hfi1-emu-flavour-'));
@@ -116,13 +127,13 @@ describe.each(COMBOS)('the emulated host: %s', (c) => {
     expect(ports).toEqual(c.ports === 2 ? ['1', '2'] : ['1']);
     expect(readFileSync(join(cls, `ports/${c.ports}/state`), 'utf8')).toBe('4: ACTIVE\n');
 
-    // vl: hfi2 one VL per port joined by commas, no newline; hfi1 "%d\n".
+    // vl: the Cornelis hfi1 and hfi2 one VL per port joined by commas, no newline; upstream hfi1 "%d\n".
     const vl = readFileSync(join(cls, `sdma${c.firstEngine}`, 'vl'), 'utf8');
-    if (c.driver === 'hfi2') expect(vl).toMatch(c.ports === 2 ? /^-?\d+,-?\d+$/ : /^-?\d+$/);
-    else expect(vl).toMatch(/^-?\d+\n$/);
+    if (c.driver !== 'upstream') expect(vl).toMatch(c.ports === 2 ? /^\d+,\d+$/ : /^\d+$/);
+    else expect(vl).toMatch(/^\d+\n$/);
 
-    // hw_resources (hfi2 only): the engine window, last engine inclusive.
-    if (c.driver === 'hfi2') {
+    // hw_resources (the Cornelis hfi1 and hfi2): the engine window, last engine inclusive.
+    if (c.driver !== 'upstream') {
       const hw = readFileSync(join(cls, 'hw_resources'), 'utf8');
       expect(hw).toMatch(/^pfunit \d+\nsi_idx \d+\nnumvfs \d+\n/);
       expect(HW_RESOURCES_SDE.exec(hw)?.slice(1).map(Number)).toEqual([c.firstEngine, 15]);
@@ -174,9 +185,9 @@ describe.each(COMBOS)('the emulated host: %s', (c) => {
     ];
     for (const p of extra) expect(params.includes(p), p).toBe(c.driver !== 'upstream');
 
-    // sdma_cpu_list: hfi2 lines carry pidx, one per port per CPU.
+    // sdma_cpu_list: the Cornelis hfi1 and hfi2 lines carry pidx, one per port per CPU.
     const cpuList = readFileSync(join(dbg, 'sdma_cpu_list'), 'utf8');
-    if (c.driver === 'hfi2') {
+    if (c.driver !== 'upstream') {
       const lines = cpuList.split('\n').slice(0, -1);
       expect(lines.length).toBe(window.length * c.ports);
       for (const [i, line] of lines.entries()) {
@@ -236,17 +247,47 @@ describe('driver builds: pad descriptors, 256-byte alignment and the progress sc
     }
   });
 
-  it('a request that fits its descriptors but not its pads waits (every room check counts num_desc + num_pad)', () => {
+  it('sdma_send_txreq admits num_desc + num_pad against desc_avail: a request whose pads do not fit waits', () => {
     const u = quietUnit({ chip: 'wfr', driver: 'cornelis', driverSettings: { padSdmaDesc: 32 }, descqCnt: 64 });
     const rec = new Recorder();
-    const mk = () => {
-      const t = buildTx({ tlen: 64, fragments: [{ kind: 'single', len: 64 }], options: { driver: 'cornelis', padSdmaDesc: 32 } });
-      if (isTxFailure(t)) throw new Error(t.message);
-      return t;
-    };
-    expect(u.submit(0, rec.tx(mk()))).toBe(0); // 32 slots of 63
-    expect(u.submit(0, rec.tx(mk()))).toBe(-16); // 1 descriptor would fit in 31, 32 slots do not: -EBUSY
+    expect(u.submit(0, rec.tx(padded(2, 32)))).toBe(0); // 2 descriptors + 30 pads: 32 slots of 63
+    expect(u.engineAt(0).descqTail).toBe(32);
+    expect(u.submit(0, rec.tx(padded(2, 32)))).toBe(-16); // 2 would fit in the 31 left, 32 do not: -EBUSY
     expect(u.engineAt(0).descqFullCount).toBe(1);
+  });
+
+  it('a one-descriptor request is charged its pads but none is written (_submit_tx pads before the last of two or more)', () => {
+    const u = quietUnit({ chip: 'wfr', driver: 'cornelis', driverSettings: { padSdmaDesc: 32 }, descqCnt: 64 });
+    const e = u.engineAt(0);
+    const rec = new Recorder();
+    expect(u.submit(0, rec.tx(padded(1, 32)))).toBe(0);
+    expect(e.descqTail).toBe(1);
+    expect(e.descAvail).toBe(63 - 32);
+    // The cached desc_avail is short of 32; sdma_check_progress re-reads the free count (62) and the request goes in.
+    expect(u.submit(0, rec.tx(padded(1, 32)))).toBe(0);
+    expect(e.descqTail).toBe(2);
+    expect(e.descqFullCount).toBe(0);
+  });
+
+  it('sdma_send_txlist pads the batch once per tail update: 8 packets of 3 descriptors take 32 slots (pad 32)', async () => {
+    const u = quietUnit({ chip: 'wfr', driver: 'cornelis', driverSettings: { padSdmaDesc: 32 } });
+    const rec = new Recorder();
+    const list = Array.from({ length: 8 }, () => rec.tx(padded(3, 32)));
+    expect(u.submitList(0, list)).toEqual({ ret: 0, count: 8 });
+    expect(u.engineAt(0).descqTail).toBe(32); // 24 descriptors + 8 pads, not 8 × 32
+    const flags = (await u.ring(0)).descriptors.map((d) => (d.len === 0 && d.addr === 0n ? 'pad' : d.flags));
+    expect(flags.slice(0, 3)).toEqual(['--F-', '----', '-H-L']);
+    expect(flags.slice(21)).toEqual(['--F-', '----', ...new Array(8).fill('pad'), '-H-L']);
+  });
+
+  it('sdma_send_txlist admits num_desc against desc_avail rounded down to the pad, and pads the last packet that fits', () => {
+    const u = quietUnit({ chip: 'wfr', driver: 'cornelis', driverSettings: { padSdmaDesc: 32 }, descqCnt: 64 });
+    const rec = new Recorder();
+    const list = Array.from({ length: 11 }, () => rec.tx(padded(3, 32)));
+    // desc_avail 63 rounds down to 32: ten packets (30) and 2 pads; the eleventh would need 3 + 29 of the 31 free.
+    expect(u.submitList(0, list)).toEqual({ ret: -16, count: 10 });
+    expect(u.engineAt(0).descqTail).toBe(32);
+    expect(list).toHaveLength(1);
   });
 
   it('sdma_align 2 splits workload fragments at 256-byte boundaries on cornelis/hfi2 (not upstream)', async () => {
@@ -376,6 +417,35 @@ describe('an engine window 8-15', () => {
     expect(u.info.name).toBe('hfi2_0');
   });
 
+  it('an engine-error dump prints every descriptor head to tail: upstream three-line records, Cornelis one tag per dump', () => {
+    const dump = (driver: DriverBuild) => {
+      const u = new EmuUnit({ seed: 3, workload: 'line-rate', chip: 'wfr', driver, engines: 2, faults: ['engine-error:1@4:1'] });
+      u.runUntilMs(5);
+      return u.host.kernelLog.map((l) => l.slice(l.indexOf(': hfi1_0: ') + 10));
+    };
+    const up = dump('upstream');
+    const head = up.findIndex((l) => /^SDMA \(1\) descq_head: \d+ descq_tail: \d+ freecnt: \d+ FLE \d$/.test(l));
+    const [h, t] = (/descq_head: (\d+) descq_tail: (\d+)/.exec(up[head] ?? '') ?? []).slice(1).map(Number) as number[];
+    const n = ((t as number) - (h as number) + 2048) % 2048;
+    expect(n).toBeGreaterThan(16);
+    const records = up
+      .slice(head + 1)
+      .filter((l) => /^SDMA sdmadesc\[\d+\]: flags:[I-][H-][F-][L-] addr:0x[0-9a-f]{16} gen:\d len:\d+ bytes$/.test(l));
+    expect(records).toHaveLength(n);
+    expect(up[head + 2]).toMatch(/^\tdesc0:0x[0-9a-f]{16} desc1 0x[0-9a-f]{16}$/);
+    expect(up.some((l) => /^\taidx: \d+ amode: \d+ alen: \d+$/.test(l))).toBe(true);
+
+    const cn = dump('cornelis');
+    const hdr = cn.findIndex((l) =>
+      /^SDMA \(1\) descq_head \d+, descq_tail \d+, used \d+, avail \d+, FLE \d, descriptor print prefix "\[desc 0\]"$/.test(l),
+    );
+    expect(hdr).toBeGreaterThanOrEqual(0);
+    const used = Number(/used (\d+)/.exec(cn[hdr] ?? '')?.[1]);
+    const tagged = cn.slice(hdr + 1).filter((l) => l.startsWith('[desc '));
+    expect(tagged.filter((l) => / SDMA desc\[\d+\]: /.test(l))).toHaveLength(used);
+    expect(new Set(tagged.map((l) => /^\[desc (\d+)\]/.exec(l)?.[1]))).toEqual(new Set(['0']));
+  });
+
   it('a lost wake-up opened on engine 9 of the window is reported on engine 9, waiter and invariant alike', async () => {
     const u = new EmuUnit({
       seed: 1,
@@ -389,21 +459,24 @@ describe('an engine window 8-15', () => {
     u.runUntilMs(30);
     expect(u.totals().lostWakeups).toBe(1);
     expect(invariantViolations(u)).toEqual([
-      expect.stringMatching(/^lost wake-up on engine 9: QP 0x[0-9a-f]+ sleeps .* needing 32 descriptor/),
+      // The need is the txreq's num_desc (iowait_get_all_desc), without its pads.
+      expect.stringMatching(/^lost wake-up on engine 9: QP 0x[0-9a-f]+ sleeps .* needing 4 descriptor/),
     ]);
     const qps = (await u.waiters()).waiters.filter((w) => w.kind === 'qp');
     expect(qps.map((w) => w.engine)).toEqual([9]);
   });
 
-  it('hfi2 logs nothing for a correctable-only engine error; the cornelis build logs it', () => {
+  it('the Cornelis hfi1 and hfi2 log nothing for a correctable-only engine error; upstream logs it', () => {
     const logged = (driver: DriverBuild) => {
+      const chip = driver === 'upstream' ? 'wfr' : 'jkr';
+      const firstEngine = driver === 'upstream' ? 0 : 8;
       const u = new EmuUnit({
         seed: 1,
         workload: 'idle',
-        chip: 'jkr',
+        chip,
         driver,
-        firstEngine: 8,
-        engines: 8,
+        firstEngine,
+        engines: 16 - firstEngine,
         faults: ['engine-error:19@5:9'],
       });
       u.runUntilMs(10);
@@ -411,7 +484,8 @@ describe('an engine window 8-15', () => {
       return u.host.kernelLog.filter((l) => l.includes('SDMA (9) engine error: 0x80000'));
     };
     expect(logged('hfi2')).toEqual([]);
-    expect(logged('cornelis')).toHaveLength(1);
+    expect(logged('cornelis')).toEqual([]);
+    expect(logged('upstream')).toHaveLength(1);
   });
 
   it('a PSM writer of an hfi2 unit holds anon_inode:hfi2-sdma and blocks in hfi2_user_sdma_process_request', async () => {

@@ -8,7 +8,16 @@ import { EmuUnit } from '../../src/emu/unit.js';
 import { fcParams } from '../support/runs.js';
 
 const faultArb = fc.oneof(
-  fc.constantFrom('stop-fetch', 'lost-interrupt', 'head-writeback-stall', 'freeze', 'link-down', 'link-up', 'device-gone'),
+  fc.constantFrom(
+    'stop-fetch',
+    'lost-interrupt',
+    'head-writeback-stall',
+    'freeze',
+    'link-down',
+    'link-up',
+    'device-gone',
+    'halt-stuck',
+  ),
   fc.integer({ min: 0, max: 23 }).map((b) => `engine-error:${b}`),
   fc.constantFrom('slow:3', 'slow:0.5'),
 );
@@ -25,6 +34,13 @@ const scenarioArb = fc.record({
 
 const RECOVERS = /^(engine-error:\d+|freeze|slow:.*)$/;
 
+/** A drawn fault as text: its target an engine of the window, or for the link faults a port of the adapter. */
+function faultText(f: { name: string; atMs: number; engine: number | null }, firstEngine = 0, ports = 1): string {
+  if (f.engine === null) return `${f.name}@${f.atMs}`;
+  const link = f.name === 'link-down' || f.name === 'link-up';
+  return `${f.name}@${f.atMs}:${link ? 1 + (f.engine % ports) : firstEngine + f.engine}`;
+}
+
 /** Every host the emulator models, with the window its engines take (upstream numbers from 0). */
 const FLAVOURS = [
   { chip: 'wfr', driver: 'upstream', ports: 1, firstEngine: 0 },
@@ -39,7 +55,7 @@ describe('emulator invariants (random seeds and fault schedules)', () => {
   it('hold for every scenario', () => {
     fc.assert(
       fc.property(scenarioArb, (sc) => {
-        const faults = sc.faults.map((f) => `${f.name}@${f.atMs}${f.engine === null ? '' : `:${f.engine}`}`);
+        const faults = sc.faults.map((f) => faultText(f));
         const u = new EmuUnit({ seed: sc.seed, engines: 4, workload: sc.workload, descqCnt: sc.descqCnt, faults });
         u.runUntilMs(18);
         expect(invariantViolations(u)).toEqual([]);
@@ -71,7 +87,7 @@ describe('emulator invariants on every chip and driver build (random seeds and f
   it('hold for every scenario, in the window of absolute engines', () => {
     fc.assert(
       fc.property(scenarioArb, fc.constantFrom(...FLAVOURS), (sc, fl) => {
-        const faults = sc.faults.map((f) => `${f.name}@${f.atMs}${f.engine === null ? '' : `:${fl.firstEngine + f.engine}`}`);
+        const faults = sc.faults.map((f) => faultText(f, fl.firstEngine, fl.ports));
         const u = new EmuUnit({ seed: sc.seed, engines: 4, ...fl, workload: sc.workload, descqCnt: sc.descqCnt, faults });
         u.runUntilMs(18);
         expect(invariantViolations(u)).toEqual([]);
@@ -104,7 +120,7 @@ describe('emulator invariants with IPoIB queues (random seeds, fault schedules, 
   it('hold for every scenario, counting the txreqs dropped once the netdev is unregistered', () => {
     fc.assert(
       fc.property(ipoibArb, (sc) => {
-        const faults = sc.faults.map((f) => `${f.name}@${f.atMs}${f.engine === null ? '' : `:${f.engine}`}`);
+        const faults = sc.faults.map((f) => faultText(f));
         if (sc.unregisterAtMs !== null) faults.push(`netdev-unregister@${sc.unregisterAtMs}`);
         const u = new EmuUnit({ seed: sc.seed, engines: 4, workload: sc.workload, descqCnt: sc.descqCnt, faults });
         u.runUntilMs(18);

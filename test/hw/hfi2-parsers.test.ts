@@ -124,6 +124,10 @@ describe('sdma<E>/vl per port', () => {
     expect(parseVl(fixture('hfi2/vl-two-ports'))).toBe(0);
     expect(parseVl(fixture('hfi2/vl-port2-only'))).toBe(2);
     expect(parseVl('-1,-1')).toBeNull();
+    // An engine a port does not map reads 255 (engine_to_vl's −1 through a u8), on either line form.
+    expect(parseVl('255,255')).toBeNull();
+    expect(parseVl('255\n')).toBeNull();
+    expect(parseVl('255,3')).toBe(3);
     expect(parseVl('5\n')).toBe(5);
     expect(parseError(() => parseVl('0,x', 'vl'))).toMatchObject({ column: 3 });
   });

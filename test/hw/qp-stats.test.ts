@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { qpStatsLine } from '../../src/emu/qp-stats.js';
 import { ParseError } from '../../src/errors.js';
 import { parseQpStats } from '../../src/hw/parse/qp-stats.js';
-import { qpStatsLine } from '../../src/hw/parse/qp-stats-render.js';
 import { fixture, fixtureBytes } from './fixtures.js';
 
 function parseError(f: () => unknown): ParseError {

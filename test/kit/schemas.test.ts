@@ -63,6 +63,7 @@ const SCHEMA_OF: Record<string, string> = {
   watch: 'watch-line.schema.json',
   waiters: 'waiters.schema.json',
   health: 'health.schema.json',
+  explain: 'explain.schema.json',
   progress: 'progress.schema.json',
   fit: 'fit.schema.json',
   decode: 'decode.schema.json',
@@ -216,9 +217,15 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
     await validates('health.schema.json', ['--json', 'health', '--stall-ms', 'x'], { codes: [3] });
   });
 
+  it('explain: the list and one code', async () => {
+    await validates('explain.schema.json', ['--json', 'explain']);
+    await validates('explain.schema.json', ['--json', 'explain', 'SD201']);
+  });
+
   it('doctor, on a host with a unit and on one without', async () => {
     await validates('doctor.schema.json', ['--sysroot', sysroot, '--json', 'doctor']);
-    await validates('doctor.schema.json', ['--sysroot', work, '--json', 'doctor']);
+    // No unit is a failed check: exit 1.
+    await validates('doctor.schema.json', ['--sysroot', work, '--json', 'doctor'], { codes: [1] });
   });
 
   it('snapshot manifest', async () => {

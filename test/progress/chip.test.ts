@@ -143,24 +143,26 @@ describe('core clock per chip', () => {
   });
 });
 
-describe('CTRL of a running engine per chip (init_sdma_regs and the s99 CTRL write, sdma.c)', () => {
-  it('takes 0x19, 0x29 and 0x39 as healthy on JKR (threshold, single descriptor)', () => {
-    for (const c of [0x9n, 0x19n, 0x29n, 0x39n]) expect(isHealthyRunningCtrl(jkr, c)).toBe(true);
-  });
-
-  it('flags 0x19 on WFR as an unexpected bit 4, and 0x9 as healthy', () => {
-    expect(isHealthyRunningCtrl(wfr, 0x9n)).toBe(true);
-    expect(isHealthyRunningCtrl(wfr, 0x19n)).toBe(false);
-    expect(unexpectedRunningCtrl(wfr, 0x19n)).toEqual({ missing: 0n, extra: 0x10n });
-  });
-
-  it('flags a missing ENABLE or INT_ENABLE, and HALT, on both chips', () => {
-    for (const chip of [wfr, jkr]) {
-      expect(unexpectedRunningCtrl(chip, 0x18n).missing).toBe(0x1n);
-      expect(unexpectedRunningCtrl(chip, 0x11n).missing).toBe(0x8n);
-      expect(unexpectedRunningCtrl(chip, 0xbn).extra).toBe(0x2n);
+describe('CTRL of a running engine per build (sdma_sendctrl and the s99 CTRL write, sdma.c)', () => {
+  it('takes 0x19, 0x29 and 0x39 as healthy on the Cornelis hfi1 and hfi2, whatever the chip (threshold, single descriptor)', () => {
+    for (const d of ['cornelis', 'hfi2'] as const) {
+      for (const c of [0x9n, 0x19n, 0x29n, 0x39n]) expect(isHealthyRunningCtrl(d, c)).toBe(true);
     }
-    expect(unexpectedRunningCtrl(jkr, 0x49n).extra).toBe(0x40n);
+  });
+
+  it('flags 0x19 upstream as an unexpected bit 4, and 0x9 as healthy', () => {
+    expect(isHealthyRunningCtrl('upstream', 0x9n)).toBe(true);
+    expect(isHealthyRunningCtrl('upstream', 0x19n)).toBe(false);
+    expect(unexpectedRunningCtrl('upstream', 0x19n)).toEqual({ missing: 0n, extra: 0x10n });
+  });
+
+  it('flags a missing ENABLE or INT_ENABLE, and HALT, on every build', () => {
+    for (const driver of ['upstream', 'cornelis', 'hfi2'] as const) {
+      expect(unexpectedRunningCtrl(driver, 0x18n).missing).toBe(0x1n);
+      expect(unexpectedRunningCtrl(driver, 0x11n).missing).toBe(0x8n);
+      expect(unexpectedRunningCtrl(driver, 0xbn).extra).toBe(0x2n);
+    }
+    expect(unexpectedRunningCtrl('hfi2', 0x49n).extra).toBe(0x40n);
   });
 
   it('names bits 4 and 5 on JKR and keeps the WFR names as before', () => {

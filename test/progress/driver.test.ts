@@ -82,12 +82,21 @@ describe('pad descriptors (sdma_desc_pad_count, sdma.h; room checks use num_desc
     expect(() => numPadFor('hfi2', 3, 5)).toThrow(RangeError);
   });
 
-  it('counts the pad in the fit: free 7 holds 3 + 4 but not 3 + 5', () => {
+  it('counts the pad on the txreq path: free 7 holds 3 + 1 (pad 4) but not 3 + 5 (pad 8)', () => {
     const ok = fitReport(2048, 10000, 12040, 3, 'hfi2', 4);
-    expect(ok).toMatchObject({ free: 7, numPad: 4, fits: true, headroom: 0 });
-    const short = fitReport(2048, 10000, 12040, 3, 'hfi2', 5);
-    expect(short).toMatchObject({ fits: false, headroom: -1, canEverFit: true });
-    expect(fitReport(64, 0, 0, 32, 'hfi2', 32).canEverFit).toBe(false);
+    expect(ok).toMatchObject({ free: 7, padSdmaDesc: 4, numPad: 1, path: 'txreq', fits: true, headroom: 3 });
+    const short = fitReport(2048, 10000, 12040, 3, 'hfi2', 8);
+    expect(short).toMatchObject({ numPad: 5, fits: false, headroom: -1, canEverFit: true });
+    expect(fitReport(64, 0, 0, 33, 'hfi2', 32).canEverFit).toBe(false);
+    expect(fitReport(2048, 10000, 12040, 3, 'upstream', 8)).toMatchObject({ padSdmaDesc: 0, numPad: 0, headroom: 4 });
+  });
+
+  it('admits num_desc against the free count rounded down to the pad on the txlist path', () => {
+    // free 7: round_down(7, 4) = 4 takes 3; round_down(7, 8) = 0 takes nothing, though the txreq path is short by 1.
+    expect(fitReport(2048, 10000, 12040, 3, 'hfi2', 4, 'txlist')).toMatchObject({ fits: true, headroom: 1 });
+    expect(fitReport(2048, 10000, 12040, 3, 'hfi2', 8, 'txlist')).toMatchObject({ fits: false, headroom: -3 });
+    expect(fitReport(64, 0, 0, 33, 'cornelis', 32, 'txlist').canEverFit).toBe(false); // 33 > round_down(63, 32)
+    expect(fitReport(64, 0, 0, 32, 'cornelis', 32, 'txlist').canEverFit).toBe(true);
   });
 
   it('defaults pad/align/threshold to 32/2/32 only on a JKR chip in an AMD host under cornelis/hfi2', () => {

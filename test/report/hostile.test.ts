@@ -127,13 +127,13 @@ describe('report -o into places it must not write', () => {
     const places: [string, string][] = [
       ['link.html', 'a symbolic link'],
       ['dir.html', 'a directory'],
-      ['fifo.html', 'a FIFO'],
+      ['fifo.html', 'a FIFO (named pipe)'],
     ];
     for (const [name, kind] of places) {
       const target = join(d, name);
       const r = await runCli(['report', healthy, '-o', target]);
       expect(r.code, name).toBe(73);
-      expect(r.stderr).toContain(`${target} is ${kind}: hfi1-sdma writes a report only as a new file or over a regular one`);
+      expect(r.stderr).toContain(`-o ${target}: is ${kind}, not a regular file: it is left as it is`);
     }
     expect(readlinkSync(join(d, 'link.html'))).toBe(victim);
     expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
@@ -149,7 +149,7 @@ describe('report -o into places it must not write', () => {
     expect(spawnSync('mknod', [node, 'c', '1', '3']).status).toBe(0);
     const r = await runCli(['report', healthy, '-o', node]);
     expect(r.code).toBe(73);
-    expect(r.stderr).toContain(`${node} is a device`);
+    expect(r.stderr).toContain(`-o ${node}: is a character device`);
     expect(statSync(node).isCharacterDevice()).toBe(true);
   });
 

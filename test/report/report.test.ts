@@ -234,6 +234,10 @@ describe('report of a live read', () => {
       /<tr><td class="num">−100 ms<\/td><td class="mono">0\.20000\d<\/td><td class="num">0<\/td><td>engine error/,
     );
     expect(html).toContain('0 events during the capture; 2 before its first instant.');
+    // Never inside the tree being read.
+    const inside = await runCli(['--sysroot', root, 'report', '-o', join(root, 'r.html'), '--samples', '1']);
+    expect(inside.code).toBe(73);
+    expect(inside.stderr).toContain(`lies inside ${root}, which is being read`);
   });
 });
 

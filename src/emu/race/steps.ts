@@ -87,7 +87,7 @@ function submitterStep(w: World, s: Submitter, notes: string[] | null): number {
       if (need <= e.descAvail) {
         const avail = e.descAvail;
         tx.wait = s.wait;
-        e.submitTx(tx); // submit_tx
+        e.submitTx(tx, tx.numPad); // submit_tx
         s.wait.sdmaBusy++;
         w.chip.writeTail(e.descqTail & e.mask);
         w.tailHolder = -1;

@@ -2,25 +2,13 @@
 // reached by a writev on /dev/hfi1_<N> through hfi1_write_iter, file_ops.c; on hfi2 a writev on its SDMA handle): its fd links, its kernel stack
 // (proc_pid_stack, fs/proc/base.c), its syscall (proc_pid_syscall), its wchan (proc_pid_wchan) and comm.
 // Pure: each input is a file's text, or null when it is absent or unreadable (permission is modelled as absence).
+import { type ProcArch, USER_SDMA_REQUEST_FN, userSdmaRequestFn, WRITEV_NR } from '../../progress/kernel-names.js';
 import { errorAt, escapeControls } from './text.js';
 
-/** The function a blocked writer sleeps in (wait_event_interruptible_timeout on pq->busy.wait_dma). */
-export const USER_SDMA_REQUEST_FN = 'hfi1_user_sdma_process_request';
-
-/** writev's number by architecture (arch/x86/entry/syscalls/syscall_64.tbl; the generic table of arm64). */
-export const WRITEV_NR: Readonly<Record<ProcArch, number>> = { x86_64: 20, aarch64: 66 };
-export type ProcArch = 'x86_64' | 'aarch64';
+export { type ProcArch, USER_SDMA_REQUEST_FN, userSdmaRequestFn, WRITEV_NR };
 
 /** The modules whose writers are looked for. */
 export type PsmModule = 'hfi1' | 'hfi2';
-
-/**
- * The kernel function a blocked writer sleeps in, by module. hfi2 renames the exported hfi1 symbols with its own
- * prefix; `hfi2_user_sdma_process_request` is that rename applied (a choice: its user_sdma.c is not public).
- */
-export function userSdmaRequestFn(module: PsmModule): string {
-  return module === 'hfi2' ? 'hfi2_user_sdma_process_request' : USER_SDMA_REQUEST_FN;
-}
 
 /**
  * Whether an fd link target is a user-SDMA handle of `module`: hfi1 `/dev/hfi1_<N>` (its unit N); hfi2 has no

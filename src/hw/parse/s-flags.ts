@@ -80,7 +80,8 @@ const DRIVER_UPSTREAM: BitTable = [
   [0x08000000, 'WAIT_TID_RESP'],
   [0x04000000, 'WAIT_HALT'],
 ];
-// The IFS 10.7 driver kept its TID bits in rdmavt (rdmavt_qp.h of that release) and had WAIT_TID_RDMA.
+// The IFS 10.7 driver kept its TID bits in rdmavt (rdmavt_qp.h of that release) and had WAIT_TID_RDMA and
+// TID_E_SENDING (qp.h of that release).
 const DRIVER_IFS_107: BitTable = [
   [0x80000, 'WAIT_TID_RESP'],
   [0x100000, 'WAIT_TID_SPACE'],
@@ -88,6 +89,7 @@ const DRIVER_IFS_107: BitTable = [
   [0x80000000, 'AHG_VALID'],
   [0x40000000, 'AHG_CLEAR'],
   [0x20000000, 'WAIT_PIO_DRAIN'],
+  [0x10000000, 'TID_E_SENDING'],
   [0x08000000, 'WAIT_TID_RDMA'],
 ];
 // IFS 10.8 onwards: RESP and SPACE are swapped relative to upstream (qp.h of those releases).

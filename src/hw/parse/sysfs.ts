@@ -1,5 +1,6 @@
 // Small sysfs files: sdma<N>/vl and cpu_list (sdma<N>/vl and cpu_list, sysfs.c) and the module parameters (the hfi1 module parameters).
 import { ParseError } from '../../errors.js';
+import { VL_UNMAPPED } from '../../progress/constants.js';
 
 function oneLine(text: string, file: string, what: string): string {
   if (!text.endsWith('\n') || text.indexOf('\n') !== text.length - 1) {
@@ -9,9 +10,10 @@ function oneLine(text: string, file: string, what: string): string {
 }
 
 /**
- * sdma<E>/vl, one VL per port: hfi1 prints `%d\n` (vl_show, sysfs.c); hfi2 prints one value per port joined by
- * commas with no newline (`0,0` on two ports; its vl_show loops over the ports). Both are accepted, each with or
- * without the newline. A port whose VL map does not use the engine shows -1 (a choice: the value is not settled).
+ * sdma<E>/vl, one VL per port: upstream hfi1 prints `%d\n` (vl_show, sysfs.c); the Cornelis hfi1 and hfi2 print one
+ * value per port joined by commas with no newline (`0,0` on two ports; their vl_show loops over the ports). Both are
+ * accepted, each with or without the newline. A port whose VL map does not use the engine shows 255 (VL_UNMAPPED:
+ * the −1 of engine_to_vl[] returned through a u8); -1 is accepted as well.
  */
 export function parseVlPorts(text: string, file = 'vl'): number[] {
   const s = text.endsWith('\n') ? text.slice(0, -1) : text;
@@ -33,11 +35,9 @@ export function parseVlPorts(text: string, file = 'vl'): number[] {
   return out;
 }
 
-/** The VL an engine serves (sdma<E>/vl): the first port's that maps it; one value as printed; null when no port maps it. */
+/** The VL an engine serves (sdma<E>/vl): the first port's that maps it; null when no port maps it (255 or -1). */
 export function parseVl(text: string, file = 'vl'): number | null {
-  const vls = parseVlPorts(text, file);
-  if (vls.length === 1) return vls[0] as number;
-  return vls.find((v) => v >= 0) ?? null;
+  return parseVlPorts(text, file).find((v) => v >= 0 && v !== VL_UNMAPPED) ?? null;
 }
 
 /** A parsed cpu_list: the text as printed and the CPUs it names. */

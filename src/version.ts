@@ -1,0 +1,16 @@
+// The tool version, read from package.json beside the sources or the build (the artifact's bundle replaces this file
+// with a constant).
+import { readFileSync } from 'node:fs';
+
+/** hfi1-sdma's version (from package.json). */
+export function version(): string {
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'hfi1-sdma' && pkg.version) return pkg.version;
+    } catch {
+      // try the next location
+    }
+  }
+  return '0.0.0';
+}
