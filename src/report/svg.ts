@@ -181,12 +181,7 @@ export function enginePanel(
     (occ ? `<path class="occ" d="${occ}"/>` : '') +
     (rate ? `<path class="rate" d="${rate}"/>` : '') +
     strip(runs, s.axis, s.timesMs) +
-    ticks(
-      events.filter((e) => e.event.kind !== 'descriptor'),
-      s.axis,
-      TICK_TOP,
-      TICK_H,
-    ) +
+    ticks(events, s.axis, TICK_TOP, TICK_H) +
     `<text x="${PAD_L}" y="${AXIS_Y}" class="ax">0</text><text x="${PANEL_W - PAD_R}" y="${AXIS_Y}" class="ax end">${esc(end)}</text>` +
     '</svg>'
   );
@@ -203,7 +198,7 @@ export function logTimeline(events: readonly PlacedEvent[], axis: TimeAxis, rows
     out += `<rect class="bg" x="${PAD_L}" y="${y + 1}" width="${width - PAD_L - PAD_R}" height="${rowH - 2}"/>`;
     out += `<text x="${PAD_L + 2}" y="${y + rowH - 3}" class="ax">${engine === null ? 'unit' : `sdma${engine}`}</text>`;
     out += ticks(
-      events.filter((e) => (e.event.engine ?? null) === engine && e.event.kind !== 'descriptor'),
+      events.filter((e) => (e.event.engine ?? null) === engine),
       axis,
       y + 1,
       rowH - 2,

@@ -21,6 +21,11 @@ export const MAX_WAITER_ROWS = 200;
 const SEVERITY_WORD = { critical: 'CRITICAL', warning: 'WARNING', unknown: 'UNKNOWN', note: 'NOTE' } as const;
 const noPaint = (_style: unknown, text: string) => text;
 
+/** The events a report lists and marks: a descriptor line belongs to its ring dump, which is counted instead. */
+function listedEvents(events: readonly PlacedEvent[]): PlacedEvent[] {
+  return events.filter((p) => p.event.kind !== 'descriptor' && p.event.kind !== 'trace-descriptor');
+}
+
 /** A rate as a scale says it: `500`, `20 k`, `2 M`. */
 function rateText(v: number): string {
   if (v >= 1e6) return `${v / 1e6} M`;
@@ -151,7 +156,7 @@ function engineFigure(u: UnitReport, e: EngineSeries, events: readonly PlacedEve
     last.waiters === null
       ? ''
       : ` · waiters ${last.waiters}${last.stranded ? ` (${last.stranded} stranded)` : last.probable ? ` (${last.probable} probably stranded)` : ''}${maxWaiters > last.waiters ? `, up to ${maxWaiters}` : ''}`;
-  const mine = events.filter((p) => p.event.engine === e.engine);
+  const mine = listedEvents(events).filter((p) => p.event.engine === e.engine);
   const runs = runsOf(e.points);
   return (
     `<figure class="eng${bad ? ' bad' : ''}" id="${idOf(u.info.name, name)}">` +
@@ -240,7 +245,7 @@ function logBlock(u: UnitReport, data: ReportData): string {
   const log = data.log;
   if (log.missing) return `${out}<p class="muted">${esc(log.missing)}</p>`;
   const all = log.byUnit.get(u.info.name) ?? [];
-  const listed = all.filter((p) => p.event.kind !== 'descriptor' && p.event.kind !== 'trace-descriptor');
+  const listed = listedEvents(all);
   const descriptors = all.length - listed.length;
   if (listed.length === 0) {
     return `${out}<p class="muted">No SDMA event of ${esc(u.info.name)} in the kernel log${descriptors ? ` (${descriptors} descriptor lines)` : ''}.</p>`;

@@ -69,7 +69,7 @@ describe('report of an emulated capture', () => {
     expect(html).toMatch(
       /<li class="critical"><span class="sev">CRITICAL<\/span><code>SD201<\/code> hfi1_0 sdma5 QP 0x[0-9a-f]+ \w+ stranded/,
     );
-    expect(html).toMatch(/<p class="action">run &#39;hfi1-sdma waiters 5&#39; to name it/);
+    expect(html).toMatch(/<p class="action">run &#39;hfi1-sdma --unit hfi1_0 waiters 5&#39; for the evidence and the owner/);
     expect(html).toMatch(
       /<tr><td>QP 0x[0-9a-f]+ \w+<\/td><td>qp<\/td><td class="num">5<\/td><td class="v-stalled"><b>stranded<\/b><\/td><td>lost-wakeup<\/td>/,
     );
@@ -233,7 +233,9 @@ describe('report of a live read', () => {
     expect(html).toMatch(
       /<tr><td class="num">−100 ms<\/td><td class="mono">0\.20000\d<\/td><td class="num">0<\/td><td>engine error/,
     );
-    expect(html).toContain('0 events during the capture; 2 before its first instant.');
+    expect(html).toMatch(
+      /0 events during the capture; 2 before its first instant(; \d+ descriptor lines of ring dumps not listed)?\./,
+    );
     // Never inside the tree being read.
     const inside = await runCli(['--sysroot', root, 'report', '-o', join(root, 'r.html'), '--samples', '1']);
     expect(inside.code).toBe(73);
@@ -247,7 +249,7 @@ describe('report usage', () => {
       [['report', files.healthy, '-o', join(dir, 'x.tar.gz')], /-o must name an \.html file/],
       [['report', files.healthy, '-o', join(dir, 'x.html'), '--samples', '3'], /a snapshot's instants are its own/],
       [['--sysroot', dir, 'report', files.healthy, '-o', join(dir, 'x.html')], /names its snapshot already/],
-      [['report', dir, '-o', join(dir, 'x.html')], /a directory is read with --sysroot/],
+      [['report', dir, '-o', join(tmp(), 'x.html')], /a directory is read with --sysroot/],
       [['--backend', 'emu', 'report', '-o', join(dir, 'x.html'), '--samples', '0'], /--samples/],
     ];
     for (const [argv, message] of cases) {
