@@ -155,6 +155,12 @@ const write: Action = async (_args, ctx) => {
   ctx.io.stdout(
     ctx.global.json ? `${JSON.stringify(j)}\n` : `wrote ${u.info.name} at ${j.virtualMs} ms virtual time under ${dir}\n`,
   );
+  // A still picture: what watches it longer than a stall window sees every engine with work in flight stalled.
+  if (!ctx.global.json) {
+    ctx.io.stderr(
+      `hfi1-sdma: ${dir} is one instant: nothing in it moves, so health, watch or the exporter reading it for longer than --stall-ms see each engine with work in flight as stalled; 'hfi1-sdma emu serve --sysroot ${dir}' keeps it live\n`,
+    );
+  }
   return 0;
 };
 

@@ -88,5 +88,5 @@ export function missingSources(info: UnitInfo): string | null {
     .filter((g) => !g.some((n) => readable.has(n)))
     .flatMap((g) => info.sources.filter((s) => g.includes(s.source) && !s.readable));
   if (missing.length === 0) return null;
-  return `${info.name}: reduced view; not readable: ${missing.map((s) => `${s.source} (${s.reason ?? 'unknown'})`).join('; ')}. Run 'hfi1-sdma doctor' for fixes.`;
+  return `${info.name}: reduced view; not readable: ${missing.map((s) => `${s.source}: ${s.reason ?? 'unknown'}`).join('; ')}. Run 'hfi1-sdma doctor' for fixes.`;
 }

@@ -4,12 +4,13 @@
 // sys/class/infiniband_verbs/uverbs<N>; a handle whose unit cannot be told counts for every unit), then each thread's stack, syscall, wchan and comm, decided by psmVerdict. Bounded: a full
 // scan of /proc at most every RESCAN_MS (between them only the known holders are looked at again), at most MAX_PIDS
 // processes and SCAN_BUDGET_MS of real time per scan.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { WaiterVisibility } from '../backend.js';
 import { ParseError } from '../errors.js';
 import type { Waiter } from '../progress/waiters.js';
 import { errnoCode, type HwFs } from './fsio.js';
 import { deviceFdUnit, hfi2HandleUnits, type PsmModule, psmVerdict, uverbsIndex } from './parse/proc-psm.js';
+import { isEmulatedSysroot } from './paths.js';
 import { ROOT_FIX } from './waiters-qp.js';
 import type { WarningLog } from './warnings.js';
 
@@ -135,7 +136,12 @@ export class PsmScanner {
       const maxPids = this.opts.maxPids ?? MAX_PIDS;
       const pids = entries.filter((n) => NUMERIC.test(n)).map(Number);
       // A live /proc always lists processes (pid 1 at least); a tree without any (a snapshot) shows no writers.
-      if (pids.length === 0) return this.none(NO_PROCESSES(this.procDir));
+      if (pids.length === 0) {
+        // The emulator lists every PSM writer it runs, blocked or not: none listed is none running.
+        if (isEmulatedSysroot(dirname(this.procDir)))
+          return { waiters: [], visibility: { kind: 'psm', visible: true, source: 'proc' } };
+        return this.none(NO_PROCESSES(this.procDir));
+      }
       let fdDenied: number | null = null;
       let stopped: string | null = null;
       if (pids.length > maxPids) stopped = `${pids.length} processes, more than the ${maxPids} a scan reads`;

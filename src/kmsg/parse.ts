@@ -101,6 +101,8 @@ export interface KernelLog {
   linesRead: number;
   /** Lines that carried an hfi1 or hfi2 device prefix (of any kind). */
   hfi1Lines: number;
+  /** Lines that begin as a kernel log line does (a dmesg, /dev/kmsg or journalctl timestamp). */
+  logLines: number;
   /** The chip whose layout decoded the descriptor qwords. */
   chip: ChipName;
 }
@@ -277,6 +279,7 @@ export class KernelLogParser {
   private readonly chip: ChipName;
   private readonly events: LogEvent[] = [];
   private hfi1Lines = 0;
+  private logLines = 0;
   /** Events (and lines of units beyond MAX_UNITS) not kept. */
   eventsDropped = 0;
 
@@ -287,6 +290,7 @@ export class KernelLogParser {
   /** Take one line (without its newline); `line` counts from 1. */
   push(text: string, line: number): void {
     const raw = escapeControls(text).slice(0, MAX_KEPT_LINE_CHARS);
+    if (lineTimestamp(raw.slice(0, 64)) !== null) this.logLines += 1;
     const m = PREFIX.exec(raw);
     if (!m) {
       this.pushTrace(raw, line);
@@ -405,7 +409,14 @@ export class KernelLogParser {
 
   /** The parse so far, given how many lines were read. */
   result(linesRead: number): KernelLog {
-    return { units: [...this.units.values()], events: this.events, linesRead, hfi1Lines: this.hfi1Lines, chip: this.chip };
+    return {
+      units: [...this.units.values()],
+      events: this.events,
+      linesRead,
+      hfi1Lines: this.hfi1Lines,
+      logLines: this.logLines,
+      chip: this.chip,
+    };
   }
 }
 

@@ -10,6 +10,7 @@ import type { Clock } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { type Containment, containmentOf, OutsideTreeError } from '../hw/contain.js';
 import { discoverUnits, type FoundUnit } from '../hw/discover.js';
+import { hwFsFor } from '../hw/fsio.js';
 import { readRegularFile, SourceFileError } from '../hw/read-file.js';
 import { openRegisterWindow } from '../hw/regs.js';
 import { ContextBudget, everyContextFiles, onceContextFiles } from './context.js';
@@ -29,6 +30,7 @@ import {
 } from './format.js';
 import { readKmsgHfi1 } from './kmsg.js';
 import { ArchiveWriter } from './output.js';
+import { OwnerRecorder, RECORDED_OWNERS } from './owners.js';
 
 /** How many instants to record and how they are paced. */
 export interface CaptureOptions {
@@ -166,6 +168,7 @@ export async function captureSnapshot(
   const rel = (p: string) => relative(sysroot, p);
   const within = containmentOf(sysroot);
   const budget = new ContextBudget(opts.contextCapBytes);
+  const owners = new OwnerRecorder(hwFsFor(sysroot), opts.clock);
   // Never inside the tree being captured: the archive would hold its own temporary.
   const out = await ArchiveWriter.create(outFile, opts.limits ?? DEFAULT_LIMITS, [sysroot]);
   try {
@@ -219,6 +222,11 @@ export async function captureSnapshot(
       await add(join(sysroot, 'proc/interrupts'), instant.sources);
       // The kernel's clock at this instant: it places the log's timestamps (seconds since boot) on the capture's time axis.
       await add(join(sysroot, UPTIME_FILE), instant.sources, true);
+      const owned = await owners.record(units);
+      if (owned) {
+        await out.addFile(`${instantDir(k)}/${RECORDED_OWNERS}`, owned, mtime);
+        instant.sources.push({ path: RECORDED_OWNERS, captured: true });
+      }
       m.instants.push(instant);
     }
     const first = m.instants[0];

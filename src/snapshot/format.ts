@@ -88,6 +88,8 @@ export interface SnapshotLimits {
   maxBytes: number;
   /** Archive entries (files and directories). */
   maxEntries: number;
+  /** Bytes of the compressed archive on disk (a capture directory's room); unbounded when absent. */
+  maxStoredBytes?: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<SnapshotLimits> = { maxBytes: 1024 * 1024 * 1024, maxEntries: 50_000 };

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { closeSync, openSync } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, type Gzip } from 'node:zlib';
 import { Header } from 'tar';
@@ -44,6 +45,21 @@ export function outputError(e: unknown, target: string): Hfi1SdmaError {
   );
 }
 
+/** The compressed archive outgrew the room it was given (SnapshotLimits.maxStoredBytes). */
+class StoredLimit extends Error {}
+
+/** A pass-through that fails once more than `max` bytes went through it. */
+function storedLimit(max: number): Transform {
+  let n = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      n += chunk.length;
+      if (n > max) done(new StoredLimit(`more than ${max} bytes`));
+      else done(null, chunk);
+    },
+  });
+}
+
 /** A .tar.gz being written to a temporary beside its target. */
 export class ArchiveWriter {
   private readonly gzip: Gzip = createGzip({ level: 6 });
@@ -57,13 +73,26 @@ export class ArchiveWriter {
     private readonly tmp: string,
     private readonly fh: FileHandle,
     private readonly forget: () => void,
-    private readonly limits: { maxBytes: number; maxEntries: number },
+    private readonly limits: { maxBytes: number; maxEntries: number; maxStoredBytes?: number },
     private readonly inputs: readonly string[],
   ) {
-    this.finished = pipeline(this.gzip, fh.createWriteStream({ flush: true })).then(
+    const file = fh.createWriteStream({ flush: true });
+    const stored = limits.maxStoredBytes;
+    this.finished = (stored === undefined ? pipeline(this.gzip, file) : pipeline(this.gzip, storedLimit(stored), file)).then(
       () => null,
       (e: unknown) => e,
     );
+  }
+
+  /** The error for a failed write: the stored limit said as such, anything else as output.ts says it. */
+  private failure(e: unknown): Hfi1SdmaError {
+    if (e instanceof StoredLimit) {
+      return new Hfi1SdmaError(
+        'E_CANT_CREATE',
+        `${this.target}: the archive would take more than the ${limitText(this.limits.maxStoredBytes ?? 0)} it may; nothing was written`,
+      );
+    }
+    return outputError(e, this.target);
   }
 
   /**
@@ -72,7 +101,7 @@ export class ArchiveWriter {
    */
   static async create(
     target: string,
-    limits: { maxBytes: number; maxEntries: number },
+    limits: { maxBytes: number; maxEntries: number; maxStoredBytes?: number },
     inputs: readonly string[] = [],
   ): Promise<ArchiveWriter> {
     checkOutputTarget(target, '-o', inputs);
@@ -102,10 +131,10 @@ export class ArchiveWriter {
 
   private async push(buf: Buffer): Promise<void> {
     const failed = await Promise.race([this.finished, Promise.resolve(null)]);
-    if (failed) throw outputError(failed, this.target);
+    if (failed) throw this.failure(failed);
     if (!this.gzip.write(buf)) {
       const r = await Promise.race([once(this.gzip, 'drain').then(() => null), this.finished]);
-      if (r) throw outputError(r, this.target);
+      if (r) throw this.failure(r);
     }
   }
 
@@ -133,7 +162,7 @@ export class ArchiveWriter {
     await this.push(Buffer.alloc(BLOCK * 2));
     this.gzip.end();
     const failed = await this.finished;
-    if (failed) throw outputError(failed, this.target);
+    if (failed) throw this.failure(failed);
     this.done = true; // the stream synced (flush) and closed the file
     checkOutputTarget(this.target, '-o', this.inputs);
     try {
