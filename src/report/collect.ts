@@ -84,7 +84,7 @@ export class ReportCollector {
         status: [],
         engines: new Map(),
         ports: new Map(),
-        waiters: { tMs: null, readMs: null, judgements: [], visibility: [], psmStalls: 0, listed: false },
+        waiters: { tMs: null, readMs: null, judgements: [], owners: [], visibility: [], psmStalls: 0, listed: false },
         warnings: [],
       };
       this.units.set(info.name, a);
@@ -130,6 +130,7 @@ export class ReportCollector {
         tMs: u.waiters.listed ? tMs : a.waiters.tMs,
         readMs: u.waiters.timeMs,
         judgements: u.waiters.judgements,
+        owners: u.waiters.owners,
         visibility: u.waiters.visibility,
         psmStalls: u.waiters.psmStalls,
         listed: u.waiters.listed,

@@ -1,7 +1,7 @@
 // What a report shows, gathered from the monitor's rounds: per unit its identity, every engine's series over
 // the instants (occupancy, head movement, state and verdict, DQF and error counts, waiters), its ports, its
 // waiters judged at the end, its findings, and the kernel log placed on the same time axis. Types only.
-import type { PortLink, SourceWarning, UnitInfo, WaiterVisibility } from '../backend.js';
+import type { PortLink, QpOwner, SourceWarning, UnitInfo, WaiterVisibility } from '../backend.js';
 import type { LogEvent, LogUnit } from '../kmsg/parse.js';
 import type { Finding } from '../monitor/findings.js';
 import type { Provenance, UnitStatus } from '../monitor/round.js';
@@ -67,6 +67,8 @@ export interface WaitersAtEnd {
   /** When they were read, on the backend's clock (the ages are counted to it). */
   readMs: number | null;
   judgements: WaiterJudgement[];
+  /** Whose the waiting QPs are, where that could be found. */
+  owners: QpOwner[];
   visibility: WaiterVisibility[];
   psmStalls: number;
   listed: boolean;

@@ -4,7 +4,7 @@
 import type { UnitContext } from '../backend.js';
 import { CHIP_PRODUCT } from '../cli/flavour.js';
 import { eventDescription } from '../cli/log.js';
-import { ageText, durationText, linkStateText, whoText } from '../monitor/words.js';
+import { ageText, durationText, linkStateText, ownerText, whoText } from '../monitor/words.js';
 import { VERDICTS } from '../progress/classify.js';
 import { engineIdsText } from '../progress/engine-ids.js';
 import { esc, idOf } from './escape.js';
@@ -211,11 +211,13 @@ function waitersBlock(u: UnitReport): string {
   const rows = w.judgements.slice(0, MAX_WAITER_ROWS).map((j) => {
     const age = w.readMs === null ? '-' : ageText(w.readMs - j.firstSeenMs, j.ageAtLeast);
     const verdict = j.verdict === 'stranded' && j.probable ? 'probably stranded' : j.verdict;
-    return `<tr><td>${esc(whoText(j.waiter))}</td><td>${j.waiter.kind}</td><td class="num">${j.waiter.engine ?? '-'}</td><td class="${j.verdict === 'stranded' ? 'v-stalled' : ''}"><b>${esc(verdict)}</b></td><td>${esc(j.reason)}</td><td class="num">${esc(age)}</td><td class="num">${j.waiter.descriptorsNeeded ?? '-'}</td><td>${esc(j.waiter.waitsFor)}</td><td>${esc(j.waiter.source)}</td></tr>`;
+    const w0 = j.waiter;
+    const owner = w0.kind === 'qp' ? ownerText(w.owners.find((o) => o.qpn === w0.qpn)) : '-';
+    return `<tr><td>${esc(whoText(j.waiter))}</td><td>${j.waiter.kind}</td><td class="num">${j.waiter.engine ?? '-'}</td><td class="${j.verdict === 'stranded' ? 'v-stalled' : ''}"><b>${esc(verdict)}</b></td><td>${esc(j.reason)}</td><td class="num">${esc(age)}</td><td class="num">${j.waiter.descriptorsNeeded ?? '-'}</td><td>${esc(j.waiter.waitsFor)}</td><td>${esc(owner)}</td><td>${esc(j.waiter.source)}</td></tr>`;
   });
   const more =
     w.judgements.length > MAX_WAITER_ROWS ? `<p class="muted">${w.judgements.length - MAX_WAITER_ROWS} more not listed.</p>` : '';
-  return `${out}<table><tr><th>waiter</th><th>kind</th><th>engine</th><th>verdict</th><th>why</th><th>age</th><th>needs</th><th>waits for</th><th>seen in</th></tr>${rows.join('')}</table>${more}`;
+  return `${out}<table><tr><th>waiter</th><th>kind</th><th>engine</th><th>verdict</th><th>why</th><th>age</th><th>needs</th><th>waits for</th><th>owner</th><th>seen in</th></tr>${rows.join('')}</table>${more}`;
 }
 
 function portsBlock(u: UnitReport): string {

@@ -67,11 +67,11 @@ describe('report of an emulated capture', () => {
   it('a stranded QP: SD201 with its next step, and the waiter stranded on engine 5 in the waiters table', () => {
     const html = pages.stranded;
     expect(html).toMatch(
-      /<li class="critical"><span class="sev">CRITICAL<\/span><code>SD201<\/code> hfi1_0 sdma5 QP 0x[0-9a-f]+ \w+ stranded/,
+      /<li class="critical"><span class="sev">CRITICAL<\/span><code>SD201<\/code> hfi1_0 sdma5 QP 0x[0-9a-f]+ \w+ \(pid \d+ [\w-]+, user \w+\) stranded/,
     );
     expect(html).toMatch(/<p class="action">run &#39;hfi1-sdma --unit hfi1_0 waiters 5&#39; for the evidence and the owner/);
     expect(html).toMatch(
-      /<tr><td>QP 0x[0-9a-f]+ \w+<\/td><td>qp<\/td><td class="num">5<\/td><td class="v-stalled"><b>stranded<\/b><\/td><td>lost-wakeup<\/td>/,
+      /<tr><td>QP 0x[0-9a-f]+ \w+<\/td><td>qp<\/td><td class="num">5<\/td><td class="v-stalled"><b>stranded<\/b><\/td><td>lost-wakeup<\/td>.*?<td>dma-desc<\/td><td>pid \d+ [\w-]+, user \w+<\/td>/,
     );
     expect(engineIds(html)).toHaveLength(8);
   });
