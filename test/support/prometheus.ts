@@ -82,7 +82,8 @@ export function prometheusHarness(): { start(target: string, scrapeMs?: number):
       writeFileSync(
         join(dir, 'prometheus.yml'),
         [
-          `global: { scrape_interval: ${scrapeMs}ms, evaluation_interval: ${scrapeMs}ms }`,
+          // A scrape may take the whole interval (a loaded machine): the timeout is the interval, not less.
+          `global: { scrape_interval: ${scrapeMs}ms, scrape_timeout: ${scrapeMs}ms, evaluation_interval: ${scrapeMs}ms }`,
           'rule_files: [rules.yml]',
           'scrape_configs:',
           '  - job_name: hfi1-sdma',
