@@ -178,14 +178,14 @@ export const logCommand: CommandSpec = {
     }
     // A kernel log without a line of the driver (it did not load, or the log rotated) is an answer, not bad
     // input; so is no input at all (dmesg as a user the kernel restricts prints nothing).
-    if (log.hfi1Lines === 0 && (log.linesRead === 0 || log.logLines > 0)) {
+    if (log.hfi1Lines === 0 && (log.linesRead === 0 || log.looksLikeLog)) {
       ctx.io.stderr(
         log.linesRead === 0
           ? `hfi1-sdma: ${name}: empty: no kernel log to decode (dmesg prints nothing where kernel.dmesg_restrict is 1 and it is not run as root; try sudo, or journalctl -k)\n`
           : `hfi1-sdma: ${name}: no hfi1 or hfi2 lines among ${log.linesRead} kernel log lines: the driver logged nothing there (not loaded, or the log was rotated; journalctl -k -b shows the whole boot)\n`,
       );
     }
-    if (log.hfi1Lines === 0 && log.linesRead > 0 && log.logLines === 0) {
+    if (log.hfi1Lines === 0 && log.linesRead > 0 && !log.looksLikeLog) {
       throw new Hfi1SdmaError(
         'E_PARSE',
         `${file === '-' ? 'standard input' : file}: no hfi1 lines among ${log.linesRead} lines; expected dmesg or journalctl -k text with lines like "hfi1 0000:05:00.0: hfi1_0: SDMA ..." (or "hfi2 ...: hfi2_0: ...")`,
