@@ -24,6 +24,8 @@ interface Scenario {
   opts: Partial<EmuCliOptions>;
   /** Virtual time of the first round (past the fault). */
   atMs: number;
+  /** Time between the rounds of watch and the exporter (STEP_MS when absent): a halt needs 2 s of them. */
+  stepMs?: number;
   /** health's exit status by the third run, and a finding code its status line must name (or none). */
   health: number;
   code?: string;
@@ -69,7 +71,7 @@ async function exported(s: Scenario): Promise<string> {
     log: () => {},
   });
   for (let i = 0; i < ROUNDS; i++) {
-    if (i > 0) await host.advanceMs(STEP_MS);
+    if (i > 0) await host.advanceMs(s.stepMs ?? STEP_MS);
     await sampler.refresh();
   }
   return sampler.metrics.text.metrics();
@@ -78,7 +80,7 @@ async function exported(s: Scenario): Promise<string> {
 async function watched(s: Scenario): Promise<string> {
   const host = await renderedHost(tmp(), { ...RING, ...s.opts }, s.atMs);
   const r = await runCli(
-    ['watch', '--json', '--count', String(ROUNDS), '--interval-ms', String(STEP_MS), '--stall-ms', '400'],
+    ['watch', '--json', '--count', String(ROUNDS), '--interval-ms', String(s.stepMs ?? STEP_MS), '--stall-ms', '400'],
     {},
     false,
     '',
@@ -133,6 +135,41 @@ const SCENARIOS: Scenario[] = [
     code: 'SD101',
     alerts: [{ alertname: 'Hfi1SdmaEngineStalled', engine: '3', severity: 'critical', unit: 'hfi1_0' }],
     verdict: { engine: 3, is: /^stalled$/ },
+  },
+  {
+    what: 'an engine that halts and stays halted (halt-stuck on engine 2)',
+    opts: { workload: 'mixed:gbps=10', engines: 4, fault: ['halt-stuck@100:2'] },
+    atMs: 200,
+    stepMs: 600,
+    health: 2,
+    code: 'SD102',
+    alerts: [
+      {
+        alertname: 'Hfi1SdmaEngineHalted',
+        engine: '2',
+        reason: 'status-halted',
+        severity: 'critical',
+        unit: 'hfi1_0',
+        verdict: 'halted',
+      },
+    ],
+    verdict: { engine: 2, is: /^halted$/ },
+  },
+  {
+    what: 'port 2 of a CN5000 (hfi2, engines 8-15) goes down while port 1 stays up',
+    opts: {
+      workload: 'mixed:gbps=10',
+      chip: 'jkr',
+      driver: 'hfi2',
+      ports: 2,
+      firstEngine: 8,
+      engines: 8,
+      fault: ['link-down@700:2'],
+    },
+    atMs: 100,
+    health: 1,
+    code: 'SD306',
+    alerts: [{ alertname: 'Hfi1SdmaPortDown', port: '2', severity: 'warning', unit: 'hfi2_0' }],
   },
   {
     what: 'a device that fell off the bus',
