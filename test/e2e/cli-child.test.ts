@@ -180,17 +180,22 @@ describe('hfi1-sdma as a child process', () => {
   it('export serves metrics and exits 0 on SIGTERM', async () => {
     const port = 19000 + Math.floor(Math.random() * 1000);
     const x = startChild([...EMU, 'export', '--listen', `127.0.0.1:${port}`]);
-    let body = '';
-    for (let i = 0; i < 100 && !body; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      body = await fetch(`http://127.0.0.1:${port}/metrics`).then(
-        (r) => r.text(),
-        () => '',
-      );
+    try {
+      let body = '';
+      for (let i = 0; i < 100 && !body; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        body = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+          (r) => r.text(),
+          () => '',
+        );
+      }
+      expect(body).toMatch(/hfi1_sdma_ring_size_descriptors\{unit="hfi1_0"\} 2048/);
+      expect(body).toMatch(/hfi1_sdma_free_descriptors\{unit="hfi1_0",engine="3"\} \d+/);
+      x.child.kill('SIGTERM');
+      expect(await x.exited).toBe(0);
+    } finally {
+      // A failed expectation must not leave the exporter running.
+      if (x.child.exitCode === null) x.child.kill('SIGKILL');
     }
-    expect(body).toMatch(/hfi1_sdma_ring_size_descriptors\{unit="hfi1_0"\} 2048/);
-    expect(body).toMatch(/hfi1_sdma_free_descriptors\{unit="hfi1_0",engine="3"\} \d+/);
-    x.child.kill('SIGTERM');
-    expect(await x.exited).toBe(0);
   });
 });
