@@ -119,6 +119,23 @@ const SCENARIOS: Scenario[] = [
     alerts: [],
   },
   {
+    what: 'a healthy CN5000 (hfi2, engines 8-15) with port 1 unused and port 2 ACTIVE',
+    opts: { workload: 'mixed:gbps=10', chip: 'jkr', driver: 'hfi2', ports: 2, activePorts: [2], firstEngine: 8, engines: 8 },
+    atMs: 100,
+    health: 0,
+    alerts: [],
+  },
+  {
+    // A host does not say which engine a PSM writer waits on (unless its trace events are on), so a stall is judged
+    // against the whole unit: here a one-engine unit, idle once the fault ends the engine's other senders.
+    what: 'a lost wake-up of a PSM writer on an idle unit (it gives up after 1 s and retries: a stall, not a hang)',
+    opts: { workload: 'psm:gbps=10', engines: 1, fault: ['lost-wakeup:psm@300:0'] },
+    atMs: 400,
+    health: 1,
+    code: 'SD203',
+    alerts: [{ alertname: 'Hfi1SdmaPsmStalls', severity: 'warning', unit: 'hfi1_0' }],
+  },
+  {
     what: 'a lost wake-up on engine 5, the default map (two engines per VL) with engine 4 busy',
     opts: { workload: 'mixed:gbps=10', fault: ['lost-wakeup@300:5'] },
     atMs: 400,
