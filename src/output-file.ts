@@ -22,6 +22,20 @@ function realTarget(path: string): string | null {
   }
 }
 
+/** The first of `inputs` (a tree being read, other than `/`) that holds the real path `real`, or null. */
+export function inputHolding(real: string, inputs: readonly string[]): string | null {
+  for (const input of inputs) {
+    let tree: string;
+    try {
+      tree = realpathSync(input);
+    } catch {
+      continue;
+    }
+    if (tree !== '/' && under(real, tree)) return input;
+  }
+  return null;
+}
+
 /** True when `real` is `tree` or lies under it. */
 function under(real: string, tree: string): boolean {
   return real === tree || real.startsWith(tree === '/' ? '/' : `${tree}/`);
@@ -48,18 +62,11 @@ export function checkOutputTarget(target: string, option: string, inputs: readon
   }
   const real = realTarget(target);
   if (real === null) return;
-  for (const input of inputs) {
-    let tree: string;
-    try {
-      tree = realpathSync(input);
-    } catch {
-      continue;
-    }
-    if (tree !== '/' && under(real, tree)) {
-      throw new Hfi1SdmaError(
-        'E_CANT_CREATE',
-        `${option} ${target}: lies inside ${input}, which is being read: nothing is written there; name a file outside it`,
-      );
-    }
+  const input = inputHolding(real, inputs);
+  if (input !== null) {
+    throw new Hfi1SdmaError(
+      'E_CANT_CREATE',
+      `${option} ${target}: lies inside ${input}, which is being read: nothing is written there; name a file outside it`,
+    );
   }
 }

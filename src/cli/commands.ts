@@ -3,6 +3,7 @@
 // when that command runs, so `--version` or `engines` never load the emulator, the exporter or
 // the archive library.
 import type { CommandSpec } from './context.js';
+import { distance } from './usage-errors.js';
 
 /** A command as --help lists it, and how to load the whole of it. */
 export interface CommandEntry {
@@ -162,15 +163,5 @@ export function optionsElsewhere(except: string | undefined): (typed: string) =>
 
 /** At most two letters apart (a typo), by edit distance. */
 function closeEnough(a: string, b: string): boolean {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = row[0] ?? 0;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = row[j] ?? 0;
-      row[j] = Math.min(up + 1, (row[j - 1] ?? 0) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return (row[b.length] ?? 99) <= 2;
+  return distance(a, b) <= 2;
 }

@@ -14,7 +14,8 @@ const REQUIRED_HINTS: Readonly<Record<string, string>> = {
   'num-desc': 'the descriptors in the request, e.g. --num-desc 9',
 };
 
-function distance(a: string, b: string): number {
+/** The edit distance between two option names (Levenshtein). */
+export function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     let diag = row[0] ?? 0;

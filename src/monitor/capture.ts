@@ -8,6 +8,7 @@
 import { lstatSync, mkdirSync, readdirSync, realpathSync, type Stats, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hfi1SdmaError } from '../errors.js';
+import { inputHolding } from '../output-file.js';
 import type { FindingKindName } from './codes.js';
 import type { Finding } from './findings.js';
 import { realSleep } from './pace.js';
@@ -148,19 +149,12 @@ export function checkCaptureDir(dir: string, inputs: readonly string[], uid: num
     );
   }
   const real = realpathSync(dir);
-  for (const input of inputs) {
-    let tree: string;
-    try {
-      tree = realpathSync(input);
-    } catch {
-      continue;
-    }
-    if (tree !== '/' && (real === tree || real.startsWith(`${tree}/`))) {
-      throw new Hfi1SdmaError(
-        'E_CANT_CREATE',
-        `${option}: lies inside ${input}, which is being read: captures would land in what they capture; name a directory outside it`,
-      );
-    }
+  const input = inputHolding(real, inputs);
+  if (input !== null) {
+    throw new Hfi1SdmaError(
+      'E_CANT_CREATE',
+      `${option}: lies inside ${input}, which is being read: captures would land in what they capture; name a directory outside it`,
+    );
   }
   return real;
 }
