@@ -2,7 +2,8 @@
 // stop-fetch fault on engine 3 must turn hfi1_sdma_stalled to 1 and the stall alert pending), and
 // an exporter on a scripted backend whose unit stalls, then fails, then is gone (the stall alert
 // must resolve, the unreadable and gone alerts fire). The shipped rules pass promtool's checks
-// and its unit tests, which cover every rule.
+// and its unit tests, which cover every rule. Prometheus scrapes and evaluates every 100 ms with the rules'
+// `for:` shortened to 300 ms, and each step waits on the condition through Prometheus' HTTP API.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -32,7 +33,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Poll `fn` every 250 ms until it returns a value or `ms` pass; bounded, then fails with `what`. */
+/** Poll `fn` every 100 ms until it returns a value or `ms` pass; bounded, then fails with `what`. */
 async function until<T>(what: string, ms: number, fn: () => Promise<T | undefined>): Promise<T> {
   const end = Date.now() + ms;
   let last: unknown;
@@ -43,7 +44,7 @@ async function until<T>(what: string, ms: number, fn: () => Promise<T | undefine
     } catch (e) {
       last = e;
     }
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 100));
   }
   const cause = (last as { cause?: unknown } | undefined)?.cause;
   throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}${cause ? ` (${String(cause)})` : ''}` : ''}`);
@@ -92,17 +93,17 @@ type ApiAnswer = {
   };
 };
 
-/** Start Prometheus scraping `target` every half second, with the shipped rules at a 1 s `for:`. */
+/** Start Prometheus scraping `target` and evaluating the shipped rules every 100 ms, the rules at a 300 ms `for:`. */
 async function startPrometheus(target: string) {
   const dir = mkdtempSync(join(tmpdir(), 'prom-it-'));
   dirs.push(dir);
   const promPort = await freePort();
   // The test's copy of the rules: the same expressions with a short `for:`.
-  writeFileSync(join(dir, 'rules.yml'), readFileSync(RULES, 'utf8').replace(/for: \d+m/g, 'for: 1s'));
+  writeFileSync(join(dir, 'rules.yml'), readFileSync(RULES, 'utf8').replace(/for: \d+m/g, 'for: 300ms'));
   writeFileSync(
     join(dir, 'prometheus.yml'),
     [
-      'global: { scrape_interval: 500ms, evaluation_interval: 500ms }',
+      'global: { scrape_interval: 100ms, scrape_timeout: 100ms, evaluation_interval: 100ms }',
       'rule_files: [rules.yml]',
       'scrape_configs:',
       '  - job_name: hfi1-sdma',
@@ -152,12 +153,14 @@ describe('Prometheus scraping the exporter on the emulator', () => {
           '--at-ms',
           '500',
           '--fault',
-          'stop-fetch@3000:3',
+          'stop-fetch@1000:3',
           'export',
           '--listen',
           `127.0.0.1:${exporterPort}`,
           '--min-interval-ms',
-          '200',
+          '100',
+          '--stall-ms',
+          '500',
         ],
         { stdio: ['ignore', 'ignore', 'pipe'] },
       );
@@ -215,8 +218,8 @@ describe('Prometheus scraping an exporter whose unit stalls, fails, then is gone
         {
           backend,
           buildInfo: { version: '0.0.0-test', backend: 'hw' },
-          minIntervalMs: 200,
-          stallMs: 1000,
+          minIntervalMs: 100,
+          stallMs: 300,
           nowMs: () => Date.now(),
           log: () => {},
           beforeSample: (ms) => backend.advanceMs(ms),

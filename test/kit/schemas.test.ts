@@ -128,6 +128,8 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
       [
         '--backend',
         'emu',
+        '--engines',
+        '4',
         '--fault',
         'stop-fetch@30:2',
         '--json',
@@ -141,7 +143,7 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
       ],
       { ndjson: true },
     );
-    expect(lines.length).toBe(6 * 16);
+    expect(lines.length).toBe(6 * 4);
     expect(lines.some((l) => (l as { verdict: string }).verdict === 'stalled')).toBe(true);
   });
 
@@ -209,7 +211,16 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
   });
 
   it('snapshot manifest', async () => {
-    await validates('snapshot.schema.json', ['--backend', 'emu', '--json', 'snapshot', '-o', join(work, 'x.tar.gz')]);
+    await validates('snapshot.schema.json', [
+      '--backend',
+      'emu',
+      '--engines',
+      '4',
+      '--json',
+      'snapshot',
+      '-o',
+      join(work, 'x.tar.gz'),
+    ]);
   });
 
   it('emu run and emu race', async () => {
