@@ -1,8 +1,8 @@
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { ParseError } from '../../src/errors.js';
 import { parseQpStats } from '../../src/hw/parse/qp-stats.js';
 import { type QpLineFields, qpStatsLine } from '../../src/hw/parse/qp-stats-render.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 import { fixture } from './fixtures.js';
 
