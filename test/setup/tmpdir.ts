@@ -2,8 +2,8 @@
 // go to a directory of their own, on tmpfs when /dev/shm is one with room, and are removed at the end of the run.
 // On a disk file system every create and unlink is a journal write (with `discard`, a trim as well): a rendered
 // sysroot is a thousand files, and the suite writes hundreds of them. TMPDIR given by the caller is kept.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statfsSync, symlinkSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const TMPFS_MAGIC = 0x01021994;
@@ -33,15 +33,6 @@ export default function setup(): () => void {
   }
   // Traversable like /tmp: the tests that run a command as `nobody` reach their trees through it.
   chmodSync(dir, 0o1777);
-  // tsx keeps the modules it compiled in TMPDIR/tsx-UID: the run's points at the usual one, so that the workers
-  // do not compile every source again at each run.
-  const tsxCache = `tsx-${process.geteuid?.() ?? userInfo().username}`;
-  try {
-    mkdirSync(join(tmpdir(), tsxCache), { recursive: true, mode: 0o700 });
-    symlinkSync(join(tmpdir(), tsxCache), join(dir, tsxCache));
-  } catch {
-    // no shared cache: the workers compile into the run's directory
-  }
   const saved = process.env.TMPDIR;
   process.env.TMPDIR = dir;
   process.env.HFI1_SDMA_TEST_TMPDIR = dir;
