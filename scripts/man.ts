@@ -4,6 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findingCodes } from '../src/cli/explain.js';
+import { EXPLANATIONS } from '../src/monitor/explain.js';
 
 /** Where the page's source and rendered output live in the repository. */
 export const MAN_SOURCE = 'man/hfi1-sdma.8.md';
@@ -17,9 +19,20 @@ export function renderManPage(rootDir: string): string {
   const { version } = JSON.parse(readFileSync(join(rootDir, 'package.json'), 'utf8')) as { version: string };
   const bin = join(rootDir, 'node_modules', 'marked-man', 'bin', 'marked-man.js');
   const args = ['--name', 'hfi1-sdma', '--section', '8', '--version', version, '--manual', 'System Administration'];
-  // HTML comments are notes for the page's editors; marked-man would print them.
-  const input = source.replace(/<!--[\s\S]*?-->\n?/g, '');
+  // The findings come from the one table the program uses (explain prints the same); HTML comments are
+  // notes for the page's editors, which marked-man would print.
+  const input = source.replace('<!-- findings -->', findingsSection()).replace(/<!--[\s\S]*?-->\n?/g, '');
   return execFileSync(process.execPath, [bin, ...args, '--date', date, '--no-breaks'], { encoding: 'utf8', input });
+}
+
+/** The FINDINGS list of the page: every code with its severity, count, title, meaning and what to do. */
+export function findingsSection(): string {
+  const items = findingCodes().map((f) => {
+    const e = EXPLANATIONS[f.kind];
+    const count = f.count ? `, count \`${f.count}\`` : '';
+    return `* \`${f.code}\` (${f.severity}${count}): **${f.title}**. ${e.meaning} *What to do:* ${e.action}`;
+  });
+  return `${items.join('\n')}\n`;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -115,6 +115,15 @@ export interface LinkState {
   rate: string | null;
 }
 
+/**
+ * One port of the adapter as the RDMA core's sysfs shows it (`ports/<port>/state`, `phys_state`, `rate`). A CN5000
+ * has two ports sharing one set of engines, and its active port is often port 2; fields are null when unreadable.
+ */
+export interface PortLink extends LinkState {
+  /** The port number (1 or 2), as in `ports/<port>/`. */
+  port: number;
+}
+
 /** Per-engine CSR values (SEND_DMA_* per-engine CSRs, chip_registers.h), as read from the BAR or printed in the sdes header. */
 export interface EngineCsrs {
   ctrl: bigint; // SEND_DMA_CTRL (sdes C)
@@ -331,6 +340,8 @@ export interface Unit {
   warnings?(): readonly SourceWarning[];
   /** The port's link now (read at each call); null when no source shows it. Optional. */
   link?(): Promise<LinkState | null>;
+  /** Every port's link now (read at each call), by port number; empty when no source shows one. Optional. */
+  links?(): Promise<PortLink[]>;
   /**
    * The senders waiting on this unit's engines now, each with `sinceMs` carried across calls
    * while it keeps waiting, and which kinds the backend can see. Optional.
@@ -355,11 +366,25 @@ export interface Recording {
   advance(): Promise<boolean>;
 }
 
+/** Where a backend's numbers come from, for headers and JSON: a host, when it was captured, by what. */
+export interface BackendOrigin {
+  /** The host's name as recorded (a snapshot's manifest) or read; null when unknown. */
+  host: string | null;
+  /** When the recording started (epoch ms); null for a live source. */
+  capturedAtMs: number | null;
+  /** The hfi1-sdma version that captured it; null for a live source. */
+  toolVersion: string | null;
+  /** The numbers come from the emulator (an emulated sysroot, or a capture of one), not an adapter. */
+  emulated: boolean;
+}
+
 /** A set of units: a live host, a sysroot, or the emulator. */
 export interface Backend {
   readonly kind: BackendKind;
   /** Present when the samples are played back from a recording (a snapshot), not read live. */
   readonly recording?: Recording;
+  /** Where the numbers come from, where the backend knows more than its kind. Optional. */
+  readonly origin?: BackendOrigin;
   /** Every unit found. Empty (not an error) when there is none. */
   units(): Promise<UnitInfo[]>;
   /**

@@ -9,6 +9,8 @@ export interface CommandEntry {
   /** The yargs command string (`show <engine>`). */
   command: string;
   describe: string;
+  /** Its own long options (a test checks them against its builder): a typo of one names the command. */
+  options?: readonly string[];
   load(): Promise<CommandSpec>;
 }
 
@@ -30,17 +32,20 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
   {
     command: 'watch',
+    options: ['interval-ms', 'count', 'stall-ms', 'strand-ms'],
     describe:
       'live view: a verdict per engine, rates, how long a head is stuck, the link; fits the terminal (NDJSON with --json)',
     load: async () => (await import('./watch.js')).watchCommand,
   },
   {
     command: 'waiters [engine]',
+    options: ['strand-ms', 'count', 'interval-ms'],
     describe: 'who waits for ring space on which engine, for how long, and whether it is stranded (a lost wake-up)',
     load: async () => (await import('./waiters.js')).waitersCommand,
   },
   {
     command: 'progress <engine>',
+    options: ['num-desc', 'timeout-ms', 'interval-ms'],
     describe: 'sample seq, then wait until sdma_progress would return 1 (head moved and N fits)',
     load: async () => (await import('./progress.js')).progressCommand,
   },
@@ -61,8 +66,14 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
   {
     command: 'health',
+    options: ['stall-ms', 'strand-ms', 'timeout', 'warning', 'critical', 'state', 'max-bytes'],
     describe: 'Nagios plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN; one line per finding',
     load: async () => (await import('./health.js')).healthCommand,
+  },
+  {
+    command: 'explain [code]',
+    describe: 'what a finding code (SD201, …) means, how to confirm it, what to do and capture; every code without one',
+    load: async () => (await import('./explain.js')).explainCommand,
   },
   {
     command: 'doctor',
@@ -71,13 +82,20 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
   {
     command: 'snapshot',
+    options: ['output', 'samples', 'interval-ms'],
     describe: 'capture sysfs/debugfs/procfs and the SDMA CSR block into a .tar.gz (read back with --sysroot FILE)',
     load: async () => (await import('./snapshot.js')).snapshotCommand,
   },
   {
     command: 'export',
+    options: ['listen', 'min-interval-ms', 'stall-ms', 'strand-ms', 'textfile', 'state'],
     describe: 'Prometheus exporter: per-engine metrics on /metrics',
     load: async () => (await import('./export.js')).exportCommand,
+  },
+  {
+    command: 'completion [shell]',
+    describe: 'print a shell completion script for bash or zsh (default: your $SHELL)',
+    load: async () => (await import('./completion-command.js')).completionCommand,
   },
   {
     command: 'emu <action>',
@@ -108,4 +126,36 @@ export async function commandsFor(word: string | undefined): Promise<CommandSpec
           },
     ),
   );
+}
+
+/** The commands (other than `except`) that have an option close to `typed`, for a typo given to the wrong command. */
+export function optionsElsewhere(except: string | undefined): (typed: string) => { option: string; commands: string[] } | null {
+  return (typed) => {
+    const hits = new Map<string, string[]>();
+    for (const e of COMMAND_TABLE) {
+      const word = commandName(e.command);
+      if (word === except) continue;
+      for (const o of e.options ?? []) {
+        if (o === typed || (Math.abs(o.length - typed.length) <= 2 && closeEnough(o, typed)))
+          hits.set(o, [...(hits.get(o) ?? []), word]);
+      }
+    }
+    const [first] = hits;
+    return first ? { option: first[0], commands: first[1] } : null;
+  };
+}
+
+/** At most two letters apart (a typo), by edit distance. */
+function closeEnough(a: string, b: string): boolean {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = row[j] ?? 0;
+      row[j] = Math.min(up + 1, (row[j - 1] ?? 0) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return (row[b.length] ?? 99) <= 2;
 }

@@ -1,6 +1,7 @@
-// Shell completion: `completion [bash|zsh]` prints a script that asks this very program (by the
-// path it was run as, so it works without hfi1-sdma on PATH, e.g. after `npm ci`) for the words
-// that may come next; values of --workload, --fault, --backend, --chip, --driver and --ports complete by name.
+// Shell completion: `completion [bash|zsh]` prints a script that asks this program, by its name (through
+// `npx --no-install` in a checkout where it is not on PATH, never by a path that may go stale), for the words
+// that may come next; the values of --workload, --fault, --backend, --chip, --driver, --ports and --variant,
+// the shells of completion and the engine numbers of the unit found complete by name.
 import { usageError } from '../errors.js';
 
 export const SHELLS = ['bash', 'zsh'] as const;
@@ -14,16 +15,24 @@ function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The shell named by the argument, else the login shell ($SHELL), else bash; 64 for any other. */
+/** The shell named by the argument, else the login shell ($SHELL, when it is one of them), else bash; 64 for any other. */
 export function chooseShell(raw: string | undefined, envShell: string | undefined): Shell {
-  if (raw === undefined) return envShell?.endsWith('zsh') ? 'zsh' : 'bash';
+  if (raw === undefined) {
+    const login = envShell?.split('/').pop();
+    if (login === undefined || login === '') return 'bash';
+    if ((SHELLS as readonly string[]).includes(login)) return login as Shell;
+    throw usageError(
+      `completion supports ${SHELLS.join(' and ')}; your shell ($SHELL) is ${JSON.stringify(login)}: name one, e.g. hfi1-sdma completion bash`,
+    );
+  }
   if ((SHELLS as readonly string[]).includes(raw)) return raw as Shell;
   throw usageError(`completion supports ${SHELLS.join(' and ')}, not ${JSON.stringify(raw)}: hfi1-sdma completion bash`);
 }
 
-/** The completion script for `shell`; `invoke` is the command line that runs this program. */
-export function completionScript(shell: Shell, invoke: readonly string[], name = 'hfi1-sdma'): string {
-  const run = invoke.map(shellQuote).join(' ');
+/** The completion script for `shell`; it runs `name` from PATH, else `npx --no-install name` (a checkout after npm ci). */
+export function completionScript(shell: Shell, name = 'hfi1-sdma'): string {
+  const q = shellQuote(name);
+  const run = `$(command -v ${q} >/dev/null 2>&1 && echo ${q} || echo npx --no-install ${q})`;
   const fn = `_${name.replace(/[^\w]/g, '_')}_completions`;
   if (shell === 'bash') {
     return `# ${name} completion for bash: eval "$(${name} completion bash)" (or add this to ~/.bashrc)
@@ -87,8 +96,33 @@ export async function valueCompletions(words: readonly string[]): Promise<string
     case 'completion':
       values = [...SHELLS];
       break;
+    case '--variant':
+      values = [...(await import('../emu/race/variants.js')).VARIANTS];
+      break;
+    case 'show':
+    case 'ring':
+    case 'waiters':
+    case 'progress':
+    case 'fit':
+      values = await engineNumbers(words);
+      break;
     default:
       return null;
   }
   return values.filter((v) => v.startsWith(cur));
+}
+
+/** The engine numbers of the first unit found under the sysroot the words name (the default's), else 0-15. */
+async function engineNumbers(words: readonly string[]): Promise<string[]> {
+  const i = words.indexOf('--sysroot');
+  const sysroot = (i >= 0 ? words[i + 1] : undefined) ?? process.env.HFI1_SDMA_SYSROOT ?? '/';
+  try {
+    const { discoverUnits } = await import('../hw/discover.js');
+    const [u] = await discoverUnits(sysroot);
+    const ids = u?.engineDirIds;
+    if (ids && ids.length > 0) return ids.map(String);
+  } catch {
+    // nothing readable there: the chip's engines
+  }
+  return Array.from({ length: 16 }, (_, e) => String(e));
 }

@@ -61,7 +61,7 @@ export async function emuRunJson(u: EmuUnit, wallMs: number) {
     ipoibDropped: t.ipoibDropped,
     invariantViolations: invariantViolations(u),
     logHash: u.logHash(),
-    engines: samples.map((s) => engineJson(s, u.info.descqCnt)),
+    engines: samples.map((s) => engineJson(s, u.info)),
   };
 }
 

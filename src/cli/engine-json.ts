@@ -7,7 +7,8 @@ import { hexJson } from './format.js';
 
 /** One engine as `engines --json` prints it. Unknown values are null. */
 export interface EngineJson {
-  unit: number;
+  /** The unit's name (`hfi1_0`): numbers repeat across modules (hfi1_0 and hfi2_0). */
+  unit: string;
   engine: number;
   cpu: number | null;
   state: string | null;
@@ -36,12 +37,13 @@ export interface EngineJson {
   timeMs: number;
 }
 
-/** Convert a sample to EngineJson; `descqCnt` is the unit's ring size. A gone engine has no state, is not running and has no CSRs. */
-export function engineJson(s: EngineSample, descqCnt: number): EngineJson {
+/** Convert a sample of unit `info` to EngineJson. A gone engine has no state, is not running and has no CSRs. */
+export function engineJson(s: EngineSample, info: { name: string; descqCnt: number }): EngineJson {
+  const descqCnt = info.descqCnt;
   const c = s.gone ? null : s.csr;
   const w = s.sw;
   const j: EngineJson = {
-    unit: s.unit,
+    unit: info.name,
     engine: s.engine,
     cpu: s.cpu,
     state: s.gone ? null : s.state,
@@ -92,6 +94,23 @@ export function engineJson(s: EngineSample, descqCnt: number): EngineJson {
     };
   }
   return j;
+}
+
+/** The classifier's verdict of an engine, as engines, show and watch print it (times are the backend's ms). */
+export function verdictJson(s: EngineSample, c: Classification) {
+  return {
+    verdict: c.verdict,
+    reason: c.reason,
+    descPerSec: c.descPerSec === null ? null : Math.round(c.descPerSec),
+    txPerSec: c.txPerSec === null ? null : Math.round(c.txPerSec),
+    stallCount: c.stallCount,
+    stallMaxMs: c.stallMaxMs,
+    stuckSinceMs: c.stuckSinceMs,
+    /** How long the head has not moved, and whether that is a lower bound (it stood still since the first sample). */
+    stuckMs: c.stuckSinceMs === null ? null : Math.max(0, s.timeMs - c.stuckSinceMs),
+    stuckAtLeast: c.stuckAtLeast,
+    orphanedWork: c.orphanedWork,
+  };
 }
 
 /** What the observation saw of an engine's errors over time (fields added to EngineJson by engines and watch). */

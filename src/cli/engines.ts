@@ -1,18 +1,20 @@
-// `engines`: every engine of the selected unit(s) in one table or EngineJson (docs/json.md).
-import type { Backend, EngineSample, Unit, UnitInfo } from '../backend.js';
+// `engines`: every engine of the selected unit(s) in one table or EngineJson (docs/json.md), with the
+// findings of the observation under it (a stranded sender is named, not only counted).
+import type { EngineSample, UnitInfo } from '../backend.js';
+import type { Finding } from '../monitor/findings.js';
+import type { Round, UnitRound } from '../monitor/round.js';
 import { decodeEngErr } from '../progress/csr.js';
 import { freeCount, inFlight } from '../progress/ring.js';
-import { DEFAULT_STRAND_MS } from '../progress/strand.js';
 import type { CommandSpec } from './context.js';
 import { engineJson, errorHistoryJson } from './engine-json.js';
 import { flavourJson, flavourPhrase } from './flavour.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
-import { contextJson, contextLines, linkHeader, linkJson, readLink } from './link.js';
-import { goneStatus, Observer, type Row, WarningSayer } from './observe.js';
+import { contextJson, contextLines, linkJson, mainPort, portsHeader, portsJson } from './link.js';
+import { commandMonitor, provenanceJson, provenanceText, roundStatus, sayWarnings, settledRound } from './observe.js';
 import { watchForStop } from './pace.js';
-import { missingSources, selectedUnits, withBackend } from './units.js';
-import { type UnitWaiters, WaiterObserver, waitCell, waitCounts, waiterFields, waitKey } from './waiters-observe.js';
+import { withBackend } from './units.js';
+import { waitCell, waiterFields } from './waiters-observe.js';
 
 const dash = '-';
 
@@ -73,27 +75,67 @@ export const ENGINE_HEADER = [
 ];
 const RIGHT = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
 
-/**
- * The rows to show: one sample of every engine; on a recording of several instants, every
- * instant in turn (so halts and error counts seen along the way are known) and the last shown.
- */
-async function observe(backend: Backend, units: Unit[]): Promise<{ rows: Row[]; uws: UnitWaiters[] }> {
-  const observer = new Observer(backend, units, { stallMs: 1000 });
-  const waiters = new WaiterObserver({ strandMs: DEFAULT_STRAND_MS });
-  let rows = await observer.round();
-  let uws = await waiters.round(units, rows);
-  const recording = backend.recording;
-  if (!recording) return { rows, uws };
-  const stop = watchForStop();
-  try {
-    while (!stop.stopped() && (await recording.advance())) {
-      rows = await observer.round();
-      uws = await waiters.round(units, rows);
-    }
-  } finally {
-    stop.dispose();
-  }
-  return { rows, uws };
+/** The findings worth a line under the table: every one but the notes, worst first. */
+export function findingLines(findings: readonly Finding[], paint: Paint): string {
+  // A gone, vanished or unreadable unit is said on stderr with the exit status (roundStatus).
+  const said = new Set(['gone', 'vanished', 'unreadable']);
+  return findings
+    .filter((f) => f.severity !== 'note' && !said.has(f.kind))
+    .map((f) => {
+      const label =
+        f.severity === 'critical'
+          ? paint(['bold', 'red'], 'CRITICAL')
+          : f.severity === 'warning'
+            ? paint('yellow', 'WARNING')
+            : 'UNKNOWN';
+      return `${label} ${f.code} ${f.text}${f.action ? `; ${f.action}` : ''}\n`;
+    })
+    .join('');
+}
+
+/** One unit in `engines --json`. */
+function unitJson(u: UnitRound) {
+  const info = u.info;
+  return {
+    unit: info.name,
+    name: info.name,
+    index: info.unit,
+    ...flavourJson(info),
+    descqCnt: info.descqCnt,
+    status: u.status,
+    link: linkJson(mainPort(u.ports)),
+    links: portsJson(u.ports),
+    ...(info.context ? { context: contextJson(info.context) } : {}),
+    engines: u.engines.map((e) => ({
+      ...engineJson(e.sample, info),
+      ...errorHistoryJson(e.verdict),
+      verdict: e.verdict.verdict,
+      reason: e.verdict.reason,
+      ...waiterFields(e),
+    })),
+  };
+}
+
+/** The text of one unit: its header, its context and the table. */
+function unitText(u: UnitRound, round: Round, paint: Paint): string {
+  const info = u.info;
+  const samples = u.engines.map((e) => e.sample);
+  const srcs = [...new Set(samples.flatMap((s) => s.sources))].join(', ') || 'none';
+  const ports = portsHeader(u.ports);
+  let text = `${info.name}${info.pci ? ` (${info.pci})` : ''}${ports ? `  ${ports}` : ''}  ${flavourPhrase(info)}  descq_cnt ${info.descqCnt}  ${provenanceText(round.provenance)}  sources ${srcs}\n`;
+  text += contextLines(info.context);
+  if (u.status === 'failed') return `${text}  not read: ${u.problem ?? 'unknown error'}\n`;
+  text += table(
+    ENGINE_HEADER,
+    u.engines.map((e) => {
+      const row = engineRow(e.sample, info, paint);
+      const cell = waitCell(e);
+      row.splice(row.length - 1, 0, cell.endsWith('!') ? paint(['bold', 'red'], cell) : cell);
+      return row;
+    }),
+    RIGHT,
+  );
+  return text;
 }
 
 export const enginesCommand: CommandSpec = {
@@ -102,49 +144,28 @@ export const enginesCommand: CommandSpec = {
   builder: (y) => y.example('$0 engines', 'the table').example('$0 --backend emu engines --json', 'EngineJson of the emulator'),
   async run(_args, ctx) {
     return withBackend(ctx, async (backend) => {
-      const units = await selectedUnits(backend, ctx.global.unit);
-      const { rows, uws } = await observe(backend, units);
-      const counts = waitCounts(uws);
-      new WarningSayer(ctx.io).say(units);
-      const out: object[] = [];
-      let text = '';
-      for (const unit of units) {
-        const mine = rows.filter((r) => r.unit === unit);
-        const uw = uws.find((x) => x.unit === unit);
-        const samples = mine.map((r) => r.s);
-        const info = unit.info;
-        const link = await readLink(unit);
-        out.push({
-          unit: info.unit,
-          name: info.name,
-          ...flavourJson(info),
-          descqCnt: info.descqCnt,
-          link: linkJson(link),
-          ...(info.context ? { context: contextJson(info.context) } : {}),
-          engines: mine.map(({ s, c }) => ({
-            ...engineJson(s, info.descqCnt),
-            ...errorHistoryJson(c),
-            ...waiterFields(uw, counts, unit, s.engine),
-          })),
-        });
-        const srcs = [...new Set(samples.flatMap((s) => s.sources))].join(', ') || 'none';
-        const linkPart = linkHeader(link);
-        text += `${info.name}${info.pci ? ` (${info.pci})` : ''}${linkPart ? `  ${linkPart}` : ''}  ${flavourPhrase(info)}  descq_cnt ${info.descqCnt}  backend ${backend.kind}  sources ${srcs}\n`;
-        text += contextLines(info.context);
-        text += table(
-          ENGINE_HEADER,
-          samples.map((s) => {
-            const row = engineRow(s, info, ctx.paint);
-            row.splice(row.length - 1, 0, waitCell(uw, counts.get(waitKey(unit, s.engine))));
-            return row;
-          }),
-          RIGHT,
-        );
-        const missing = missingSources(info);
-        if (missing && backend.kind === 'hw') ctx.io.stderr(`hfi1-sdma: ${missing}\n`);
+      const monitor = commandMonitor(backend, ctx);
+      const stop = watchForStop();
+      let round: Round;
+      try {
+        round = await settledRound(monitor, ctx, stop);
+      } finally {
+        stop.dispose();
       }
-      ctx.io.stdout(ctx.global.json ? `${JSON.stringify({ backend: backend.kind, units: out })}\n` : text);
-      return goneStatus(ctx.io, rows);
+      sayWarnings(ctx.io, round);
+      if (ctx.global.json) {
+        const doc = {
+          backend: round.provenance.backend,
+          provenance: provenanceJson(round.provenance),
+          units: round.units.map(unitJson),
+        };
+        ctx.io.stdout(`${JSON.stringify(doc)}\n`);
+      } else {
+        const text = round.units.map((u) => unitText(u, round, ctx.paint)).join('');
+        ctx.io.stdout(text + findingLines(round.findings, ctx.paint));
+      }
+      for (const f of round.findings) if (f.kind === 'reduced') ctx.io.stderr(`hfi1-sdma: ${f.text}\n`);
+      return roundStatus(ctx.io, round);
     });
   },
 };

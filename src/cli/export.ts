@@ -70,7 +70,13 @@ export const exportCommand: CommandSpec = {
       })
       .option('textfile', {
         type: 'string',
-        describe: 'write the metrics once to FILE, atomically (node_exporter textfile collector), and exit',
+        describe:
+          'write the metrics to FILE, atomically (node_exporter textfile collector), from 3 samples spanning --strand-ms, and exit',
+      })
+      .option('state', {
+        type: 'string',
+        describe:
+          'with --textfile: carry the observation between runs in FILE (none: do not), so stalls and strands span runs; default /run/hfi1-sdma/textfile.state as root',
       })
       .example('$0 export', 'serve http://127.0.0.1:9469/metrics')
       .example('$0 export --listen 0.0.0.0:9469', 'serve every interface (put a firewall in front)'),
@@ -79,13 +85,14 @@ export const exportCommand: CommandSpec = {
     const minIntervalMs = parseIntArg('--min-interval-ms', args.minIntervalMs, 0, 3_600_000);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
     const strandMs = strandMsArg(args.strandMs);
-    if (args.textfile !== undefined) return writeTextfile(String(args.textfile), { minIntervalMs, stallMs, strandMs }, ctx);
+    if (args.textfile !== undefined)
+      return writeTextfile(String(args.textfile), { minIntervalMs, stallMs, strandMs }, args.state, ctx);
     const address = await resolveListenHost(host);
     const { startExporter } = await import('../export/server.js');
     const stop = new AbortController();
     const unregister = onStop(() => stop.abort());
     const backend = await ctx.openBackend();
-    const buildInfo: BuildInfo = { version: version(), backend: backendLabel(backend) };
+    const buildInfo = buildInfoOf(backend);
     let started: Awaited<ReturnType<typeof startExporter>> | undefined;
     try {
       const capMs = 2 * Math.max(minIntervalMs, stallMs);
@@ -100,6 +107,7 @@ export const exportCommand: CommandSpec = {
             strandMs,
             nowMs: () => Date.now(),
             log: (line) => ctx.io.stderr(`${line}\n`),
+            processMetrics: true,
             ...(beforeSample ? { beforeSample } : {}),
             // The live host's units are found when it is opened: open it again to see one that appears or comes back.
             ...(backend.kind === 'hw' && !backend.recording ? { reopen: () => ctx.openBackend() } : {}),
@@ -135,18 +143,54 @@ export const exportCommand: CommandSpec = {
   },
 };
 
-/** `--textfile FILE`: one sample of every unit, written atomically for node_exporter, then exit. */
+/** What hfi1_sdma_build_info says: the version, the backend, and whether the numbers are the emulator's. */
+function buildInfoOf(backend: Backend): BuildInfo {
+  return {
+    version: version(),
+    backend: backendLabel(backend),
+    emulated: backend.kind === 'emu' || backend.origin?.emulated === true,
+  };
+}
+
+/** `--textfile FILE`: 3 samples of every unit (carrying the previous run's tracks), written atomically for node_exporter. */
 async function writeTextfile(
   target: string,
   timing: { minIntervalMs: number; stallMs: number; strandMs: number },
+  stateArg: unknown,
   ctx: CliContext,
 ): Promise<number> {
-  const { writeMetricsTextfile } = await import('../export/textfile.js');
+  const [{ writeMetricsTextfile }, stateFile, { hostname, tmpdir }] = await Promise.all([
+    import('../export/textfile.js'),
+    import('../monitor/state-file.js'),
+    import('node:os'),
+  ]);
   const backend = await ctx.openBackend();
   try {
-    const buildInfo: BuildInfo = { version: version(), backend: backendLabel(backend) };
     const log = (line: string) => ctx.io.stderr(`${line}\n`);
-    await writeMetricsTextfile({ backend, buildInfo, ...timing, nowMs: () => Date.now(), log }, target);
+    const given = stateArg === undefined ? undefined : String(stateArg);
+    // The emulator and recordings keep no state; an emulated sysroot only when --state names a file.
+    const keep =
+      given !== 'none' && backend.kind !== 'emu' && !backend.recording && (given !== undefined || !backend.origin?.emulated);
+    const sysroot = sysrootOf(ctx.global);
+    const uid = process.getuid?.() ?? 0;
+    const path = given ?? stateFile.defaultStatePath('textfile', sysroot, { uid, env: ctx.io.env, tmpdir: tmpdir() });
+    const key = keep
+      ? await stateFile.stateKey(sysroot, sysroot === '/' ? hostname() : null, await backend.units().catch(() => []))
+      : null;
+    const loaded = key ? await stateFile.loadState(path, key, Date.now()) : null;
+    if (loaded?.note) log(`hfi1-sdma export: ${loaded.note}`);
+    await writeMetricsTextfile({ backend, buildInfo: buildInfoOf(backend), ...timing, nowMs: () => Date.now(), log }, target, {
+      sleep: ctx.io.sleep,
+      ...(loaded ? { tracks: loaded.tracks } : {}),
+      done: async (sampler) => {
+        if (!key) return;
+        const note = await stateFile.saveState(path, key, sampler.monitor.state(), Date.now(), {
+          uid,
+          createDir: given === undefined,
+        });
+        if (note) log(`hfi1-sdma export: ${note}`);
+      },
+    });
     return 0;
   } finally {
     await backend.close();

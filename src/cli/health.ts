@@ -1,36 +1,47 @@
-// `health`: a Nagios plugin. Observes every engine long enough to confirm a stall (two-stage),
-// then prints one status line with perfdata and one line per finding.
-// Exit codes (Nagios plugin API): 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also for a usage error).
+// `health`: a Nagios plugin. Observes every engine long enough to confirm a stall (two-stage) and a strand
+// (three samples), carrying the monitor's tracks between runs in a state file, then prints one status line
+// (the worst finding first, at most 200 characters), one line per further finding, and the perfdata; the
+// whole output stays within --max-bytes (1,024 by default, NRPE's buffer). --json prints the same as one
+// document. Exit codes (Nagios plugin API): 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (also for a usage error).
+import { tmpdir } from 'node:os';
 import type { Argv } from 'yargs';
-import type { Backend, LinkState, Unit } from '../backend.js';
+import type { Backend } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
+import type { Finding } from '../monitor/findings.js';
+import type { Monitor, MonitorTracks } from '../monitor/monitor.js';
+import { nextInstant } from '../monitor/pace.js';
+import type { Round } from '../monitor/round.js';
+import type { StateKey } from '../monitor/state.js';
+import { defaultStatePath, loadState, saveState, stateKey } from '../monitor/state-file.js';
 import { STRAND_SAMPLES } from '../progress/strand.js';
 import { parseIntArg } from './args.js';
+import { sysrootOf } from './backend-select.js';
 import type { CliContext, CommandSpec } from './context.js';
 import {
   COUNTS,
   countsOf,
   DEFAULT_CRITICAL,
   DEFAULT_WARNING,
-  findings,
+  findingLevel,
   type Level,
   levelOf,
   NAGIOS,
-  type Observed,
   parseThresholds,
+  statusOf,
   type Thresholds,
-} from './health-findings.js';
-import { blindWords, waiterFindings, waiterNotes } from './health-waiters.js';
-import { readLink } from './link.js';
-import { Observer, type Row } from './observe.js';
-import { isFrozenCapture, nextInstant, type StopWatch, watchForStop } from './pace.js';
-import { missingSources, selectedUnits, withBackend } from './units.js';
-import { strandMsArg, type UnitWaiters, WaiterObserver } from './waiters-observe.js';
+} from './health-levels.js';
+import { commandMonitor, provenanceJson } from './observe.js';
+import { type StopWatch, watchForStop } from './pace.js';
+import { withBackend } from './units.js';
+import { strandMsArg } from './waiters-observe.js';
 
-export { NAGIOS } from './health-findings.js';
+export { NAGIOS } from './health-levels.js';
 
 /** Samples in a live observation: 2 × --stall-ms, --stall-ms/2 apart. */
 const LIVE_ROUNDS = 5;
+
+/** The longest status line (the Nagios plugin guidelines' advice for the first line). */
+const FIRST_LINE_MAX = 200;
 
 /** The observation that --stall-ms asks for, in ms of (wall or virtual) time. */
 function observationMs(stallMs: number): number {
@@ -40,106 +51,148 @@ function observationMs(stallMs: number): number {
 /** The name every output line starts with, saying what was observed unless it is this host. */
 function subject(backend: Backend): string {
   if (backend.recording) return `snapshot ${backend.recording.source}: `;
-  return backend.kind === 'emu' ? 'emulator: ' : '';
+  if (backend.kind === 'emu') return 'emulator: ';
+  return backend.origin?.emulated ? 'emulated sysroot: ' : '';
 }
 
 class Stopped extends Error {}
 
-/** Observe every unit: 5 rounds live; every recorded instant on a recording. */
-async function observe(
+/** Where the tracks come from and go to between runs, or null when none is kept (the emulator, a recording, an emulated sysroot unless --state names a file, --state none). */
+interface StateUse {
+  path: string;
+  key: StateKey;
+  createDir: boolean;
+  note: string | null;
+}
+
+/** Whether this run keeps a state, and the tracks it starts from. */
+async function openState(
   backend: Backend,
-  units: Unit[],
-  stallMs: number,
-  strandMs: number,
   ctx: CliContext,
-  stop: StopWatch,
-): Promise<{ observed: Observed[]; uws: UnitWaiters[] }> {
-  const observer = new Observer(backend, units, { stallMs, recoveryMs: stallMs });
-  const waiters = new WaiterObserver({ strandMs, frozen: isFrozenCapture(backend) });
-  const fullRounds = new Map<string, number>();
-  let rounds = 0;
-  let rows: Row[] = await observer.round();
-  let uws = await waiters.round(units, rows);
-  for (let i = 1; backend.recording || i < LIVE_ROUNDS; i++) {
-    if (!(await nextInstant(backend, ctx.io, Math.max(1, Math.ceil(stallMs / 2)), stop))) {
+  raw: unknown,
+): Promise<{ use: StateUse | null; tracks: MonitorTracks | undefined }> {
+  const given = raw === undefined ? undefined : String(raw);
+  if (given === 'none' || backend.kind === 'emu' || backend.recording) return { use: null, tracks: undefined };
+  // An emulated sysroot (emu write/serve) is a rehearsal, not a host: it keeps a state only when asked.
+  if (given === undefined && backend.origin?.emulated) return { use: null, tracks: undefined };
+  const sysroot = sysrootOf(ctx.global);
+  const uid = process.getuid?.() ?? 0;
+  const path = given ?? defaultStatePath('health', sysroot, { uid, env: ctx.io.env, tmpdir: tmpdir() });
+  const host = sysroot === '/' ? (await import('node:os')).hostname() : null;
+  let infos: Awaited<ReturnType<Backend['units']>> = [];
+  try {
+    infos = await backend.units();
+  } catch {
+    // the monitor's first round says why the units cannot be listed
+  }
+  const key = await stateKey(sysroot, host, infos);
+  const { tracks, note } = await loadState(path, key, Date.now());
+  return { use: { path, key, createDir: given === undefined, note }, tracks };
+}
+
+/** Observe: 5 rounds live (--stall-ms/2 apart); every recorded instant on a recording. */
+async function observe(monitor: Monitor, ctx: CliContext, stallMs: number, stop: StopWatch): Promise<Round> {
+  let round = await monitor.round();
+  for (let i = 1; monitor.backend.recording || i < LIVE_ROUNDS; i++) {
+    if (round.units.some((u) => u.status === 'gone')) break;
+    if (!(await nextInstant(monitor.backend, Math.max(1, Math.ceil(stallMs / 2)), ctx.io.sleep, stop.signal))) {
       if (stop.stopped()) throw new Stopped();
       break;
     }
-    rows = await observer.round();
-    uws = await waiters.round(units, rows);
-    rounds += 1;
-    for (const { unit, s, c } of rows) {
-      const key = `${unit.info.name}/${s.engine}`;
-      if (c.verdict === 'backpressure') fullRounds.set(key, (fullRounds.get(key) ?? 0) + 1);
-    }
+    round = await monitor.round();
   }
-  const observed: Observed[] = rows.map((r) => ({
-    ...r,
-    persistentlyFull: rounds > 0 && (fullRounds.get(`${r.unit.info.name}/${r.s.engine}`) ?? 0) >= rounds,
-  }));
-  return { observed, uws };
+  return round;
 }
 
-/** The status line, perfdata and finding lines; returns the level. */
-function report(
-  backend: Backend,
-  units: Unit[],
-  observed: Observed[],
-  uws: readonly UnitWaiters[],
-  links: ReadonlyMap<Unit, LinkState | null>,
-  warning: Thresholds,
-  critical: Thresholds,
-): { level: Level; text: string } {
-  const fs = [...findings(observed, links), ...waiterFindings(uws, observed)];
-  const counts = countsOf(fs);
-  const lines = fs.map((f) => ({ level: levelOf(f.count, counts[f.count], warning, critical), text: f.text }));
-  // Engines whose ring cannot be read here (only interrupt counts) and whose counts did not move: idle,
-  // or stopped with work in flight. Nothing found on them is not "OK" but not known.
-  const blind = unreadableRings(units, observed);
-  for (const text of blind) lines.push({ level: 'UNKNOWN', text });
-  const order: Record<Level, number> = { CRITICAL: 0, WARNING: 1, UNKNOWN: 2, OK: 3 };
-  lines.sort((a, b) => order[a.level] - order[b.level]);
-  for (const unit of units) {
-    const m = missingSources(unit.info);
-    if (m && backend.kind === 'hw') lines.push({ level: 'OK', text: `note: ${m}` });
-  }
-  for (const text of waiterNotes(uws)) lines.push({ level: 'OK', text });
-  const levels = COUNTS.map((k) => levelOf(k, counts[k], warning, critical));
-  let level: Level = levels.includes('CRITICAL') ? 'CRITICAL' : levels.includes('WARNING') ? 'WARNING' : 'OK';
-  if (blind.length > 0 && level === 'OK') level = 'UNKNOWN';
+/** One leveled finding. */
+interface Line {
+  level: Level;
+  f: Finding;
+}
+
+const LEVEL_ORDER: Record<Level, number> = { CRITICAL: 0, WARNING: 1, UNKNOWN: 2, OK: 3 };
+
+/** Cut text to `max` characters, ending `…` when cut. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** The judged observation: status, problem and note lines, counts and perfdata. */
+function judge(round: Round, warning: Thresholds, critical: Thresholds) {
+  const counts = countsOf(round.findings);
+  const lines: Line[] = round.findings.map((f) => ({ level: findingLevel(f, counts, warning, critical), f }));
+  const problems = lines.filter((l) => l.level !== 'OK').sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level]);
+  // Below its thresholds a counted finding is shown only where the user set one for its count.
+  const notes = lines.filter(
+    (l) => l.level === 'OK' && (l.f.count === null || warning[l.f.count] !== undefined || critical[l.f.count] !== undefined),
+  );
+  const levels = [...problems.map((l) => l.level), ...COUNTS.map((k) => levelOf(k, counts[k], warning, critical))];
+  const engines = round.units.flatMap((u) => u.engines);
   const perf = [
-    `engines=${observed.length}`,
+    `engines=${engines.length}`,
     ...COUNTS.map((k) => `${k}=${counts[k]};${warning[k] ?? ''};${critical[k] ?? ''}`),
-    `backpressure=${observed.filter((o) => o.c.verdict === 'backpressure').length}`,
-    ...observed.map(
-      ({ unit, s, c }) => `${unit.info.name}_sdma${s.engine}_inflight=${c.inFlight ?? 'U'};;;0;${unit.info.descqCnt - 1}`,
-    ),
+    `backpressure=${engines.filter((e) => e.verdict.verdict === 'backpressure').length}`,
   ].join(' ');
-  const problems = lines.filter((l) => l.level !== 'OK');
-  const undetermined = observed.filter((o) => o.c.verdict === 'unknown');
-  const reasons = [...new Set(undetermined.map((o) => o.c.reason))].join(', ');
-  const summary =
-    problems.length > 0
-      ? `${problems.length} finding(s): ${problems[0]?.text}${problems.length > 1 ? ' ...' : ''}`
-      : undetermined.length > 0
-        ? `${observed.length - undetermined.length} engines on ${units.length} unit(s) healthy, ${undetermined.length} not yet determined (${reasons})`
-        : `${observed.length} engines on ${units.length} unit(s) healthy`;
-  const text = `HFI1-SDMA ${level} - ${subject(backend)}${summary}${blindWords(uws)} | ${perf}\n${lines.map((l) => `${l.level}: ${l.text}\n`).join('')}`;
-  return { level, text };
+  return { status: statusOf(levels), problems, notes, counts, perf, engines };
 }
 
-/** One line per unit with engines that cannot be judged: no ring state and no interrupt moved. */
-function unreadableRings(units: readonly Unit[], observed: readonly Observed[]): string[] {
-  const out: string[] = [];
-  for (const unit of units) {
-    const blind = observed.filter((o) => o.unit === unit && o.c.verdict === 'unknown' && o.c.reason === 'no-ring-state');
-    if (blind.length === 0) continue;
-    const which = blind.map((o) => `sdma${o.s.engine}`).join(',');
-    out.push(
-      `${unit.info.name} ${blind.length} engine(s) cannot be judged (${which}): their rings (heads, tails, state) are not readable here and their interrupt counts did not move, so an idle engine and one stopped with work in flight look alike; read debugfs sdes or the BAR (as root) to check them`,
-    );
+/** The Nagios text: the status line (≤ 200 characters), the further lines, the perfdata; within `maxBytes`. */
+function nagiosText(
+  backend: Backend,
+  round: Round,
+  j: ReturnType<typeof judge>,
+  status: Level,
+  extraNotes: readonly string[],
+  maxBytes: number,
+): string {
+  const units = round.units.length;
+  const undetermined = j.engines.filter((e) => e.verdict.verdict === 'unknown');
+  const reasons = [...new Set(undetermined.map((e) => e.verdict.reason))].join(', ');
+  const [worst] = j.problems;
+  const more = j.problems.length > 1 ? ` (+${j.problems.length - 1} more)` : '';
+  let summary: string;
+  if (worst) summary = `${worst.f.code} ${worst.f.text}`;
+  else if (undetermined.length > 0)
+    summary = `${j.engines.length - undetermined.length} engines on ${units} unit(s) healthy, ${undetermined.length} not yet determined (${reasons})`;
+  else summary = `${j.engines.length} engines on ${units} unit(s) healthy`;
+  const head = `HFI1-SDMA ${status} - ${subject(backend)}`;
+  const first = `${head}${cut(summary, FIRST_LINE_MAX - head.length - more.length)}${more}`;
+  // The state's notes come before the findings' notes: they say why this run may see less than the last.
+  const body = [
+    ...j.problems.map((l) => `${l.level}: ${l.f.code} ${l.f.text}${l.f.action ? `; ${l.f.action}` : ''}`),
+    ...extraNotes,
+    ...j.notes.map((l) => `${l.f.code} ${l.f.text}`),
+  ];
+  const perf = ` | ${j.perf}`;
+  const bytes = (s: string) => Buffer.byteLength(s);
+  let budget = maxBytes > 0 ? maxBytes - bytes(first) - bytes(perf) - 2 : Number.POSITIVE_INFINITY;
+  const kept: string[] = [];
+  for (let i = 0; i < body.length; i++) {
+    const line = body[i] as string;
+    const left = body.length - i - 1;
+    const tail = left > 0 ? `(${left} more line${left > 1 ? 's' : ''}: health --json shows them all)` : '';
+    if (bytes(line) + 1 + (left > 0 ? bytes(tail) + 1 : 0) > budget) {
+      const dropped = body.length - i;
+      kept.push(`(${dropped} more line${dropped > 1 ? 's' : ''}: health --json shows them all)`);
+      break;
+    }
+    kept.push(line);
+    budget -= bytes(line) + 1;
   }
-  return out;
+  if (kept.length === 0) return `${first}${perf}\n`;
+  return `${first}\n${kept.join('\n')}${perf}\n`;
+}
+
+/** The UNKNOWN answer: one line, exit 3. */
+function unknown(ctx: CliContext, what: string, backend?: Backend): number {
+  const who = backend ? subject(backend) : ctx.global.backend === 'emu' ? 'emulator: ' : '';
+  if (ctx.global.json)
+    ctx.io.stdout(`${JSON.stringify({ status: 'UNKNOWN', code: NAGIOS.UNKNOWN, summary: `${who}${what}`, findings: [] })}\n`);
+  else
+    ctx.io.stdout(
+      `HFI1-SDMA UNKNOWN - ${who}${cut(what, FIRST_LINE_MAX - 20 - who.length)}${what.length > FIRST_LINE_MAX - 20 - who.length ? `\n${what}` : ''}\n`,
+    );
+  return NAGIOS.UNKNOWN;
 }
 
 /**
@@ -149,15 +202,9 @@ function unreadableRings(units: readonly Unit[], observed: readonly Observed[]):
 function wentAway(ctx: CliContext, message: string, backend: Backend, warning: Thresholds, critical: Thresholds): number {
   const level = levelOf('gone', 1, warning, critical);
   const text = `a unit went away during the check (the device fell off the bus or its driver was unloaded): ${message}`;
-  ctx.io.stdout(`HFI1-SDMA ${level} - ${subject(backend)}${text}\n${level}: ${text}\n`);
+  if (ctx.global.json) ctx.io.stdout(`${JSON.stringify({ status: level, code: NAGIOS[level], summary: text, findings: [] })}\n`);
+  else ctx.io.stdout(`HFI1-SDMA ${level} - ${subject(backend)}${cut(text, 150)}\n${level}: ${text}\n`);
   return NAGIOS[level];
-}
-
-/** The UNKNOWN answer: one line, exit 3. */
-function unknown(ctx: CliContext, what: string, backend?: Backend): number {
-  const who = backend ? subject(backend) : ctx.global.backend === 'emu' ? 'emulator: ' : '';
-  ctx.io.stdout(`HFI1-SDMA UNKNOWN - ${who}${what}\n`);
-  return NAGIOS.UNKNOWN;
 }
 
 export const healthCommand: CommandSpec = {
@@ -189,24 +236,38 @@ export const healthCommand: CommandSpec = {
         type: 'string',
         describe: `CRITICAL when a count exceeds N: name=N|off,... (default ${thresholdText(DEFAULT_CRITICAL)})`,
       })
+      .option('state', {
+        type: 'string',
+        describe:
+          'carry the observation between runs in FILE (none: do not); default /run/hfi1-sdma/health.state as root, $XDG_RUNTIME_DIR/hfi1-sdma/ or /tmp/hfi1-sdma-UID/ otherwise',
+      })
+      .option('max-bytes', {
+        type: 'string',
+        default: '1024',
+        describe: 'the most the text output may be (0: no limit); NRPE takes 1024',
+      })
       .epilogue(
-        `Counts: ${COUNTS.join(', ')} (engines; stranded and probable count waiters, psmstall PSM stall episodes). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart) so that a stall that began before or early in the check is confirmed by a second sample; a halt or non-running state lasting --stall-ms is a halt. A QP stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL; PSM writer stalls (a writer gives up after 1 s and retries) and waiters orphaned on a stopped engine are WARNING; kinds of waiter this host cannot see are named, never taken as none. A snapshot is replayed instant by instant; a snapshot of one instant is UNKNOWN, one of two when nothing worse is found, and so are engines that cannot be judged (no sdes or BAR here, interrupt counts still) when nothing worse is found. Any usage error is UNKNOWN (3).`,
+        `Counts: ${COUNTS.join(', ')} (engines; units for gone, unreadable and noport; ports for linkdown; waiters for stranded and probable; episodes for psmstall). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart), carrying what it saw to the next run (--state), so that a stall or a strand seen across runs is confirmed and its age spans them. A sender stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL once certain; a probable one is WARNING after 30 s. A full ring is healthy unless you set -w full=N: a saturated link fills rings. A snapshot is replayed instant by instant; one of a single instant is UNKNOWN, and so are engines that cannot be judged (no sdes or BAR here) when nothing worse is found. Any usage error is UNKNOWN (3).`,
       ),
   async run(args, ctx) {
     let stallMs: number;
     let strandMs: number;
     let timeoutMs: number;
+    let maxBytes: number;
     let warning: Thresholds;
     let critical: Thresholds;
     try {
       stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
       strandMs = strandMsArg(args.strandMs);
       timeoutMs = parseIntArg('--timeout', args.timeout, 1, 86_400) * 1000;
+      maxBytes = parseIntArg('--max-bytes', args.maxBytes, 0, 1 << 30);
       warning = parseThresholds('--warning', args.warning, DEFAULT_WARNING);
       critical = parseThresholds('--critical', args.critical, DEFAULT_CRITICAL);
     } catch (e) {
       return unknown(ctx, (e as Error).message);
     }
+    if (maxBytes > 0 && maxBytes < 256)
+      return unknown(ctx, `--max-bytes ${maxBytes} is too small for a status line and its perfdata: give 256 or more, or 0`);
     if (strandMs > observationMs(stallMs)) {
       return unknown(
         ctx,
@@ -230,20 +291,29 @@ export const healthCommand: CommandSpec = {
     });
     const check = withBackend(ctx, async (backend) => {
       try {
-        const units = await selectedUnits(backend, ctx.global.unit);
-        const { observed, uws } = await observe(backend, units, stallMs, strandMs, ctx, stop);
-        if (isFrozenCapture(backend)) {
+        const { use, tracks } = await openState(backend, ctx, args.state);
+        const monitor = commandMonitor(backend, ctx, { stallMs, recoveryMs: stallMs, strandMs }, tracks);
+        const round = await observe(monitor, ctx, stallMs, stop);
+        const extra: string[] = [];
+        if (use?.note) extra.push(use.note);
+        if (use && !monitor.frozen) {
+          const note = await saveState(use.path, use.key, monitor.state(), Date.now(), {
+            uid: process.getuid?.() ?? 0,
+            createDir: use.createDir,
+          });
+          if (note) extra.push(note);
+        }
+        if (monitor.frozen) {
           return unknown(
             ctx,
             'a capture of a single instant shows no movement, so no stall or rate can be judged from it; take a snapshot of several samples',
             backend,
           );
         }
-        const links = new Map<Unit, LinkState | null>();
-        for (const unit of units) links.set(unit, await readLink(unit));
-        const { level, text } = report(backend, units, observed, uws, links, warning, critical);
+        const j = judge(round, warning, critical);
+        const status = j.status;
         const instants = backend.recording?.timesMs.length ?? Number.POSITIVE_INFINITY;
-        if (level === 'OK' && instants < STRAND_SAMPLES) {
+        if (status === 'OK' && instants < STRAND_SAMPLES) {
           // Nothing found in two instants is not "OK": a stall and a strand each need a third sample.
           return unknown(
             ctx,
@@ -251,8 +321,13 @@ export const healthCommand: CommandSpec = {
             backend,
           );
         }
-        if (!timedOut) ctx.io.stdout(text);
-        return NAGIOS[level];
+        if (timedOut) return NAGIOS[status];
+        if (ctx.global.json) {
+          ctx.io.stdout(`${JSON.stringify(healthJson(round, j, status, use, extra))}\n`);
+        } else {
+          ctx.io.stdout(nagiosText(backend, round, j, status, extra, maxBytes));
+        }
+        return NAGIOS[status];
       } catch (e) {
         if (e instanceof Stopped) return unknown(ctx, 'interrupted before the observation completed', backend);
         if (isHfi1SdmaError(e) && e.code === 'E_DEVICE_GONE') return wentAway(ctx, e.message, backend, warning, critical);
@@ -274,6 +349,32 @@ export const healthCommand: CommandSpec = {
     }
   },
 };
+
+/** health --json: the status, every finding with its level, the counts and thresholds, where the numbers come from. */
+function healthJson(round: Round, j: ReturnType<typeof judge>, status: Level, use: StateUse | null, notes: readonly string[]) {
+  const line = (l: Line) => ({
+    level: l.level,
+    code: l.f.code,
+    kind: l.f.kind,
+    count: l.f.count,
+    unit: l.f.unit,
+    engine: l.f.engine,
+    port: l.f.port,
+    text: l.f.text,
+    action: l.f.action,
+    ageMs: l.f.ageMs,
+    ageAtLeast: l.f.ageAtLeast,
+  });
+  return {
+    status,
+    code: NAGIOS[status],
+    provenance: provenanceJson(round.provenance),
+    engines: j.engines.length,
+    counts: j.counts,
+    findings: [...j.problems, ...j.notes].map(line),
+    state: use ? { path: use.path, notes } : null,
+  };
+}
 
 function thresholdText(t: Thresholds): string {
   return Object.entries(t)

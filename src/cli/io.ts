@@ -10,6 +10,8 @@ export interface Io {
   isTTY: boolean;
   /** Terminal width in columns, when known (read again at each frame: a resized terminal changes it). */
   columns?: number;
+  /** Terminal height in rows, when known (read again at each frame); a frame never has more lines than this. */
+  rows?: number;
   /** Standard error is a terminal (progress lines of emu run); absent is false. */
   stderrIsTTY?: boolean;
   /** Wall-clock time, ms since the epoch (watch shows it); Date.now when absent. */
@@ -53,6 +55,9 @@ export function processIo(): Io {
     isTTY: process.stdout.isTTY === true,
     get columns() {
       return process.stdout.columns;
+    },
+    get rows() {
+      return process.stdout.rows;
     },
     stderrIsTTY: process.stderr.isTTY === true,
     nowMs: () => Date.now(),

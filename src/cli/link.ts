@@ -1,7 +1,7 @@
 // The port's link and the unit's context as the commands show them: one header phrase for the
 // link (`link ACTIVE LinkUp 100 Gb/sec (4X EDR)`), one or two compact lines for the context.
 // Nothing is invented: a backend without link() or context shows nothing (or `-`).
-import type { LinkState, Unit, UnitContext } from '../backend.js';
+import type { LinkState, PortLink, Unit, UnitContext } from '../backend.js';
 
 /** The link of a unit now, or null when the backend does not show it (or reading it failed). */
 export async function readLink(unit: Unit): Promise<LinkState | null> {
@@ -30,6 +30,27 @@ export function linkPhrase(link: LinkState | null): string | null {
 export function linkHeader(link: LinkState | null): string {
   const p = linkPhrase(link);
   return p ? `link ${p}` : '';
+}
+
+/**
+ * Every port as a header says it: `link ACTIVE LinkUp 100 Gb/sec (4X EDR)` for a one-port adapter,
+ * `port 1 DOWN Disabled; port 2 ACTIVE LinkUp 100 Gb/sec` for two; '' when none is known.
+ */
+export function portsHeader(ports: readonly PortLink[]): string {
+  const known = ports.filter((p) => linkPhrase(p) !== null);
+  if (known.length === 0) return '';
+  if (ports.length === 1 && ports[0]?.port === 1) return linkHeader(ports[0] as PortLink);
+  return known.map((p) => `port ${p.port} ${linkPhrase(p)}`).join('; ');
+}
+
+/** The link the one-port fields of the JSON outputs show: the first ACTIVE port, else port 1, else null. */
+export function mainPort(ports: readonly PortLink[]): PortLink | null {
+  return ports.find((p) => p.state === 'ACTIVE') ?? ports.find((p) => p.port === 1) ?? ports[0] ?? null;
+}
+
+/** The `ports` array of the JSON outputs: `[{ port, state, physState, rate }]`. */
+export function portsJson(ports: readonly PortLink[]): PortLink[] {
+  return ports.map((p) => ({ port: p.port, state: p.state, physState: p.physState, rate: p.rate }));
 }
 
 /** The `link` object of the JSON outputs: `{ state, physState, rate }` or null. */

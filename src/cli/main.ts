@@ -5,7 +5,7 @@ import type { Backend } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
 import { parseIntArg, parseUnitArg } from './args.js';
 import { type OpenOptions, openBackend } from './backend-select.js';
-import { commandsFor } from './commands.js';
+import { COMMAND_TABLE, commandName, commandsFor, optionsElsewhere } from './commands.js';
 import { COMPLETION_KEY, chooseShell, completionScript, valueCompletions } from './completion.js';
 import type { CliContext, CommandSpec, GlobalOptions } from './context.js';
 import { fastArgs, fastCommand } from './fast-path.js';
@@ -63,7 +63,7 @@ function parser(
   yargs: typeof import('yargs').default,
   io: Io,
   commands: readonly CommandSpec[],
-  onRun: (spec: CommandSpec, args: Record<string, unknown>) => void,
+  onRun: (spec: CommandSpec, args: Record<string, unknown>, aliases: KnownOptions['alias']) => void,
   argv: readonly string[],
 ): Argv {
   const known = (): KnownOptions | null => {
@@ -133,9 +133,12 @@ function parser(
     .exitProcess(false)
     .fail((msg, err) => {
       // Name the option as it was typed, once (yargs reports both spellings, or the short key).
-      throw err ?? usageError(`${usageMessage(msg, argv, known())}\nRun 'hfi1-sdma --help' for usage.`);
+      const word = commandWord(argv);
+      const entry = COMMAND_TABLE.find((e) => commandName(e.command) === word);
+      const text = usageMessage(msg, argv, known(), entry?.command, optionsElsewhere(word));
+      throw err ?? usageError(`${text}\nRun 'hfi1-sdma ${entry ? `${commandName(entry.command)} ` : ''}--help' for usage.`);
     })
-    .completion('completion', 'completion [bash|zsh]: print a shell completion script')
+    .completion('__complete', false)
     .epilogue(
       'Exit codes: 0 ok, 64 usage, 65 malformed input, 66 no such unit/engine, 69 source unavailable or device gone, 77 permission denied; health and progress document their own.',
     );
@@ -145,7 +148,7 @@ function parser(
       spec.command as string,
       spec.describe,
       (b: Argv) => (spec.builder ? spec.builder(b) : b),
-      (args: Record<string, unknown>) => onRun(spec, args),
+      (args: Record<string, unknown>) => onRun(spec, args, known()?.alias ?? {}),
     );
   }
   skipHelpCache(y);
@@ -176,7 +179,7 @@ export interface MainDeps {
 /** Run the CLI on `argv` (without node and script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: Io = processIo(), deps: MainDeps = {}): Promise<number> {
   const open = deps.openBackend ?? openBackend;
-  let chosen: { spec: CommandSpec; args: Record<string, unknown> } | undefined;
+  let chosen: { spec: CommandSpec; args: Record<string, unknown>; aliases: KnownOptions['alias'] } | undefined;
   try {
     // The plain version needs no parser: answer it before loading one.
     if (argv.length === 1 && argv[0] === '--version') {
@@ -190,11 +193,11 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
         io.stdout(values.map((v) => `${v}\n`).join(''));
         return 0;
       }
-    } else if (commandWord(argv) === 'completion') {
+    } else if (commandWord(argv) === 'completion' && !argv.includes('--help') && !argv.includes('-h')) {
       return printCompletion(argv, io);
     }
     const fast = deps.commands ? null : fastArgs(argv, io);
-    if (fast) return await runCommand(await fastCommand(fast.command), fast.args, io, open);
+    if (fast) return await runCommand(await fastCommand(fast.command), fast.args, io, open, argv);
     let output = '';
     // Load only the command that runs (every one to answer a completion request).
     const commands = deps.commands ?? (await commandsFor(key >= 0 ? '*' : commandWord(argv)));
@@ -202,8 +205,8 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
       (await import('yargs')).default,
       io,
       commands,
-      (spec, args) => {
-        chosen = { spec, args };
+      (spec, args, aliases) => {
+        chosen = { spec, args, aliases };
       },
       argv,
     );
@@ -215,7 +218,7 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
       if (output) io.stdout(output.endsWith('\n') ? output : `${output}\n`);
       return 0;
     }
-    return await runCommand(chosen.spec, chosen.args, io, open);
+    return await runCommand(chosen.spec, chosen.args, io, open, argv, chosen.aliases);
   } catch (e) {
     if (isHfi1SdmaError(e) && e.code === 'E_USAGE' && commandWord(argv) === 'health') {
       // A Nagios plugin exits 3 (UNKNOWN) on a usage error, with its status line on stdout.
@@ -226,13 +229,41 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
   }
 }
 
+/** Options that may be given more than once (each occurrence adds one). */
+const REPEATABLE = new Set(['fault', 'param']);
+
+/**
+ * An option that takes one value given more than once is a usage error, whichever command it belongs to, named
+ * as it was typed (`-c`, `--critical`), with the values given: which one was meant is unknown.
+ */
+export function refuseRepeated(
+  args: Record<string, unknown>,
+  argv: readonly string[],
+  aliases: KnownOptions['alias'] = {},
+): void {
+  const typed = new Set(argv.filter((a) => a.startsWith('-')).map((a) => a.split('=')[0] as string));
+  const flag = (k: string) => (k.length === 1 ? `-${k}` : `--${k}`);
+  for (const [key, v] of Object.entries(args)) {
+    if (!Array.isArray(v) || key === '_' || /[A-Z]/.test(key) || REPEATABLE.has(key)) continue;
+    const group = [key, ...(aliases[key] ?? [])].filter((k) => !/[A-Z]/.test(k));
+    if (group.some((k) => REPEATABLE.has(k))) continue;
+    const names = group.map(flag).filter((f) => typed.has(f));
+    throw usageError(
+      `${(names.length ? names : [flag(key)]).join(' / ')} was given ${v.length} times (${v.map(String).join(', ')}); give it once`,
+    );
+  }
+}
+
 /** Run the command `spec` chose with its parsed arguments. */
 async function runCommand(
   spec: CommandSpec,
   args: Record<string, unknown>,
   io: Io,
   open: NonNullable<MainDeps['openBackend']>,
+  argv: readonly string[] = [],
+  aliases: KnownOptions['alias'] = {},
 ): Promise<number> {
+  refuseRepeated(args, argv, aliases);
   const global = globalOptions(args);
   const ctx: CliContext = {
     io,
@@ -257,13 +288,12 @@ export function commandWord(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** `completion [bash|zsh]`: the script, calling back this program by the path it was run as. */
+/** `completion [bash|zsh]`: the script, calling this program back by its name (or through npx when not on PATH). */
 function printCompletion(argv: readonly string[], io: Io): number {
   const rest = argv.slice(argv.indexOf('completion') + 1).filter((a) => !a.startsWith('-'));
   if (rest.length > 1) throw usageError(`completion takes one shell name (bash or zsh), got ${rest.join(' ')}`);
   const shell = chooseShell(rest[0], io.env.SHELL);
-  const invoke = io.programPath ? [io.execPath ?? 'node', io.programPath] : ['hfi1-sdma'];
-  io.stdout(completionScript(shell, invoke));
+  io.stdout(completionScript(shell));
   return 0;
 }
 

@@ -1,64 +1,129 @@
-// Observing engines over successive samples, shared by engines, watch and health: one classifier
-// track per engine, each distinct source warning said once, and a gone device said once.
+// What the read commands share: the monitor they render, the warnings and unit problems they say once,
+// their exit status after a round, and how they name where the numbers come from.
+import { hostname } from 'node:os';
 import type { Backend, EngineSample, Unit } from '../backend.js';
-import { EXIT_CODES } from '../errors.js';
-import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, type EngineTrack, newTrack } from '../progress/classify.js';
+import { EXIT_CODES, type Hfi1SdmaError } from '../errors.js';
+import { goneAction } from '../monitor/findings.js';
+import { Monitor, type MonitorOptions, type MonitorTracks } from '../monitor/monitor.js';
+import { nextInstant } from '../monitor/pace.js';
+import type { Provenance, Round, UnitRound } from '../monitor/round.js';
+import { STRAND_SAMPLES } from '../progress/strand.js';
+import { sysrootOf } from './backend-select.js';
+import type { CliContext } from './context.js';
 import type { Io } from './io.js';
-import { isFrozenCapture } from './pace.js';
+import type { StopWatch } from './pace.js';
+import { missingSources } from './units.js';
 
-/** One engine of one round: the unit, the sample and the classifier's answer. */
-export interface Row {
-  unit: Unit;
-  s: EngineSample;
-  c: Classification;
+/** The options of a read command's monitor: the --unit selection, every port, the reduced-view note on a host. */
+export function commandMonitorOptions(backend: Backend, ctx: CliContext, o: MonitorOptions = {}): MonitorOptions {
+  const live = backend.kind === 'hw' && !backend.recording && sysrootOf(ctx.global) === '/';
+  return {
+    unit: ctx.global.unit,
+    requireUnit: true,
+    host: live ? hostname() : null,
+    ...(backend.kind === 'hw' && !backend.recording ? { reduced: missingSources } : {}),
+    ...o,
+  };
 }
 
-/** Classifier settings per unit: the stall window, the recovery window. */
-export interface ObserveOptions {
-  stallMs: number;
-  recoveryMs?: number;
+/** The monitor a read command renders (commandMonitorOptions), starting from `tracks` when given. */
+export function commandMonitor(backend: Backend, ctx: CliContext, o: MonitorOptions = {}, tracks?: MonitorTracks): Monitor {
+  return new Monitor(backend, commandMonitorOptions(backend, ctx, o), tracks);
 }
 
-/** Samples every selected unit each round and classifies each engine against its own history. */
-export class Observer {
-  private readonly tracks = new Map<string, EngineTrack>();
-  private readonly frozen: boolean;
-
-  constructor(
-    backend: Backend,
-    private readonly units: readonly Unit[],
-    private readonly opts: ObserveOptions,
-  ) {
-    this.frozen = isFrozenCapture(backend);
-  }
-
-  /** Sample every unit once and classify every engine. */
-  async round(): Promise<Row[]> {
-    const rows: Row[] = [];
-    for (const unit of this.units) {
-      const opts = {
-        ...DEFAULT_CLASSIFY_OPTIONS,
-        stallMs: this.opts.stallMs,
-        ...(this.opts.recoveryMs === undefined ? {} : { recoveryMs: this.opts.recoveryMs }),
-        descqCnt: unit.info.descqCnt,
-        frozen: this.frozen,
-      };
-      for (const s of await unit.sample()) {
-        // By name: unit numbers repeat across modules (hfi1_0, hfi2_0).
-        const key = `${unit.info.name}/${s.engine}`;
-        let track = this.tracks.get(key);
-        if (!track) {
-          track = newTrack();
-          this.tracks.set(key, track);
-        }
-        rows.push({ unit, s, c: classify(track, s, opts) });
-      }
+/**
+ * Says on stderr each distinct source warning of the units so far (every round's, not only the last's) that
+ * `said` does not hold yet; a command that renders several rounds passes the same set each time.
+ */
+export function sayWarnings(io: Io, round: Round, said: Set<string> = new Set()): void {
+  for (const u of round.units) {
+    for (const w of u.warnings) {
+      const key = `${u.info.name}\0${w.key}\0${w.path}`;
+      if (said.has(key)) continue;
+      said.add(key);
+      io.stderr(`hfi1-sdma: warning: ${w.message.startsWith(w.path) ? w.message : `${w.path}: ${w.message}`}\n`);
     }
-    return rows;
   }
 }
 
-/** Says each distinct source warning (by key) once per run, on stderr. */
+/** The one line that says a unit is gone and what to do. */
+export function goneMessage(u: Pick<UnitRound, 'info'>): string {
+  return `${u.info.name}: device gone: its registers read all-ones (the adapter was reset or fell off the PCI bus); ${goneAction(u.info)}`;
+}
+
+/**
+ * The exit status of a read command after its last round, saying on stderr what went wrong: a unit that could
+ * not be read exits as reading it alone would (65 malformed, 77 permission, 69 unavailable); a gone unit 69.
+ * The other units were shown all the same.
+ */
+export function roundStatus(io: Io, round: Round): number {
+  let status = 0;
+  for (const u of round.units) {
+    if (u.status === 'failed') {
+      io.stderr(`hfi1-sdma: ${u.error?.message ?? `${u.info.name}: ${u.problem ?? 'could not be read'}`}\n`);
+      if (status === 0) status = (u.error as Hfi1SdmaError | null)?.exitCode ?? EXIT_CODES.E_UNAVAILABLE;
+    }
+  }
+  for (const u of round.units) {
+    if (u.status !== 'gone') continue;
+    io.stderr(`hfi1-sdma: ${goneMessage(u)}\n`);
+    if (status === 0) status = EXIT_CODES.E_DEVICE_GONE;
+  }
+  for (const info of round.vanished) {
+    io.stderr(`hfi1-sdma: ${info.name}: vanished (no longer listed); ${goneAction(info)}\n`);
+    if (status === 0) status = EXIT_CODES.E_DEVICE_GONE;
+  }
+  return status;
+}
+
+/** Whether some waiter's candidate verdict (stranded, orphaned, a PSM stall) is still being confirmed. */
+export function confirming(round: Round): boolean {
+  return round.units.some((u) => u.waiters.judgements.some((j) => j.reason === 'confirming'));
+}
+
+/**
+ * Rounds until the round has something to say: on a recording, every instant (what it recorded is judged as
+ * it was); live, one round, then more (--strand-ms/2 apart, at most STRAND_SAMPLES + 1) while a waiter's
+ * candidate verdict is being confirmed, so a stranded sender is named, not left "confirming".
+ */
+export async function settledRound(monitor: Monitor, ctx: CliContext, stop: StopWatch): Promise<Round> {
+  let round = await monitor.round();
+  const rec = monitor.backend.recording;
+  const step = Math.max(1, Math.ceil(monitor.strandMs / 2));
+  for (let i = 1; rec || (i <= STRAND_SAMPLES && confirming(round)); i++) {
+    if (round.units.some((u) => u.status === 'gone')) break;
+    if (!(await nextInstant(monitor.backend, step, ctx.io.sleep, stop.signal))) break;
+    round = await monitor.round();
+  }
+  return round;
+}
+
+function utc(ms: number): string {
+  return `${new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '')} UTC`;
+}
+
+/** Where the numbers come from, for a header: `backend snapshot node17.tar.gz (host vm, captured …, 3 instants)`. */
+export function provenanceText(p: Provenance): string {
+  if (p.backend === 'emu') return "backend emu (the emulator, not this host's adapter)";
+  const parts: string[] = [];
+  if (p.host) parts.push(`host ${p.host}`);
+  if (p.capturedAtMs !== null) parts.push(`captured ${utc(p.capturedAtMs)}`);
+  if (p.instants !== null) parts.push(`${p.instants} instant${p.instants === 1 ? '' : 's'}`);
+  if (p.toolVersion) parts.push(`by hfi1-sdma ${p.toolVersion}`);
+  if (p.emulated) parts.push('emulated: not an adapter');
+  const what = p.backend === 'snapshot' ? `backend snapshot ${p.source ?? ''}`.trimEnd() : 'backend hw';
+  return parts.length ? `${what} (${parts.join(', ')})` : what;
+}
+
+/** The provenance in JSON: every field, null where unknown; capture time as ISO text too. */
+export function provenanceJson(p: Provenance) {
+  return { ...p, capturedAt: p.capturedAtMs === null ? null : new Date(p.capturedAtMs).toISOString() };
+}
+
+/** Says each distinct source warning (by key) once per run, on stderr: for the one-sample commands (fit, ring, progress). */
 export class WarningSayer {
   private readonly said = new Set<string>();
 
@@ -77,22 +142,9 @@ export class WarningSayer {
   }
 }
 
-/** The units with an engine that reads as gone, in order, each once. */
-export function goneUnits(rows: readonly { unit: Unit; s: EngineSample }[]): Unit[] {
-  const out: Unit[] = [];
-  for (const { unit, s } of rows) if (s.gone && !out.includes(unit)) out.push(unit);
-  return out;
-}
-
-/** The one line that says a unit is gone and what to do. */
-export function goneMessage(unit: Unit): string {
-  const pci = unit.info.pci ? ` and 'lspci -s ${unit.info.pci}'` : '';
-  return `${unit.info.name}: device gone: its registers read all-ones (the adapter was reset or fell off the PCI bus); check 'dmesg'${pci}, then reload the ${unit.info.flavour.module} driver or reboot`;
-}
-
-/** Exit status of a read command: 69 (E_DEVICE_GONE) after saying so on stderr when a unit is gone, else 0. */
+/** Exit status of a one-sample command: 69 (E_DEVICE_GONE) after saying so on stderr when its unit reads as gone, else 0. */
 export function goneStatus(io: Io, rows: readonly { unit: Unit; s: EngineSample }[]): number {
-  const gone = goneUnits(rows);
+  const gone = [...new Set(rows.filter((r) => r.s.gone).map((r) => r.unit))];
   for (const unit of gone) io.stderr(`hfi1-sdma: ${goneMessage(unit)}\n`);
   return gone.length > 0 ? EXIT_CODES.E_DEVICE_GONE : 0;
 }

@@ -56,7 +56,7 @@ export const progressCommand: CommandSpec = {
       if (first.gone) {
         ctx.io.stdout(
           ctx.global.json
-            ? `${JSON.stringify({ unit: unit.info.unit, engine, numDesc, gone: true, satisfied: false, reason: 'device-gone' })}\n`
+            ? `${JSON.stringify({ unit: unit.info.name, engine, numDesc, gone: true, satisfied: false, reason: 'device-gone' })}\n`
             : keyValues([
                 ['engine', `${unit.info.name} sdma${engine}`],
                 ['result', 'device gone: registers read all-ones, no sender on this engine will be woken'],
@@ -111,7 +111,7 @@ export const progressCommand: CommandSpec = {
           : `${ended ? endedWhy : 'timeout'} after ${waitedMs} ms: no movement (seq still ${seqAtSleep}, source ${s.seqSource}); a sender asleep now would wait for an interrupt that has not come`;
       if (ctx.global.json) {
         ctx.io.stdout(
-          `${JSON.stringify({ unit: unit.info.unit, engine, numDesc, seqAtSleep, seq: s.seq, seqSource: s.seqSource, moved: everMoved, free, freeAtSleep: freeCount(cnt, r0.head, r0.tail), result: o.result, satisfied, waitedMs, polls, reason: satisfied ? 'fits' : everMoved ? 'no-room' : 'no-movement' })}\n`,
+          `${JSON.stringify({ unit: unit.info.name, engine, numDesc, seqAtSleep, seq: s.seq, seqSource: s.seqSource, moved: everMoved, free, freeAtSleep: freeCount(cnt, r0.head, r0.tail), result: o.result, satisfied, waitedMs, polls, reason: satisfied ? 'fits' : everMoved ? 'no-room' : 'no-movement' })}\n`,
         );
       } else {
         ctx.io.stdout(

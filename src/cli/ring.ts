@@ -7,9 +7,9 @@ import { goneStatus, WarningSayer } from './observe.js';
 import { engineArg, sampleOne, singleUnit, withBackend } from './units.js';
 
 /** The `ring --json` shape (docs/json.md). */
-export function ringJson(r: RingDump) {
+export function ringJson(r: RingDump, unitName: string) {
   return {
-    unit: r.unit,
+    unit: unitName,
     engine: r.engine,
     descqCnt: r.descqCnt,
     head: r.head,
@@ -52,7 +52,7 @@ export const ringCommand: CommandSpec = {
       const engine = engineArg(args.engine, unit.info);
       const r = await unit.ring(engine);
       new WarningSayer(ctx.io).say([unit]);
-      ctx.io.stdout(ctx.global.json ? `${JSON.stringify(ringJson(r))}\n` : renderRing(r, unit.info.name));
+      ctx.io.stdout(ctx.global.json ? `${JSON.stringify(ringJson(r, unit.info.name))}\n` : renderRing(r, unit.info.name));
       // The ring is host memory and outlives the device: say when the engine behind it is gone.
       return goneStatus(ctx.io, [{ unit, s: await sampleOne(unit, engine) }]);
     });

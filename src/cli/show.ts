@@ -1,25 +1,44 @@
 // `show <engine>`: one engine in full, with CTRL, STATUS and ENG_ERR_STATUS decoded (SEND_DMA_* per-engine CSRs, chip_registers.h; SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
 import type { EngineSample, LinkState, UnitInfo } from '../backend.js';
+import type { EngineRound, UnitRound } from '../monitor/round.js';
+import { ageText } from '../monitor/words.js';
+import type { Classification } from '../progress/classify.js';
 import { ctrlNames, decodeEngErr, decodeStatus } from '../progress/csr.js';
 import { inProcessFor } from '../progress/driver.js';
 import { freeCount, inFlight, scheduleThreshold } from '../progress/ring.js';
 import type { CommandSpec } from './context.js';
-import { engineJson } from './engine-json.js';
+import { engineJson, verdictJson } from './engine-json.js';
 import { flavourJson, flavourPhrase } from './flavour.js';
 import { keyValues } from './format.js';
 import type { Paint } from './io.js';
-import { linkJson, linkPhrase, readLink } from './link.js';
-import { goneStatus, WarningSayer } from './observe.js';
-import { engineArg, sampleOne, singleUnit, withBackend } from './units.js';
+import { linkJson, linkPhrase, mainPort, portsHeader, portsJson } from './link.js';
+import { commandMonitor, provenanceJson, roundStatus, sayWarnings, settledRound } from './observe.js';
+import { watchForStop } from './pace.js';
+import { engineArg, withBackend } from './units.js';
+import { byEngine, waiterJson, waiterVerdictCell, whoCell } from './waiters.js';
+import { verdictCell } from './watch-screen.js';
 
 const hx = (v: bigint | null | undefined) => (v === null || v === undefined ? '-' : `0x${v.toString(16)}`);
 
-/** The `show` text of one sample. */
-export function renderShow(s: EngineSample, info: UnitInfo, paint: Paint, link: LinkState | null = null): string {
+/** The verdict line of `show`: the classifier's answer and how long a stuck head has stood (a lower bound where marked). */
+function verdictText(s: EngineSample, c: Classification, paint: Paint): string {
+  const stuck = c.stuckSinceMs === null ? '' : `, head still for ${ageText(s.timeMs - c.stuckSinceMs, c.stuckAtLeast)}`;
+  return `${verdictCell(c, paint)}${stuck}`;
+}
+
+/** The `show` text of one sample (with its verdict, when judged). */
+export function renderShow(
+  s: EngineSample,
+  info: UnitInfo,
+  paint: Paint,
+  link: LinkState | string | null = null,
+  verdict: Classification | null = null,
+): string {
   const pairs: [string, string][] = [
     ['engine', `${info.name} sdma${s.engine}${info.pci ? ` (${info.pci})` : ''}`],
     ['unit', `${info.flavour.module}  ${flavourPhrase(info)}`],
-    ['link', linkPhrase(link) ?? '-'],
+    ['link', (typeof link === 'string' ? link || null : linkPhrase(link)) ?? '-'],
+    ...(verdict ? ([['verdict', verdictText(s, verdict, paint)]] as [string, string][]) : []),
     ['state', s.gone ? paint('red', 'device gone: registers read all-ones') : (s.state ?? 'unknown (no sdes)')],
     ['irq cpu', s.cpu === null ? '-' : String(s.cpu)],
     ['vl', s.vl === null ? '-' : String(s.vl)],
@@ -94,18 +113,65 @@ export const showCommand: CommandSpec = {
     y.positional('engine', { type: 'string', describe: 'engine number' }).example('$0 show 3', 'engine 3 of the first unit'),
   async run(args, ctx) {
     return withBackend(ctx, async (backend) => {
-      const unit = await singleUnit(backend, ctx.global.unit);
-      const engine = engineArg(args.engine, unit.info);
-      const s = await sampleOne(unit, engine);
-      const link = await readLink(unit);
-      new WarningSayer(ctx.io).say([unit]);
-      const errCount = s.counters && !s.gone ? Number(s.counters.errCount) : null;
-      ctx.io.stdout(
-        ctx.global.json
-          ? `${JSON.stringify({ backend: backend.kind, ...engineJson(s, unit.info.descqCnt), errCount, link: linkJson(link), ...flavourJson(unit.info) })}\n`
-          : renderShow(s, unit.info, ctx.paint, link),
-      );
-      return goneStatus(ctx.io, [{ unit, s }]);
+      const monitor = commandMonitor(backend, ctx);
+      const first = await monitor.round();
+      const u = first.units[0] as UnitRound;
+      const engine = engineArg(args.engine, u.info);
+      const stop = watchForStop();
+      let round = first;
+      try {
+        // A waiter on this engine being confirmed as stranded gets its samples before the verdict is shown.
+        if (backend.recording || first.units.some((x) => x.waiters.judgements.some((j) => j.reason === 'confirming'))) {
+          round = await settledRound(monitor, ctx, stop);
+        }
+      } finally {
+        stop.dispose();
+      }
+      sayWarnings(ctx.io, round);
+      const unit = round.units.find((x) => x.info.name === u.info.name) ?? u;
+      const e = unit.engines.find((x) => x.sample.engine === engine);
+      if (!e) return roundStatus(ctx.io, round) || 69;
+      const mine = byEngine(unit.waiters.judgements.filter((j) => j.waiter.engine === engine));
+      if (ctx.global.json) {
+        const s = e.sample;
+        const errCount = s.counters && !s.gone ? Number(s.counters.errCount) : null;
+        const doc = {
+          backend: round.provenance.backend,
+          provenance: provenanceJson(round.provenance),
+          ...engineJson(s, unit.info),
+          ...verdictJson(s, e.verdict),
+          errCount,
+          link: linkJson(mainPort(unit.ports)),
+          ...flavourJson(unit.info),
+          links: portsJson(unit.ports),
+          waiters: e.waiters === null ? null : mine.map((j) => waiterJson(j, unit.waiters.timeMs ?? 0)),
+        };
+        ctx.io.stdout(`${JSON.stringify(doc)}\n`);
+      } else {
+        ctx.io.stdout(
+          renderShow(e.sample, unit.info, ctx.paint, portsHeader(unit.ports).replace(/^link /, ''), e.verdict) +
+            waitersText(unit, e, mine, ctx.paint),
+        );
+      }
+      return roundStatus(ctx.io, round);
     });
   },
 };
+
+/** The engine's waiters under `show`: one line each with its verdict, or why none can be listed. */
+function waitersText(
+  u: UnitRound,
+  e: EngineRound,
+  mine: readonly import('../progress/strand.js').WaiterJudgement[],
+  paint: Paint,
+): string {
+  const head = `waiters on ${u.info.name} sdma${e.sample.engine}:`;
+  if (e.waiters === null) return `${head} not visible here (hfi1-sdma waiters says why)\n`;
+  if (mine.length === 0) return `${head} none\n`;
+  const now = u.waiters.timeMs ?? 0;
+  const lines = mine.map(
+    (j) =>
+      `  ${whoCell(j)}  ${j.waiter.waitsFor} for ${ageText(now - j.firstSeenMs, j.ageAtLeast)}  ${waiterVerdictCell(j, paint)}\n`,
+  );
+  return `${head}\n${lines.join('')}`;
+}

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
+import { isEmulatedSysroot } from '../hw/paths.js';
 import type { CaptureOptions } from '../snapshot/capture.js';
 import type { ManifestV2 } from '../snapshot/format.js';
 import { MAX_INTERVAL_MS, MAX_SAMPLES, MIN_INTERVAL_MS } from '../snapshot/format.js';
@@ -15,7 +16,7 @@ import { checkSysroot, sysrootOf } from './backend-select.js';
 import type { CommandSpec, GlobalOptions } from './context.js';
 import { version } from './version.js';
 
-type Meta = { host: string; toolVersion: string; now: Date };
+type Meta = { host: string; toolVersion: string; now: Date; emulated?: boolean };
 type Pace = Pick<CaptureOptions, 'samples' | 'intervalMs'>;
 
 /** Render the emulator's host into a temporary tree and capture that; between instants its virtual time runs on. */
@@ -44,14 +45,19 @@ async function captureEmulated(global: GlobalOptions, out: string, meta: Meta, p
   };
   try {
     await write();
-    return await captureSnapshot(dir, out, meta, {
-      ...pace,
-      clock: { nowMs: () => u.nowMs },
-      sleep: async (ms) => {
-        u.runUntilMs(u.nowMs + ms);
-        await write();
+    return await captureSnapshot(
+      dir,
+      out,
+      { ...meta, emulated: true },
+      {
+        ...pace,
+        clock: { nowMs: () => u.nowMs },
+        sleep: async (ms) => {
+          u.runUntilMs(u.nowMs + ms);
+          await write();
+        },
       },
-    });
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
     forget();
@@ -92,11 +98,16 @@ export const snapshotCommand: CommandSpec = {
     const emulated = ctx.global.backend === 'emu';
     const m = emulated
       ? await captureEmulated(ctx.global, out, meta, pace)
-      : await captureSnapshot(sysroot, out, meta, {
-          ...pace,
-          clock: { nowMs: () => Date.now() },
-          sleep: ctx.io.sleep,
-        });
+      : await captureSnapshot(
+          sysroot,
+          out,
+          { ...meta, emulated: isEmulatedSysroot(sysroot) },
+          {
+            ...pace,
+            clock: { nowMs: () => Date.now() },
+            sleep: ctx.io.sleep,
+          },
+        );
     if (ctx.global.json) {
       ctx.io.stdout(`${JSON.stringify({ file: out, ...m })}\n`);
       return 0;

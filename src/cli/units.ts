@@ -1,6 +1,7 @@
 // Opening the selected backend and walking its units, for the commands that read engines.
 import type { Backend, EngineSample, SourceName, Unit, UnitInfo } from '../backend.js';
-import { Hfi1SdmaError, usageError } from '../errors.js';
+import { Hfi1SdmaError } from '../errors.js';
+import { selectionError } from '../monitor/monitor.js';
 import { engineIdsText } from '../progress/engine-ids.js';
 import { lookupUnit, type UnitId } from '../unit-id.js';
 import { parseIntArg } from './args.js';
@@ -17,19 +18,9 @@ export async function selectedUnits(backend: Backend, unit: UnitId | undefined):
   }
   let chosen = infos;
   if (unit !== undefined) {
-    const hit = lookupUnit(infos, unit);
-    if ('ambiguous' in hit) {
-      const names = hit.ambiguous.map((u) => u.name);
-      throw usageError(
-        `--unit ${unit} matches ${names.join(' and ')} on this host: give the name (--unit ${names[names.length - 1]})`,
-      );
-    }
-    if ('none' in hit) {
-      const have = infos.map((u) => u.name).join(', ');
-      const asked = typeof unit === 'string' ? unit : `hfi1_${unit} or hfi2_${unit}`;
-      throw new Hfi1SdmaError('E_NO_DEVICE', `no unit ${asked}: this host has ${have}`);
-    }
-    chosen = [hit.found];
+    const err = selectionError(infos, unit);
+    if (err) throw err;
+    chosen = infos.filter((u) => 'found' in lookupUnit([u], unit));
   }
   // By name: a number may be shared by hfi1_N and hfi2_N.
   return Promise.all(chosen.map((u) => backend.unit(u.name)));

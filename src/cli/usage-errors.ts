@@ -61,7 +61,7 @@ function typedWords(argv: readonly string[]): string[] {
   return out;
 }
 
-function unknownMessage(list: string, argv: readonly string[], opts: KnownOptions): string {
+function unknownMessage(list: string, argv: readonly string[], opts: KnownOptions, elsewhere?: OptionsElsewhere): string {
   const reported = new Set(list.split(/,\s*/));
   const parts: string[] = [];
   const seen = new Set<string>();
@@ -71,7 +71,13 @@ function unknownMessage(list: string, argv: readonly string[], opts: KnownOption
     seen.add(w);
     if (w.startsWith('-')) {
       const near = nearestOption(bare, opts);
-      parts.push(`unknown option ${w}${near ? ` (did you mean ${near.length === 1 ? '-' : '--'}${near}?)` : ''}`);
+      const other = near ? null : (elsewhere?.(bare) ?? null);
+      const hint = near
+        ? ` (did you mean ${near.length === 1 ? '-' : '--'}${near}?)`
+        : other
+          ? ` (--${other.option} is an option of ${other.commands.join(', ')}, not of this command)`
+          : '';
+      parts.push(`unknown option ${w}${hint}`);
     } else {
       parts.push(`unexpected argument ${JSON.stringify(w)}`);
     }
@@ -101,10 +107,36 @@ function missingMessage(list: string, opts: KnownOptions): string {
     .join('; ');
 }
 
+/** How to give each positional argument, by its name in the command string. */
+const POSITIONAL_EXAMPLES: Readonly<Record<string, string>> = {
+  engine: 'which engine? e.g. %s 3',
+  qw0: 'which descriptor? give both qwords, e.g. %s 0xc040000000100000 0x5',
+  qw1: 'give both qwords, e.g. %s 0xc040000000100000 0x5',
+  action: 'which action? run, write, serve or race, e.g. %s run',
+};
+
+/** `show: which engine? e.g. show 3` for a command string (`show <engine>`) missing its positional argument. */
+export function missingPositional(command: string): string {
+  const [word] = command.split(' ');
+  const name = /<([^>]+)>/.exec(command)?.[1] ?? 'argument';
+  const how = POSITIONAL_EXAMPLES[name] ?? `the ${name} is required, e.g. %s <${name}>`;
+  return `${word}: ${how.replace('%s', `hfi1-sdma ${word}`)}`;
+}
+
+/** Other commands' options, by command word (for a typo that matches an option of another command). */
+export type OptionsElsewhere = (typed: string) => { option: string; commands: string[] } | null;
+
 /** The usage message for a yargs failure `msg`, given what was typed and the options known. */
-export function usageMessage(msg: string, argv: readonly string[], opts: KnownOptions | null): string {
+export function usageMessage(
+  msg: string,
+  argv: readonly string[],
+  opts: KnownOptions | null,
+  command?: string,
+  elsewhere?: OptionsElsewhere,
+): string {
+  if (/^Not enough non-option arguments/.test(msg) && command) return missingPositional(command);
   const unknown = /^Unknown arguments?: (.*)$/.exec(msg);
-  if (unknown && opts) return unknownMessage(unknown[1] ?? '', argv, opts);
+  if (unknown && opts) return unknownMessage(unknown[1] ?? '', argv, opts, elsewhere);
   const missing = /^Missing required arguments?: (.*)$/.exec(msg);
   if (missing && opts) return missingMessage(missing[1] ?? '', opts);
   return msg;

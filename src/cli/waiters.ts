@@ -3,30 +3,26 @@
 // Exit 0 whatever the verdicts (health is the alerting path; scripts test `.stranded` in the JSON);
 // 69 when no selected unit can list waiters, or a unit is gone.
 import type { Argv } from 'yargs';
-import type { Backend, Unit } from '../backend.js';
 import { EXIT_CODES } from '../errors.js';
+import type { Monitor } from '../monitor/monitor.js';
+import { nextInstant } from '../monitor/pace.js';
+import type { Round, UnitRound } from '../monitor/round.js';
+import { seesWaiters } from '../monitor/waiters.js';
+import { whoText } from '../monitor/words.js';
 import { countVerdicts, STRAND_SAMPLES, type WaiterJudgement } from '../progress/strand.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
-import { goneStatus, Observer, type Row, WarningSayer } from './observe.js';
-import { isFrozenCapture, nextInstant, watchForStop } from './pace.js';
-import { engineArg, selectedUnits, withBackend } from './units.js';
-import { invisibleLines, seesWaiters, strandMsArg, type UnitWaiters, WaiterObserver } from './waiters-observe.js';
+import { commandMonitor, provenanceJson, provenanceText, roundStatus, sayWarnings } from './observe.js';
+import { watchForStop } from './pace.js';
+import { engineArg, withBackend } from './units.js';
+import { invisibleLines, strandMsArg } from './waiters-observe.js';
 import { shortDuration } from './watch-screen.js';
 
 /** Who a waiter is, as the table names it. */
 export function whoCell(j: WaiterJudgement): string {
-  const w = j.waiter;
-  switch (w.kind) {
-    case 'qp':
-      return `QP 0x${w.qpn.toString(16)} ${w.qpState ?? '?'}`;
-    case 'psm':
-      return `pid ${w.pid}${w.command ? ` ${w.command}` : ''}`;
-    case 'ipoib':
-      return `${w.netdev ?? '?'} txq ${w.txq ?? '?'}`;
-  }
+  return whoText(j.waiter);
 }
 
 /** The verdict as the table shows it, coloured by severity. */
@@ -46,13 +42,15 @@ export function waiterVerdictCell(j: WaiterJudgement, paint: Paint): string {
   }
 }
 
-/** One waiter in WaitersJson. */
+/** One waiter in WaitersJson: ageMs is how long the rule has seen it waiting, a lower bound where ageAtLeast. */
 export function waiterJson(j: WaiterJudgement, nowMs: number) {
   const { sinceMs, ...w } = j.waiter;
   return {
     ...w,
     sinceMs,
-    ageMs: Math.max(0, nowMs - sinceMs),
+    firstSeenMs: j.firstSeenMs,
+    ageMs: Math.max(0, nowMs - j.firstSeenMs),
+    ageAtLeast: j.ageAtLeast,
     verdict: j.verdict,
     reason: j.reason,
     probable: j.probable,
@@ -61,11 +59,20 @@ export function waiterJson(j: WaiterJudgement, nowMs: number) {
   };
 }
 
-function unitJson(uw: UnitWaiters, shown: readonly WaiterJudgement[]) {
-  const info = uw.unit.info;
+/** Waiters in the order an operator reads them: by engine (unknown last), then stranded first, then who. */
+export function byEngine(js: readonly WaiterJudgement[]): WaiterJudgement[] {
+  const rank = (j: WaiterJudgement) => (j.verdict === 'stranded' ? 0 : j.verdict === 'waiting' ? 2 : 1);
+  return [...js].sort(
+    (a, b) => (a.waiter.engine ?? 999) - (b.waiter.engine ?? 999) || rank(a) - rank(b) || whoCell(a).localeCompare(whoCell(b)),
+  );
+}
+
+function unitJson(u: UnitRound, shown: readonly WaiterJudgement[]) {
+  const uw = u.waiters;
   return {
-    unit: info.unit,
-    name: info.name,
+    unit: u.info.name,
+    name: u.info.name,
+    index: u.info.unit,
     listed: uw.listed,
     timeMs: uw.timeMs,
     visibility: uw.visibility,
@@ -77,12 +84,12 @@ function unitJson(uw: UnitWaiters, shown: readonly WaiterJudgement[]) {
 
 const HEADER = ['engine', 'kind', 'who', 'need', 'waiting for', 'verdict'];
 
-function rowsOf(uw: UnitWaiters, shown: readonly WaiterJudgement[], paint: Paint): string[][] {
+function rowsOf(u: UnitRound, shown: readonly WaiterJudgement[], paint: Paint): string[][] {
   return shown.map((j) => {
     const w = j.waiter;
-    const age = shortDuration(Math.max(0, (uw.timeMs ?? 0) - w.sinceMs));
+    const age = `${j.ageAtLeast ? '≥' : ''}${shortDuration(Math.max(0, (u.waiters.timeMs ?? 0) - j.firstSeenMs))}`;
     return [
-      `${uw.unit.info.name}/${w.engine ?? '?'}`,
+      `${u.info.name}/${w.engine ?? '?'}`,
       w.kind,
       whoCell(j),
       w.descriptorsNeeded === null ? '-' : String(w.descriptorsNeeded),
@@ -92,24 +99,26 @@ function rowsOf(uw: UnitWaiters, shown: readonly WaiterJudgement[], paint: Paint
   });
 }
 
-/** Observe engines and waiters: `count` rounds `intervalMs` apart; on a recording, every instant. */
-async function observe(backend: Backend, units: Unit[], ctx: CliContext, strandMs: number, count: number, intervalMs: number) {
-  const engines = new Observer(backend, units, { stallMs: 1000 });
-  const waiters = new WaiterObserver({ strandMs, frozen: isFrozenCapture(backend), strict: true });
+/** Observe engines and waiters on from `first`: `count` rounds in all, `intervalMs` apart; on a recording, every instant. */
+async function continueObserving(
+  monitor: Monitor,
+  ctx: CliContext,
+  first: Round,
+  count: number,
+  intervalMs: number,
+): Promise<Round> {
   const stop = watchForStop();
-  let rows: Row[] = [];
-  let uws: UnitWaiters[] = [];
+  let round = first;
   try {
-    for (let i = 0; backend.recording || i < count; i++) {
-      if (i > 0 && !(await nextInstant(backend, ctx.io, intervalMs, stop))) break;
-      rows = await engines.round();
-      uws = await waiters.round(units, rows);
-      if (rows.some((r) => r.s.gone)) break;
+    for (let i = 1; monitor.backend.recording || i < count; i++) {
+      if (round.units.some((u) => u.status === 'gone')) break;
+      if (!(await nextInstant(monitor.backend, intervalMs, ctx.io.sleep, stop.signal))) break;
+      round = await monitor.round();
     }
   } finally {
     stop.dispose();
   }
-  return { rows, uws };
+  return round;
 }
 
 export const waitersCommand: CommandSpec = {
@@ -138,44 +147,49 @@ export const waitersCommand: CommandSpec = {
         ? Math.max(1, Math.ceil(strandMs / 2))
         : parseIntArg('--interval-ms', args.intervalMs, 1, 3_600_000);
     return withBackend(ctx, async (backend) => {
-      const units = await selectedUnits(backend, ctx.global.unit);
-      const engine = args.engine === undefined ? null : engineArg(args.engine, (units[0] as Unit).info);
-      const { rows, uws } = await observe(backend, units, ctx, strandMs, count, intervalMs);
-      new WarningSayer(ctx.io).say(units);
-      const shownOf = (uw: UnitWaiters) => uw.judgements.filter((j) => engine === null || j.waiter.engine === engine);
-      const stranded = uws.reduce((n, uw) => n + shownOf(uw).filter((j) => j.verdict === 'stranded').length, 0);
+      const monitor = commandMonitor(backend, ctx, { strandMs, waiters: 'strict' });
+      const first = await monitor.round();
+      const unit0 = first.units[0];
+      const engine = args.engine === undefined || !unit0 ? null : engineArg(args.engine, unit0.info);
+      const round = count > 1 || backend.recording ? await continueObserving(monitor, ctx, first, count, intervalMs) : first;
+      sayWarnings(ctx.io, round);
+      const up = round.units.filter((u) => u.status === 'up');
+      const shownOf = (u: UnitRound) =>
+        byEngine(u.waiters.judgements.filter((j) => engine === null || j.waiter.engine === engine));
+      const stranded = up.reduce((n, u) => n + shownOf(u).filter((j) => j.verdict === 'stranded').length, 0);
       if (ctx.global.json) {
         const doc = {
-          backend: backend.kind,
+          backend: round.provenance.backend,
+          provenance: provenanceJson(round.provenance),
           strandMs,
           engine,
           stranded,
-          units: uws.map((uw) => unitJson(uw, shownOf(uw))),
+          units: up.map((u) => unitJson(u, shownOf(u))),
         };
         ctx.io.stdout(`${JSON.stringify(doc)}\n`);
       } else {
         let text = '';
-        for (const uw of uws) {
-          const shown = shownOf(uw);
-          text += `${uw.unit.info.name}  backend ${backend.kind}  strand ≥ ${strandMs} ms\n`;
-          if (!uw.listed) continue;
-          if (!seesWaiters(uw)) text += 'no kind of waiter can be seen here (see the notes below)\n';
+        for (const u of up) {
+          const shown = shownOf(u);
+          text += `${u.info.name}  ${provenanceText(round.provenance)}  strand ≥ ${strandMs} ms\n`;
+          if (!u.waiters.listed) continue;
+          if (!seesWaiters(u.waiters)) text += 'no kind of waiter can be seen here (see the notes below)\n';
           else if (shown.length === 0)
             text += `no waiters${engine === null ? '' : ` on engine ${engine}`} (of the kinds visible)\n`;
-          else text += table(HEADER, rowsOf(uw, shown, ctx.paint), new Set([3]));
+          else text += table(HEADER, rowsOf(u, shown, ctx.paint), new Set([3]));
         }
-        for (const l of invisibleLines(uws)) text += `note: ${l}\n`;
+        for (const l of invisibleLines(up)) text += `note: ${l}\n`;
         ctx.io.stdout(text);
       }
-      const gone = goneStatus(ctx.io, rows);
-      if (gone !== 0) return gone;
-      if (uws.every((uw) => !uw.listed)) {
+      const status = roundStatus(ctx.io, round);
+      if (status !== 0) return status;
+      if (up.every((u) => !u.waiters.listed)) {
         ctx.io.stderr(
           `hfi1-sdma: no selected unit can list its waiters (${backend.recording ? 'this snapshot holds no waiters' : `the ${backend.kind} backend does not read them`})\n`,
         );
         return EXIT_CODES.E_UNAVAILABLE;
       }
-      if (!uws.some(seesWaiters)) {
+      if (!up.some((u) => seesWaiters(u.waiters))) {
         ctx.io.stderr(
           'hfi1-sdma: no kind of waiter can be seen on the selected units: see the notes for why and what would help\n',
         );

@@ -9,11 +9,14 @@ import type { Paint } from './io.js';
 
 /** One engine of a frame. */
 export interface ScreenRow {
-  unit: Unit;
+  unit: Pick<Unit, 'info'>;
   s: EngineSample;
   c: Classification;
   /** Waiters on the engine: the count, `!` after it when one is stranded, `-` when not listed (absent: `-`). */
   wait?: string;
+  /** Waiters on it certainly and probably stranded (its verdict says so: an idle engine with a stranded waiter). */
+  stranded?: number;
+  probable?: number;
 }
 
 /** A bar of `width` cells showing fill in [0, 1]. */
@@ -38,13 +41,23 @@ export function shortDuration(ms: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-/** How long the head has not moved with work in flight (the classifier's stuckSinceMs), or `-`. */
+/**
+ * How long the head has not moved with work in flight (the classifier's stuckSinceMs), `≥` before it when the
+ * head stood still since the first sample (the stall began earlier), or `-`.
+ */
 export function stuckFor(s: EngineSample, c: Classification): string {
-  return c.stuckSinceMs === null ? '-' : shortDuration(Math.max(0, s.timeMs - c.stuckSinceMs));
+  if (c.stuckSinceMs === null) return '-';
+  return `${c.stuckAtLeast ? '≥' : ''}${shortDuration(Math.max(0, s.timeMs - c.stuckSinceMs))}`;
 }
 
-/** Colour a verdict for the screen. */
-export function verdictCell(c: Classification, paint: Paint): string {
+/** Colour a verdict for the screen; an engine with a stranded waiter says so, whatever its own verdict. */
+export function verdictCell(c: Classification, paint: Paint, strand: { stranded?: number; probable?: number } = {}): string {
+  const n = strand.stranded ?? 0;
+  const p = strand.probable ?? 0;
+  if (n > 0) return paint(['bold', 'red'], `STRANDED (${n} WAITER${n > 1 ? 'S' : ''})`);
+  if (p > 0 && c.verdict !== 'stalled' && c.verdict !== 'halted' && c.verdict !== 'gone') {
+    return paint('yellow', `stranded? (${p} waiter${p > 1 ? 's' : ''})`);
+  }
   const text = c.reason === 'moving' || c.reason === 'empty' ? c.verdict : `${c.verdict} (${c.reason})`;
   switch (c.verdict) {
     case 'stalled':
@@ -101,7 +114,7 @@ const COL = {
           : String(r.c.errCount),
   },
   wait: { head: 'wait', right: true, cell: (r, p) => (r.wait?.endsWith('!') ? p(['bold', 'red'], r.wait) : (r.wait ?? '-')) },
-  verdict: { head: 'verdict', cell: (r, p) => verdictCell(r.c, p) },
+  verdict: { head: 'verdict', cell: (r, p) => verdictCell(r.c, p, r) },
 } satisfies Record<string, Column>;
 
 function ringCell(r: ScreenRow, width: number): string {
@@ -109,7 +122,7 @@ function ringCell(r: ScreenRow, width: number): string {
   return n === null ? '' : bar(n / (r.unit.info.descqCnt - 1), width);
 }
 
-/** The layouts, widest first: the first whose lines fit the terminal is used. */
+/** The layouts, widest first: the first whose lines fit the terminal is used (the verdict before the state when narrow). */
 const LAYOUTS: readonly (readonly Column[])[] = [
   [
     COL.engine,
@@ -143,6 +156,8 @@ const LAYOUTS: readonly (readonly Column[])[] = [
     COL.verdict,
   ],
   [COL.engine, COL.shortState, COL.inflight, COL.descRate, COL.stuck, COL.wait, COL.verdict],
+  [COL.engine, COL.verdict, COL.stuck, COL.wait, COL.inflight],
+  [COL.engine, COL.verdict],
 ];
 
 function render(layout: readonly Column[], rows: readonly ScreenRow[], paint: Paint): string[] {
@@ -185,6 +200,47 @@ export function tableLines(rows: readonly ScreenRow[], paint: Paint, width: numb
     if (lines.every((l) => visibleLength(l) <= width)) return lines;
   }
   return lines.map((l) => fitLine(l, width));
+}
+
+/** How much an engine needs looking at: 0 stranded, stalled, halted or gone; 1 probably stranded; 2 backpressure or unknown; 3 healthy. */
+function sickness(r: ScreenRow): number {
+  if ((r.stranded ?? 0) > 0) return 0;
+  if (r.c.verdict === 'stalled' || r.c.verdict === 'halted' || r.c.verdict === 'gone') return 0;
+  if ((r.probable ?? 0) > 0) return 1;
+  if (r.c.verdict === 'backpressure' || (r.c.verdict === 'unknown' && r.c.reason !== 'warming-up')) return 2;
+  return 3;
+}
+
+/** An engine that needs looking at before any other: stranded (probably too), stalled, halted or gone. */
+export function sickRow(r: ScreenRow): boolean {
+  return sickness(r) <= 1;
+}
+
+/**
+ * The rows that fit `room` table rows: all of them when they fit; else the sickest first (in engine order within
+ * the same need), the last row saying how many more there are and what they are.
+ */
+export function rowsThatFit(rows: readonly ScreenRow[], room: number): { rows: ScreenRow[]; more: string | null } {
+  if (rows.length <= room) return { rows: [...rows], more: null };
+  const keep = Math.max(0, room - 1);
+  const order = rows.map((r, i) => ({ r, i, k: sickness(r) })).sort((a, b) => a.k - b.k || a.i - b.i);
+  const shown = new Set(order.slice(0, keep).map((x) => x.i));
+  const hidden = rows.filter((_, i) => !shown.has(i));
+  const counts = new Map<string, number>();
+  for (const r of hidden) counts.set(r.c.verdict, (counts.get(r.c.verdict) ?? 0) + 1);
+  const what = [...counts].map(([v, n]) => `${n} ${v}`).join(', ');
+  return {
+    rows: rows.filter((_, i) => shown.has(i)),
+    more: `… ${hidden.length} more engine${hidden.length === 1 ? '' : 's'}: ${what}`,
+  };
+}
+
+/** Cut a line of words to `width` at a word boundary, ending `…` when cut. */
+export function fitWords(line: string, width: number): string {
+  if (visibleLength(line) <= width) return line;
+  const cut = fitLine(line, Math.max(1, width - 1));
+  const space = cut.lastIndexOf(' ');
+  return `${space > width / 2 ? cut.slice(0, space) : cut}…`;
 }
 
 /** Draws frames on a terminal, writing only the lines that changed since the previous frame. */

@@ -1,62 +1,142 @@
-// `watch`: sample every interval and classify each engine. On a TTY a screen redrawn in place;
-// otherwise (or with --json) one NDJSON line per engine per sample. Memory stays bounded: only
-// the previous sample of each engine is kept.
+// `watch`: a round of the monitor every interval. On a TTY a screen redrawn in place that fits the terminal
+// (the sickest engines first when they do not all fit, a summary of the worst findings on top); otherwise (or
+// with --json) one NDJSON line per engine per round. Memory stays bounded: the monitor keeps only each
+// engine's previous sample.
 import type { Argv } from 'yargs';
-import type { EngineSample, LinkState, Unit } from '../backend.js';
-import type { Classification } from '../progress/classify.js';
+import type { UnitInfo } from '../backend.js';
+import type { Finding } from '../monitor/findings.js';
+import { rounds } from '../monitor/monitor.js';
+import type { EngineRound, Round, UnitRound } from '../monitor/round.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
-import { engineJson, errorHistoryJson } from './engine-json.js';
+import { engineJson, errorHistoryJson, verdictJson } from './engine-json.js';
 import type { Paint } from './io.js';
-import { linkActive, linkHeader, readLink } from './link.js';
-import { goneStatus, Observer, WarningSayer } from './observe.js';
-import { isFrozenCapture, nextInstant, watchForStop } from './pace.js';
-import { selectedUnits, withBackend } from './units.js';
-import { strandMsArg, WaiterObserver, waitCell, waitCounts, waiterFields, waitKey } from './waiters-observe.js';
-import { fitLine, ScreenPainter, type ScreenRow, tableLines } from './watch-screen.js';
+import { mainPort, portsHeader } from './link.js';
+import { commandMonitor, provenanceText, roundStatus, sayWarnings } from './observe.js';
+import { watchForStop } from './pace.js';
+import { withBackend } from './units.js';
+import { strandMsArg, waitCell, waiterFields } from './waiters-observe.js';
+import { fitLine, fitWords, rowsThatFit, ScreenPainter, type ScreenRow, sickRow, tableLines } from './watch-screen.js';
 
 export { bar, verdictCell } from './watch-screen.js';
 
-/** One NDJSON line of `watch --json` (docs/json.md): EngineJson plus the verdict fields. */
-export function watchLine(s: EngineSample, descqCnt: number, c: Classification, t: number, linkState: string | null = null) {
+/** One NDJSON line of `watch --json` (docs/json.md): EngineJson plus the verdict and waiter fields. */
+export function watchLine(e: EngineRound, info: Pick<UnitInfo, 'name' | 'descqCnt'>, t: number, linkState: string | null = null) {
+  const s = e.sample;
   return {
     t,
-    ...engineJson(s, descqCnt),
-    verdict: c.verdict,
-    reason: c.reason,
-    descPerSec: c.descPerSec === null ? null : Math.round(c.descPerSec),
-    txPerSec: c.txPerSec === null ? null : Math.round(c.txPerSec),
-    stallCount: c.stallCount,
-    stallMaxMs: c.stallMaxMs,
-    stuckSinceMs: c.stuckSinceMs,
-    orphanedWork: c.orphanedWork,
-    ...errorHistoryJson(c),
+    ...engineJson(s, info),
+    ...verdictJson(s, e.verdict),
+    ...errorHistoryJson(e.verdict),
     linkState,
+    ...waiterFields(e),
   };
 }
 
-/** Wall-clock time of day as the screen shows it: `HH:MM:SS` (local time). */
+/** Time of day as the screen shows it: `HH:MM:SS` (local time). */
 export function clockTime(epochMs: number): string {
   const d = new Date(epochMs);
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
 
-/** The lines of one screen: a title, one line per unit with a known link, the time line, the table. */
+/** The summary under the time line: the worst findings (warning or worse), at most two, and how many more. */
+export function summaryLines(findings: readonly Finding[], paint: Paint): string[] {
+  const bad = findings.filter((f) => f.severity === 'critical' || f.severity === 'warning');
+  const lines = bad.slice(0, 2).map((f) => {
+    const label = f.severity === 'critical' ? paint(['bold', 'red'], 'CRITICAL') : paint('yellow', 'WARNING');
+    return `${label} ${f.code} ${f.text}`;
+  });
+  if (bad.length > 2)
+    lines.push(`+${bad.length - 2} more finding${bad.length > 3 ? 's' : ''} ('hfi1-sdma health' lists them all)`);
+  return lines;
+}
+
+/** The screen rows of a round. */
+function screenRows(round: Round): ScreenRow[] {
+  return round.units.flatMap((u) =>
+    u.engines.map((e) => ({
+      unit: u,
+      s: e.sample,
+      c: e.verdict,
+      wait: waitCell(e),
+      stranded: e.waiters?.stranded ?? 0,
+      probable: e.waiters?.probable ?? 0,
+    })),
+  );
+}
+
+/**
+ * The lines of one screen that fit `width` × `height`. The title, the time line and the column header always;
+ * then, by need: the sick engines (stranded, stalled, halted, gone, probably stranded), the worst finding, the
+ * ports, the other findings, the other engines; a last line says how many engines did not fit.
+ */
 export function screenLines(
-  rows: readonly ScreenRow[],
-  links: ReadonlyMap<Unit, LinkState | null>,
+  round: Round,
   title: string,
   timeLine: string,
   paint: Paint,
   width: number,
+  height: number,
 ): string[] {
-  const lines = [title];
-  for (const [unit, link] of links) {
-    const l = linkHeader(link);
-    if (l) lines.push(`${unit.info.name} ${linkActive(link) ? l : paint('yellow', l)}`);
+  const ports: string[] = [];
+  for (const u of round.units) {
+    const l = portsHeader(u.ports);
+    if (l) ports.push(`${u.info.name} ${u.ports.some((p) => p.state === 'ACTIVE') ? l : paint('yellow', l)}`);
+    if (u.status === 'failed') ports.push(paint('yellow', `${u.info.name} not read: ${u.problem ?? 'unknown error'}`));
   }
-  lines.push(timeLine, ...tableLines(rows, paint, width));
+  const summary = summaryLines(round.findings, paint);
+  const all = screenRows(round);
+  // Title, time line, column header, and the line under the frame where the cursor rests.
+  let left = Math.max(1, height - 4);
+  const sick = all.filter((r) => sickRow(r)).length;
+  let rowRoom = Math.min(all.length, Math.max(1, Math.min(left, sick + (sick < all.length ? 1 : 0))));
+  left -= rowRoom;
+  const take = (lines: readonly string[], max: number) => {
+    const n = Math.max(0, Math.min(lines.length, left, max));
+    left -= n;
+    return lines.slice(0, n);
+  };
+  const worst = take(summary, 1);
+  const shownPorts = take(ports, ports.length);
+  const rest = take(summary.slice(1), summary.length);
+  const extra = Math.min(all.length - rowRoom, left);
+  rowRoom += extra;
+  const { rows, more } = rowsThatFit(all, rowRoom);
+  const summaryFit = (l: string) => fitWords(l, width);
+  const lines = [
+    fitWords(title, width),
+    ...shownPorts,
+    timeLine,
+    ...worst.map(summaryFit),
+    ...rest.map(summaryFit),
+    ...tableLines(rows, paint, width),
+  ];
+  if (more) lines.push(more);
   return lines.map((l) => fitLine(l, width));
+}
+
+/** The title of the screen: what is watched, how often, the stall window. */
+function titleOf(round: Round, intervalMs: number, stallMs: number): string {
+  const p = round.provenance;
+  const rec = p.backend === 'snapshot';
+  return `hfi1-sdma watch  ${provenanceText(p)}  ${rec ? 'instant by instant' : `every ${intervalMs} ms`}  stall ≥ ${stallMs} ms  Ctrl-C stops`;
+}
+
+/** The time line: wall time live, virtual time on the emulator, the recorded time on a recording. */
+function timeLineOf(
+  round: Round,
+  n: number,
+  wallNowMs: number,
+  rec: { position(): number; timesMs: readonly number[] } | undefined,
+): string {
+  const p = round.provenance;
+  if (rec) {
+    const at = rec.timesMs[rec.position()] ?? 0;
+    const when = p.capturedAtMs === null ? '' : `recorded ${clockTime(p.capturedAtMs + at)}  `;
+    return `${when}instant ${rec.position() + 1}/${rec.timesMs.length} (+${at} ms)`;
+  }
+  if (p.backend === 'emu') return `${clockTime(wallNowMs)}  virtual ${round.timeMs.toFixed(0)} ms  sample ${n}`;
+  return `${clockTime(wallNowMs)}  sample ${n}`;
 }
 
 export const watchCommand: CommandSpec = {
@@ -83,67 +163,54 @@ export const watchCommand: CommandSpec = {
     const strandMs = strandMsArg(args.strandMs);
     const screen = ctx.io.isTTY && !ctx.global.json;
     return withBackend(ctx, async (backend) => {
-      const units = await selectedUnits(backend, ctx.global.unit);
-      const observer = new Observer(backend, units, { stallMs });
-      const waiters = new WaiterObserver({ strandMs, frozen: isFrozenCapture(backend) });
-      const warnings = new WarningSayer(ctx.io);
+      const monitor = commandMonitor(backend, ctx, { stallMs, strandMs });
       const stop = watchForStop();
-      const rec = backend.recording;
-      const source = rec ? `recording ${rec.source} (${rec.timesMs.length} instants)` : `backend ${backend.kind}`;
       const painter = new ScreenPainter(ctx.io.stdout);
       const wallNow = ctx.io.nowMs ?? (() => Date.now());
       let t0: number | null = null;
+      let last: Round | null = null;
+      let n = 0;
+      const said = new Set<string>();
       try {
-        for (let i = 0; i < count; i++) {
-          if (i > 0 && !(await nextInstant(backend, ctx.io, intervalMs, stop))) break;
-          const engineRows = await observer.round();
-          const uws = await waiters.round(units, engineRows);
-          const counts = waitCounts(uws);
-          const rows: ScreenRow[] = engineRows.map((r) => ({
-            ...r,
-            wait: waitCell(
-              uws.find((u) => u.unit === r.unit),
-              counts.get(waitKey(r.unit, r.s.engine)),
-            ),
-          }));
-          const links = new Map<Unit, LinkState | null>();
-          for (const unit of units) links.set(unit, await readLink(unit));
-          warnings.say(units);
-          const first = rows[0];
-          if (t0 === null && first) t0 = first.s.timeMs;
+        for await (const round of rounds(monitor, { intervalMs, count, signal: stop.signal, sleep: ctx.io.sleep })) {
+          last = round;
+          n += 1;
+          sayWarnings(ctx.io, round, said);
+          t0 ??= round.units.flatMap((u) => u.engines)[0]?.sample.timeMs ?? null;
           if (screen) {
-            // A terminal that reports no width (0 under some pseudo-terminals) gets 80 columns.
+            // A terminal that reports no size (0 under some pseudo-terminals) gets 80 × 24.
             const width = ctx.io.columns ? Math.max(40, ctx.io.columns) : 80;
-            const title = `hfi1-sdma watch  ${source}  every ${intervalMs} ms  stall ≥ ${stallMs} ms  Ctrl-C stops`;
-            const at = rec
-              ? `instant ${rec.position() + 1}/${rec.timesMs.length} (+${rec.timesMs[rec.position()] ?? 0} ms)`
-              : backend.kind === 'emu' && first
-                ? `virtual ${first.s.timeMs.toFixed(0)} ms  sample ${i + 1}`
-                : `sample ${i + 1}`;
-            const timeLine = `${clockTime(wallNow())}  ${at}`;
-            painter.frame(screenLines(rows, links, title, timeLine, ctx.paint, width), width);
+            const height = ctx.io.rows ? Math.max(4, ctx.io.rows) : 24;
+            const lines = screenLines(
+              round,
+              titleOf(round, intervalMs, stallMs),
+              timeLineOf(round, n, wallNow(), backend.recording),
+              ctx.paint,
+              width,
+              height,
+            );
+            painter.frame(lines, width);
           } else {
-            let out = '';
-            for (const { unit, s, c } of rows) {
-              const linkState = links.get(unit)?.state ?? null;
-              const line = watchLine(s, unit.info.descqCnt, c, s.timeMs - (t0 ?? s.timeMs), linkState);
-              const wf = waiterFields(
-                uws.find((u) => u.unit === unit),
-                counts,
-                unit,
-                s.engine,
-              );
-              out += `${JSON.stringify({ ...line, ...wf })}\n`;
-            }
-            ctx.io.stdout(out);
+            ctx.io.stdout(ndjson(round, t0));
           }
           // A gone device does not come back: say so and end.
-          if (rows.some((r) => r.s.gone)) return goneStatus(ctx.io, rows);
+          if (round.units.some((u) => u.status === 'gone') || round.vanished.length > 0) break;
         }
-        return 0;
       } finally {
         stop.dispose();
       }
+      return last ? roundStatus(ctx.io, last) : 0;
     });
   },
 };
+
+/** The NDJSON lines of a round: one per engine. */
+function ndjson(round: Round, t0: number | null): string {
+  let out = '';
+  for (const u of round.units as UnitRound[]) {
+    const linkState = mainPort(u.ports)?.state ?? null;
+    for (const e of u.engines)
+      out += `${JSON.stringify(watchLine(e, u.info, e.sample.timeMs - (t0 ?? e.sample.timeMs), linkState))}\n`;
+  }
+  return out;
+}

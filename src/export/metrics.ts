@@ -1,28 +1,34 @@
-// The Prometheus metrics of hfi1-sdma: names with the hfi1_sdma_ prefix, units in the names,
-// counters ending in _total, labelled by unit and engine. Every round starts from nothing: a series
-// is served only when this round read it, so nothing stale survives a source that stopped
-// answering. Counters carry the kernel's own cumulative values (DQF, the interrupt and error
-// counters, DH), so rate() and increase() are right across exporter restarts, and a kernel-side
-// reset (a clean-up zeroing DH, a driver reload) is a counter reset as Prometheus expects.
-import { Counter, Gauge, type OpenMetricsContentType, openMetricsContentType, Registry } from 'prom-client';
-import type { EngineSample, LinkState, SourceWarning, UnitInfo } from '../backend.js';
-import type { Classification } from '../progress/classify.js';
+// The Prometheus metrics of hfi1-sdma: names with the hfi1_sdma_ prefix (hfi2 units too), units in the names,
+// counters ending in _total, labelled by unit (its name) and engine (its absolute index) or port. Every round
+// starts from nothing: a series is served only when this round read it, so nothing stale survives a source
+// that stopped answering. Counters carry the kernel's own cumulative values (DQF, the interrupt and error
+// counters, DH), so rate() and increase() are right across exporter restarts, and a kernel-side reset (a
+// clean-up zeroing DH, a driver reload) is a counter reset as Prometheus expects. A state, a verdict and a
+// port's link are one series each holding the current value as a label (no 0/1 fan-out over every value),
+// which keeps a 16-engine unit under 400 series.
+import {
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  type OpenMetricsContentType,
+  openMetricsContentType,
+  Registry,
+} from 'prom-client';
+import type { PortLink, SourceWarning, UnitInfo } from '../backend.js';
+import type { EngineRound, Round, UnitRound, UnitWaitersRound } from '../monitor/round.js';
+import { seesStrandable } from '../monitor/waiters.js';
 import { freeCount, inFlight } from '../progress/ring.js';
-import { STATE_NAMES } from '../progress/state.js';
-import { ALL_REASONS, ALL_VERDICTS } from '../progress/verdicts.js';
-import type { UnitWaiters } from './waiters.js';
 
 /** The classifier's verdict while it has too few samples to confirm one (warming up). */
 export const WARMING_UP = 'unknown';
-
-/** The port's logical states (sysfs ports/1/state), each served 0/1 while the link is readable. */
-export const LINK_STATES = ['DOWN', 'INIT', 'ARMED', 'ACTIVE', 'ACTIVE_DEFER'] as const;
 
 /** What `hfi1_sdma_build_info` says about this exporter. */
 export interface BuildInfo {
   version: string;
   /** `hw`, `emu` or `snapshot`: what the numbers come from. */
   backend: string;
+  /** The numbers describe the emulator (in process, an emulated sysroot, or a capture of one). */
+  emulated?: boolean;
 }
 
 function openMetricsRegistry(): Registry<OpenMetricsContentType> {
@@ -32,6 +38,7 @@ function openMetricsRegistry(): Registry<OpenMetricsContentType> {
 }
 
 const L = ['unit', 'engine'] as const;
+const P = ['unit', 'port'] as const;
 
 /** The product each chip is sold as (the `name` label of hfi1_sdma_unit_info). */
 const PRODUCT: Readonly<Record<UnitInfo['flavour']['chip'], string>> = { wfr: 'Omni-Path 100', jkr: 'CN5000' };
@@ -40,11 +47,6 @@ const PRODUCT: Readonly<Record<UnitInfo['flavour']['chip'], string>> = { wfr: 'O
 export class SdmaMetrics {
   readonly text = new Registry();
   readonly openMetrics = openMetricsRegistry();
-  /** Verdicts and reasons shown as 0/1: the classifier's lists plus any it returned since. */
-  private readonly verdicts = new Set<string>(ALL_VERDICTS);
-  private readonly reasons = new Set<string>(ALL_REASONS);
-  /** Link states shown as 0/1: the known ones plus any other a port reported since. */
-  private readonly linkStates = new Set<string>(LINK_STATES);
 
   private readonly registers = [this.text, this.openMetrics];
   private gauge<T extends string>(name: string, help: string, labelNames: readonly T[]): Gauge<T> {
@@ -54,45 +56,71 @@ export class SdmaMetrics {
     return new Counter({ name, help, labelNames, registers: this.registers });
   }
 
-  readonly buildInfo = this.gauge('hfi1_sdma_build_info', 'Always 1: the exporter version and the backend it reads', [
-    'version',
-    'backend',
-  ]);
-  readonly up = this.gauge(
-    'hfi1_sdma_up',
-    'Whether the unit could be sampled (1) or not (0); without a unit label, 0 when no unit was found',
-    ['unit'],
+  /** `processMetrics`: also serve the process's own process_* and nodejs_* series (the served exporter does). */
+  constructor(processMetrics = false) {
+    if (processMetrics) {
+      collectDefaultMetrics({ register: this.text });
+      collectDefaultMetrics({ register: this.openMetrics });
+    }
+  }
+
+  readonly buildInfo = this.gauge(
+    'hfi1_sdma_build_info',
+    "Always 1: the exporter version, the backend it reads (hw, emu, snapshot) and whether the numbers are the emulator's",
+    ['version', 'backend', 'emulated'],
   );
+  readonly units = this.gauge('hfi1_sdma_units', 'Units found (and units gone since); 0 when no hfi1 or hfi2 unit is found', []);
+  readonly up = this.gauge('hfi1_sdma_up', 'Whether the unit could be read this round (1) or not (0)', ['unit']);
   readonly unitInfo = this.gauge(
     'hfi1_sdma_unit_info',
     'Always 1: what kind of unit this is: the product name (Omni-Path 100 or CN5000), module hfi1|hfi2, chip wfr|jkr, driver upstream|cornelis|hfi2, ports; engine labels are absolute hardware indexes',
     ['unit', 'name', 'module', 'chip', 'driver', 'ports'],
   );
-  readonly deviceGone = this.gauge('hfi1_sdma_device_gone', 'The unit reads all-ones: the device is gone', ['unit']);
+  readonly deviceGone = this.gauge('hfi1_sdma_device_gone', 'The unit reads all-ones, or vanished: the device is gone', ['unit']);
   readonly sourceWarnings = this.gauge(
     'hfi1_sdma_source_warnings',
     'Each distinct warning a source raised since the unit was opened (the known part was used)',
     ['unit', 'source', 'key'],
   );
+  readonly ringSize = this.gauge('hfi1_sdma_ring_size_descriptors', 'Ring size of every engine of the unit (descq_cnt)', [
+    'unit',
+  ]);
   readonly linkUp = this.gauge(
     'hfi1_sdma_link_up',
-    "The port's logical state is ACTIVE (1) or not (0); absent when the link is not readable",
-    ['unit'],
+    "The port's logical state is ACTIVE (1) or not (0); absent when the port's state is not readable",
+    P,
   );
   readonly linkState = this.gauge(
     'hfi1_sdma_link_state',
-    "The port's logical state (sysfs ports/1/state): 1 for the current one, 0 for the others; absent when not readable",
-    ['unit', 'state'],
+    "Always 1: the port's logical and physical state now (sysfs ports/<port>/state, phys_state) as labels",
+    [...P, 'state', 'phys_state'],
   );
-  readonly state = this.gauge('hfi1_sdma_engine_state', 'Engine state: 1 for the current state name', [...L, 'state']);
+  readonly linkActiveSeen = this.gauge(
+    'hfi1_sdma_link_active_seen',
+    'The port was seen ACTIVE (1) since the exporter started, or in the state it carries: a port never ACTIVE (an unused port) never pages',
+    P,
+  );
+  readonly state = this.gauge('hfi1_sdma_engine_state', 'Always 1: the engine state name now, as the state label', [
+    ...L,
+    'state',
+  ]);
   readonly running = this.gauge('hfi1_sdma_engine_running', 'Engine in s99_Running', L);
+  readonly verdict = this.gauge('hfi1_sdma_verdict', 'Always 1: the classifier verdict and its reason now, as labels', [
+    ...L,
+    'verdict',
+    'reason',
+  ]);
+  readonly stalled = this.gauge(
+    'hfi1_sdma_stalled',
+    'Engine stalled (1) or not (0), confirmed by two samples; absent while the verdict is unknown',
+    L,
+  );
   readonly inFlight = this.gauge(
     'hfi1_sdma_in_flight_descriptors',
     'Descriptors written and not retired (descq_tail - descq_head)',
     L,
   );
   readonly free = this.gauge('hfi1_sdma_free_descriptors', 'Free descriptors (sdma_descq_freecnt)', L);
-  readonly ringSize = this.gauge('hfi1_sdma_ring_size_descriptors', 'Ring size (descq_cnt)', L);
   readonly descqFull = this.counter(
     'hfi1_sdma_descq_full_total',
     "Submissions that found the ring full: the kernel's descq_full_count (DQF)",
@@ -119,19 +147,6 @@ export class SdmaMetrics {
     'name',
     'halts',
   ]);
-  readonly verdict = this.gauge('hfi1_sdma_verdict', 'Classifier verdict: 1 for the current one, 0 for the others', [
-    ...L,
-    'verdict',
-  ]);
-  readonly reason = this.gauge('hfi1_sdma_verdict_reason', 'Classifier reason: 1 for the current one, 0 for the others', [
-    ...L,
-    'reason',
-  ]);
-  readonly stalled = this.gauge(
-    'hfi1_sdma_stalled',
-    'Engine stalled (1) or not (0), confirmed by two samples; absent while the verdict is unknown',
-    L,
-  );
   readonly stalls = this.counter('hfi1_sdma_stalls_total', 'Stalls detected since the exporter started', L);
   readonly longestStall = this.gauge(
     'hfi1_sdma_longest_stall_seconds',
@@ -145,12 +160,12 @@ export class SdmaMetrics {
   );
   readonly strandedWaiters = this.gauge(
     'hfi1_sdma_stranded_waiters',
-    'Waiters asleep on a running, empty, quiet engine for 3 samples spanning --strand-ms (a lost wake-up); absent when no QP or IPoIB waiter can be seen or before the third round',
+    'Waiters certainly stranded: asleep on a running, empty, quiet engine for 3 samples spanning --strand-ms, every other engine of the VL idle or retiring with room (a lost wake-up); absent when no QP or IPoIB waiter can be seen or before the third round',
     L,
   );
   readonly probablyStrandedWaiters = this.gauge(
     'hfi1_sdma_probably_stranded_waiters',
-    'As hfi1_sdma_stranded_waiters, where the engine is the one qp_stats printed and another engine of its VL was busy',
+    'As hfi1_sdma_stranded_waiters, where another engine of the VL was busy and short of room, so the waiter may sleep there',
     L,
   );
   readonly waitersVisible = this.gauge(
@@ -168,45 +183,68 @@ export class SdmaMetrics {
   /** Forget every series of the previous round and state the build info. */
   beginRound(info: BuildInfo): void {
     this.text.resetMetrics();
-    this.buildInfo.set({ version: info.version, backend: info.backend }, 1);
+    this.buildInfo.set({ version: info.version, backend: info.backend, emulated: String(info.emulated === true) }, 1);
   }
 
-  /** No unit was found (or the units could not be listed): `hfi1_sdma_up 0` without a unit label. */
-  noUnit(): void {
-    this.up.set({}, 0);
+  /** Every series of one round of the monitor. */
+  recordRound(r: Round): void {
+    this.units.set(r.units.length + r.vanished.length);
+    for (const u of r.units) this.recordUnit(u);
+    for (const info of r.vanished) {
+      this.up.set({ unit: info.name }, 0);
+      this.deviceGone.set({ unit: info.name }, 1);
+      this.recordUnitInfo(info.name, info);
+    }
   }
 
-  /** The unit-level series of one unit: whether it was read, whether the device is gone, its warnings. */
-  recordUnit(unit: string, up: boolean, gone: boolean, warnings: readonly SourceWarning[]): void {
-    this.up.set({ unit }, up ? 1 : 0);
-    this.deviceGone.set({ unit }, gone ? 1 : 0);
+  private recordUnit(u: UnitRound): void {
+    const unit = u.info.name;
+    this.up.set({ unit }, u.status === 'up' ? 1 : 0);
+    this.deviceGone.set({ unit }, u.status === 'gone' ? 1 : 0);
+    this.recordWarnings(unit, u.warnings);
+    this.recordUnitInfo(unit, u.info);
+    if (u.status !== 'gone') this.recordPorts(unit, u.ports, u.activeSeen);
+    // Unreadable: nothing of its engines is served.
+    if (u.status !== 'up') return;
+    this.ringSize.set({ unit }, u.info.descqCnt);
+    for (const e of u.engines) this.recordEngine(unit, u.info.descqCnt, e);
+    this.recordWaiters(
+      unit,
+      u.engines.map((e) => e.sample.engine),
+      u.waiters,
+    );
+  }
+
+  private recordWarnings(unit: string, warnings: readonly SourceWarning[]): void {
     for (const w of warnings) this.sourceWarnings.set({ unit, source: w.source, key: w.key }, 1);
   }
 
   /** What kind of unit `unit` is (served whether or not it could be sampled: it is known from discovery). */
-  recordUnitInfo(unit: string, info: Pick<UnitInfo, 'flavour'>): void {
+  private recordUnitInfo(unit: string, info: Pick<UnitInfo, 'flavour'>): void {
     const f = info.flavour;
     const name = PRODUCT[f.chip];
     this.unitInfo.set({ unit, name, module: f.module, chip: f.chip, driver: f.driver, ports: String(f.ports) }, 1);
   }
 
-  /** The link of one unit, when its state was read (nothing is served for an unreadable link). */
-  recordLink(unit: string, link: LinkState | null): void {
-    const state = link?.state;
-    if (!state) return;
-    this.linkStates.add(state);
-    this.linkUp.set({ unit }, state === 'ACTIVE' ? 1 : 0);
-    for (const st of this.linkStates) this.linkState.set({ unit, state: st }, state === st ? 1 : 0);
+  /** Every port whose state was read (nothing is served for an unreadable one). */
+  private recordPorts(unit: string, ports: readonly PortLink[], activeSeen: readonly number[]): void {
+    for (const p of ports) {
+      if (!p.state) continue;
+      const port = String(p.port);
+      this.linkUp.set({ unit, port }, p.state === 'ACTIVE' ? 1 : 0);
+      this.linkState.set({ unit, port, state: p.state, phys_state: p.physState ?? '' }, 1);
+      this.linkActiveSeen.set({ unit, port }, activeSeen.includes(p.port) ? 1 : 0);
+    }
   }
 
   /** The waiters of one readable unit: per engine and visible kind, stranded counts, visibility, PSM stalls. */
-  recordWaiters(unit: string, engines: readonly number[], uw: UnitWaiters): void {
+  private recordWaiters(unit: string, engines: readonly number[], uw: UnitWaitersRound): void {
     for (const v of uw.visibility) this.waitersVisible.set({ unit, kind: v.kind }, v.visible ? 1 : 0);
     if (!uw.listed) return;
     const visible = uw.visibility.filter((v) => v.visible).map((v) => v.kind);
     // Only a QP or an IPoIB queue can be stranded (a PSM writer stalls instead): with neither visible, no
-    // stranded series rather than a 0 nobody could see.
-    const strandable = uw.confirmable && visible.some((k) => k !== 'psm');
+    // stranded series rather than a 0 nobody could see; before the third round neither.
+    const strandable = uw.confirmable && seesStrandable(uw);
     const per = new Map<string, number>();
     const stranded = new Map<string, number>();
     const probable = new Map<string, number>();
@@ -221,7 +259,6 @@ export class SdmaMetrics {
     }
     for (const e of engines.map(String)) {
       for (const kind of visible) this.waiters.set({ unit, engine: e, kind }, per.get(`${e}\0${kind}`) ?? 0);
-      // Fewer than 3 rounds cannot show a stranded waiter: no series rather than a 0 nobody checked.
       if (!strandable) continue;
       this.strandedWaiters.set({ unit, engine: e }, stranded.get(e) ?? 0);
       this.probablyStrandedWaiters.set({ unit, engine: e }, probable.get(e) ?? 0);
@@ -233,15 +270,15 @@ export class SdmaMetrics {
     this.psmStalls.inc({ unit }, uw.psmStalls);
   }
 
-  /** Record one sample of one engine of a readable unit, and its classification. */
-  recordEngine(unit: string, descqCnt: number, s: EngineSample, c: Classification): void {
+  /** One engine of a readable unit, and its classification. */
+  private recordEngine(unit: string, descqCnt: number, e: EngineRound): void {
+    const { sample: s, verdict: c } = e;
     const lab = { unit, engine: String(s.engine) };
     // A state not read (no sdes: a reduced view) is not a state other than running: no series.
     if (s.state !== null) {
-      for (const st of STATE_NAMES) this.state.set({ ...lab, state: st }, s.state === st ? 1 : 0);
+      this.state.set({ ...lab, state: s.state }, 1);
       this.running.set(lab, s.state === 's99_Running' ? 1 : 0);
     }
-    this.ringSize.set(lab, descqCnt);
     if (s.sw) {
       this.inFlight.set(lab, inFlight(s.sw.descqHead, s.sw.descqTail));
       this.free.set(lab, freeCount(descqCnt, s.sw.descqHead, s.sw.descqTail));
@@ -254,11 +291,8 @@ export class SdmaMetrics {
       this.interrupts.inc({ ...lab, kind: 'idle' }, Number(s.counters.idleInt));
       this.engineErrors.inc(lab, Number(s.counters.errCount));
     }
-    for (const e of c.errors) this.errorBit.set({ ...lab, bit: String(e.bit), name: e.name, halts: String(e.halts) }, 1);
-    this.verdicts.add(c.verdict);
-    this.reasons.add(c.reason);
-    for (const v of this.verdicts) this.verdict.set({ ...lab, verdict: v }, c.verdict === v ? 1 : 0);
-    for (const r of this.reasons) this.reason.set({ ...lab, reason: r }, c.reason === r ? 1 : 0);
+    for (const b of c.errors) this.errorBit.set({ ...lab, bit: String(b.bit), name: b.name, halts: String(b.halts) }, 1);
+    this.verdict.set({ ...lab, verdict: c.verdict, reason: c.reason }, 1);
     // Unknown is neither stalled nor healthy: no series, so no alert and no false all-clear.
     if ((c.verdict as string) !== WARMING_UP) this.stalled.set(lab, c.verdict === 'stalled' ? 1 : 0);
     this.stalls.inc(lab, c.stallCount);

@@ -7,6 +7,9 @@ import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError } from '../errors.js';
+import type { MonitorTracks } from '../monitor/monitor.js';
+import { nextInstant, type Sleep } from '../monitor/pace.js';
+import { DEFAULT_STRAND_MS } from '../progress/strand.js';
 import { type ExporterOptions, Sampler } from './server.js';
 
 /** An open file, as much of it as the atomic write uses. */
@@ -105,8 +108,8 @@ export async function writeFileAtomic(target: string, text: string, fs: AtomicFs
 }
 
 /**
- * Series the exporter keeps itself across its rounds (not the kernel's): in a process that samples
- * once they would read 0 on every run, whatever happened, so they are not written.
+ * Series the exporter keeps itself across its rounds (not the kernel's): in a run that carries no state they
+ * would start from 0 every time, whatever happened, so they are not written then.
  */
 const OWN_SERIES = new Set(['hfi1_sdma_stalls_total', 'hfi1_sdma_longest_stall_seconds', 'hfi1_sdma_psm_stalls_total']);
 
@@ -122,12 +125,40 @@ export function withoutCounters(text: string): string {
     .join('\n');
 }
 
-/** Take one sample of every unit (every instant of a recording) and write the exporter's gauges (Prometheus text) to `target`. */
-export async function writeMetricsTextfile(o: ExporterOptions, target: string, fs: AtomicFs = nodeAtomicFs): Promise<void> {
-  const recording = o.backend.recording;
-  // A recording is read instant by instant, so what it recorded (a stall, a strand) is judged as it was.
-  const sampler = new Sampler(recording ? { ...o, minIntervalMs: 0 } : o);
+/** Samples a textfile run takes live: enough for the stranded rule (3 samples spanning --strand-ms). */
+export const TEXTFILE_SAMPLES = 3;
+
+/** How the textfile run paces its samples and carries its tracks. */
+export interface TextfileRun {
+  /** Wall-clock sleep between samples (a fake in tests). */
+  sleep: Sleep;
+  /** Tracks carried from the previous run (a state file), and whether they were: then the own series are written. */
+  tracks?: MonitorTracks;
+  /** Called with the monitor after the last sample (the caller saves its state). */
+  done?: (sampler: Sampler) => Promise<void>;
+}
+
+/**
+ * Sample every unit (every instant of a recording; live, 3 samples spanning --strand-ms, so a stranded waiter
+ * and, with the tracks of the previous run, a stall are judged) and write the metrics to `target`.
+ */
+export async function writeMetricsTextfile(
+  o: ExporterOptions,
+  target: string,
+  run: TextfileRun,
+  fs: AtomicFs = nodeAtomicFs,
+): Promise<void> {
+  const backend = o.backend;
+  const recording = backend.recording;
+  // Every round is a fresh sample: the run paces itself.
+  const sampler = new Sampler({ ...o, minIntervalMs: 0, ...(run.tracks ? { tracks: run.tracks } : {}) });
   await sampler.refresh();
-  while (recording && (await recording.advance())) await sampler.refresh();
-  await writeFileAtomic(target, withoutCounters(await sampler.metrics.text.metrics()), fs);
+  const stepMs = Math.max(1, Math.ceil((o.strandMs ?? DEFAULT_STRAND_MS) / (TEXTFILE_SAMPLES - 1)));
+  for (let i = 1; recording || i < TEXTFILE_SAMPLES; i++) {
+    if (!(await nextInstant(backend, stepMs, run.sleep))) break;
+    await sampler.refresh();
+  }
+  await run.done?.(sampler);
+  const text = await sampler.metrics.text.metrics();
+  await writeFileAtomic(target, run.tracks ? text : withoutCounters(text), fs);
 }

@@ -2,7 +2,7 @@
 // files the RDMA core, the module loader, the PCI core and procfs show. All optional: a file that
 // is absent or refuses the read (board_id fails with EINVAL when the board is unknown) is null.
 import { join } from 'node:path';
-import type { LinkState, SourceWarning, UnitContext } from '../backend.js';
+import type { LinkState, PortLink, SourceWarning, UnitContext } from '../backend.js';
 import { errnoCode, type HwFs, notRegularReason } from './fsio.js';
 import { identityValue, parsePortRate, parsePortState } from './parse/link.js';
 import type { UnitPaths } from './paths.js';
@@ -27,9 +27,9 @@ export function contextFiles(p: UnitPaths): Record<keyof UnitContext, string> {
   };
 }
 
-/** The port files behind LinkState, under the sysroot. */
-export function linkFiles(p: UnitPaths): Record<keyof LinkState, string> {
-  return { state: join(p.portDir, 'state'), physState: join(p.portDir, 'phys_state'), rate: join(p.portDir, 'rate') };
+/** The port files behind LinkState, under the sysroot (port 1's, or those of `portDir`). */
+export function linkFiles(p: UnitPaths, portDir = p.portDir): Record<keyof LinkState, string> {
+  return { state: join(portDir, 'state'), physState: join(portDir, 'phys_state'), rate: join(portDir, 'rate') };
 }
 
 /** Why a present file cannot be used as the kernel's (not regular, too large), or null for an ordinary failure. */
@@ -70,8 +70,8 @@ export async function readUnitContext(fs: HwFs, p: UnitPaths): Promise<{ context
  * The port's link now. A file that is absent or unreadable is null; one that is there but
  * malformed (or not a regular file) is null with a warning naming it. Null when no file is there.
  */
-export async function readLinkState(fs: HwFs, p: UnitPaths, log: WarningLog): Promise<LinkState | null> {
-  const files = linkFiles(p);
+export async function readLinkState(fs: HwFs, p: UnitPaths, log: WarningLog, portDir = p.portDir): Promise<LinkState | null> {
+  const files = linkFiles(p, portDir);
   const parsers: Record<keyof LinkState, (text: string, file: string) => string> = {
     state: parsePortState,
     physState: parsePortState,
@@ -96,4 +96,20 @@ export async function readLinkState(fs: HwFs, p: UnitPaths, log: WarningLog): Pr
     }
   }
   return present ? out : null;
+}
+
+/** The port numbers among a unit's `ports/` entries (1 and 2 on a CN5000), ascending; [1] when none is listed. */
+export function portNumbers(entries: readonly string[]): number[] {
+  const ports = entries.filter((n) => /^[1-9][0-9]?$/.test(n)).map(Number);
+  return ports.length === 0 ? [1] : [...new Set(ports)].sort((a, b) => a - b);
+}
+
+/** Every port's link now (ports/<p>/ for each listed port); a port with no file there is left out. */
+export async function readPortLinks(fs: HwFs, p: UnitPaths, entries: readonly string[], log: WarningLog): Promise<PortLink[]> {
+  const out: PortLink[] = [];
+  for (const port of portNumbers(entries)) {
+    const l = await readLinkState(fs, p, log, join(p.classDir, 'ports', String(port)));
+    if (l) out.push({ port, ...l });
+  }
+  return out;
 }

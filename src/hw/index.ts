@@ -11,6 +11,7 @@ import { engineSetOf } from './engines.js';
 import { decideFlavour } from './flavour.js';
 import { type HwFs, realFs, sdesCapBytes } from './fsio.js';
 import { parseSdes, type SdesDump } from './parse/sdes.js';
+import { isEmulatedSysroot } from './paths.js';
 import { descqCntFromLenGen, openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
 import { probeSources, readable } from './sources.js';
 import { HwUnit } from './unit.js';
@@ -124,8 +125,10 @@ export async function openHwBackend(opts: HwOptions): Promise<Backend> {
   const fs = opts.fs ?? realFs;
   const units = (await openUnits(opts.sysroot, clock, fs, opts.psmScan)).map((u) => u.unit);
   let closed = false;
+  const emulated = isEmulatedSysroot(opts.sysroot);
   return {
     kind: 'hw',
+    ...(emulated ? { origin: { host: null, capturedAtMs: null, toolVersion: null, emulated: true } } : {}),
     async units() {
       return units.map((u) => u.info);
     },

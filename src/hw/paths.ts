@@ -1,4 +1,5 @@
 // Where each source of a unit lives under the sysroot: the same paths as on a live host.
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Paths of one unit's sources. */
@@ -93,4 +94,17 @@ export function unitPaths(
 /** An engine's sysfs directory (sdma<N>/vl and cpu_list, sysfs.c). */
 export function engineDir(paths: UnitPaths, engine: number): string {
   return join(paths.classDir, `sdma${engine}`);
+}
+
+/** The file `emu write` and `emu serve` leave at the root of the trees they write: the sysroot is the emulator's. */
+export const EMULATED_MARKER = '.hfi1-sdma-emulated';
+
+/** Whether a sysroot directory is an emulated host (its root holds the marker as a regular file, not a link). */
+export function isEmulatedSysroot(sysroot: string): boolean {
+  if (sysroot === '/') return false;
+  try {
+    return lstatSync(join(sysroot, EMULATED_MARKER)).isFile();
+  } catch {
+    return false;
+  }
 }

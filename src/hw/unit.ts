@@ -10,6 +10,7 @@ import type {
   EngineCsrs,
   EngineSample,
   LinkState,
+  PortLink,
   RingDump,
   SourceStatus,
   SourceWarning,
@@ -22,7 +23,7 @@ import type {
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
 import { type ChipModel, chipModel } from '../progress/chip.js';
 import type { RegisterWindow } from './bar.js';
-import { readLinkState } from './context.js';
+import { readLinkState, readPortLinks } from './context.js';
 import type { FoundUnit } from './discover.js';
 import { formatEngineIds } from './engines.js';
 import { type HwFs, readSource, sdesCapBytes } from './fsio.js';
@@ -96,6 +97,11 @@ export class HwUnit implements Unit {
   /** The port's link now, from ports/1/state, phys_state and rate; null when none is there. */
   link(): Promise<LinkState | null> {
     return readLinkState(this.fs, this.found.paths, this.log);
+  }
+
+  /** Every port's link now, from ports/<p>/state, phys_state and rate of each port listed under the unit. */
+  links(): Promise<PortLink[]> {
+    return readPortLinks(this.fs, this.found.paths, this.found.flavourInputs.ports, this.log);
   }
 
   /** debugfs sdma_cpu_list (sdma_seqfile_dump_cpu_list, sdma.c), or null when it cannot be read or parsed. */

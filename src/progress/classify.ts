@@ -60,6 +60,8 @@ export interface EngineTrack {
   prev: EngineSample | null;
   /** When the head (software or hardware) last moved, or work first appeared. */
   lastMoveMs: number | null;
+  /** lastMoveMs is a time the head was seen to move (or the ring empty): false while it is the first sample's. */
+  lastMoveObserved: boolean;
   /** When H(D) last changed. */
   lastHeadDmaMoveMs: number | null;
   /** First sample at which the engine looked halted (state, status or error bits). */
@@ -89,6 +91,7 @@ export function newTrack(): EngineTrack {
   return {
     prev: null,
     lastMoveMs: null,
+    lastMoveObserved: false,
     lastHeadDmaMoveMs: null,
     haltSinceMs: null,
     flushSinceMs: null,
@@ -118,6 +121,11 @@ export interface Classification {
   stallMaxMs: number;
   /** When the current stall's head last moved; null when not stalled. */
   stuckSinceMs: number | null;
+  /**
+   * The head was not seen to move since the first sample, so stuckSinceMs is that sample's time and the stall
+   * is at least that old (it may have begun long before).
+   */
+  stuckAtLeast: boolean;
   /** Decoded error bits (halted and otherwise). */
   errors: EngErrBit[];
   /** The flush list stayed non-empty beyond the recovery window: txreqs nobody will complete. */
@@ -136,7 +144,15 @@ export interface Classification {
 
 type Core = Omit<
   Classification,
-  'stallCount' | 'stallMaxMs' | 'stuckSinceMs' | 'halts' | 'recoveries' | 'errCount' | 'errCountRise' | 'lastErrors'
+  | 'stallCount'
+  | 'stallMaxMs'
+  | 'stuckSinceMs'
+  | 'stuckAtLeast'
+  | 'halts'
+  | 'recoveries'
+  | 'errCount'
+  | 'errCountRise'
+  | 'lastErrors'
 >;
 
 function perSec(delta: number, dtMs: number): number | null {
@@ -243,6 +259,7 @@ function classifyCore(track: EngineTrack, cur: EngineSample, opts: ClassifyOptio
   if (halt && track.haltSinceMs !== null && now - track.haltSinceMs >= opts.recoveryMs) {
     track.suspect = false;
     track.lastMoveMs = now;
+    track.lastMoveObserved = true;
     return finish(track, { ...base, ...rates, verdict: 'halted', reason: halt });
   }
 
@@ -259,7 +276,10 @@ function classifyCore(track: EngineTrack, cur: EngineSample, opts: ClassifyOptio
     return finish(track, { ...base, ...rates, verdict: active ? 'progressing' : 'unknown', reason: 'no-ring-state' });
   }
 
-  if (base.inFlight === 0 || moved || track.lastMoveMs === null) track.lastMoveMs = now;
+  if (base.inFlight === 0 || moved || track.lastMoveMs === null) {
+    track.lastMoveMs = now;
+    track.lastMoveObserved = base.inFlight === 0 || moved;
+  }
   if (moved || base.inFlight === 0) track.seenMove = true;
   if (halt) {
     track.suspect = false;
@@ -302,6 +322,7 @@ function finish(track: EngineTrack, c: Core, stuckSinceMs: number | null = null)
     stallCount: track.stallCount,
     stallMaxMs: track.stallMaxMs,
     stuckSinceMs,
+    stuckAtLeast: stuckSinceMs !== null && !track.lastMoveObserved,
     halts: track.halts,
     recoveries: track.recoveries,
     errCount: errCount === null ? null : Number(errCount),

@@ -3,6 +3,7 @@
 // Pure; strand.ts adds the persistence over samples.
 
 import type { EngineSample, Waiter } from '../backend.js';
+import { freeCount } from './ring.js';
 import type { WaiterReason, WaiterVerdict } from './strand.js';
 
 /** QP states in which a waiting sender can send again (enum ib_qp_state: RTR, RTS, SQD, SQE). */
@@ -18,6 +19,10 @@ export interface EngineView {
   vl: number | null;
   /** The device reads all-ones: its waiters are moot, and the device itself is the finding. */
   gone: boolean;
+  /** Free descriptors (sdma_descq_freecnt) from DH/DT, or from H(HW)/T(HW) without sdes; null when unreadable. */
+  free: number | null;
+  /** descq_head (DH), free-running: what it retired; null without sdes. */
+  descqHead: number | null;
 }
 
 function quietKey(s: EngineSample): string {
@@ -39,6 +44,13 @@ function quietKey(s: EngineSample): string {
   ].join(',');
 }
 
+function freeOf(s: EngineSample, descqCnt: number): number | null {
+  if (s.gone) return null;
+  if (s.sw) return freeCount(descqCnt, s.sw.descqHead, s.sw.descqTail);
+  if (s.csr) return descqCnt - 1 - Number((s.csr.hwTail - s.csr.hwHead) & BigInt(descqCnt - 1));
+  return null;
+}
+
 function emptyOf(s: EngineSample): boolean | null {
   if (s.gone) return null;
   if (s.sw) {
@@ -55,14 +67,20 @@ export interface UnitView {
   notIdleByVl: Map<number, number>;
   /** The running engines. */
   running: number[];
+  /** Per VL, every engine serving it (by sysfs sdma<N>/vl). */
+  byVl: Map<number, number[]>;
 }
 
 const idle = (v: EngineView | undefined) => v?.running === true && v.empty === true;
 
-/** Each engine of one sample as the rule sees it; `quietKeys` holds each engine's key of the previous sample. */
-export function viewEngines(quietKeys: Map<number, string>, samples: readonly EngineSample[]): UnitView {
+/**
+ * Each engine of one sample as the rule sees it; `quietKeys` holds each engine's key of the previous sample,
+ * `descqCnt` is the unit's ring size.
+ */
+export function viewEngines(quietKeys: Map<number, string>, samples: readonly EngineSample[], descqCnt = 2048): UnitView {
   const engines = new Map<number, EngineView>();
   const notIdleByVl = new Map<number, number>();
+  const byVl = new Map<number, number[]>();
   const running: number[] = [];
   for (const s of samples) {
     const key = quietKey(s);
@@ -74,12 +92,19 @@ export function viewEngines(quietKeys: Map<number, string>, samples: readonly En
       quiet: prev === key,
       vl: s.vl,
       gone: s.gone,
+      free: freeOf(s, descqCnt),
+      descqHead: s.gone ? null : (s.sw?.descqHead ?? null),
     };
     engines.set(s.engine, v);
     if (v.running) running.push(s.engine);
-    if (v.vl !== null && !idle(v)) notIdleByVl.set(v.vl, (notIdleByVl.get(v.vl) ?? 0) + 1);
+    if (v.vl !== null) {
+      const list = byVl.get(v.vl) ?? [];
+      list.push(s.engine);
+      byVl.set(v.vl, list);
+      if (!idle(v)) notIdleByVl.set(v.vl, (notIdleByVl.get(v.vl) ?? 0) + 1);
+    }
   }
-  return { engines, notIdleByVl, running };
+  return { engines, notIdleByVl, running, byVl };
 }
 
 /** A verdict the waiter would get if it held long enough, and what must stay quiet meanwhile. */
@@ -89,6 +114,11 @@ export interface Candidate {
   probable: boolean;
   /** The engine(s) that must stay quiet for the candidate to keep holding. */
   quietNeeded: number[];
+  /**
+   * For a QP or IPoIB queue stranded only probably because other engines of its VL were not idle: those engines.
+   * Evidence gathered on them over the streak can make the verdict certain (strand.ts).
+   */
+  siblings: number[];
 }
 
 /** What one waiter would be, judged on this sample alone (before persistence). */
@@ -99,6 +129,7 @@ export function candidateOf(w: Waiter, unit: UnitView): Candidate {
     reason,
     probable: false,
     quietNeeded: [],
+    siblings: [],
   });
   if (views.size > 0 && [...views.values()].every((v) => v.gone)) return plain('unknown', 'device-gone');
   if (w.kind === 'psm') {
@@ -108,7 +139,7 @@ export function candidateOf(w: Waiter, unit: UnitView): Candidate {
     if (scope.length === 0) return known ? plain('orphaned', 'engine-not-running') : plain('unknown', 'engine-unknown');
     if (scope.some((e) => views.get(e)?.empty === null)) return plain('unknown', 'no-ring-state');
     if (!scope.every((e) => idle(views.get(e)))) return plain('waiting', known ? 'engine-busy' : 'unit-busy');
-    return { verdict: 'psm-stall', reason: 'lost-wakeup', probable: !known, quietNeeded: scope };
+    return { verdict: 'psm-stall', reason: 'lost-wakeup', probable: !known, quietNeeded: scope, siblings: [] };
   }
   if (w.waitsFor !== 'dma-desc') return plain('waiting', 'other-list');
   if (w.onList === false) return plain('waiting', 'off-list');
@@ -123,8 +154,10 @@ export function candidateOf(w: Waiter, unit: UnitView): Candidate {
   if (w.ownPending !== null && w.ownPending > 0) return plain('waiting', 'own-pending');
   if (v.empty === null) return plain('unknown', 'no-ring-state');
   if (!v.empty) return plain('waiting', 'engine-busy');
-  // qp_stats prints an engine recomputed at print time: the QP may sleep on another engine of its VL.
-  // v itself is running and empty, so every not-idle engine of its VL is a sibling.
-  const probable = w.source === 'qp_stats' && (v.vl === null || (unit.notIdleByVl.get(v.vl) ?? 0) > 0);
-  return { verdict: 'stranded', reason: 'lost-wakeup', probable, quietNeeded: [w.engine] };
+  // qp_stats prints an engine recomputed at print time (qp_to_sdma_engine): the QP may sleep on another engine of
+  // its VL. v itself is running and empty, so every not-idle engine of its VL is a sibling that could hold it.
+  const printed = w.source === 'qp_stats';
+  const probable = printed && (v.vl === null || (unit.notIdleByVl.get(v.vl) ?? 0) > 0);
+  const siblings = probable && v.vl !== null ? (unit.byVl.get(v.vl) ?? []).filter((e) => e !== w.engine) : [];
+  return { verdict: 'stranded', reason: 'lost-wakeup', probable, quietNeeded: [w.engine], siblings };
 }

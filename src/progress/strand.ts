@@ -15,10 +15,22 @@
 // the engine quiet (DH, DT, TXH, TXT, DQF, the interrupt counters and seq unchanged) across the
 // span: that persistence removes snapshot skew between qp_stats and sdes and the torn, transient
 // flag/on-list mismatches of an unlocked qp_stats read.
+//
+// Certain or probable. qp_stats prints the engine qp_to_sdma_engine (qp.c) computes at print time, which
+// need not be the engine whose dmawait list holds the QP: any engine of the same VL may. While such a
+// sibling is busy, the QP may be a legitimate waiter there. The kernel's wake rule settles it with
+// evidence: every retirement pass (sdma_make_progress, sdma.c) that retired something calls
+// sdma_desc_avail, which walks the engine's dmawait list in order, takes at most SDMA_WAIT_BATCH_SIZE (20)
+// waiters, and stops at the first whose need (iowait_get_all_desc: at most MAX_WAITER_NEED) exceeds the
+// free count. So a waiter on a sibling that keeps retiring with room for any waiter leaves the list within a
+// few passes: it does not stay asleep while that sibling turns its whole ring over with room at both ends
+// of every interval. A sibling that stayed idle and quiet would strand it as surely as the printed engine.
+// When every sibling of the VL gave one of these two pieces of evidence over the streak, the strand is
+// certain; until then it is probable.
 
 import type { EngineSample, Waiter, WaitersSample } from '../backend.js';
-import { SDMA_WAIT_BATCH_SIZE } from './constants.js';
-import { type Candidate, candidateOf, type UnitView, viewEngines } from './strand-sample.js';
+import { MAX_WAITER_NEED, SDMA_WAIT_BATCH_SIZE } from './constants.js';
+import { type Candidate, candidateOf, type EngineView, type UnitView, viewEngines } from './strand-sample.js';
 import { waiterKey } from './waiters.js';
 
 /** Every waiter verdict, in a stable order. */
@@ -52,16 +64,34 @@ export const DEFAULT_STRAND_MS = 200;
 /** A PSM writer's wait ends by itself after this long (SDMA_IOWAIT_TIMEOUT, user_sdma.h). */
 export const PSM_WAIT_TIMEOUT_MS = 1000;
 
+/** A waiter first seen after a gap in observation this long began at an unknown time before (ms). */
+const UNSEEN_GAP_MS = 1000;
+
 /** Rule settings. */
 export interface StrandOptions {
   /** A candidate must hold this long (default 200). */
   strandMs: number;
   /** A recording of one instant: nothing can move, so no time-based verdict. */
   frozen?: boolean;
+  /** The unit's ring size (a sibling that retires a whole ring gives evidence); 2048 when left out. */
+  descqCnt?: number;
+}
+
+/** What a sibling engine of a probably stranded waiter's VL showed since the candidate began to hold. */
+export interface SiblingEvidence {
+  /** Running and empty at every sample, and quiet between them. */
+  idleQuiet: boolean;
+  /** Descriptors retired over intervals that began and ended with the engine running with room for any waiter. */
+  roomRetired: number;
+  /** DH and whether it had room, at the previous sample. */
+  prevHead: number | null;
+  prevRoom: boolean;
+  /** Running at the latest sample. */
+  running: boolean;
 }
 
 /** What the rule remembers of one waiter. */
-interface WaiterTrack {
+export interface WaiterTrack {
   /** The identity it was first seen with (a PSM pid reused by another command is a new waiter). */
   identity: string;
   candidate: WaiterVerdict | null;
@@ -73,11 +103,18 @@ interface WaiterTrack {
   episodes: number;
   confirmed: boolean;
   seenAtRound: number;
+  /** When it was first seen waiting, and whether it may have waited long before that (first round, or a gap). */
+  firstSeenMs: number;
+  firstSeenAtLeast: boolean;
+  /** Evidence on the siblings of its VL over the current streak, by engine. */
+  siblings: Map<number, SiblingEvidence>;
 }
 
 /** What the rule remembers of one unit: its engines' previous quiet keys, its waiters. */
 export interface StrandTrack {
   round: number;
+  /** When the previous round was judged (ms), or null before the first. */
+  lastRoundMs: number | null;
   quietKeys: Map<number, string>;
   waiters: Map<string, WaiterTrack>;
   /** PSM stall episodes of writers no longer seen (kept so a repeated stall is counted across writers). */
@@ -86,7 +123,7 @@ export interface StrandTrack {
 
 /** A fresh track for one unit. */
 export function newStrandTrack(): StrandTrack {
-  return { round: 0, quietKeys: new Map(), waiters: new Map(), psmStallsGone: 0 };
+  return { round: 0, lastRoundMs: null, quietKeys: new Map(), waiters: new Map(), psmStallsGone: 0 };
 }
 
 /** The rule's answer for one waiter. */
@@ -104,6 +141,10 @@ export interface WaiterJudgement {
   holdingSinceMs: number | null;
   /** Confirmed stranded or psm-stall episodes of this waiter so far. */
   episodes: number;
+  /** When the rule first saw it waiting (ms of the backend's clock). */
+  firstSeenMs: number;
+  /** It may have waited long before firstSeenMs (first seen at the first sample, or after a gap): its age is a lower bound. */
+  ageAtLeast: boolean;
 }
 
 function identityOf(w: Waiter): string {
@@ -122,8 +163,10 @@ export function judgeWaiters(
   opts: StrandOptions,
 ): WaiterJudgement[] {
   track.round += 1;
-  const views = viewEngines(track.quietKeys, engines);
+  const views = viewEngines(track.quietKeys, engines, opts.descqCnt);
   const now = sample.timeMs;
+  const gap = track.lastRoundMs === null || now - track.lastRoundMs >= UNSEEN_GAP_MS;
+  track.lastRoundMs = now;
   const unique = new Map<string, Waiter>();
   for (const w of sample.waiters) unique.set(waiterKey(w), w);
   const crowd = new Map<number, number>();
@@ -144,6 +187,9 @@ export function judgeWaiters(
         episodes: 0,
         confirmed: false,
         seenAtRound: track.round,
+        firstSeenMs: now,
+        firstSeenAtLeast: gap,
+        siblings: new Map(),
       };
       track.waiters.set(key, t);
     }
@@ -167,23 +213,30 @@ function judgeOne(t: WaiterTrack, w: Waiter, c: Candidate, views: UnitView, now:
     t.candidate = null;
     t.streak = 0;
     t.confirmed = false;
+    t.siblings.clear();
   } else if (t.candidate === c.verdict && t.streak > 0 && quiet) {
     t.streak += 1;
+    gatherEvidence(t.siblings, c.siblings, views);
   } else {
     t.candidate = c.verdict;
     t.streak = 1;
     t.streakSinceMs = now;
     t.confirmed = false;
+    t.siblings.clear();
+    gatherEvidence(t.siblings, c.siblings, views);
   }
   const holdingSinceMs = timed ? t.streakSinceMs : null;
+  const probable = c.probable && !certainBySiblings(t.siblings, c.siblings, opts.descqCnt ?? 2048);
   // Plain literals, not spreads: this runs once per waiter per sample (thousands of QPs at 10 Hz).
   const judged = (verdict: WaiterVerdict, reason: WaiterReason): WaiterJudgement => ({
     waiter: w,
     verdict,
     reason,
-    probable: c.probable,
+    probable,
     holdingSinceMs,
     episodes: t.episodes,
+    firstSeenMs: t.firstSeenMs,
+    ageAtLeast: t.firstSeenAtLeast,
   });
   if (!timed) return judged(c.verdict, c.reason);
   const held = !opts.frozen && t.streak >= STRAND_SAMPLES && now - t.streakSinceMs >= opts.strandMs;
@@ -191,6 +244,47 @@ function judgeOne(t: WaiterTrack, w: Waiter, c: Candidate, views: UnitView, now:
   if (!t.confirmed && (c.verdict === 'stranded' || c.verdict === 'psm-stall')) t.episodes += 1;
   t.confirmed = true;
   return judged(c.verdict, c.verdict === 'stranded' && t.crowd > SDMA_WAIT_BATCH_SIZE ? 'batch-limit' : c.reason);
+}
+
+/** The engine has room for any waiter at the head of its dmawait list (and is running). */
+function hasRoom(v: EngineView): boolean {
+  return v.running && v.free !== null && v.free >= MAX_WAITER_NEED;
+}
+
+/** Update the evidence of each sibling with this sample (the first sample of a streak starts it). */
+function gatherEvidence(evidence: Map<number, SiblingEvidence>, siblings: readonly number[], views: UnitView): void {
+  for (const e of siblings) {
+    const v = views.engines.get(e);
+    if (!v) {
+      evidence.delete(e);
+      continue;
+    }
+    const idleNow = v.running && v.empty === true;
+    const room = hasRoom(v);
+    const ev = evidence.get(e);
+    if (!ev) {
+      evidence.set(e, { idleQuiet: idleNow, roomRetired: 0, prevHead: v.descqHead, prevRoom: room, running: v.running });
+      continue;
+    }
+    ev.idleQuiet = ev.idleQuiet && idleNow && v.quiet;
+    if (ev.prevRoom && room && ev.prevHead !== null && v.descqHead !== null) {
+      const d = (v.descqHead - ev.prevHead) >>> 0;
+      // A clean-up resets DH to 0: a huge u32 delta is that, not retirement.
+      if (d <= 0x7fff_ffff) ev.roomRetired += d;
+    }
+    ev.prevHead = v.descqHead;
+    ev.prevRoom = room;
+    ev.running = v.running;
+  }
+}
+
+/** Every sibling gave evidence that it holds no waiter that long: idle and quiet, or a whole ring retired with room. */
+function certainBySiblings(evidence: Map<number, SiblingEvidence>, siblings: readonly number[], descqCnt: number): boolean {
+  if (siblings.length === 0) return false;
+  return siblings.every((e) => {
+    const ev = evidence.get(e);
+    return ev?.running === true && (ev.idleQuiet || ev.roomRetired >= descqCnt);
+  });
 }
 
 /** Confirmed PSM stall episodes of a unit so far, of writers still seen and gone. */

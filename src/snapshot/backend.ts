@@ -1,8 +1,9 @@
 // A snapshot played back as a backend: the live-host reader over each recorded instant's tree, with
 // the instant's capture time as its clock, and a Recording to step through the instants. Paths of
 // the temporary tree never reach the user: errors, sources and warnings name `archive:entry`.
-import type { Backend, Recording, SourceWarning, Unit, UnitInfo } from '../backend.js';
+import type { Backend, BackendOrigin, Recording, SourceWarning, Unit, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
+import { escapeControls } from '../hw/parse/text.js';
 import { carrySince, type Waiter } from '../progress/waiters.js';
 import { type OpenedSnapshot, type OpenOptions, openSnapshot } from './open.js';
 
@@ -45,11 +46,14 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
   const rename = renamer(snap.tree, snap.archive);
   const { openHwBackend } = await import('../hw/index.js');
   const timesMs = snap.instants.map((i) => i.timeMs);
+  const origin = originOf(snap);
+  // Sample times are the recorded ones (epoch ms) where the manifest says when it started; else ms from the first.
+  const t0 = origin.capturedAtMs ?? 0;
   let position = 0;
   let current: Backend;
   const openInstant = (k: number) => {
     const inst = snap.instants[k] as { sysroot: string; timeMs: number };
-    return mapped(() => openHwBackend({ sysroot: inst.sysroot, clock: { nowMs: () => inst.timeMs } }), rename);
+    return mapped(() => openHwBackend({ sysroot: inst.sysroot, clock: { nowMs: () => t0 + inst.timeMs } }), rename);
   };
   try {
     current = await openInstant(0);
@@ -96,6 +100,7 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
     sample: (engines) => mapped(async () => (await current.unit(n)).sample(engines), rename),
     ring: (engine) => mapped(async () => (await current.unit(n)).ring(engine), rename),
     link: () => mapped(async () => (await (await current.unit(n)).link?.()) ?? null, rename),
+    links: () => mapped(async () => (await (await current.unit(n)).links?.()) ?? [], rename),
     waiters: () =>
       mapped(async () => {
         const u = await current.unit(n);
@@ -132,6 +137,7 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
   return {
     kind: 'hw',
     recording,
+    origin,
     units: async () => (await current.units()).map((i) => mapInfo(i, rename)),
     async unit(id) {
       if (closed) throw new Hfi1SdmaError('E_INTERNAL', 'the backend is closed');
@@ -149,5 +155,18 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
       await current.close();
       await snap.close();
     },
+  };
+}
+
+/** Who captured the snapshot, where and when, from its manifest (text shown to a terminal has its controls escaped). */
+function originOf(snap: OpenedSnapshot): BackendOrigin {
+  const m = snap.plan.manifest;
+  const at = Date.parse(m.time);
+  const shown = (t: string) => (t === '' ? null : escapeControls(t.slice(0, 256)));
+  return {
+    host: shown(m.host),
+    capturedAtMs: Number.isFinite(at) ? at : null,
+    toolVersion: shown(m.toolVersion),
+    emulated: 'emulated' in m && m.emulated === true,
   };
 }

@@ -132,7 +132,7 @@ async function addKernelLog(out: ArchiveWriter, sysroot: string, budget: Context
 export async function captureSnapshot(
   sysroot: string,
   outFile: string,
-  meta: { host: string; toolVersion: string; now: Date },
+  meta: { host: string; toolVersion: string; now: Date; emulated?: boolean },
   opts: CaptureOptions,
 ): Promise<ManifestV2> {
   const units = await discoverUnits(sysroot);
@@ -152,6 +152,7 @@ export async function captureSnapshot(
     units: units.map((u) => (u.chip === 'jkr' ? { name: u.name, pci: u.pci, chip: 'jkr' } : { name: u.name, pci: u.pci })),
     once: [],
     instants: [],
+    ...(meta.emulated ? { emulated: true } : {}),
   };
   const rel = (p: string) => relative(sysroot, p);
   const budget = new ContextBudget(opts.contextCapBytes);

@@ -72,6 +72,8 @@ export interface ManifestV2 {
   /** Sysroot-relative files captured at the first instant only and the same at every instant. */
   once: string[];
   instants: Instant[];
+  /** Captured from the emulator (--backend emu, or an emulated sysroot): not an adapter. Absent in older snapshots. */
+  emulated?: boolean;
 }
 
 export type SnapshotManifest = ManifestV1 | ManifestV2;

@@ -48,17 +48,23 @@ describe('health thresholds and findings agree', () => {
     expect(perf).toMatch(/backpressure=\d+( |$)/);
   });
 
-  it('-w and -c move the level, and the perfdata carries them', async () => {
+  it('a full ring that keeps retiring is healthy by default; -w and -c move the level, and the perfdata carries them', async () => {
     const full: Script = (e, t) => ({ dh: t, dt: t + 2040, dqf: t + e });
-    const warn = await run(['health'], new FakeBackend(full, 2));
+    const quiet = await run(['health'], new FakeBackend(full, 2));
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toMatch(/full=2;;/);
+    expect(quiet.stdout).not.toMatch(/persistently full/);
+    const warn = await run(['health', '-w', 'full=0'], new FakeBackend(full, 2));
     expect(warn.code).toBe(1);
     expect(warn.stdout).toMatch(/full=2;0;/);
-    const crit = await run(['health', '-c', 'full=1'], new FakeBackend(full, 2));
+    expect(warn.stdout).toMatch(/^WARNING: SD106 hfi1_0 sdma0 ring persistently full/m);
+    const crit = await run(['health', '-w', 'full=0', '-c', 'full=1'], new FakeBackend(full, 2));
     expect(crit.code).toBe(2);
     expect(crit.stdout).toMatch(/full=2;0;1/);
-    const off = await run(['health', '-w', 'full=off'], new FakeBackend(full, 2));
-    expect(off.code).toBe(0);
-    expect(off.stdout).toMatch(/^OK: hfi1_0 sdma0 ring persistently full/m);
+    const under = await run(['health', '-w', 'full=5'], new FakeBackend(full, 2));
+    expect(under.code).toBe(0);
+    // Below a threshold the user set, the finding is a plain line, not prefixed with a level.
+    expect(under.stdout).toMatch(/^SD106 hfi1_0 sdma0 ring persistently full/m);
   });
 });
 
@@ -67,7 +73,7 @@ describe('health sees what a single sample misses', () => {
     const down: Script = () => ({ dh: 0, dt: 0, state: 's20_Idle', ctrl: 0n });
     const r = await run(['health'], new FakeBackend(down, 16));
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^HFI1-SDMA WARNING - emulator: 1 finding\(s\): hfi1_0 all 16 engines in s20_Idle, not running/);
+    expect(r.stdout).toMatch(/^HFI1-SDMA WARNING - emulator: SD107 hfi1_0 all 16 engines in s20_Idle, not running/);
     expect(r.stdout).not.toMatch(/healthy/);
     expect(r.stdout.split('\n').filter((l) => l.startsWith('WARNING:'))).toHaveLength(1);
   });
@@ -92,7 +98,7 @@ describe('health sees what a single sample misses', () => {
     const r = await run(['health'], new FakeBackend(blip, 2));
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
-      /WARNING: hfi1_0 sdma1 engine errors rose by 1 during the check \(SDMAErrCt 8, 1 halt\(s\) and 1 recovery\(ies\) seen\); error bits last seen: SDmaGenMismatchErr/,
+      /WARNING: SD103 hfi1_0 sdma1 engine errors rose by 1 while watched \(SDMAErrCt 8, 1 halt\(s\) and 1 recovery\(ies\) seen\); error bits last seen: SDmaGenMismatchErr/,
     );
   });
 

@@ -36,7 +36,7 @@ describe('hfi1_0 and hfi2_0 on one host', () => {
   it('health confirms the stall on hfi2_0 sdma0 while hfi1_0 sdma0 moves', async () => {
     const r = await runCli(['health', '--stall-ms', '400'], {}, false, '', bothModules());
     expect(r.code, r.stdout).toBe(2);
-    expect(r.stdout).toMatch(/^CRITICAL: hfi2_0 sdma0 stalled \(chip-not-fetching\)/m);
+    expect(r.stdout).toMatch(/^CRITICAL: SD101 hfi2_0 sdma0 stalled \(chip-not-fetching\)/m);
     expect(r.stdout).not.toMatch(/hfi1_0 sdma0 stalled/);
   });
 

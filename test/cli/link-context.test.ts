@@ -107,24 +107,23 @@ describe('show and watch with the link', () => {
 describe('health names the link as the cause of idle engines', () => {
   const down: Script = () => ({ dh: 0, dt: 0, state: 's20_Idle', ctrl: 0n });
 
-  it('a readable link that is down is named in the one WARNING line, explaining the idle engines', async () => {
+  it('a readable port that is down is named in the one WARNING line, explaining the idle engines', async () => {
     const r = await runCli(['health'], {}, false, '', new FakeBackend(down, 16, 2048, { link: DOWN }));
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
-      /^HFI1-SDMA WARNING - emulator: 1 finding\(s\): hfi1_0 link DOWN \(Polling\): all 16 engines in s20_Idle, not running \(SDMA stays disabled while the port is not ACTIVE\)/,
+      /^HFI1-SDMA WARNING - emulator: SD305 hfi1_0 has no ACTIVE port \(port 1 DOWN \(Polling\)\): SDMA stays disabled, nothing is sent; all 16 engine\(s\) idle in s20_Idle/,
     );
-    expect(r.stdout.split('\n').filter((l) => l.startsWith('WARNING:'))).toEqual([
-      'WARNING: hfi1_0 link DOWN (Polling): all 16 engines in s20_Idle, not running (SDMA stays disabled while the port is not ACTIVE)',
-    ]);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('WARNING:'))).toHaveLength(1);
+    expect(r.stdout).toMatch(/ noport=1;0; /);
   });
 
   it('an ACTIVE link does not get the blame; an unknown link is not named', async () => {
     const up = await runCli(['health'], {}, false, '', new FakeBackend(down, 4, 2048, { link: UP }));
-    expect(up.stdout).toMatch(
-      /hfi1_0 all 4 engines in s20_Idle, not running \(the link ACTIVE \(LinkUp\) is up, so the engines were stopped\)/,
-    );
+    expect(up.stdout).toMatch(/hfi1_0 all 4 engines in s20_Idle, not running \(port 1 is ACTIVE, so the engines were stopped\)/);
     const unknown = await runCli(['health'], {}, false, '', new FakeBackend(down, 4, 2048, { link: null }));
-    expect(unknown.stdout).toMatch(/hfi1_0 all 4 engines in s20_Idle, not running \(SDMA disabled: the link is down/);
+    expect(unknown.stdout).toMatch(
+      /hfi1_0 all 4 engines in s20_Idle, not running \(SDMA disabled: no port is ACTIVE, or the engines were stopped/,
+    );
     expect(unknown.stdout).not.toMatch(/link DOWN|link ACTIVE/);
   });
 });

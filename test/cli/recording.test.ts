@@ -32,7 +32,7 @@ describe('a recording of several instants', () => {
   it('health judges the recording over its own window', async () => {
     const r = await runCli(['health'], {}, false, '', recorded([0, 700, 1400, 2100]));
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/^HFI1-SDMA CRITICAL - snapshot node17\.tar\.gz: 1 finding\(s\): hfi1_0 sdma1 stalled/);
+    expect(r.stdout).toMatch(/^HFI1-SDMA CRITICAL - snapshot node17\.tar\.gz: SD101 hfi1_0 sdma1 stalled/);
   });
 
   it('engines shows the last instant, with what was seen along the way', async () => {

@@ -17,9 +17,16 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function stripTimes(j: { units: { engines: { timeMs: number; sources: string[] }[] }[] }) {
-  for (const u of j.units) for (const e of u.engines) e.timeMs = 0;
-  return j;
+/** The engines of a document, without what differs between a live read and its recording: times and provenance. */
+function stripTimes(j: {
+  backend?: string;
+  provenance?: unknown;
+  units: { engines: { timeMs: number; sources: string[]; reason?: string }[] }[];
+}) {
+  // A recording of one instant cannot say warming-up (nothing will move): its reason differs, not its engines.
+  for (const u of j.units) for (const e of u.engines) Object.assign(e, { timeMs: 0, reason: '' });
+  const { backend: _b, provenance: _p, ...rest } = j;
+  return rest;
 }
 
 describe('snapshot', () => {
@@ -58,7 +65,19 @@ describe('snapshot', () => {
     const live = await runCli(['--sysroot', root, '--backend', 'hw', 'engines', '--json']);
     const back = await runCli(['--sysroot', out, '--backend', 'hw', 'engines', '--json']);
     expect(back.code).toBe(0);
-    expect(stripTimes(JSON.parse(back.stdout))).toEqual(stripTimes(JSON.parse(live.stdout)));
+    const doc = JSON.parse(back.stdout);
+    // The recording says what it is: a snapshot, of which host, captured when, by which version.
+    expect(doc.backend).toBe('snapshot');
+    expect(doc.provenance).toMatchObject({
+      backend: 'snapshot',
+      source: out,
+      instants: 1,
+      emulated: false,
+      toolVersion: expect.any(String),
+    });
+    expect(typeof doc.provenance.host).toBe('string');
+    expect(Date.parse(doc.provenance.capturedAt)).toBeGreaterThan(0);
+    expect(stripTimes(doc)).toEqual(stripTimes(JSON.parse(live.stdout)));
     const show = await runCli(['--sysroot', out, 'show', '1', '--json']);
     expect(JSON.parse(show.stdout).sources).toContain('bar');
   });
@@ -85,13 +104,18 @@ describe('snapshot', () => {
     expect(readdirSync(outDir)).toEqual(['y.tar.gz']);
   });
 
-  it('captures the emulator’s host with --backend emu, and reads it back as a live host', async () => {
+  it('captures the emulator’s host with --backend emu, and reads it back as the emulator’s, not a host’s', async () => {
     const out = join(tmp(), 'emu.tar.gz');
     const r = await runCli(['--backend', 'emu', '--engines', '2', '--at-ms', '10', 'snapshot', '-o', out]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     const back = JSON.parse((await runCli(['--sysroot', out, 'engines', '--json'])).stdout);
-    expect(back.backend).toBe('hw');
+    expect(back.backend).toBe('snapshot');
+    expect(back.provenance.emulated).toBe(true);
+    const text = (await runCli(['--sysroot', out, 'engines'])).stdout;
+    expect(text).toMatch(
+      /backend snapshot \S+emu\.tar\.gz \(host [^,]+, captured [0-9-]+ [0-9:]+ UTC, 1 instant, by hfi1-sdma [^,]+, emulated: not an adapter\)/,
+    );
     expect(back.units[0].engines.map((e: { state: string }) => e.state)).toEqual(['s99_Running', 's99_Running']);
     expect(back.units[0].engines[0].sources).toEqual(expect.arrayContaining(['sdes', 'bar', 'counters']));
   });

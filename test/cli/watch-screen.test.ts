@@ -60,7 +60,7 @@ describe('watch screen width', () => {
       for (const line of out.split(/\n|\x1b\[\d+;1H/).map(stripAnsi)) expect(line.length).toBeLessThanOrEqual(columns);
       const screen = screenOf(out);
       for (const line of screen) expect(line.length).toBeLessThanOrEqual(columns);
-      expect(screen.find((l) => l.startsWith('hfi1_0/2'))).toMatch(/ 2\.0s +(\d+ +)?(-|\d+!?) +STALLED \(CHIP-NOT-FETCHING\)$/);
+      expect(screen.find((l) => l.startsWith('hfi1_0/2'))).toMatch(/ ≥2\.0s +(\d+ +)?(-|\d+!?) +STALLED \(CHIP-NOT-FETCHING\)$/);
       expect(screen.find((l) => l.startsWith('engine'))).toMatch(/\bstuck\b/);
       expect(screen).toContain('hfi1_0 link ACTIVE LinkUp 100 Gb/sec (4X EDR)');
     });

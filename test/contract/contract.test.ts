@@ -131,7 +131,7 @@ describe('the two emulator views agree', () => {
   // Fields that differ by construction: when and from where; seq is the head-lock sequence in
   // the emulator and 2 × interrupt passes through the counters.
   const comparable = (s: EngineSample) => {
-    const { timeMs, sources, seq, seqSource, csr, ...rest } = engineJson(s, 2048);
+    const { timeMs, sources, seq, seqSource, csr, ...rest } = engineJson(s, { name: `hfi1_${s.unit}`, descqCnt: 2048 });
     return { ...rest, csr: csr && { ...csr, descFetchedCnt: null } };
   };
 

@@ -157,7 +157,7 @@ describe('hfi1-sdma as a child process', () => {
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stdout).toMatch(/^HFI1-SDMA CRITICAL/);
-    expect(bad.stdout).toMatch(/CRITICAL: hfi1_0 sdma3 stalled \(chip-not-fetching\)/);
+    expect(bad.stdout).toMatch(/CRITICAL: SD101 hfi1_0 sdma3 stalled \(chip-not-fetching\)/);
   });
 
   it('log reads standard input', () => {
@@ -195,7 +195,9 @@ describe('hfi1-sdma as a child process', () => {
 
   it('export serves metrics and exits 0 on SIGTERM', async () => {
     const x = await startExporterChild([...EMU, 'export', '--listen', '127.0.0.1:0'], children);
-    expect(await x.scrape()).toMatch(/hfi1_sdma_ring_size_descriptors\{unit="hfi1_0",engine="3"\} 2048/);
+    const body = await x.scrape();
+    expect(body).toMatch(/hfi1_sdma_ring_size_descriptors\{unit="hfi1_0"\} 2048/);
+    expect(body).toMatch(/hfi1_sdma_free_descriptors\{unit="hfi1_0",engine="3"\} \d+/);
     const exited = new Promise<number | null>((resolve) => x.child.on('exit', (code) => resolve(code)));
     x.child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -62,7 +62,7 @@ describe('a gone device (--fault device-gone@10)', () => {
   it('health is CRITICAL in one line for the unit, naming the emulator', async () => {
     const r = await runCli([...EMU, '--fault', 'device-gone@10', 'health', '--stall-ms', '100']);
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/^HFI1-SDMA CRITICAL - emulator: 1 finding\(s\): hfi1_0 \(0000:05:00\.0\) gone/);
+    expect(r.stdout).toMatch(/^HFI1-SDMA CRITICAL - emulator: SD301 hfi1_0 \(0000:05:00\.0\) gone/);
     expect(r.stdout.split('\n').filter((l) => l.startsWith('CRITICAL:'))).toHaveLength(1);
   });
 });
@@ -71,7 +71,9 @@ describe('health as a Nagios plugin', () => {
   it('link-down is a WARNING naming s20_Idle, not "healthy"', async () => {
     const r = await runCli([...EMU, '--fault', 'link-down@10', 'health', '--stall-ms', '100']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^HFI1-SDMA WARNING - emulator: .*all 4 engines in s20_Idle/);
+    expect(r.stdout).toMatch(
+      /^HFI1-SDMA WARNING - emulator: SD305 hfi1_0 has no ACTIVE port \(port 1 DOWN \(Polling\)\).*all 4 engine\(s\) idle in s20_Idle/,
+    );
   });
 
   it('an engine error that recovers between samples is still a WARNING (SDMAErrCt rose)', async () => {
@@ -88,7 +90,7 @@ describe('health as a Nagios plugin', () => {
       '200',
     ]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^WARNING: hfi1_0 sdma3 engine errors rose by 1 during the check/m);
+    expect(r.stdout).toMatch(/^WARNING: SD103 hfi1_0 sdma3 engine errors rose by 1 while watched/m);
     const e = await runCli([...EMU, '--fault', 'engine-error:1@30:3', 'engines', '--json']);
     const engine3 = JSON.parse(e.stdout).units[0].engines[3];
     expect(engine3.errors).toEqual([]);

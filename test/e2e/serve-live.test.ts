@@ -94,7 +94,7 @@ describe('a sysroot kept live by emu serve', () => {
     expect(new Set(stalled.map((l) => `${l.engine}/${l.reason}`))).toEqual(new Set(['3/chip-not-fetching']));
     const h = runChild(['--sysroot', dir, 'health', '--stall-ms', '1000']);
     expect(h.code).toBe(2);
-    expect(h.stdout).toMatch(/CRITICAL: hfi1_0 sdma3 stalled \(chip-not-fetching\)/);
+    expect(h.stdout).toMatch(/CRITICAL: SD101 hfi1_0 sdma3 stalled \(chip-not-fetching\)/);
   });
 
   it('serve stops on SIGTERM with exit 0, leaving a readable tree', async () => {

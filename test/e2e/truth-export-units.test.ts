@@ -26,14 +26,14 @@ describe('export while units come and go', () => {
     const root = mkdtempSync(join(tmpdir(), 'truth-units-'));
     dirs.push(root);
     const x = await startExport(['--sysroot', root, 'export', '--listen', '127.0.0.1:0', '--min-interval-ms', '0']);
-    expect(value(await x.scrape(), 'hfi1_sdma_up')).toBe(0);
+    expect(value(await x.scrape(), 'hfi1_sdma_units')).toBe(0);
 
     // The driver loads: the unit appears.
     let w = await runCli(['emu', 'write', '--sysroot', root, '--engines', '2', '--at-ms', '50']);
     expect(w.code, w.stderr).toBe(0);
     let body = await x.scrape();
     expect(value(body, 'hfi1_sdma_up{unit="hfi1_0"}'), body).toBe(1);
-    expect(value(body, 'hfi1_sdma_up')).toBeUndefined();
+    expect(value(body, 'hfi1_sdma_units')).toBe(1);
     expect(body).toMatch(/^hfi1_sdma_unit_info\{unit="hfi1_0",name="Omni-Path 100",[^}]*driver="upstream",ports="1"\} 1$/m);
 
     // The driver unloads: the unit and its debugfs vanish (the PCI device stays); said gone, with no engine series.

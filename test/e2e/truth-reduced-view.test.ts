@@ -35,9 +35,10 @@ describe('a reduced view', () => {
     });
     const E1 = 'unit="hfi1_0",engine="1"';
     // Engine 0 keeps taking interrupts: progressing. Engine 1 stopped fetching at 300 ms with work in flight.
-    expect(value(text, 'hfi1_sdma_verdict{unit="hfi1_0",engine="0",verdict="progressing"}')).toBe(1);
-    expect(value(text, `hfi1_sdma_verdict{${E1},verdict="idle"}`)).toBe(0);
-    expect(value(text, `hfi1_sdma_verdict{${E1},verdict="unknown"}`)).toBe(1);
+    expect(value(text, 'hfi1_sdma_verdict{unit="hfi1_0",engine="0",verdict="progressing",reason="no-ring-state"}')).toBe(1);
+    expect(seriesOf(text, 'hfi1_sdma_verdict').filter((l) => l.includes(E1))).toEqual([
+      `hfi1_sdma_verdict{${E1},verdict="unknown",reason="no-ring-state"} 1`,
+    ]);
     expect(value(text, `hfi1_sdma_stalled{${E1}}`)).toBeUndefined();
     expect(seriesOf(text, 'hfi1_sdma_engine_running')).toEqual([]);
     expect(seriesOf(text, 'hfi1_sdma_engine_state')).toEqual([]);
@@ -49,12 +50,12 @@ describe('a reduced view', () => {
     expect(w.code, w.stderr).toBe(0);
     const full = await runCli(['--sysroot', root, 'health', '--stall-ms', '200']);
     expect(full.code, full.stdout).toBe(0);
-    expect(full.stdout).toMatch(/^HFI1-SDMA OK - 2 engines on 1 unit\(s\) healthy/);
+    expect(full.stdout).toMatch(/^HFI1-SDMA OK - emulated sysroot: 2 engines on 1 unit\(s\) healthy/);
     reduce(root);
     const h = await runCli(['--sysroot', root, 'health', '--stall-ms', '200']);
     expect(h.code, h.stdout).toBe(3);
     expect(h.stdout).toMatch(/^HFI1-SDMA UNKNOWN - /);
-    expect(h.stdout).toMatch(/^UNKNOWN: hfi1_0 2 engine\(s\) cannot be judged \(sdma0,sdma1\)/m);
+    expect(h.stdout).toMatch(/^UNKNOWN: SD108 hfi1_0 2 engine\(s\) cannot be judged \(sdma0,sdma1\)/m);
     expect(h.stdout).not.toMatch(/healthy/);
     // The reason names the error once.
     expect(h.stdout).toMatch(/not readable: sdes \(ENOENT: no such file or directory, stat /);

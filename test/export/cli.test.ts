@@ -56,17 +56,19 @@ function run(args: string[]) {
 }
 
 describe('export on a host without an hfi1 unit', () => {
-  it('keeps serving: hfi1_sdma_up 0 without a unit label, build_info naming the backend, no unit series; says so on stderr', async () => {
+  it('keeps serving: hfi1_sdma_units 0, build_info naming the backend, no unit series; says so on stderr', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'export-empty-'));
     dirs.push(empty);
     const x = await startExport(['--sysroot', empty, 'export', '--listen', '127.0.0.1:0']);
     const body = await x.scrape();
-    expect(value(body, 'hfi1_sdma_up')).toBe(0);
-    expect(body).not.toMatch(/^hfi1_sdma_up\{/m);
+    expect(value(body, 'hfi1_sdma_units')).toBe(0);
+    expect(body).not.toMatch(/^hfi1_sdma_up/m);
     expect(body).not.toMatch(/unit="/);
+    // The process's own series are served too.
+    expect(body).toMatch(/^process_resident_memory_bytes /m);
     const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
       .version;
-    expect(value(body, `hfi1_sdma_build_info{version="${version}",backend="hw"}`)).toBe(1);
+    expect(value(body, `hfi1_sdma_build_info{version="${version}",backend="hw",emulated="false"}`)).toBe(1);
     expect(x.stderr()).toMatch(
       /backend hw: no hfi1 or hfi2 unit under .*sys\/class\/infiniband.*never falls back to the emulator/,
     );
@@ -90,7 +92,7 @@ describe('export --backend emu', () => {
     ]);
     expect(x.stderr()).toMatch(/backend emu: the emulator, not this host's adapter/);
     const body = await x.scrape();
-    expect(body).toMatch(/^hfi1_sdma_build_info\{version="[^"]+",backend="emu"\} 1$/m);
+    expect(body).toMatch(/^hfi1_sdma_build_info\{version="[^"]+",backend="emu",emulated="true"\} 1$/m);
     await x.scrape();
     const inFlight = x.scrape().catch(() => '');
     const t0 = performance.now();

@@ -20,7 +20,7 @@ describe('exporter on an engine window', () => {
     expect(seriesOf(body, 'hfi1_sdma_unit_info')).toEqual([
       'hfi1_sdma_unit_info{unit="hfi2_0",name="CN5000",module="hfi2",chip="jkr",driver="hfi2",ports="2"} 1',
     ]);
-    const engines = seriesOf(body, 'hfi1_sdma_ring_size_descriptors').map((l) => /engine="(\d+)"/.exec(l)?.[1]);
+    const engines = seriesOf(body, 'hfi1_sdma_free_descriptors').map((l) => /engine="(\d+)"/.exec(l)?.[1]);
     expect(engines).toEqual(WINDOW.map(String));
     expect(value(body, 'hfi1_sdma_in_flight_descriptors{unit="hfi2_0",engine="12"}')).toBe(300);
     expect(value(body, 'hfi1_sdma_in_flight_descriptors{unit="hfi2_0",engine="4"}')).toBeUndefined();

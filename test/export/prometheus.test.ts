@@ -171,12 +171,13 @@ describe('Prometheus scraping the exporter on the emulator', () => {
       });
       const prom = await startPrometheus(`127.0.0.1:${exporterPort}`);
 
-      const ring = await until(`every engine’s ring size series (prometheus said: ${prom.log()})`, 40_000, async () => {
-        const r = await prom.query('hfi1_sdma_ring_size_descriptors');
+      const free = await until(`every engine’s free-descriptor series (prometheus said: ${prom.log()})`, 40_000, async () => {
+        const r = await prom.query('hfi1_sdma_free_descriptors');
         return r.data.result && r.data.result.length === 4 ? r.data.result : undefined;
       });
-      expect(ring.map((x) => x.metric.engine).sort()).toEqual(['0', '1', '2', '3']);
-      expect(ring.every((x) => x.value[1] === '2048')).toBe(true);
+      expect(free.map((x) => x.metric.engine).sort()).toEqual(['0', '1', '2', '3']);
+      const ring = await prom.query('hfi1_sdma_ring_size_descriptors');
+      expect(ring.data.result?.[0]?.value[1]).toBe('2048');
       const running = await prom.query('sum(hfi1_sdma_engine_running)');
       expect(running.data.result?.[0]?.value[1]).toBe('4');
       const info = await prom.query('hfi1_sdma_build_info');
@@ -187,7 +188,7 @@ describe('Prometheus scraping the exporter on the emulator', () => {
         return r.data.result?.length ? r.data.result : undefined;
       });
       expect(stalled[0]?.metric).toMatchObject({ unit: 'hfi1_0', engine: '3' });
-      const reason = await prom.query('hfi1_sdma_verdict_reason{engine="3",reason="chip-not-fetching"}');
+      const reason = await prom.query('hfi1_sdma_verdict{engine="3",reason="chip-not-fetching"}');
       expect(reason.data.result?.[0]?.value[1]).toBe('1');
       const others = await prom.query('max(hfi1_sdma_stalled{engine!="3"})');
       expect(others.data.result?.[0]?.value[1]).toBe('0');

@@ -16,21 +16,22 @@ const gone = (t: number) => engines(t, () => ({ gone: true, state: null }));
 const E2 = 'unit="hfi1_0",engine="2"';
 
 describe('exporter: no unit, build info', () => {
-  it('serves hfi1_sdma_up 0 without a unit label and build_info when no unit is found, then the unit once it appears', async () => {
+  it('serves hfi1_sdma_units 0 and build_info when no unit is found, then the unit once it appears', async () => {
     const b = new ScriptBackend([]);
     const x = await startTestExporter(b);
     let body = await x.scrape();
-    expect(value(body, 'hfi1_sdma_up')).toBe(0);
-    expect(value(body, 'hfi1_sdma_build_info{version="9.9.9",backend="hw"}')).toBe(1);
-    expect(body).not.toMatch(/^hfi1_sdma_up\{/m);
+    expect(value(body, 'hfi1_sdma_units')).toBe(0);
+    expect(value(body, 'hfi1_sdma_build_info{version="9.9.9",backend="hw",emulated="false"}')).toBe(1);
+    // One shape for hfi1_sdma_up: always with a unit label, so none is served without a unit.
+    expect(body).not.toMatch(/^hfi1_sdma_up/m);
     expect(body).not.toMatch(/engine="/);
     expect(x.logs.join('\n')).toMatch(/no hfi1 or hfi2 unit found/);
     b.scripts = [stuck];
     x.tick(1000);
     body = await x.scrape();
     expect(value(body, 'hfi1_sdma_up{unit="hfi1_0"}')).toBe(1);
-    expect(value(body, 'hfi1_sdma_up')).toBeUndefined();
-    expect(value(body, 'hfi1_sdma_build_info{version="9.9.9",backend="hw"}')).toBe(1);
+    expect(value(body, 'hfi1_sdma_units')).toBe(1);
+    expect(value(body, 'hfi1_sdma_build_info{version="9.9.9",backend="hw",emulated="false"}')).toBe(1);
   });
 });
 
@@ -151,18 +152,17 @@ describe('exporter: counters are the kernel’s', () => {
 });
 
 describe('exporter: verdicts and reasons', () => {
-  it('exports every verdict and every reason as a 0/1 series for each engine', async () => {
+  it('exports the verdict and its reason as one series per engine holding them as labels', async () => {
     const body = await (await startTestExporter(new ScriptBackend([stuck]))).scrape();
     const verdicts = seriesOf(body, 'hfi1_sdma_verdict').filter((l) => l.includes(E2));
-    const reasons = seriesOf(body, 'hfi1_sdma_verdict_reason').filter((l) => l.includes(E2));
-    expect(verdicts).toHaveLength(ALL_VERDICTS.length);
-    expect(reasons).toHaveLength(ALL_REASONS.length);
-    expect(verdicts.filter((l) => l.endsWith(' 1'))).toHaveLength(1);
-    expect(reasons.filter((l) => l.endsWith(' 1'))).toHaveLength(1);
-    expect(value(body, `hfi1_sdma_verdict_reason{${E2},reason="chip-not-fetching"}`)).toBe(0);
+    expect(verdicts).toHaveLength(1);
+    const m = /verdict="([^"]+)",reason="([^"]+)"\} 1$/.exec(verdicts[0] ?? '');
+    expect(ALL_VERDICTS).toContain(m?.[1]);
+    expect(ALL_REASONS).toContain(m?.[2]);
+    expect(body).not.toMatch(/^hfi1_sdma_verdict_reason/m);
   });
 
-  it('shows a verdict the lists do not know (unknown while warming up) as a 0/1 series, and no stalled series for it', async () => {
+  it('shows an unknown verdict (warming up) as itself, and no stalled series for it', async () => {
     const warming = (): Classification =>
       ({
         verdict: 'unknown',
@@ -177,10 +177,8 @@ describe('exporter: verdicts and reasons', () => {
         orphanedWork: false,
       }) as unknown as Classification;
     const body = await (await startTestExporter(new ScriptBackend([stuck]), { classify: warming })).scrape();
-    expect(value(body, `hfi1_sdma_verdict{${E2},verdict="unknown"}`)).toBe(1);
-    expect(value(body, `hfi1_sdma_verdict{${E2},verdict="progressing"}`)).toBe(0);
-    expect(value(body, `hfi1_sdma_verdict{${E2},verdict="stalled"}`)).toBe(0);
-    expect(value(body, `hfi1_sdma_verdict_reason{${E2},reason="warming-up"}`)).toBe(1);
+    expect(value(body, `hfi1_sdma_verdict{${E2},verdict="unknown",reason="warming-up"}`)).toBe(1);
+    expect(seriesOf(body, 'hfi1_sdma_verdict').filter((l) => l.includes(E2))).toHaveLength(1);
     expect(value(body, `hfi1_sdma_stalled{${E2}}`)).toBeUndefined();
   });
 });

@@ -53,7 +53,6 @@ async function validates(
 /** Commands whose output is not JSON, and why; every other command must have a schema below. */
 const NO_JSON: Record<string, string> = {
   completion: 'a shell script',
-  health: 'Nagios plugin text and exit status',
   export: 'Prometheus text over HTTP',
   'emu serve': 'runs until stopped; prints progress on stderr',
 };
@@ -63,6 +62,8 @@ const SCHEMA_OF: Record<string, string> = {
   ring: 'ring.schema.json',
   watch: 'watch-line.schema.json',
   waiters: 'waiters.schema.json',
+  health: 'health.schema.json',
+  explain: 'explain.schema.json',
   progress: 'progress.schema.json',
   fit: 'fit.schema.json',
   decode: 'decode.schema.json',
@@ -205,6 +206,23 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
     await validates('watch-line.schema.json', ['--json', 'watch', '--count', '1'], { backend: hfi2(), ndjson: true });
   });
 
+  it('health --json: a finding per line with its code, the counts, the provenance', async () => {
+    const [doc] = (await validates(
+      'health.schema.json',
+      ['--backend', 'emu', '--engines', '4', '--fault', 'stop-fetch@30:2', '--json', 'health'],
+      {
+        codes: [2],
+      },
+    )) as { findings: { code: string }[] }[];
+    expect(doc?.findings[0]?.code).toBe('SD101');
+    await validates('health.schema.json', ['--json', 'health', '--stall-ms', 'x'], { codes: [3] });
+  });
+
+  it('explain: the list and one code', async () => {
+    await validates('explain.schema.json', ['--json', 'explain']);
+    await validates('explain.schema.json', ['--json', 'explain', 'SD201']);
+  });
+
   it('doctor, on a host with a unit and on one without', async () => {
     await validates('doctor.schema.json', ['--sysroot', sysroot, '--json', 'doctor']);
     await validates('doctor.schema.json', ['--sysroot', work, '--json', 'doctor']);
@@ -236,15 +254,27 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
 
   it('rejects what breaks the contract: a number for a register, an unknown verdict, a missing state', () => {
     const engine = {
-      ...{ unit: 0, engine: 0, cpu: 0, state: null, running: null, seq: null, seqSource: 'counters', csr: null },
+      ...{ unit: 'hfi2_0', engine: 0, cpu: 0, state: null, running: null, seq: null, seqSource: 'counters', csr: null },
       ...{ swTail: null, swHead: null, descqTail: null, descqHead: null, txTail: null, txHead: null, lastStatus: null },
       ...{ ahgBits: null, flushListNonEmpty: null, descqFullCount: null, inFlight: null, free: null, errors: [] },
     };
     const engines = schema('engines.schema.json');
     const flavour = { module: 'hfi2', chip: 'jkr', driver: 'hfi2', ports: 2, engineIds: [8] };
-    const unit = { unit: 0, name: 'hfi2_0', ...flavour, descqCnt: 2048 };
-    const doc = (e: unknown, u: object = unit) => ({ backend: 'hw', units: [{ ...u, engines: [e] }] });
+    const unit = { unit: 'hfi2_0', name: 'hfi2_0', ...flavour, descqCnt: 2048 };
+    const provenance = {
+      backend: 'hw',
+      emulated: false,
+      host: null,
+      source: null,
+      capturedAtMs: null,
+      capturedAt: null,
+      instants: null,
+      toolVersion: null,
+    };
+    const doc = (e: unknown, u: object = unit) => ({ backend: 'hw', provenance, units: [{ ...u, engines: [e] }] });
     expect(engines(doc(engine))).toBe(true);
+    // A unit is named, not numbered: numbers repeat across modules (hfi1_0 and hfi2_0).
+    expect(engines(doc({ ...engine, unit: 0 }))).toBe(false);
     // The flavour is part of the contract: a unit without it, or of a chip nobody makes, is refused.
     const { chip: _chip, ...chipless } = unit;
     expect(engines(doc(engine, chipless))).toBe(false);

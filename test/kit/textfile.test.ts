@@ -70,6 +70,7 @@ describe('writeMetricsTextfile', () => {
         log: () => {},
       },
       target,
+      { sleep: async () => {} },
     );
     const text = readFileSync(target, 'utf8');
     expect(text).toMatch(/^hfi1_sdma_up\{unit="hfi1_0"\} 1$/m);

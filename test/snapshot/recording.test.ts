@@ -79,7 +79,9 @@ describe('a snapshot of several instants is a recording', () => {
     for (let k = 0; k < 3; k++) {
       expect(rec?.position()).toBe(k);
       const got = await unit.sample();
-      expect(got.every((e) => e.timeMs === k * 50)).toBe(true);
+      // Sample times are the recorded ones: the capture's start (its manifest time) plus the instant's offset.
+      expect(got.every((e) => e.timeMs === Date.parse('2026-01-02T03:04:05.000Z') + k * 50)).toBe(true);
+      expect(b.origin?.capturedAtMs).toBe(Date.parse('2026-01-02T03:04:05.000Z'));
       expect(untimed(got)).toEqual(untimed(live[k] as EngineSample[]));
       expect((await unit.ring(2)).head).toBe(live[k]?.[2]?.sw?.swHead);
       expect(await rec?.advance()).toBe(k < 2);
@@ -100,7 +102,9 @@ describe('a snapshot of several instants is a recording', () => {
     const b = await openSnapshotBackend(out, { tmpDir: tmp() });
     expect(b.recording?.timesMs).toEqual([0]);
     expect(await b.recording?.advance()).toBe(false);
-    expect((await (await b.unit(0)).sample()).map((e) => e.timeMs)).toEqual([0, 0]);
+    const at = b.origin?.capturedAtMs as number;
+    expect(at).toBeGreaterThan(0);
+    expect((await (await b.unit(0)).sample()).map((e) => e.timeMs)).toEqual([at, at]);
     await b.close();
   });
 });

@@ -1,6 +1,6 @@
-// Which units the exporter reads. The live host's units are found when its backend is opened, so the
-// exporter opens it afresh after a round that missed a unit (none listed, or one not read) and every
-// `rediscoverMs` (a driver reloaded between two scrapes): a unit that appears is read, one that comes
+// Which units the monitor reads. The live host's units are found when its backend is opened, so the
+// monitor opens it afresh after a round that missed a unit (none listed, or one not read) and every
+// `rediscoverMs` (a driver reloaded between two rounds): a unit that appears is read, one that comes
 // back under another build or engine window is read as it now is, and one no longer listed is kept
 // as vanished (said gone) until it is back, unless its PCI device now carries another unit (renamed).
 import type { Backend, Unit, UnitInfo } from '../backend.js';
@@ -96,7 +96,7 @@ export class UnitDiscovery {
       const infos = await this.backend.units();
       const units = await Promise.all(infos.map((u) => this.backend.unit(u.name)));
       const none = units.length === 0 && this.vanished.size === 0;
-      this.o.problem(none ? 'no hfi1 or hfi2 unit found; hfi1_sdma_up is 0 until one appears' : null);
+      this.o.problem(none ? 'no hfi1 or hfi2 unit found; none is read until one appears' : null);
       if (units.length > 0) this.current = units;
       return units;
     } catch (e) {

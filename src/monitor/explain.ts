@@ -1,0 +1,223 @@
+// What each finding means, for `hfi1-sdma explain CODE` and the manual page: the kernel code it is about, how to
+// confirm it, what to do and what to capture before anything is reset. One entry per code of codes.ts (a test
+// fails on a code without one). Where the tool cannot know something, the text says so.
+import { FINDING_KINDS, type FindingKindName } from './codes.js';
+
+/** The explanation of one finding. */
+export interface Explanation {
+  /** What the finding says about the engine, the sender or the unit. */
+  meaning: string;
+  /** The kernel code (function, file) the finding concerns, and the fixes that matter to it. */
+  kernel: string;
+  /** How to confirm it by hand. */
+  confirm: string;
+  /** What to do. */
+  action: string;
+  /** What to capture for the vendor or the next shift, before a reset destroys the evidence. */
+  capture: string;
+}
+
+const SNAPSHOT =
+  "'hfi1-sdma snapshot -o node.tar.gz --samples 10 --interval-ms 500' (as root), and 'dmesg' or 'journalctl -k' since boot";
+
+/** Every finding's explanation, by kind. */
+export const EXPLANATIONS: Readonly<Record<FindingKindName, Explanation>> = {
+  gone: {
+    meaning:
+      "The unit's registers read all-ones: the adapter was reset or fell off the PCI bus. Every sender on it is stuck, and nothing the driver does with the engines can work until the device is back.",
+    kernel:
+      'PCIe: the device stopped answering reads (a surprise removal, a fatal AER error, a firmware reset). The driver sees the same all-ones; sdma_seqfile_dump_sde (sdma.c) prints them.',
+    confirm: "'lspci -s <pci>' (the device absent or its header all ff), 'dmesg | grep -i -e aer -e hfi' for PCIe errors.",
+    action:
+      "Check the slot and the link; then reload the driver ('modprobe -r hfi1; modprobe hfi1', or hfi2) or reboot the node. Drain the node from the scheduler first.",
+    capture: `The kernel log since boot and 'lspci -vvv -s <pci>'; ${SNAPSHOT} shows what was left.`,
+  },
+  vanished: {
+    meaning:
+      'The unit was listed and is no longer: its sysfs and debugfs directories went away (the driver was unloaded, or the device was removed). Until it is back, nothing is read of it.',
+    kernel: 'The RDMA core removed the ib_device (hfi1_remove / the driver unload); the PCI device may still be present.',
+    confirm: "'ls /sys/class/infiniband', 'lsmod | grep hfi', 'lspci' for the adapter.",
+    action: 'If the driver was unloaded on purpose, nothing; otherwise find out why (dmesg) and load it again.',
+    capture: 'The kernel log around the time it vanished.',
+  },
+  stranded: {
+    meaning:
+      'A sender (a QP, or an IPoIB queue) sleeps on the wait list of an engine that is running, empty and quiet: the wake-up it waited for was lost. A QP has no timer: it waits until other traffic uses that engine, or until it is destroyed. Its MPI job hangs.',
+    kernel:
+      'sdma_check_progress (sdma.c) reads the free count before it samples the head-lock sequence; a retirement that runs entirely between the two is invisible to sdma_progress, and its sdma_desc_avail ran before the sender was queued. Related upstream fixes: "IB/hfi1: Close PSM sdma_progress sleep window" and "IB/hfi1: Wakeup QPs orphaned on wait list after flush" (both in v5.2). The window is there in every version of the driver read (up to the 2024 sources).',
+    confirm:
+      "'hfi1-sdma waiters <engine>' over a few seconds: the verdict stays stranded, the engine's heads and interrupt counts do not move ('hfi1-sdma show <engine>'). debugfs qp_stats shows the QP with RVT_S_WAIT_DMA_DESC set and on a list.",
+    action:
+      "Any traffic on that engine releases it: it serves the VL shown by sysfs sdma<N>/vl (and the CPUs of cpu_list); a job sending on that VL from those CPUs rescues it. Or end the job that owns the QP (destroying the QP frees it). Find the owner with 'rdma -j res show qp lqpn <qpn>' or the PID that qp_stats prints (the creating thread: it may have exited, or its pid been reused).",
+    capture: `${SNAPSHOT}: the snapshot holds qp_stats, the engine's registers and the log lines.`,
+  },
+  stalled: {
+    meaning:
+      'An engine has work in flight, is running, and its head has not moved for --stall-ms, confirmed by a second sample. Senders asleep on it will not wake. chip-not-fetching: the hardware head and the fetched counter are frozen while the hardware tail is ahead. retirement-lost: the chip moved past the software head (a lost interrupt or a stuck handler).',
+    kernel:
+      'The engine state machine (sdma_process_event, sdma.c) and the interrupt path (sdma_engine_interrupt, sdma_make_progress). A chip that stops fetching is below the driver; a lost retirement is the interrupt or its handler.',
+    confirm:
+      "'hfi1-sdma show <engine>' twice: H(HW) and desc fetched unchanged (not fetching) or H(HW) ahead of H(SW) (retirement lost); '/proc/interrupts' for the engine's vector (interrupts arriving or not).",
+    action:
+      "Capture first. Then check the link ('hfi1-sdma engines' shows every port), PCIe errors (dmesg, AER counters) and the firmware. A driver reload or a node reboot clears it and destroys the evidence.",
+    capture: `${SNAPSHOT}; also 'cat /proc/interrupts' and the adapter's firmware version (fw_ver).`,
+  },
+  halted: {
+    meaning:
+      'An engine is halted beyond the recovery window: SEND_DMA_STATUS says halted, a halt-class error bit is set, or it stays in a state other than running or idle. The driver normally recovers within a millisecond; one that stays halted does not send.',
+    kernel:
+      'sdma_engine_error (sdma.c) takes the engine through halt, clean-up and restart (sdma_process_event: s50_HwHaltWait, s60_IdleHalt, s15_HwStartUpCleanWait…). A halt that does not end is a clean-up that never completes.',
+    confirm:
+      "'hfi1-sdma show <engine>' decodes CTRL, STATUS and ENG_ERR_STATUS; 'hfi1-sdma log' decodes the kernel's engine-error lines (the bits and the state at the error).",
+    action: 'Capture, then reload the driver or reboot the node; report the error bits to the vendor.',
+    capture: `${SNAPSHOT}, and 'hfi1-sdma log' of the kernel log (the engine-error and ring-dump lines).`,
+  },
+  unreadable: {
+    meaning:
+      'A unit could not be read this time: a source failed (malformed, permission denied) or did not answer in time. Its engines are not judged.',
+    kernel: 'None: this is the reading side (debugfs, sysfs, the BAR).',
+    confirm: "'hfi1-sdma doctor' lists every source of the unit, whether it is readable, why not and the fix.",
+    action: 'Fix what doctor names (mount debugfs, run as root, boot with iomem=relaxed for the BAR).',
+    capture: "'hfi1-sdma doctor --json'.",
+  },
+  noUnit: {
+    meaning: 'No hfi1 or hfi2 unit was found: the driver did not load, or the adapter is missing.',
+    kernel: 'The RDMA core lists no hfi1_N or hfi2_N under /sys/class/infiniband.',
+    confirm: "'lsmod | grep hfi', 'lspci -d 8086:24f0', 'lspci -d 434e:', 'dmesg | grep -i hfi'.",
+    action: 'Load the driver; check the adapter and its firmware.',
+    capture: "'hfi1-sdma doctor --json' and the kernel log.",
+  },
+  unjudged: {
+    meaning:
+      'Only interrupt counts can be read of these engines (no sdes, no BAR: run without root), and they did not move: an idle engine and one stopped with work in flight look alike, so they cannot be judged.',
+    kernel:
+      'debugfs sdes (sdma_seqfile_dump_sde) and the BAR give the heads and tails; /proc/interrupts and hw_counters only counts.',
+    confirm: "'hfi1-sdma doctor' names the sources that are not readable and why.",
+    action: 'Run as root, with debugfs mounted (mount -t debugfs none /sys/kernel/debug).',
+    capture: 'Nothing until it can be read.',
+  },
+  probable: {
+    meaning:
+      "A sender sleeps on the engine qp_stats printed, which is running, empty and quiet, but another engine of its VL stayed busy and short of room for 30 s or more: it may be a legitimate waiter there. Normal waiters are woken within a ring's drain time.",
+    kernel:
+      'qp_stats (qp_iter_print, qp.c) prints the engine recomputed at print time (qp_to_sdma_engine); the QP may sleep on any engine of its VL. sdma_desc_avail (sdma.c) wakes waiters in list order, at most 20 per pass, stopping at the first that does not fit.',
+    confirm:
+      "'hfi1-sdma waiters <engine>' again: the verdict turns certain (stranded) once every other engine of the VL is idle or retires a whole ring with room; 'hfi1-sdma engines' shows the siblings' free counts.",
+    action:
+      "Watch it; if it persists while the VL is saturated, find the QP's owner (as for a stranded one) and ask whether its job progresses.",
+    capture: SNAPSHOT,
+  },
+  psmStall: {
+    meaning:
+      'PSM writers blocked up to 1 s while their unit was idle: each is a lost wake-up, which a PSM writer survives because it gives up after SDMA_IOWAIT_TIMEOUT (1 s), leaves the list and retries. Not a hang: a job that keeps hitting it runs slowly.',
+    kernel:
+      'defer_packet_queue (user_sdma.c) sleeps under the engine\'s waitlock; before "IB/hfi1: Close PSM sdma_progress sleep window" (v5.2) the check ran outside it and a writer could hang. The 2020 fixes "Ensure pq is not left on waitlist" and "Fix another case where pq is left on waitlist" concern a timed-out writer left queued.',
+    confirm:
+      "'hfi1-sdma waiters' over a few seconds names the writers (pid and command, as root); the hfi1_usdma_defer and hfi1_usdma_we trace events show each wait.",
+    action:
+      "Check the kernel carries the fixes above ('hfi1-sdma doctor' compares its release); report a recurring stall with a snapshot.",
+    capture: SNAPSHOT,
+  },
+  noActivePort: {
+    meaning:
+      'No port of the unit is ACTIVE: SDMA stays disabled and every engine sits idle (s20_Idle). Nothing is sent. A CN5000 whose port 2 is ACTIVE is fine with port 1 unused.',
+    kernel:
+      'The link state machine takes the engines idle when the port leaves ACTIVE (sdma_all_idle through the link-down path) and back when it is ACTIVE again.',
+    confirm: "'opainfo' (physical state, link quality), 'hfi1-sdma engines' shows every port beside the engines.",
+    action: 'Check the cable, the switch port and the fabric manager.',
+    capture: "'opainfo' and the kernel log of the link going down.",
+  },
+  portDown: {
+    meaning:
+      'A port that was ACTIVE is not: whatever ran over it stopped, although the other port of a two-port adapter may still carry traffic.',
+    kernel: "The RDMA core's ports/<N>/state and phys_state (state_show, phys_state_show).",
+    confirm: "'opainfo' for that port; 'hfi1-sdma engines' shows its state.",
+    action: "Check its cable and switch port; the fabric manager's view of the link.",
+    capture: "'opainfo' and the kernel log of the link change.",
+  },
+  notRunning: {
+    meaning:
+      'Engines are in an idle state with SDMA disabled while a port is ACTIVE: they were stopped (a clean-up in progress, a halt that ended in idle), not idled by the link.',
+    kernel: 'sdma_process_event (sdma.c): an operational state other than s99_Running.',
+    confirm: "'hfi1-sdma show <engine>' (state and CTRL), 'hfi1-sdma log' for state changes.",
+    action: 'If it lasts, capture and reload the driver.',
+    capture: SNAPSHOT,
+  },
+  orphanedWaiters: {
+    meaning:
+      'Senders wait on an engine that is not running: they wait for a port to come up or the engine to restart. On kernels before v5.2 a flush could leave them queued for good.',
+    kernel: 'sdma_flush (sdma.c); "IB/hfi1: Wakeup QPs orphaned on wait list after flush" (v5.2) wakes every waiter on a flush.',
+    confirm: "'hfi1-sdma waiters' (verdict orphaned) and the engine's state in 'hfi1-sdma show'.",
+    action: 'Bring the port or engine back; on an older kernel, end the jobs whose QPs stay orphaned after it is running.',
+    capture: SNAPSHOT,
+  },
+  orphanedWork: {
+    meaning: "The engine's flush list stayed non-empty beyond the recovery window: txreqs that nobody will complete.",
+    kernel: 'sdma_flush and the flush worker (sdma.c) complete the flush list with ABORTED.',
+    confirm: "'hfi1-sdma show <engine>': FLNE 1 over several samples.",
+    action: 'Capture and reload the driver if it persists.',
+    capture: SNAPSHOT,
+  },
+  errors: {
+    meaning:
+      "The engine's error-interrupt count (SDMAErrCt) rose while it was watched. A halt-class error runs its halt, clean-up and restart in under a millisecond, so the bits are usually gone by the next sample: the count is what shows it.",
+    kernel: 'sdma_engine_error (sdma.c) and the engine-error interrupt (chip.c) count it and log the bits.',
+    confirm: "'hfi1-sdma log' of the kernel log decodes each engine-error line (the bits and the state).",
+    action: 'One now and then is recovered by the driver; a rising count is worth a report with the bits.',
+    capture: "'hfi1-sdma log --json' of the kernel log, and a snapshot.",
+  },
+  correctable: {
+    meaning: 'Correctable (non-halting) error bits are set in SEND_DMA_ENG_ERR_STATUS.',
+    kernel: 'ENG_ERR_STATUS bits 19-23 (the COR bits); the Cornelis hfi1 and hfi2 do not log correctable-only errors.',
+    confirm: "'hfi1-sdma show <engine>' decodes the bits.",
+    action: 'Watch for them turning halting; report a persistent bit.',
+    capture: SNAPSHOT,
+  },
+  full: {
+    meaning:
+      'The ring was full at each of the last samples while the engine kept retiring: senders wait for room most of the time. A saturated link looks exactly so; it is a finding only against a threshold you set.',
+    kernel: 'descq_full_count (sdma_send_txreq, sdma_send_txlist) counts placements that found no room.',
+    confirm: "'hfi1-sdma watch' (backpressure), the engine→VL map (sysfs sdma<N>/vl).",
+    action: 'If one engine is hot while others idle, check the VL map and the traffic balance.',
+    capture: 'Not needed.',
+  },
+  probableShort: {
+    meaning: 'A sender probably stranded, for less than 30 s so far: it may yet be woken, or turn certain.',
+    kernel: 'As for a probable strand (SD202).',
+    confirm: "'hfi1-sdma waiters <engine>' again in a minute.",
+    action: 'Nothing yet.',
+    capture: 'Not needed.',
+  },
+  errQp: {
+    meaning: 'A QP in the ERR state is still on a wait list: the driver leaves a busy QP queued until it is destroyed. Harmless.',
+    kernel: 'notify_error_qp (qp.c) removes a QP from its list only when it is not busy.',
+    confirm: "'hfi1-sdma waiters' (verdict error-state).",
+    action: 'Nothing; it goes when the QP is destroyed.',
+    capture: 'Not needed.',
+  },
+  reduced: {
+    meaning: 'Some sources are not readable here (debugfs, the BAR): the view is reduced, and what needs them is not judged.',
+    kernel: 'None: the reading side.',
+    confirm: "'hfi1-sdma doctor'.",
+    action: 'Run as root with debugfs mounted for the full view.',
+    capture: 'Not needed.',
+  },
+  invisible: {
+    meaning: 'A kind of waiter (qp, psm, ipoib) cannot be seen here, so none is said to wait: it is not covered, not absent.',
+    kernel: 'QPs come from debugfs qp_stats; PSM writers from /proc (root); IPoIB queues from no file.',
+    confirm: "'hfi1-sdma doctor' lists the waiter sources (qpStats, procPsm, trace).",
+    action: 'Run as root for QPs and PSM writers.',
+    capture: 'Not needed.',
+  },
+};
+
+/** The explanation of a code (`SD201`), with its kind, or null when no finding has that code. */
+export function explainCode(
+  code: string,
+): { kind: FindingKindName; title: string; severity: string; count: string | null; e: Explanation } | null {
+  const upper = code.trim().toUpperCase();
+  for (const [kind, k] of Object.entries(FINDING_KINDS) as [FindingKindName, (typeof FINDING_KINDS)[FindingKindName]][]) {
+    if (k.code === upper) return { kind, title: k.title, severity: k.severity, count: k.count, e: EXPLANATIONS[kind] };
+  }
+  return null;
+}

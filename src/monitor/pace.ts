@@ -1,0 +1,43 @@
+// Letting time pass between rounds: wall time on a live host; on the emulator its virtual clock is advanced by
+// the same amount, so traffic moves; on a recording (a snapshot of several instants), the next recorded
+// instant, in the recording's own time.
+import type { Backend } from '../backend.js';
+
+/** A backend whose time can be advanced (the emulator). */
+interface Advanceable {
+  advanceMs(ms: number): void | Promise<void>;
+}
+
+/** Whether the backend's time can be advanced (the emulator). */
+export function isAdvanceable(b: unknown): b is Advanceable {
+  return typeof b === 'object' && b !== null && typeof (b as Partial<Advanceable>).advanceMs === 'function';
+}
+
+/** Sleep `ms` of wall time, ending early (resolving) when `signal` aborts. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** The real sleep: ends early on abort, never keeps the process alive past it. */
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * Let the next round's time come: on a recording, advance to its next instant (false at its end); otherwise
+ * sleep `ms` and advance an emulator's virtual time by as much (false when `signal` aborted meanwhile).
+ */
+export async function nextInstant(backend: Backend, ms: number, sleep: Sleep, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return false;
+  if (backend.recording) return backend.recording.advance();
+  await sleep(ms, signal);
+  if (signal?.aborted) return false;
+  if (isAdvanceable(backend)) await backend.advanceMs(ms);
+  return true;
+}

@@ -1,0 +1,99 @@
+// What one round of the monitor yields: every selected unit with its engines judged, its waiters judged,
+// every port's link, its warnings, and the findings of the round. Every command and the exporter render
+// these and nothing else, so the same samples give the same verdicts on every path.
+import type { EngineSample, PortLink, SourceWarning, Unit, UnitInfo, WaiterVisibility } from '../backend.js';
+import type { Hfi1SdmaError } from '../errors.js';
+import type { Classification } from '../progress/classify.js';
+import type { WaiterJudgement } from '../progress/strand.js';
+import type { Finding } from './findings.js';
+
+/** What the numbers of a round come from: a live host, the emulator, a recording; who captured it and when. */
+export interface Provenance {
+  /** `hw` (a live host or a sysroot), `emu` (the emulator in process) or `snapshot` (a recording played back). */
+  backend: 'hw' | 'emu' | 'snapshot';
+  /** The numbers describe the emulator, not an adapter (in process, an emulated sysroot, or a capture of one). */
+  emulated: boolean;
+  /** The host, where known (a snapshot's manifest; this host for a live read of `/`). */
+  host: string | null;
+  /** A recording: the snapshot as named, when it started (epoch ms), its instants, the version that captured it. */
+  source: string | null;
+  capturedAtMs: number | null;
+  instants: number | null;
+  toolVersion: string | null;
+}
+
+/** The waiters of one engine, for the columns of engines and watch; null where no waiter can be seen. */
+export interface EngineWaiters {
+  count: number;
+  /** Certainly stranded (a QP or IPoIB queue on a running, empty, quiet engine, with the evidence). */
+  stranded: number;
+  /** Probably stranded: the evidence does not reach (a sibling of the VL busy and short of room). */
+  probable: number;
+  /** Whether a stranded verdict can be given yet (3 samples, a strandable kind visible). */
+  confirmable: boolean;
+}
+
+/** One engine of one round. */
+export interface EngineRound {
+  sample: EngineSample;
+  verdict: Classification;
+  waiters: EngineWaiters | null;
+}
+
+/** The waiters of one unit in one round, judged. */
+export interface UnitWaitersRound {
+  /** False when the unit cannot list its waiters (no waiters(), a failed or late read, a unit not read). */
+  listed: boolean;
+  /** When they were read (ms, the backend's clock), or null when not listed. */
+  timeMs: number | null;
+  judgements: WaiterJudgement[];
+  /** One entry per kind: visible or not, and why. */
+  visibility: WaiterVisibility[];
+  /** Confirmed PSM stall episodes seen so far (of writers still waiting and gone). */
+  psmStalls: number;
+  /** Enough samples were judged (3) for a stranded verdict to be possible. */
+  confirmable: boolean;
+}
+
+/** How a unit fared this round. */
+export type UnitStatus = 'up' | 'gone' | 'failed';
+
+/** One unit of one round. */
+export interface UnitRound {
+  unit: Unit;
+  info: UnitInfo;
+  /** up: read; gone: registers read all-ones or the device vanished; failed: a read error or no answer in time. */
+  status: UnitStatus;
+  /** Why it failed (failed only); the error keeps its code, so a command exits as a single-unit read would. */
+  error: Hfi1SdmaError | null;
+  /** A one-line account of what went wrong (gone, failed), or null. */
+  problem: string | null;
+  /** Every engine read (gone engines too); empty when the unit failed. */
+  engines: EngineRound[];
+  waiters: UnitWaitersRound;
+  /** Every port read, by port number; empty when no port could be read. */
+  ports: PortLink[];
+  /** The ports seen ACTIVE so far (this run, or in the state it carried): one not ACTIVE now went down. */
+  activeSeen: number[];
+  /** Every distinct source warning of the unit so far, and those first raised this round. */
+  warnings: readonly SourceWarning[];
+  newWarnings: readonly SourceWarning[];
+}
+
+/** One round of the monitor. */
+export interface Round {
+  /** 1 for the monitor's first round (rounds carried in a state file count on from there). */
+  index: number;
+  /** The backend's time of the round (ms): the first sample's, or the recorded instant's. */
+  timeMs: number;
+  provenance: Provenance;
+  units: UnitRound[];
+  /** Units listed before and no longer (their device vanished), still said gone until they are back. */
+  vanished: UnitInfo[];
+  /** No unit at all was found (and none vanished). */
+  noUnit: boolean;
+  /** Why listing the units failed this round, or null. */
+  listingProblem: string | null;
+  /** What the round shows that deserves a line, worst first. */
+  findings: Finding[];
+}

@@ -1,0 +1,49 @@
+// The shipped alert rules run by promtool over what the exporter served: which alerts fire when those series are
+// held for 20 minutes.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const RULES = fileURLToPath(new URL('../../deploy/prometheus/hfi1-sdma.rules.yml', import.meta.url));
+
+/** Whether promtool can be run here. */
+export const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
+
+/** Run promtool on `text` held for 20 minutes, expecting exactly `alerts` firing at 15 minutes; its verdict. */
+export function promtoolAlerts(dir: string, text: string, alerts: Record<string, string>[]): { ok: boolean; out: string } {
+  const series = text
+    .split('\n')
+    // build_info says whether the numbers are the emulator's: the rules' verdict on the engines is what is tested.
+    .filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith('hfi1_sdma_build_info'))
+    .map((l) => {
+      const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(l);
+      if (!m) throw new Error(`not a sample line: ${l}`);
+      const labels = [m[2], 'job="hfi1-sdma"', 'instance="n1"'].filter(Boolean).join(',');
+      return { series: `${m[1]}{${labels}}`, values: `${m[3]}x20` };
+    });
+  series.push({ series: 'up{job="hfi1-sdma",instance="n1"}', values: '1x20' });
+  const sample = (a: Record<string, string>) => {
+    const all = { ...a, alertstate: 'firing', instance: 'n1', job: 'hfi1-sdma' };
+    const labels = Object.keys(all)
+      .sort()
+      .map((k) => `${k}="${all[k as keyof typeof all]}"`)
+      .join(',');
+    return { labels: `ALERTS{${labels}}`, value: 1 };
+  };
+  const test = {
+    rule_files: [RULES],
+    evaluation_interval: '1m',
+    tests: [
+      {
+        interval: '1m',
+        input_series: series,
+        promql_expr_test: [{ expr: 'ALERTS{alertstate="firing"}', eval_time: '15m', exp_samples: alerts.map(sample) }],
+      },
+    ],
+  };
+  const file = join(dir, 'test.yml');
+  writeFileSync(file, JSON.stringify(test));
+  const r = spawnSync('promtool', ['test', 'rules', file], { encoding: 'utf8' });
+  return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
+}

@@ -1,0 +1,50 @@
+// An emulated host read as a live one: the emulator renders its sysroot, the live backend (src/hw) reads it on the
+// emulator's virtual clock, and advancing the backend runs the emulator and renders again. A command or the
+// exporter given this backend sees what it would see on a host whose tree `emu serve` keeps live, with no wall
+// time and no second process.
+import type { Backend } from '../../src/backend.js';
+import { type EmuCliOptions, emuUnitFromOptions } from '../../src/emu/index.js';
+import { writeSysroot } from '../../src/emu/sysroot.js';
+import type { EmuUnit } from '../../src/emu/unit.js';
+import { openHwBackend } from '../../src/hw/index.js';
+
+/** The emulator's options, every one defaulted (WFR, upstream, 16 engines, mixed, seed 1). */
+export function emuOptions(over: Partial<EmuCliOptions> = {}): EmuCliOptions {
+  return {
+    seed: 1,
+    engines: undefined,
+    firstEngine: undefined,
+    chip: undefined,
+    driver: undefined,
+    ports: undefined,
+    descqCnt: undefined,
+    workload: undefined,
+    atMs: undefined,
+    fault: [],
+    ...over,
+  };
+}
+
+/** A backend over the rendered tree of `u` (run to `atMs` first), advancing the emulator with time. */
+export async function renderedHost(
+  root: string,
+  opts: Partial<EmuCliOptions>,
+  atMs: number,
+): Promise<Backend & { advanceMs(ms: number): Promise<void>; emu: EmuUnit }> {
+  const u = emuUnitFromOptions(emuOptions(opts));
+  u.runUntilMs(atMs);
+  await writeSysroot(u, root);
+  const hw = await openHwBackend({ sysroot: root, clock: { nowMs: () => u.nowMs } });
+  return {
+    kind: hw.kind,
+    ...(hw.origin ? { origin: hw.origin } : {}),
+    emu: u,
+    units: () => hw.units(),
+    unit: (id) => hw.unit(id),
+    close: () => hw.close(),
+    async advanceMs(ms: number) {
+      u.runUntilMs(u.nowMs + ms);
+      await writeSysroot(u, root);
+    },
+  };
+}
