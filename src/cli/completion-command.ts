@@ -9,7 +9,7 @@ export const completionCommand: CommandSpec = {
   describe: 'print a shell completion script for bash or zsh (default: your $SHELL)',
   builder: (y: Argv) =>
     y
-      .positional('shell', { choices: [...SHELLS], describe: 'bash or zsh' })
+      .positional('shell', { type: 'string', describe: `${SHELLS.join(' or ')}` })
       .example('eval "$($0 completion bash)"', 'in ~/.bashrc')
       .example('eval "$($0 completion zsh)"', 'in ~/.zshrc')
       .epilogue(

@@ -1,9 +1,15 @@
-// `doctor`: which hfi1 sources are readable here and, for each that is not, why and the fix.
+// `doctor`: which hfi1 sources are readable here and, for each that is not, why and the fix; then the named checks
+// of the known breakage (doctor-checks.ts), each PASS, WARN, FAIL or SKIP with its evidence. Exit 1 when one fails
+// (no unit found is one), 0 otherwise.
+
+import { join } from 'node:path';
 import type { SourceName, SourceStatus, UnitInfo } from '../backend.js';
+import { readTextOrNull, realFs } from '../hw/fsio.js';
 import { type HostFacts, hostFacts } from '../hw/host.js';
 import { type DescqCntCheck, findHfiPciDevices, inspectUnits, unknownChipUnits } from '../hw/index.js';
 import { sysrootOf } from './backend-select.js';
 import type { CliContext, CommandSpec } from './context.js';
+import { aerCheck, capMaskCheck, type DoctorCheck, irqAffinityCheck, kernelFixesCheck, mmapCheck } from './doctor-checks.js';
 import { type FlavourJson, flavourJson, flavourPhrase } from './flavour.js';
 
 /** `doctor --json`. */
@@ -15,6 +21,10 @@ export interface DoctorJson {
   units: (UnitInfo & FlavourJson & { descqCntCheck: DescqCntCheck })[];
   /** Advice: units left out (a PCI id of no known chip), and what to do when nothing is found. */
   advice: string[];
+  /** The named checks, in order. */
+  checks: DoctorCheck[];
+  /** How many checks gave each status. */
+  summary: Record<DoctorCheck['status'], number>;
 }
 
 const LABEL: Record<SourceName, string> = {
@@ -52,25 +62,100 @@ export async function doctorReport(sysroot: string): Promise<DoctorJson> {
     }
     advice.push("the emulator needs no hardware: try 'hfi1-sdma --backend emu engines'");
   }
+  const infos = units.map((u) => u.info);
+  const checks = await runChecks(sysroot, infos, unboundPci);
+  const summary = { PASS: 0, WARN: 0, FAIL: 0, SKIP: 0 };
+  for (const c of checks) summary[c.status] += 1;
   return {
     sysroot,
     host: await hostFacts(sysroot),
     unboundPci,
     units: units.map((u) => ({ ...u.info, ...flavourJson(u.info), descqCntCheck: u.descqCnt })),
     advice,
+    checks,
+    summary,
   };
+}
+
+/** Each engine's IRQ CPU (`hfi1_0/3` → the sdes CPU), where a sample can be taken here. */
+async function engineCpus(sysroot: string): Promise<Map<string, number | null>> {
+  const out = new Map<string, number | null>();
+  try {
+    const { openHwBackend } = await import('../hw/index.js');
+    const b = await openHwBackend({ sysroot });
+    try {
+      for (const info of await b.units()) {
+        try {
+          for (const s of await (await b.unit(info.name)).sample()) out.set(`${info.name}/${s.engine}`, s.cpu);
+        } catch {
+          // a unit that cannot be sampled has no CPUs to compare
+        }
+      }
+    } finally {
+      await b.close();
+    }
+  } catch {
+    // no unit readable here
+  }
+  return out;
+}
+
+/** The named checks. */
+async function runChecks(sysroot: string, units: readonly UnitInfo[], unboundPci: readonly string[]): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  if (units.length === 0) {
+    checks.push({
+      name: 'units',
+      status: 'FAIL',
+      evidence: [
+        `no hfi1 or hfi2 unit under ${join(sysroot, 'sys/class/infiniband')}`,
+        ...unboundPci.map((p) => `an Omni-Path HFI at ${p} has no driver bound`),
+      ],
+      fix: unboundPci.length
+        ? "load the driver ('modprobe hfi1', or hfi2) and check dmesg"
+        : 'check that the adapter is seated and the driver installed',
+    });
+  } else {
+    checks.push({
+      name: 'units',
+      status: 'PASS',
+      evidence: units.map((u) => `${u.name} (${u.pci || 'PCI address unknown'}): ${flavourPhrase(u)}`),
+      fix: null,
+    });
+  }
+  for (const u of units) {
+    // Trace events are read only when someone enabled them: not having them is no fault.
+    const missing = u.sources.filter((x) => !x.readable && x.source !== 'trace');
+    checks.push({
+      name: `sources:${u.name}`,
+      status: missing.length === 0 ? 'PASS' : 'WARN',
+      evidence:
+        missing.length === 0
+          ? ['every source is readable']
+          : missing.map((x) => `${LABEL[x.source] ?? x.source}: ${x.reason ?? 'not readable'}`),
+      fix: missing.find((x) => x.fix)?.fix ?? (missing.length ? 'run as root, with debugfs mounted' : null),
+    });
+  }
+  const release = await readTextOrNull(realFs, join(sysroot, 'proc/sys/kernel/osrelease'), 4096).catch(() => null);
+  const r = release?.trim() || null;
+  checks.push(kernelFixesCheck(r), mmapCheck(r, units), await capMaskCheck(sysroot, units), await aerCheck(sysroot, units));
+  checks.push(await irqAffinityCheck(sysroot, units, await engineCpus(sysroot)));
+  return checks;
 }
 
 function yesNo(v: boolean | null, yes: string, no: string): string {
   return v === null ? 'unknown' : v ? yes : no;
 }
 
+/** The width of the source column: the longest label. */
+const LABEL_WIDTH = Math.max(...Object.values(LABEL).map((l) => l.length));
+
 function sourceLines(s: SourceStatus, ok: (t: string) => string, bad: (t: string) => string): string[] {
-  const name = (LABEL[s.source] ?? s.source).padEnd(18);
-  if (s.readable) return [`  ${name} ${ok('readable')}      ${s.path ?? ''}`];
-  const lines = [`  ${name} ${bad('not readable')}  ${s.reason ?? ''}`];
-  if (s.path) lines.push(`  ${''.padEnd(18)}   path: ${s.path}`);
-  if (s.fix) lines.push(`  ${''.padEnd(18)}   fix:  ${s.fix}`);
+  const name = (LABEL[s.source] ?? s.source).padEnd(LABEL_WIDTH);
+  if (s.readable) return [`  ${name}  ${ok('readable')}      ${s.path ?? ''}`];
+  const lines = [`  ${name}  ${bad('not readable')}  ${s.reason ?? ''}`];
+  if (s.path) lines.push(`  ${''.padEnd(LABEL_WIDTH)}    path: ${s.path}`);
+  if (s.fix) lines.push(`  ${''.padEnd(LABEL_WIDTH)}    fix:  ${s.fix}`);
   return lines;
 }
 
@@ -97,15 +182,29 @@ function render(r: DoctorJson, ctx: CliContext): string {
     } else if (missing.length === 0) out.push('  every source is readable');
   }
   if (r.advice.length > 0) out.push('', ...r.advice);
+  out.push('', 'checks:');
+  const mark = (st: DoctorCheck['status']) =>
+    st === 'PASS' ? ok('PASS') : st === 'FAIL' ? ctx.paint(['bold', 'red'], 'FAIL') : st === 'WARN' ? bad('WARN') : 'SKIP';
+  for (const c of r.checks) {
+    out.push(`  ${mark(c.status)}  ${c.name}`);
+    for (const e of c.evidence) out.push(`        ${e}`);
+    if (c.fix) out.push(`        fix: ${c.fix}`);
+  }
+  const sm = r.summary;
+  out.push('', `${sm.PASS} passed, ${sm.WARN} warned, ${sm.FAIL} failed, ${sm.SKIP} skipped`);
   return `${out.join('\n')}\n`;
 }
 
 export const doctorCommand: CommandSpec = {
   command: 'doctor',
   describe: 'which sources are readable here, and for each that is not, why and what to do',
+  builder: (y) =>
+    y.epilogue(
+      'Exit 1 when a check fails (no unit found is one), 0 otherwise; --json gives every check with its evidence and fix.',
+    ),
   async run(_args, ctx: CliContext) {
     const r = await doctorReport(sysrootOf(ctx.global));
     ctx.io.stdout(ctx.global.json ? `${JSON.stringify(r, null, 2)}\n` : render(r, ctx));
-    return 0;
+    return r.summary.FAIL > 0 ? 1 : 0;
   },
 };
