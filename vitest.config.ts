@@ -20,8 +20,10 @@ export default defineConfig({
     // Three workers on two cores: many files wait on child processes, a real Prometheus or the file
     // system, and no test depends on how fast the machine runs (they drive virtual time).
     maxWorkers: 3,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // A hang fails within a minute. No test takes more than a few seconds on a quiet 2-core machine: the
+    // margin is for a machine many times slower or busier (a test that needs longer says so itself).
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     projects: [
       {
         extends: true,
