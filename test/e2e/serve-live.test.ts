@@ -78,9 +78,11 @@ describe('a sysroot kept live by emu serve', () => {
   }, async () => {
     // Watch in rounds until engine 3's stall shows (the fault fires at 800 ms of the server's
     // virtual time, which a starved server reaches late); every round must show no other stall.
+    // The reader judges by its own clock: a server starved of a core for --stall-ms leaves every
+    // engine still, so the rounds allow 4 s of that (6 s each; engine 3 stays still for good).
     let stalled: { engine: number; reason: string }[] = [];
     await until('engine 3 to show as stalled in watch', 60_000, () => {
-      const w = runChild(['--sysroot', dir, 'watch', '--json', '--count', '12', '--interval-ms', '300', '--stall-ms', '1500']);
+      const w = runChild(['--sysroot', dir, 'watch', '--json', '--count', '20', '--interval-ms', '300', '--stall-ms', '4000']);
       expect(w.code).toBe(0);
       const lines = w.stdout
         .trim()
