@@ -256,6 +256,24 @@ function portFindings(u: UnitRound, h: FindingHistory, out: Finding[]): void {
   }
 }
 
+/**
+ * What releases a stranded sender (any retirement on its engine, sdma_desc_avail in sdma.c): traffic on that engine,
+ * which is the VL it serves (sysfs sdma<N>/vl) and the user CPUs mapped to it (cpu_list); or the end of its job
+ * (destroying a QP takes it off the list, flush_qp_waiters in qp.c). Which sender the engine selection gives that
+ * engine the tool cannot know: the VL and CPUs are where to look.
+ */
+function releaseAction(u: UnitRound, engine: number | null, kind: string): string {
+  const s = u.engines.find((e) => e.sample.engine === engine)?.sample;
+  const where = [
+    s?.vl !== null && s?.vl !== undefined ? `VL ${s.vl}` : null,
+    s?.cpuList && s.cpuList !== 'empty' ? `user CPUs ${s.cpuList}` : null,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const job = kind === 'qp' ? ', or end the job that owns the QP (destroying it frees it)' : '';
+  return `run 'hfi1-sdma --unit ${u.info.name} waiters ${engine}' to name its owner; traffic on sdma${engine}${where ? ` (it serves ${where})` : ''} releases it${job}`;
+}
+
 /** The strand findings of one waiter; certain ones count, probable ones once they held PROBABLE_HOLD_MS. */
 function strandFinding(u: UnitRound, j: WaiterJudgement): Finding {
   const name = u.info.name;
@@ -276,7 +294,7 @@ function strandFinding(u: UnitRound, j: WaiterJudgement): Finding {
       {
         ageMs,
         ageAtLeast: j.ageAtLeast,
-        action: `run 'hfi1-sdma waiters ${w.engine}' to name it; end the job that owns it, or send traffic on sdma${w.engine}`,
+        action: releaseAction(u, w.engine, w.kind),
       },
     );
   }
@@ -289,7 +307,7 @@ function strandFinding(u: UnitRound, j: WaiterJudgement): Finding {
     {
       ageMs,
       ageAtLeast: j.ageAtLeast,
-      action: `run 'hfi1-sdma waiters ${w.engine}' again: it becomes certain once that engine retires with room`,
+      action: `run 'hfi1-sdma --unit ${name} waiters ${w.engine}' again: it becomes certain once the busy engine retires with room`,
     },
   );
 }
