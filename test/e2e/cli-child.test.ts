@@ -167,11 +167,11 @@ describe('hfi1-sdma as a child process', () => {
     expect(JSON.parse(r.stdout).events[0]).toMatchObject({ kind: 'engine-error', engine: 2 });
   });
 
-  it('doctor explains this host', async () => {
+  it('doctor explains this host (exit 1: no unit is a failed check)', async () => {
     const d = mkdtempSync(join(tmpdir(), 'e2e-'));
     dirs.push(d);
     const r = await runCli(['--sysroot', d, 'doctor']);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/no hfi1 or hfi2 unit found/);
   });
 

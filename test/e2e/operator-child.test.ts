@@ -3,7 +3,7 @@
 // a closed pipe, a signal, a completion script that runs the program by its path); the other answers
 // in-process (main() with captured streams).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -144,10 +144,18 @@ describe('shell hygiene', () => {
 });
 
 describe('completion', () => {
-  it.each(['bash', 'zsh'])('completion %s prints a script that calls this program by its path', (shell) => {
+  // The scripts call the program by name (hfi1-sdma on PATH, else npx's): as installed, it is on PATH.
+  const onPath = (() => {
+    const d = mkdtempSync(join(tmpdir(), 'on-path-'));
+    dirs.push(d);
+    symlinkSync(BIN, join(d, 'hfi1-sdma'));
+    return { ...process.env, PATH: `${d}:${process.env.PATH ?? ''}` };
+  })();
+
+  it.each(['bash', 'zsh'])('completion %s prints a script that calls this program by name', (shell) => {
     const r = runChild(['completion', shell]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`${process.execPath} ${BIN} --get-yargs-completions`);
+    expect(r.stdout).toMatch(/command -v hfi1-sdma .*\) --get-yargs-completions/);
     expect(r.stdout).toMatch(shell === 'bash' ? /complete .* hfi1-sdma/ : /compdef _hfi1_sdma_completions hfi1-sdma/);
   });
 
@@ -164,7 +172,7 @@ describe('completion', () => {
           '-c',
           `eval "$SCRIPT"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _hfi1_sdma_completions; printf '%s\\n' "\${COMPREPLY[@]}"`,
         ],
-        { encoding: 'utf8', env: { ...process.env, SCRIPT: script }, timeout: 60_000 },
+        { encoding: 'utf8', env: { ...onPath, SCRIPT: script }, timeout: 60_000 },
       ).stdout.trim();
     expect(complete(['hfi1-sdma', '--workload', '']).split('\n')).toEqual(
       expect.arrayContaining(['mixed', 'line-rate', 'qp', 'psm', 'small', 'idle', 'ipoib']),
@@ -183,7 +191,7 @@ describe('completion', () => {
           '-c',
           `autoload -U compinit; compinit -u -D; eval "$SCRIPT"; _describe() { print -rl -- \${(P)2} }; _default() { print DEFAULT }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _hfi1_sdma_completions`,
         ],
-        { encoding: 'utf8', env: { ...process.env, SCRIPT: script, HOME: tmpdir() }, timeout: 60_000 },
+        { encoding: 'utf8', env: { ...onPath, SCRIPT: script, HOME: tmpdir() }, timeout: 60_000 },
       ).stdout.trim();
     expect(complete(['hfi1-sdma', '--workload', '']).split('\n')).toEqual([
       'mixed',
