@@ -22,11 +22,11 @@ afterAll(() => {
 });
 
 describe('hfi1-sdma as a child process', () => {
-  it('--version and --help', () => {
+  it('--version (the bin answers it before loading the command line) and --help', async () => {
     const v = runChild(['--version']);
     expect(v.code).toBe(0);
     expect(v.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
-    const h = runChild(['--help']);
+    const h = await runCli(['--help']);
     expect(h.code).toBe(0);
     for (const c of [
       'engines',
@@ -89,8 +89,8 @@ describe('hfi1-sdma as a child process', () => {
     expect(JSON.parse(dec.stdout)).toMatchObject({ first: true, last: true, len: 64, gen: 1 });
   });
 
-  it('watch --json prints one NDJSON line per engine per sample', () => {
-    const r = runChild([...EMU, 'watch', '--json', '--count', '3', '--interval-ms', '50']);
+  it('watch --json prints one NDJSON line per engine per sample', async () => {
+    const r = await runCli([...EMU, 'watch', '--json', '--count', '3', '--interval-ms', '50']);
     expect(r.code).toBe(0);
     const lines = r.stdout
       .trim()
@@ -175,10 +175,10 @@ describe('hfi1-sdma as a child process', () => {
     expect(r.stdout).toMatch(/no hfi1 or hfi2 unit found/);
   });
 
-  it('bad input: usage 64, no such engine 66 (the status of the process), missing file 66', async () => {
+  it('bad input: usage 64 (the status of the process), no such engine 66, missing file 66', async () => {
     expect(runChild(['engines', '--bogus']).code).toBe(64);
     expect((await runCli(['fit', '--descq-cnt', '3000', '--head', '0', '--tail', '0', '--num-desc', '1'])).code).toBe(64);
-    const ne = runChild([...EMU, 'show', '7']);
+    const ne = await runCli([...EMU, 'show', '7']);
     expect(ne.code).toBe(66);
     expect(ne.stderr).toMatch(/engines 0-3/);
     expect((await runCli(['log', '/nonexistent'])).code).toBe(66);

@@ -152,8 +152,8 @@ describe('completion', () => {
     return { ...process.env, PATH: `${d}:${process.env.PATH ?? ''}` };
   })();
 
-  it.each(['bash', 'zsh'])('completion %s prints a script that calls this program by name', (shell) => {
-    const r = runChild(['completion', shell]);
+  it.each(['bash', 'zsh'])('completion %s prints a script that calls this program by name', async (shell) => {
+    const r = await runCli(['completion', shell]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/command -v hfi1-sdma .*\) --get-yargs-completions/);
     expect(r.stdout).toMatch(shell === 'bash' ? /complete .* hfi1-sdma/ : /compdef _hfi1_sdma_completions hfi1-sdma/);
@@ -163,8 +163,8 @@ describe('completion', () => {
     expect((await runCli(['completion', 'tcsh'])).code).toBe(64);
   });
 
-  it('bash completes commands and --workload / --fault values through the script', () => {
-    const script = runChild(['completion', 'bash']).stdout;
+  it('bash completes commands and --workload / --fault values through the script', async () => {
+    const script = (await runCli(['completion', 'bash'])).stdout;
     const complete = (words: string[]) =>
       spawnSync(
         'bash',
@@ -181,29 +181,32 @@ describe('completion', () => {
     expect(complete(['hfi1-sdma', 'heal'])).toBe('health');
   });
 
-  it.skipIf(!HAS_ZSH)('zsh completes commands and --workload values through the script (skipped: zsh not installed)', () => {
-    const script = runChild(['completion', 'zsh']).stdout;
-    // _describe and _default stand in for the completion system's widgets: they print what they are given.
-    const complete = (words: string[]) =>
-      spawnSync(
-        'zsh',
-        [
-          '-c',
-          `autoload -U compinit; compinit -u -D; eval "$SCRIPT"; _describe() { print -rl -- \${(P)2} }; _default() { print DEFAULT }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _hfi1_sdma_completions`,
-        ],
-        { encoding: 'utf8', env: { ...onPath, SCRIPT: script, HOME: tmpdir() }, timeout: 60_000 },
-      ).stdout.trim();
-    expect(complete(['hfi1-sdma', '--workload', '']).split('\n')).toEqual([
-      'mixed',
-      'line-rate',
-      'qp',
-      'psm',
-      'small',
-      'ipoib',
-      'idle',
-    ]);
-    expect(complete(['hfi1-sdma', 'hea']).split('\n')).toContain(
-      'health:Nagios plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN; one line per finding',
-    );
-  });
+  it.skipIf(!HAS_ZSH)(
+    'zsh completes commands and --workload values through the script (skipped: zsh not installed)',
+    async () => {
+      const script = (await runCli(['completion', 'zsh'])).stdout;
+      // _describe and _default stand in for the completion system's widgets: they print what they are given.
+      const complete = (words: string[]) =>
+        spawnSync(
+          'zsh',
+          [
+            '-c',
+            `autoload -U compinit; compinit -u -D; eval "$SCRIPT"; _describe() { print -rl -- \${(P)2} }; _default() { print DEFAULT }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _hfi1_sdma_completions`,
+          ],
+          { encoding: 'utf8', env: { ...onPath, SCRIPT: script, HOME: tmpdir() }, timeout: 60_000 },
+        ).stdout.trim();
+      expect(complete(['hfi1-sdma', '--workload', '']).split('\n')).toEqual([
+        'mixed',
+        'line-rate',
+        'qp',
+        'psm',
+        'small',
+        'ipoib',
+        'idle',
+      ]);
+      expect(complete(['hfi1-sdma', 'hea']).split('\n')).toContain(
+        'health:Nagios plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN; one line per finding',
+      );
+    },
+  );
 });
