@@ -178,8 +178,11 @@ describe('Prometheus scraping the exporter on the emulator', () => {
       expect(free.map((x) => x.metric.engine).sort()).toEqual(['0', '1', '2', '3']);
       const ring = await prom.query('hfi1_sdma_ring_size_descriptors');
       expect(ring.data.result?.[0]?.value[1]).toBe('2048');
-      const running = await prom.query('sum(hfi1_sdma_engine_running)');
-      expect(running.data.result?.[0]?.value[1]).toBe('4');
+      // Waited for, not looked at once: on a loaded machine the first scrapes seen did not carry it yet.
+      await until('every engine running', 40_000, async () => {
+        const r = await prom.query('sum(hfi1_sdma_engine_running)');
+        return r.data.result?.[0]?.value[1] === '4' ? true : undefined;
+      });
       const info = await prom.query('hfi1_sdma_build_info');
       expect(info.data.result?.[0]?.metric.backend).toBe('emu');
 
