@@ -40,7 +40,8 @@ async function until(what: string, ms: number, fn: () => boolean | Promise<boole
   throw new Error(`timed out waiting for ${what}; serve said: ${serve.err()}`);
 }
 
-describe('a sysroot kept live by emu serve', () => {
+// In this order, even under --sequence.shuffle: the tests are the steps of one served host, the last stops it.
+describe('a sysroot kept live by emu serve', { shuffle: false }, () => {
   it('says on stderr when the fault fires, in virtual and wall time', { timeout: 70_000 }, async () => {
     await until('the fault line on stderr', 60_000, () => /fault stop-fetch@800:3 fired/.test(serve.err()));
     expect(serve.err()).toMatch(
