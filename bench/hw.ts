@@ -9,7 +9,7 @@ import { EmuUnit } from '../src/emu/unit.js';
 import { openBarWindow } from '../src/hw/bar.js';
 import { parseSdes } from '../src/hw/parse/sdes.js';
 import { ENGINE_CSR_OFFSETS, engineReg, readEngineCsrs, SDMA_WINDOW } from '../src/hw/regs.js';
-import { type BenchResult, type BenchSuite, nsPerOp, ratioResult } from './harness.js';
+import { type BenchResult, type BenchSuite, measureRatio, round } from './harness.js';
 
 /**
  * A full sdes (sdma_seqfile_dump_sde, sdma.c) from the emulator's writer: 16 engines at line rate whose chips stopped
@@ -26,20 +26,29 @@ async function fullSdes(): Promise<{ text: string; descriptors: number }> {
 async function parseSuite(): Promise<BenchResult[]> {
   const { text, descriptors } = await fullSdes();
   const bytes = Buffer.from(text, 'latin1');
-  const mb = bytes.length / 1e6;
-  const opts = { batch: 1, minMs: 1500, warmupMs: 300 };
-  const split = nsPerOp(() => text.split('\n').length, opts);
-  const parse = nsPerOp(() => parseSdes(bytes).records.length, opts);
-  const r = ratioResult('parse.sdes', parse / 1e6, split / 1e6, 'ms/dump', 2, {
-    bytes: bytes.length,
-    descriptors,
-    mbPerSec: Math.round((mb / (parse / 1e9)) * 10) / 10,
-    splitMbPerSec: Math.round((mb / (split / 1e9)) * 10) / 10,
-  });
+  let sink = 0;
+  const r = await measureRatio(
+    'parse.sdes',
+    'ms/dump',
+    {
+      work: () => {
+        for (let i = 0; i < 5; i++) sink += parseSdes(bytes).records.length;
+      },
+      baseline: () => {
+        for (let i = 0; i < 5; i++) sink += text.split('\n').length;
+      },
+      perRound: 5,
+      rounds: 15,
+    },
+    { max: 2 },
+    { bytes: bytes.length, descriptors, baselineIs: "split('\\n') of the same text" },
+  );
+  r.mbPerSec = round(bytes.length / 1e6 / (r.value / 1000));
+  if (sink === -1) console.log('');
   return [r];
 }
 
-function barSuite(): ReturnType<BenchSuite['run']> {
+async function barSuite(): Promise<BenchResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'hfi1-bench-'));
   try {
     const path = join(dir, 'resource0');
@@ -53,26 +62,35 @@ function barSuite(): ReturnType<BenchSuite['run']> {
     for (const [off, v] of regs) raw[(off - SDMA_WINDOW.start) / 8] = v;
     const idx = Array.from({ length: 16 }, (_, e) => ENGINE_CSR_OFFSETS.map((o) => (engineReg(o, e) - SDMA_WINDOW.start) / 8));
     let sink = 0n;
-    const base = nsPerOp(
-      () => {
-        for (let e = 0; e < 16; e++) {
-          const row = idx[e] as number[];
-          for (let i = 0; i < row.length; i++) sink ^= raw[row[i] as number] as bigint;
-        }
-        return sink;
+    const loads = (): void => {
+      for (let e = 0; e < 16; e++) {
+        const row = idx[e] as number[];
+        for (let i = 0; i < row.length; i++) sink ^= raw[row[i] as number] as bigint;
+      }
+    };
+    const sample = (): void => {
+      for (let e = 0; e < 16; e++) sink ^= readEngineCsrs(win, e).ctrl;
+    };
+    const times = 2000;
+    const r = await measureRatio(
+      'bar.sample16',
+      'µs/sample',
+      {
+        work: () => {
+          for (let i = 0; i < times; i++) sample();
+        },
+        baseline: () => {
+          for (let i = 0; i < times; i++) loads();
+        },
+        perRound: times / 1000,
+        rounds: 15,
       },
-      { batch: 200 },
+      { max: 3 },
+      { registers: 160, baselineIs: 'the same 160 loads from a BigUint64Array over the same bytes' },
     );
-    const sample = nsPerOp(
-      () => {
-        let n = 0n;
-        for (let e = 0; e < 16; e++) n ^= readEngineCsrs(win, e).ctrl;
-        return n;
-      },
-      { batch: 200 },
-    );
+    if (sink === -1n) console.log('');
     win.close();
-    return [ratioResult('bar.sample16', sample / 1000, base / 1000, 'µs/sample', 3, { registers: 160 })];
+    return [r];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

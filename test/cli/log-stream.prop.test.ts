@@ -3,11 +3,11 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { parseKernelLog } from '../../src/kmsg/parse.js';
 import { MAX_LINE_BYTES, readKernelLog } from '../../src/kmsg/stream.js';
 import { BIN, ROOT } from '../support/child.js';
+import { fc, test } from '../support/prop.js';
 
 const FIXTURE = readFileSync(join(ROOT, 'test/fixtures/kmsg/engine-error.dmesg'), 'utf8');
 const SOAK = process.env.SOAK === '1';

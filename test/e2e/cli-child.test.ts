@@ -1,9 +1,13 @@
-// The built CLI, run as a user would, against the emulator: output, JSON shapes, exit codes.
+// The built CLI, run as a user would, against the emulator: output, JSON shapes, exit codes. A child process
+// where the process is the point (the exit status, standard input and output, a signal, the fallback on this
+// host); the same commands' other answers in-process (main() with captured streams), as fast as the code runs.
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, runChild, startChild } from '../support/child.js';
+import { ROOT, runChild, startExporterChild } from '../support/child.js';
+import { runCli } from '../support/cli.js';
 
 /** The fallback is for a host without hfi1: a live host with a unit shows the unit instead. */
 const HOST_HAS_HFI1 =
@@ -11,16 +15,18 @@ const HOST_HAS_HFI1 =
 
 const EMU = ['--backend', 'emu', '--engines', '4', '--at-ms', '20'];
 const dirs: string[] = [];
+const children: ChildProcess[] = [];
 afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('hfi1-sdma as a child process', () => {
-  it('--version and --help', () => {
+  it('--version (the bin answers it before loading the command line) and --help', async () => {
     const v = runChild(['--version']);
     expect(v.code).toBe(0);
     expect(v.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
-    const h = runChild(['--help']);
+    const h = await runCli(['--help']);
     expect(h.code).toBe(0);
     for (const c of [
       'engines',
@@ -55,10 +61,10 @@ describe('hfi1-sdma as a child process', () => {
 
   it.skipIf(HOST_HAS_HFI1)(
     'snapshot on a host without a unit captures nothing (exit 66) and never the emulator (skipped: this host has an hfi1 unit)',
-    () => {
+    async () => {
       const dir = mkdtempSync(join(tmpdir(), 'e2e-snap-'));
       try {
-        const r = runChild(['snapshot', '-o', join(dir, 'x.tar.gz')]);
+        const r = await runCli(['snapshot', '-o', join(dir, 'x.tar.gz')]);
         expect(r.code).toBe(66);
         expect(r.stderr).toMatch(/no hfi1 or hfi2 unit under .*: nothing to capture/);
         expect(readdirSync(dir)).toEqual([]);
@@ -68,23 +74,23 @@ describe('hfi1-sdma as a child process', () => {
     },
   );
 
-  it('show, ring, fit and decode', () => {
-    const show = runChild([...EMU, 'show', '2']);
+  it('show, ring, fit and decode', async () => {
+    const show = await runCli([...EMU, 'show', '2']);
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/CTRL\s+0x9 ENABLE\|INT_ENABLE/);
-    const ring = runChild([...EMU, 'ring', '2', '--json']);
+    const ring = await runCli([...EMU, 'ring', '2', '--json']);
     expect(ring.code).toBe(0);
     const rj = JSON.parse(ring.stdout);
     expect(rj).toMatchObject({ engine: 2, descqCnt: 2048 });
     for (const d of rj.descriptors) expect(d.flags).toMatch(/^[I-][H-][F-][L-]$/);
-    const fit = runChild([...EMU, 'fit', '1', '--num-desc', '9', '--json']);
+    const fit = await runCli([...EMU, 'fit', '1', '--num-desc', '9', '--json']);
     expect(JSON.parse(fit.stdout)).toMatchObject({ descqCnt: 2048, numDesc: 9 });
-    const dec = runChild(['decode', '0xc040000000100000', '0x5', '--json']);
+    const dec = await runCli(['decode', '0xc040000000100000', '0x5', '--json']);
     expect(JSON.parse(dec.stdout)).toMatchObject({ first: true, last: true, len: 64, gen: 1 });
   });
 
-  it('watch --json prints one NDJSON line per engine per sample', () => {
-    const r = runChild([...EMU, 'watch', '--json', '--count', '3', '--interval-ms', '50']);
+  it('watch --json prints one NDJSON line per engine per sample', async () => {
+    const r = await runCli([...EMU, 'watch', '--json', '--count', '3', '--interval-ms', '50']);
     expect(r.code).toBe(0);
     const lines = r.stdout
       .trim()
@@ -97,11 +103,22 @@ describe('hfi1-sdma as a child process', () => {
     );
   });
 
-  it('progress exits 0 on a busy engine and 1 on an idle one', () => {
-    const busy = runChild([...EMU, 'progress', '0', '--num-desc', '4', '--timeout-ms', '1000', '--interval-ms', '10', '--json']);
+  it('progress exits 0 on a busy engine and 1 on an idle one', async () => {
+    const busy = await runCli([
+      ...EMU,
+      'progress',
+      '0',
+      '--num-desc',
+      '4',
+      '--timeout-ms',
+      '1000',
+      '--interval-ms',
+      '10',
+      '--json',
+    ]);
     expect(busy.code).toBe(0);
     expect(JSON.parse(busy.stdout)).toMatchObject({ satisfied: true, result: 1 });
-    const idle = runChild([
+    const idle = await runCli([
       '--backend',
       'emu',
       '--engines',
@@ -121,8 +138,8 @@ describe('hfi1-sdma as a child process', () => {
     expect(idle.stdout).toMatch(/no movement/);
   });
 
-  it('health is OK on a healthy emulator and CRITICAL with a stop-fetch fault', () => {
-    const ok = runChild([...EMU, '--workload', 'qp', 'health', '--stall-ms', '200']);
+  it('health is OK on a healthy emulator and CRITICAL with a stop-fetch fault (the status of the process)', async () => {
+    const ok = await runCli([...EMU, '--workload', 'qp', 'health', '--stall-ms', '200']);
     expect(ok.stdout).toMatch(/^HFI1-SDMA OK/);
     expect(ok.code).toBe(0);
     const bad = runChild([
@@ -150,52 +167,40 @@ describe('hfi1-sdma as a child process', () => {
     expect(JSON.parse(r.stdout).events[0]).toMatchObject({ kind: 'engine-error', engine: 2 });
   });
 
-  it('doctor explains a host without a unit, and fails its units check (exit 1)', () => {
+  it('doctor explains this host (exit 1: no unit is a failed check)', async () => {
     const d = mkdtempSync(join(tmpdir(), 'e2e-'));
     dirs.push(d);
-    const r = runChild(['--sysroot', d, 'doctor']);
+    const r = await runCli(['--sysroot', d, 'doctor']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/no hfi1 or hfi2 unit found/);
     expect(r.stdout).toMatch(/^ {2}FAIL {2}units$/m);
   });
 
-  it('bad input: usage 64, no such engine 66, missing file 66', () => {
+  it('bad input: usage 64 (the status of the process), no such engine 66, missing file 66', async () => {
     expect(runChild(['engines', '--bogus']).code).toBe(64);
-    expect(runChild(['fit', '--descq-cnt', '3000', '--head', '0', '--tail', '0', '--num-desc', '1']).code).toBe(64);
-    const ne = runChild([...EMU, 'show', '7']);
+    expect((await runCli(['fit', '--descq-cnt', '3000', '--head', '0', '--tail', '0', '--num-desc', '1'])).code).toBe(64);
+    const ne = await runCli([...EMU, 'show', '7']);
     expect(ne.code).toBe(66);
     expect(ne.stderr).toMatch(/engines 0-3/);
-    expect(runChild(['log', '/nonexistent']).code).toBe(66);
-    const fault = runChild(['--backend', 'emu', '--fault', 'melt@5', 'engines']);
+    expect((await runCli(['log', '/nonexistent'])).code).toBe(66);
+    const fault = await runCli(['--backend', 'emu', '--fault', 'melt@5', 'engines']);
     expect(fault.code).toBe(64);
     expect(fault.stderr).toMatch(/stop-fetch/);
   });
 
-  it('completion prints a script', () => {
-    const r = runChild(['completion']);
+  it('completion prints a script', async () => {
+    const r = await runCli(['completion']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/hfi1-sdma/);
   });
 
   it('export serves metrics and exits 0 on SIGTERM', async () => {
-    const port = 19000 + Math.floor(Math.random() * 1000);
-    const x = startChild([...EMU, 'export', '--listen', `127.0.0.1:${port}`]);
-    try {
-      let body = '';
-      for (let i = 0; i < 100 && !body; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        body = await fetch(`http://127.0.0.1:${port}/metrics`).then(
-          (r) => r.text(),
-          () => '',
-        );
-      }
-      expect(body).toMatch(/hfi1_sdma_ring_size_descriptors\{unit="hfi1_0"\} 2048/);
-      expect(body).toMatch(/hfi1_sdma_free_descriptors\{unit="hfi1_0",engine="3"\} \d+/);
-      x.child.kill('SIGTERM');
-      expect(await x.exited).toBe(0);
-    } finally {
-      // A failed expectation must not leave the exporter running.
-      if (x.child.exitCode === null) x.child.kill('SIGKILL');
-    }
+    const x = await startExporterChild([...EMU, 'export', '--listen', '127.0.0.1:0'], children);
+    const body = await x.scrape();
+    expect(body).toMatch(/hfi1_sdma_ring_size_descriptors\{unit="hfi1_0"\} 2048/);
+    expect(body).toMatch(/hfi1_sdma_free_descriptors\{unit="hfi1_0",engine="3"\} \d+/);
+    const exited = new Promise<number | null>((resolve) => x.child.on('exit', (code) => resolve(code)));
+    x.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 });

@@ -1,11 +1,14 @@
-// The built CLI as a child process: a gone device, link-down, health's Nagios conventions,
-// closed pipes, shell completion, repeated options and stopping on SIGTERM.
+// The built CLI: a gone device, link-down, health's Nagios conventions, closed pipes, shell completion,
+// repeated options and stopping on SIGTERM. A child process where the process is the point (its status,
+// a closed pipe, a signal, a completion script that runs the program by its path); the other answers
+// in-process (main() with captured streams).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, runChild, startChild } from '../support/child.js';
+import { runCli } from '../support/cli.js';
 
 const EMU = ['--backend', 'emu', '--engines', '4'];
 const HAS_ZSH = (() => {
@@ -44,20 +47,20 @@ describe('a gone device (--fault device-gone@10)', () => {
     [['watch', '--count', '2', '--interval-ms', '50']],
     [['fit', '1', '--num-desc', '4']],
     [['progress', '1', '--num-desc', '4', '--timeout-ms', '100']],
-  ])('%j exits 69, saying so once on stderr', (argv) => {
-    const r = runChild([...EMU, '--fault', 'device-gone@10', ...argv]);
+  ])('%j exits 69, saying so once on stderr', async (argv) => {
+    const r = await runCli([...EMU, '--fault', 'device-gone@10', ...argv]);
     expect(r.code).toBe(69);
     expect(r.stdout).not.toBe('');
     expect(r.stderr).toMatch(/^hfi1-sdma: hfi1_0: device gone: .*\n$/);
   });
 
-  it('engines --json: no state, not running', () => {
-    const r = runChild([...EMU, '--fault', 'device-gone@10', 'engines', '--json']);
+  it('engines --json: no state, not running', async () => {
+    const r = await runCli([...EMU, '--fault', 'device-gone@10', 'engines', '--json']);
     for (const e of JSON.parse(r.stdout).units[0].engines) expect(e).toMatchObject({ gone: true, state: null, running: false });
   });
 
-  it('health is CRITICAL in one line for the unit, naming the emulator', () => {
-    const r = runChild([...EMU, '--fault', 'device-gone@10', 'health', '--stall-ms', '100']);
+  it('health is CRITICAL in one line for the unit, naming the emulator', async () => {
+    const r = await runCli([...EMU, '--fault', 'device-gone@10', 'health', '--stall-ms', '100']);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/^HFI1-SDMA CRITICAL - emulator: SD301 hfi1_0 \(0000:05:00\.0\) gone/);
     expect(r.stdout.split('\n').filter((l) => l.startsWith('CRITICAL:'))).toHaveLength(1);
@@ -65,16 +68,16 @@ describe('a gone device (--fault device-gone@10)', () => {
 });
 
 describe('health as a Nagios plugin', () => {
-  it('link-down is a WARNING naming s20_Idle, not "healthy"', () => {
-    const r = runChild([...EMU, '--fault', 'link-down@10', 'health', '--stall-ms', '100']);
+  it('link-down is a WARNING naming s20_Idle, not "healthy"', async () => {
+    const r = await runCli([...EMU, '--fault', 'link-down@10', 'health', '--stall-ms', '100']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
       /^HFI1-SDMA WARNING - emulator: SD305 hfi1_0 has no ACTIVE port \(port 1 DOWN \(Polling\)\).*all 4 engine\(s\) idle in s20_Idle/,
     );
   });
 
-  it('an engine error that recovers between samples is still a WARNING (SDMAErrCt rose)', () => {
-    const r = runChild([
+  it('an engine error that recovers between samples is still a WARNING (SDMAErrCt rose)', async () => {
+    const r = await runCli([
       ...EMU,
       '--workload',
       'qp',
@@ -88,22 +91,22 @@ describe('health as a Nagios plugin', () => {
     ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^WARNING: SD103 hfi1_0 sdma3 engine errors rose by 1 while watched/m);
-    const e = runChild([...EMU, '--fault', 'engine-error:1@30:3', 'engines', '--json']);
+    const e = await runCli([...EMU, '--fault', 'engine-error:1@30:3', 'engines', '--json']);
     const engine3 = JSON.parse(e.stdout).units[0].engines[3];
     expect(engine3.errors).toEqual([]);
     expect(engine3.errCount).toBeGreaterThan(0);
   });
 
-  it('a bad flag is UNKNOWN (3), not 64', () => {
+  it('a bad flag is UNKNOWN (3), not 64 (the status of the process)', () => {
     const r = runChild(['health', '--bogus']);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/^HFI1-SDMA UNKNOWN - /);
   });
 
-  it('no hfi1 or hfi2 unit is UNKNOWN (3), never the emulator', () => {
+  it('no hfi1 or hfi2 unit is UNKNOWN (3), never the emulator', async () => {
     const d = mkdtempSync(join(tmpdir(), 'e2e-'));
     dirs.push(d);
-    const r = runChild(['--sysroot', d, 'health']);
+    const r = await runCli(['--sysroot', d, 'health']);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/^HFI1-SDMA UNKNOWN - no hfi1 or hfi2 unit found/);
   });
@@ -122,9 +125,9 @@ describe('shell hygiene', () => {
 
   it.each(['--backend', '--sysroot', '--unit', '--seed', '--workload', '--at-ms', '--engines'])(
     'a repeated %s is a usage error (64)',
-    (flag) => {
+    async (flag) => {
       const value = { '--backend': 'emu', '--sysroot': '/tmp', '--workload': 'qp' }[flag] ?? '1';
-      const r = runChild([flag, value, flag, value, 'engines']);
+      const r = await runCli([flag, value, flag, value, 'engines']);
       expect(r.code).toBe(64);
       expect(r.stderr).toMatch(new RegExp(`${flag} was given 2 times`));
     },
@@ -141,20 +144,29 @@ describe('shell hygiene', () => {
 });
 
 describe('completion', () => {
-  it.each(['bash', 'zsh'])('completion %s prints a script that calls the program by name, never a cache path', (shell) => {
-    const r = runChild(['completion', shell]);
+  // The scripts call the program by name (hfi1-sdma on PATH, else npx's): as installed, it is on PATH.
+  const onPath = (() => {
+    const d = mkdtempSync(join(tmpdir(), 'on-path-'));
+    dirs.push(d);
+    symlinkSync(BIN, join(d, 'hfi1-sdma'));
+    return { ...process.env, PATH: `${d}:${process.env.PATH ?? ''}` };
+  })();
+
+  it.each(['bash', 'zsh'])('completion %s prints a script that calls this program by name', async (shell) => {
+    const r = await runCli(['completion', shell]);
     expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/command -v hfi1-sdma .*\) --get-yargs-completions/);
     expect(r.stdout).toContain('echo hfi1-sdma || echo npx --no-install hfi1-sdma) --get-yargs-completions');
     expect(r.stdout).not.toContain(BIN);
     expect(r.stdout).toMatch(shell === 'bash' ? /complete .* hfi1-sdma/ : /compdef _hfi1_sdma_completions hfi1-sdma/);
   });
 
-  it('an unknown shell is a usage error (64)', () => {
-    expect(runChild(['completion', 'tcsh']).code).toBe(64);
+  it('an unknown shell is a usage error (64)', async () => {
+    expect((await runCli(['completion', 'tcsh'])).code).toBe(64);
   });
 
-  it('bash completes commands and --workload / --fault values through the script', () => {
-    const script = runChild(['completion', 'bash']).stdout;
+  it('bash completes commands and --workload / --fault values through the script', async () => {
+    const script = (await runCli(['completion', 'bash'])).stdout;
     const complete = (words: string[]) =>
       spawnSync(
         'bash',
@@ -162,7 +174,7 @@ describe('completion', () => {
           '-c',
           `eval "$SCRIPT"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _hfi1_sdma_completions; printf '%s\\n' "\${COMPREPLY[@]}"`,
         ],
-        { encoding: 'utf8', env: { ...process.env, SCRIPT: script }, timeout: 60_000 },
+        { encoding: 'utf8', env: { ...onPath, SCRIPT: script }, timeout: 60_000 },
       ).stdout.trim();
     expect(complete(['hfi1-sdma', '--workload', '']).split('\n')).toEqual(
       expect.arrayContaining(['mixed', 'line-rate', 'qp', 'psm', 'small', 'idle', 'ipoib']),
@@ -173,29 +185,32 @@ describe('completion', () => {
     expect(complete(['hfi1-sdma', 'report', '--interval'])).toBe('--interval-ms');
   });
 
-  it.skipIf(!HAS_ZSH)('zsh completes commands and --workload values through the script (skipped: zsh not installed)', () => {
-    const script = runChild(['completion', 'zsh']).stdout;
-    // _describe and _default stand in for the completion system's widgets: they print what they are given.
-    const complete = (words: string[]) =>
-      spawnSync(
-        'zsh',
-        [
-          '-c',
-          `autoload -U compinit; compinit -u -D; eval "$SCRIPT"; _describe() { print -rl -- \${(P)2} }; _default() { print DEFAULT }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _hfi1_sdma_completions`,
-        ],
-        { encoding: 'utf8', env: { ...process.env, SCRIPT: script, HOME: tmpdir() }, timeout: 60_000 },
-      ).stdout.trim();
-    expect(complete(['hfi1-sdma', '--workload', '']).split('\n')).toEqual([
-      'mixed',
-      'line-rate',
-      'qp',
-      'psm',
-      'small',
-      'ipoib',
-      'idle',
-    ]);
-    expect(complete(['hfi1-sdma', 'hea']).split('\n')).toContain(
-      'health:Nagios plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN; one line per finding',
-    );
-  });
+  it.skipIf(!HAS_ZSH)(
+    'zsh completes commands and --workload values through the script (skipped: zsh not installed)',
+    async () => {
+      const script = (await runCli(['completion', 'zsh'])).stdout;
+      // _describe and _default stand in for the completion system's widgets: they print what they are given.
+      const complete = (words: string[]) =>
+        spawnSync(
+          'zsh',
+          [
+            '-c',
+            `autoload -U compinit; compinit -u -D; eval "$SCRIPT"; _describe() { print -rl -- \${(P)2} }; _default() { print DEFAULT }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _hfi1_sdma_completions`,
+          ],
+          { encoding: 'utf8', env: { ...onPath, SCRIPT: script, HOME: tmpdir() }, timeout: 60_000 },
+        ).stdout.trim();
+      expect(complete(['hfi1-sdma', '--workload', '']).split('\n')).toEqual([
+        'mixed',
+        'line-rate',
+        'qp',
+        'psm',
+        'small',
+        'ipoib',
+        'idle',
+      ]);
+      expect(complete(['hfi1-sdma', 'hea']).split('\n')).toContain(
+        'health:Nagios plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN; one line per finding',
+      );
+    },
+  );
 });

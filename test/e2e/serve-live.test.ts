@@ -40,7 +40,8 @@ async function until(what: string, ms: number, fn: () => boolean | Promise<boole
   throw new Error(`timed out waiting for ${what}; serve said: ${serve.err()}`);
 }
 
-describe('a sysroot kept live by emu serve', () => {
+// In this order, even under --sequence.shuffle: the tests are the steps of one served host, the last stops it.
+describe('a sysroot kept live by emu serve', { shuffle: false }, () => {
   it('says on stderr when the fault fires, in virtual and wall time', { timeout: 70_000 }, async () => {
     await until('the fault line on stderr', 60_000, () => /fault stop-fetch@800:3 fired/.test(serve.err()));
     expect(serve.err()).toMatch(
@@ -78,9 +79,11 @@ describe('a sysroot kept live by emu serve', () => {
   }, async () => {
     // Watch in rounds until engine 3's stall shows (the fault fires at 800 ms of the server's
     // virtual time, which a starved server reaches late); every round must show no other stall.
+    // The reader judges by its own clock: a server starved of a core for --stall-ms leaves every
+    // engine still, so the rounds allow 4 s of that (6 s each; engine 3 stays still for good).
     let stalled: { engine: number; reason: string }[] = [];
     await until('engine 3 to show as stalled in watch', 60_000, () => {
-      const w = runChild(['--sysroot', dir, 'watch', '--json', '--count', '12', '--interval-ms', '300', '--stall-ms', '1500']);
+      const w = runChild(['--sysroot', dir, 'watch', '--json', '--count', '20', '--interval-ms', '300', '--stall-ms', '4000']);
       expect(w.code).toBe(0);
       const lines = w.stdout
         .trim()

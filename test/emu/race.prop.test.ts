@@ -70,6 +70,25 @@ describe.skipIf(!SOAK)('race explorer, exhaustive (under npm run soak only: minu
     }
   }, 600_000);
 
+  it('a QP and a PSM sender in either order, and two QPs, before 2019 too: the reduced search keeps the plain counts, per kind too', () => {
+    for (const variant of ['kernel', 'psm-pre-2019'] as const) {
+      for (const senders of [
+        ['qp', 'psm'],
+        ['psm', 'qp'],
+        ['qp', 'qp'],
+      ] as const) {
+        const go = (reduce: 'none' | 'all') =>
+          explore({ variant, submitters: 2, senders: [...senders], bound: DEFAULT_BOUND, seed: 1, reduce });
+        const plain = go('none');
+        const all = go('all');
+        expect([variant, senders, ...kept(all), all.lostByKind]).toEqual([variant, senders, ...kept(plain), plain.lostByKind]);
+        expect(all.graphSteps).toBe(plain.graphSteps);
+        expect(all.statesExplored === all.states).toBe(senders[0] !== senders[1]); // only alike senders are folded
+        if (all.lostSchedule) expect(lostWaiter(replaySchedule(variant, [...senders], all.lostSchedule).world)).not.toBeNull();
+      }
+    }
+  }, 600_000);
+
   it('footprints: steps called independent commute on every state of 2 submitters, every order', () => {
     for (const variant of VARIANTS) {
       const r = commutingPairs(variant, 2);

@@ -98,7 +98,7 @@ describe('fault lost-wakeup', () => {
     const since = s[0]?.sinceMs ?? 0;
     expect(since).toBeGreaterThanOrEqual(50);
     expect(since).toBeLessThan(51);
-    u.runUntilMs(1500);
+    u.runUntilMs(1200); // past the 1 s after which a PSM writer would have sent again
     expect(await stranded(u)).toEqual(s); // a QP has no timeout: same waiter, same since
     expect(u.totals().lostWakeups).toBe(1);
     const v = invariantViolations(u);
@@ -110,7 +110,7 @@ describe('fault lost-wakeup', () => {
   });
 
   it('with a PSM writer: a 1 s stall, exactly SDMA_IOWAIT_TIMEOUT of virtual time, then it sends again', async () => {
-    const u = new EmuUnit({ seed: 1, workload: 'mixed', faults: ['lost-wakeup:psm@50:5'] });
+    const u = new EmuUnit({ seed: 1, engines: 8, workload: 'mixed', faults: ['lost-wakeup:psm@50:5'] });
     u.runUntilMs(60);
     const [w] = await stranded(u);
     expect(w).toMatchObject({ kind: 'psm', engine: 5, pid: EMU_PID_BASE + 11, command: 'mpi_rank_5' });

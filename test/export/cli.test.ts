@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../support/child.js';
+import { nobodyUnavailable, spawnAsNobody } from '../support/nobody.js';
 import { value } from './harness.js';
 
 const children: ChildProcess[] = [];
@@ -20,8 +21,8 @@ afterAll(() => {
 const env = { ...process.env, HFI1_SDMA_SYSROOT: '', NO_COLOR: '' };
 
 /** Start `hfi1-sdma ARGS` and wait (bounded) for the banner naming the port it serves. */
-async function startExport(args: string[], opts: { uid?: number } = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env, ...opts });
+async function startExport(args: string[]) {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   children.push(child);
   let stderr = '';
   child.stderr?.on('data', (d) => {
@@ -50,8 +51,8 @@ async function startExport(args: string[], opts: { uid?: number } = {}) {
 }
 
 /** Run to completion (bounded). */
-function run(args: string[], opts: { uid?: number } = {}) {
-  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 30_000, ...opts });
+function run(args: string[]) {
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 30_000 });
 }
 
 describe('export on a host without an hfi1 unit', () => {
@@ -138,11 +139,11 @@ describe('export --listen', () => {
   });
 
   const unprivilegedStart = Number(readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8').trim());
-  const canDropToNobody = process.getuid?.() === 0 && unprivilegedStart > 80;
-  it.skipIf(!canDropToNobody)(
-    'a privileged port for an unprivileged user is E_PERMISSION (77) (skipped unless run as root on a host where port 80 is privileged)',
+  const noNobody = nobodyUnavailable();
+  it.skipIf(noNobody !== null || unprivilegedStart <= 80)(
+    `a privileged port for an unprivileged user is E_PERMISSION (77) (skipped unless it can run as nobody, on a host where port 80 is privileged${noNobody ? `; here: ${noNobody}` : ''})`,
     () => {
-      const r = run(['--backend', 'emu', 'export', '--listen', '127.0.0.1:80'], { uid: 65534 });
+      const r = spawnAsNobody(['--backend', 'emu', 'export', '--listen', '127.0.0.1:80'], { env, timeout: 30_000 });
       expect(r.status).toBe(77);
       expect(r.stderr).toMatch(/--listen 127\.0\.0\.1:80: permission denied/);
     },

@@ -2,7 +2,6 @@
 // directory holding something else, symlinks planted inside an emulated tree, a directory the
 // user cannot write. Each case: the documented exit code, a message naming the path, and nothing
 // outside the temp dir changed (a canary tree hashed before and after).
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -21,8 +20,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseSpeed } from '../../src/cli/emu.js';
 import { TREE_MARKER, TREE_STAGING } from '../../src/emu/tree.js';
-import { BIN } from '../support/child.js';
 import { runCli } from '../support/cli.js';
+import { nobodyUnavailable, spawnAsNobody } from '../support/nobody.js';
 
 const WRITE = ['emu', 'write', '--engines', '2', '--workload', 'idle', '--at-ms', '3'];
 const BAR = 'sys/bus/pci/devices/0000:05:00.0/resource0';
@@ -192,12 +191,11 @@ describe('emu serve --speed', () => {
   });
 });
 
-const isRoot = process.getuid?.() === 0;
-const hasSetpriv = existsSync('/usr/bin/setpriv');
+const noNobody = nobodyUnavailable();
 
 describe('a directory the user cannot write', () => {
-  it.skipIf(!isRoot || !hasSetpriv)(
-    'run as nobody (skipped unless root with setpriv): 77 naming the path, no stack trace',
+  it.skipIf(noNobody !== null)(
+    `run as nobody: 77 naming the path, no stack trace${noNobody ? ` (skipped: it cannot run as nobody here: ${noNobody})` : ''}`,
     () => {
       const locked = join(tmp, 'locked');
       mkdirSync(locked);
@@ -218,10 +216,6 @@ describe('a directory the user cannot write', () => {
 
 /** The built CLI as `nobody` (no groups), for the permission cases. */
 function runChildAs(args: string[]) {
-  const r = spawnSync(
-    'setpriv',
-    ['--reuid=nobody', '--regid=nogroup', '--clear-groups', '--', process.execPath, BIN, ...WRITE, ...args],
-    { encoding: 'utf8', env: { ...process.env, HFI1_SDMA_SYSROOT: '' }, timeout: 60_000 },
-  );
+  const r = spawnAsNobody([...WRITE, ...args], { env: { ...process.env, HFI1_SDMA_SYSROOT: '' }, timeout: 60_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -2,7 +2,7 @@
 // list, /proc stack and syscall, fd link targets, tracefs SDMA events. Only our ParseError may escape a parser (the
 // pure ones that return null never throw), every engine they return is one the chip has, and a failure names the
 // file with a line and column inside the text. A fixed-seed share in npm test; thousands under soak.
-import { fc, test } from '@fast-check/vitest';
+
 import { describe, expect } from 'vitest';
 import { ParseError } from '../../src/errors.js';
 import { parseSdeWindow } from '../../src/hw/parse/hw-resources.js';
@@ -18,6 +18,7 @@ import { cpuListOfEngine, parseSdmaCpuList } from '../../src/hw/parse/sdma-cpu-l
 import { parseVl, parseVlPorts } from '../../src/hw/parse/sysfs.js';
 import { parseTxTraceLine } from '../../src/kmsg/trace-tx.js';
 import { fixture } from '../hw/fixtures.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 
 /** Run a parser; anything but a ParseError naming `file` at a line of the text fails the test. */

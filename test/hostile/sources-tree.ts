@@ -11,6 +11,7 @@ import { writeBarImage } from '../hw/bar-image.js';
 import { fixture } from '../hw/fixtures.js';
 import { BDF, type TreeOptions, writeTree } from '../hw/sysroot.js';
 import { BIN } from '../support/child.js';
+import { nobodyUnavailable, spawnAsNobody } from '../support/nobody.js';
 
 /** A fresh directory per call under one temp base, removed after the file's tests. */
 export function tempRoots(): () => string {
@@ -93,18 +94,20 @@ export interface Run {
 /** The most a child may run: well under the test timeout, so a hang fails as a hang, not a timeout. */
 export const CHILD_LIMIT_MS = 20_000;
 
-/** Run the built CLI on a sysroot, optionally as `nobody` (root only). */
+/** Run the built CLI on a sysroot, optionally as `nobody` (see AS_NOBODY). */
 export function cli(root: string, args: string[], opts: { asNobody?: boolean } = {}): Run {
-  const argv = [process.execPath, BIN, '--sysroot', root, ...args];
-  const [cmd, ...rest] = opts.asNobody ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...argv] : argv;
-  const t0 = performance.now();
-  const r = spawnSync(cmd as string, rest, {
+  const argv = ['--sysroot', root, ...args];
+  const spawnOpts = {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', HFI1_SDMA_SYSROOT: '' },
     timeout: CHILD_LIMIT_MS,
-  });
+  } as const;
+  const t0 = performance.now();
+  const r = opts.asNobody ? spawnAsNobody(argv, spawnOpts) : spawnSync(process.execPath, [BIN, ...argv], spawnOpts);
   return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
 }
 
-/** True when this process may run a child as another user. */
+/** True when this process is root: a mode does not keep it out. */
 export const IS_ROOT = process.geteuid?.() === 0;
+/** Why a child cannot run as nobody here (null: it can). */
+export const NOBODY_UNAVAILABLE = nobodyUnavailable();

@@ -5,7 +5,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fc, test } from '@fast-check/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSdmaWindow, readEngineCount, readEngineCsrs, sdmaWindowFor } from '../../src/hw/regs.js';
 import {
@@ -17,6 +16,7 @@ import {
   memoryRegOffset,
 } from '../../src/progress/chip.js';
 import { ALL_ONES_64, BAR0_SIZE } from '../../src/progress/constants.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 import { writeBarImage } from './bar-image.js';
 

@@ -1,4 +1,3 @@
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { ParseError } from '../../src/errors.js';
 import { parseCounterNames, parseCounterValues, parseHwCounterValue } from '../../src/hw/parse/counters.js';
@@ -6,6 +5,7 @@ import { parseInterrupts } from '../../src/hw/parse/interrupts.js';
 import { parseSdes, recordDescriptors, type SdesHeader } from '../../src/hw/parse/sdes.js';
 import { parseCapMask, parseCpuList, parseUintParam, parseVl } from '../../src/hw/parse/sysfs.js';
 import { STATE_NAMES } from '../../src/progress/state.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 import { fixture, fixtureBytes } from './fixtures.js';
 import { descriptorLines, type GenDescriptor, headerLine, isNewLine, printedAddr, type Variant } from './render-sdes.js';

@@ -1,7 +1,7 @@
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { ParseError } from '../../src/errors.js';
 import { parseProcStack, parseProcSyscall, psmVerdict } from '../../src/hw/parse/proc-psm.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 import { fixture } from './fixtures.js';
 

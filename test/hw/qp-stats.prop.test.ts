@@ -1,8 +1,8 @@
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { type QpLineFields, qpStatsLine } from '../../src/emu/qp-stats.js';
 import { ParseError } from '../../src/errors.js';
 import { parseQpStats } from '../../src/hw/parse/qp-stats.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 import { fixture } from './fixtures.js';
 

@@ -1,4 +1,3 @@
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   CHECK_REG_OFFSETS,
@@ -19,6 +18,7 @@ import {
 } from '../../src/progress/chip.js';
 import * as K from '../../src/progress/constants.js';
 import { ctrlNames } from '../../src/progress/csr.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 
 const wfr = chipModel('wfr');

@@ -1,4 +1,3 @@
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { decode, emptyDescriptor, encode } from '../../src/progress/descriptor.js';
 import {
@@ -10,6 +9,7 @@ import {
   jkrDescByteCount,
   jkrDescFirst,
 } from '../../src/progress/descriptor-chip.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 
 const U64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });

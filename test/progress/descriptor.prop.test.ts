@@ -1,4 +1,3 @@
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   type DescriptorFields,
@@ -9,6 +8,7 @@ import {
   parseFlagString,
   withGeneration,
 } from '../../src/progress/descriptor.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 
 const fields: fc.Arbitrary<DescriptorFields> = fc.record({

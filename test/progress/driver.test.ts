@@ -1,4 +1,3 @@
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { decode } from '../../src/progress/descriptor.js';
 import {
@@ -14,6 +13,7 @@ import {
 } from '../../src/progress/driver.js';
 import { fitReport, freeCount, inFlight } from '../../src/progress/ring.js';
 import { buildTx, isTxFailure, type TxReq, txDescriptors, txRingSlots } from '../../src/progress/txreq.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 
 const driver = fc.constantFrom(...DRIVER_NAMES);

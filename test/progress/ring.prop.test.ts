@@ -1,7 +1,7 @@
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { freeCount, inFlight, inProcess, isEmpty, slot, u16 } from '../../src/progress/ring.js';
 import { sampleSeq, sdmaProgress, seqChanged } from '../../src/progress/seq.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 
 const U32 = 2n ** 32n;

@@ -1,4 +1,3 @@
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   ctrlOnEntry,
@@ -10,6 +9,7 @@ import {
   step,
   TRANSITIONS,
 } from '../../src/progress/state.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 
 describe('state names and CTRL values (the state names, sdma.c)', () => {

@@ -1,8 +1,8 @@
-import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { SDMA_TXREQ_F_AHG_COPY, SDMA_TXREQ_F_URGENT, SDMA_TXREQ_F_USE_AHG } from '../../src/progress/constants.js';
 import { decode } from '../../src/progress/descriptor.js';
 import { buildTx, isTxFailure, type TxAddKind, type TxReq, txAdd, txDescriptors, txInit } from '../../src/progress/txreq.js';
+import { fc, test } from '../support/prop.js';
 import { fcParams } from '../support/runs.js';
 
 function ok(tx: ReturnType<typeof buildTx>): TxReq {

@@ -1,8 +1,10 @@
-// vitest global setup: compile and bundle the CLI so that child-process tests run what a user runs.
+// vitest global setup: compile and bundle the CLI so that child-process tests run what a user runs. Each
+// project of the run calls it; the first builds.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export default function setup(): void {
+  if (process.env.HFI1_SDMA_TEST_BUILT === '1') return;
   const root = fileURLToPath(new URL('../../', import.meta.url));
   execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`], {
     cwd: root,
@@ -17,4 +19,5 @@ export default function setup(): void {
     cwd: root,
     stdio: 'inherit',
   });
+  process.env.HFI1_SDMA_TEST_BUILT = '1';
 }
