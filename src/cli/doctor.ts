@@ -38,6 +38,8 @@ const LABEL: Record<SourceName, string> = {
   qpStats: 'debugfs qp_stats (QP waiters)',
   procPsm: '/proc (PSM writers)',
   trace: 'trace events (hfi1_tx/hfi2_tx)',
+  portCounters: 'port counters (debugfs, sysfs)',
+  kmsg: '/dev/kmsg (IPoIB timeouts)',
 };
 
 /** Gather everything doctor reports. */
