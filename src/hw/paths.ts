@@ -14,6 +14,7 @@ export interface UnitPaths {
   sdes: string; // sdma_seqfile_dump_sde, sdma.c
   counterNames: string; // the debugfs counters, debugfs.c
   counters: string; // the debugfs counters, debugfs.c
+  portCounterNames: string; // debugfs portcounter_names (the debugfs port counters, debugfs.c); values in port<N>counters
   hwCounters: string; // the hfi1 sysfs attributes, sysfs.c
   interrupts: string; // proc/interrupts (/proc/interrupts)
   pciDir: string; // sys/bus/pci/devices/<bdf>
@@ -75,6 +76,7 @@ export function unitPaths(
     sdes: join(debugDir, 'sdes'),
     counterNames: join(debugDir, 'counter_names'),
     counters: join(debugDir, 'counters'),
+    portCounterNames: join(debugDir, 'portcounter_names'),
     hwCounters: join(classDir, 'hw_counters'),
     interrupts: join(sysroot, 'proc/interrupts'),
     pciDir,
@@ -89,6 +91,16 @@ export function unitPaths(
     verbsDir: join(sysroot, 'sys/class/infiniband_verbs'),
     tracingDirs: [join(sysroot, 'sys/kernel/tracing'), join(debugRoot, 'tracing')],
   };
+}
+
+/** A port's debugfs counter values (port<N>counters, debugfs.c). */
+export function portCountersFile(paths: UnitPaths, port: number): string {
+  return join(paths.debugDir, `port${port}counters`);
+}
+
+/** A port's sysfs directory (ports/<N>/: state, counters/, hw_counters/). */
+export function portSysfsDir(paths: UnitPaths, port: number): string {
+  return join(paths.classDir, 'ports', String(port));
 }
 
 /** An engine's sysfs directory (sdma<N>/vl and cpu_list, sysfs.c). */
