@@ -6,6 +6,8 @@ import { join } from 'node:path';
 export interface UnitPaths {
   /** The driving module: hfi1 or hfi2. */
   module: HfiModule;
+  /** The sysroot itself (`/` on a live host). */
+  root: string;
   classDir: string; // sys/class/infiniband/hfi1_<u> or hfi2_<u> (the hfi1/hfi2 sysfs attributes, sysfs.c)
   debugRoot: string; // sys/kernel/debug (the debugfs tree, debugfs.c)
   debugDir: string; // sys/kernel/debug/<module>/<module>_<u> (hfi1_dbg_ibdev_init / hfi2_dbg_ibdev_init, debugfs.c)
@@ -28,6 +30,8 @@ export interface UnitPaths {
   qpStats: string; // sys/kernel/debug/hfi1/hfi1_<u>/qp_stats (qp_iter_print, hfi1 qp.c)
   procDir: string; // proc (the processes: /proc/<pid>/fd, stack, syscall, comm)
   verbsDir: string; // sys/class/infiniband_verbs (uverbs<N>/ibdev names the RDMA device of /dev/infiniband/uverbs<N>)
+  netDir: string; // sys/class/net (the netdevs: an IPoIB netdev's device link names the adapter, net-sysfs.c)
+  uptime: string; // proc/uptime (seconds since boot: what dates a /dev/kmsg record)
   /** tracefs where it may be mounted: sys/kernel/tracing, then the older sys/kernel/debug/tracing. */
   tracingDirs: string[];
 }
@@ -67,6 +71,7 @@ export function unitPaths(
   const pciDir = pci === '' ? join(classDir, 'device') : join(pciDevicesDir(sysroot), pci);
   return {
     module,
+    root: sysroot,
     classDir,
     hwResources: join(classDir, 'hw_resources'),
     sdmaCpuList: join(debugDir, 'sdma_cpu_list'),
@@ -89,6 +94,8 @@ export function unitPaths(
     qpStats: join(debugDir, 'qp_stats'),
     procDir: join(sysroot, 'proc'),
     verbsDir: join(sysroot, 'sys/class/infiniband_verbs'),
+    netDir: join(sysroot, 'sys/class/net'),
+    uptime: join(sysroot, 'proc/uptime'),
     tracingDirs: [join(sysroot, 'sys/kernel/tracing'), join(debugRoot, 'tracing')],
   };
 }

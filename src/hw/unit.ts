@@ -327,9 +327,10 @@ export class HwUnit implements Unit {
     };
   }
 
-  /** Release the BAR mapping. */
+  /** Release the BAR mapping and the kernel log. */
   close(): void {
     this.window?.close();
     this.window = null;
+    this.waiting.close();
   }
 }
