@@ -1,5 +1,6 @@
 // Every benchmark suite `npm run bench` runs, in order.
 import { cliSuite, watchSuite } from './cli.js';
+import { containSuite } from './contain.js';
 import { coreSuite } from './core.js';
 import { emuSuite } from './emu.js';
 import type { BenchSuite } from './harness.js';
@@ -12,6 +13,7 @@ export const SUITES: readonly BenchSuite[] = [
   parseBenchSuite,
   qpStatsBenchSuite,
   barBenchSuite,
+  containSuite,
   cliSuite,
   watchSuite,
   emuSuite,

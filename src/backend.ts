@@ -369,7 +369,13 @@ export interface IpoibQueueEvidence {
 
 /** Who waits: a QP (QPN and state), a PSM writer (thread id and command) or an IPoIB queue. */
 export type WaiterIdentity =
-  | { kind: 'qp'; qpn: number; qpState: QpStateName | null }
+  | {
+      kind: 'qp';
+      qpn: number;
+      qpState: QpStateName | null;
+      /** qp_stats' PID: the thread that created the QP (0 for a kernel QP); absent where the source does not say. */
+      creatorPid?: number | null;
+    }
   | { kind: 'psm'; pid: number; command: string | null }
   | { kind: 'ipoib'; netdev: string | null; txq: number | null; evidence?: IpoibQueueEvidence };
 
@@ -419,6 +425,24 @@ export interface WaitersSample {
   visibility: WaiterVisibility[];
 }
 
+/**
+ * Whose a QP is: the process that created it, from the kernel's resource tracking (`rdma res show qp`), else from
+ * qp_stats' PID checked in /proc; what could not be known is said in `note`.
+ */
+export interface QpOwner {
+  qpn: number;
+  /** The process (thread group) id; null when not known (a kernel QP, a creator gone). */
+  pid: number | null;
+  /** Its command (comm) now; null when not known. */
+  command: string | null;
+  /** Its user: the name, else the uid as digits; null when not known. */
+  user: string | null;
+  /** `rdma` (rdma res show qp), `qp_stats` (its PID checked in /proc), `model` (the emulator), `recorded` (a snapshot). */
+  source: 'rdma' | 'qp_stats' | 'model' | 'recorded';
+  /** What could not be known, or a caveat (the creator is gone, the pid may have been reused, a kernel QP). */
+  note: string | null;
+}
+
 /** A source of milliseconds. Real time by default; virtual time in the emulator and in tests. */
 export interface Clock {
   nowMs(): number;
@@ -449,6 +473,11 @@ export interface Unit {
   waiters?(): Promise<WaitersSample>;
   /** Every port's counters now (read at each call), port 1 first; empty when no source shows them. Optional. */
   portCounters?(): Promise<PortCounters[]>;
+  /**
+   * The owners of these QPs (each creator's PID as qp_stats printed it, where known), one per QPN asked, in the
+   * order asked. Optional; read only for the QPs a finding names, since it may run a command.
+   */
+  qpOwners?(qps: readonly { qpn: number; creatorPid: number | null }[]): Promise<QpOwner[]>;
 }
 
 /**

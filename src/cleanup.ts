@@ -8,6 +8,8 @@ const stoppers = new Map<number, () => void>();
 let nextId = 1;
 let installed = false;
 let stopping = false;
+/** The exit status of the signal that requested the stop (128 + its number). */
+let stopStatus = 0;
 
 /** Signals that end a command, with the status a shell expects (128 + signal number). */
 const SIGNALS: Readonly<Record<'SIGINT' | 'SIGTERM' | 'SIGHUP', number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
@@ -57,6 +59,11 @@ export function stopRequested(): boolean {
   return stopping;
 }
 
+/** The exit status a command stopped by a signal before it did its work returns (130 for SIGINT, 143 for SIGTERM). */
+export function stoppedStatus(): number {
+  return stopStatus === 0 ? SIGNALS.SIGTERM : stopStatus;
+}
+
 /**
  * Install the process-wide handlers (the command-line entry calls this once; tests that run
  * main() in-process do not). A second signal, or a stop that overruns its grace, exits at once.
@@ -72,6 +79,7 @@ export function installExitHandlers(proc: NodeJS.Process = process): void {
       const handledElsewhere = stoppers.size > 0 || proc.listenerCount(name) > 1;
       if (stopping || !handledElsewhere) proc.exit(status);
       stopping = true;
+      stopStatus = status;
       for (const stop of stoppers.values()) {
         try {
           stop();

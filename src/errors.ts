@@ -65,9 +65,9 @@ export class ParseError extends Hfi1SdmaError {
 
   constructor(pos: ParsePosition, what: string, options?: { cause?: unknown }) {
     const shown = pos.text.length > 160 ? `${pos.text.slice(0, 157)}...` : pos.text;
-    // JSON escapes C0 controls; DEL and C1 controls are escaped too, so no control character reaches a terminal.
+    // JSON escapes C0 controls; DEL, C1 and the bidirectional controls are escaped too, so no control character reaches a terminal.
     const quoted = JSON.stringify(shown).replace(
-      /[\u007f-\u009f]/g,
+      /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,
       (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
     );
     super('E_PARSE', `${pos.file}:${pos.line}:${pos.column}: ${what}\n  ${quoted}`, options);

@@ -73,7 +73,7 @@ export function hostTake(sysroot: string): TakeSnapshot {
         intervalMs: how.intervalMs,
         clock: { nowMs: () => Date.now() },
         sleep: how.wait,
-        limits: { ...DEFAULT_LIMITS, maxBytes: Math.min(DEFAULT_LIMITS.maxBytes, how.maxBytes) },
+        limits: { ...DEFAULT_LIMITS, maxStoredBytes: how.maxBytes },
       },
     );
   };
@@ -112,7 +112,7 @@ export function emuTake(backend: Backend): TakeSnapshot {
             await how.wait(ms);
             await render();
           },
-          limits: { ...DEFAULT_LIMITS, maxBytes: Math.min(DEFAULT_LIMITS.maxBytes, how.maxBytes) },
+          limits: { ...DEFAULT_LIMITS, maxStoredBytes: how.maxBytes },
         },
       );
     } finally {

@@ -11,7 +11,8 @@ export interface GlobalOptions extends EmuCliOptions {
   /** `--unit`: a unit number, or a unit's name (`hfi2_0`) where numbers repeat across modules. */
   unit: number | string | undefined;
   json: boolean;
-  color: boolean;
+  /** --color (true: always), --no-color (false: never), or neither (undefined: on a terminal without NO_COLOR). */
+  color: boolean | undefined;
 }
 
 /** What a command gets besides its own arguments. */

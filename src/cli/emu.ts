@@ -2,12 +2,13 @@
 // sysroot written once, or kept live for other processes.
 import { performance } from 'node:perf_hooks';
 import type { Argv } from 'yargs';
-import { onStop } from '../cleanup.js';
+import { onStop, stoppedStatus } from '../cleanup.js';
 import { defaultAtMs, emuUnitFromOptions } from '../emu/index.js';
 import { invariantViolations } from '../emu/invariants.js';
 import { MAX_STEP_WALL_MS, runBounded, serveSysroot } from '../emu/serve.js';
 import { closeSysroot, openSysroot, writeSysroot } from '../emu/sysroot.js';
 import type { EmuUnit } from '../emu/unit.js';
+import { warmUp, yieldToEventLoop } from '../emu/warm-up.js';
 import { DEFAULT_WORKLOAD } from '../emu/workload.js';
 import { usageError } from '../errors.js';
 import { freeCount, inFlight } from '../progress/ring.js';
@@ -29,17 +30,21 @@ const RUN_DEFAULT_MS = 1000;
 /**
  * Run a unit to `ms` in chunks, drawing a progress line with an ETA on stderr when stderr is a
  * terminal (whatever stdout is: a redirected --json still shows progress); nothing otherwise.
+ * Between chunks the event loop runs, so SIGINT/SIGTERM end a long run at once; false when a stop
+ * was requested before the end.
  */
-function runWithProgress(u: EmuUnit, ms: number, ctx: CliContext): void {
+async function runWithProgress(u: EmuUnit, ms: number, ctx: CliContext): Promise<boolean> {
   const bar = ctx.io.stderrIsTTY === true && ms >= 500;
   const now = ctx.io.nowMs ?? (() => Date.now());
   const wall0 = now();
   for (let t = Math.min(ms, u.nowMs + CHUNK_MS); ; t = Math.min(ms, t + CHUNK_MS)) {
-    u.runUntilMs(t);
+    if (!(await warmUp(u, t))) return false;
     if (bar) ctx.io.stderr(progressLine(t, ms, now() - wall0));
     if (t >= ms) break;
+    await yieldToEventLoop();
   }
   if (bar) ctx.io.stderr('\n');
+  return true;
 }
 
 /** `emu run --json`: the shape in docs/json.md. */
@@ -72,7 +77,7 @@ const run: Action = async (args, ctx) => {
       ? (ctx.global.atMs ?? RUN_DEFAULT_MS)
       : parseIntArg('--duration-ms', args.durationMs, 1, 86_400_000);
   const t0 = performance.now();
-  runWithProgress(u, ms, ctx);
+  if (!(await runWithProgress(u, ms, ctx))) return stoppedStatus();
   const j = await emuRunJson(u, performance.now() - t0);
   if (ctx.global.json) {
     ctx.io.stdout(`${JSON.stringify(j)}\n`);
@@ -139,7 +144,8 @@ export function parseSpeed(raw: unknown): number {
 const write: Action = async (_args, ctx) => {
   const dir = sysrootDir(ctx, 'write');
   const u = emuUnitFromOptions(ctx.global);
-  u.runUntilMs(defaultAtMs(ctx.global));
+  // Stopped during the warm-up: nothing is written.
+  if (!(await warmUp(u, defaultAtMs(ctx.global)))) return stoppedStatus();
   try {
     await writeSysroot(u, dir);
   } finally {
@@ -149,6 +155,12 @@ const write: Action = async (_args, ctx) => {
   ctx.io.stdout(
     ctx.global.json ? `${JSON.stringify(j)}\n` : `wrote ${u.info.name} at ${j.virtualMs} ms virtual time under ${dir}\n`,
   );
+  // A still picture: what watches it longer than a stall window sees every engine with work in flight stalled.
+  if (!ctx.global.json) {
+    ctx.io.stderr(
+      `hfi1-sdma: ${dir} is one instant: nothing in it moves, so health, watch or the exporter reading it for longer than --stall-ms see each engine with work in flight as stalled; 'hfi1-sdma emu serve --sysroot ${dir}' keeps it live\n`,
+    );
+  }
   return 0;
 };
 

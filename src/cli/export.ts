@@ -9,6 +9,7 @@ import { usageError } from '../errors.js';
 import { bindError, exposureWarning, parseListen, resolveListenHost } from '../export/listen.js';
 import type { BuildInfo } from '../export/metrics.js';
 import type { Captures } from '../monitor/capture.js';
+import { checkOutputTarget } from '../output-file.js';
 import { parseIntArg } from './args.js';
 import { sysrootOf } from './backend-select.js';
 import { captureOptions, openCaptures } from './capture.js';
@@ -178,6 +179,9 @@ async function writeTextfile(
     import('../monitor/state-file.js'),
     import('node:os'),
   ]);
+  // Refused before anything is read: a device, a link, a directory, or a file inside the tree read.
+  const inputs = ctx.global.backend === 'emu' ? [] : [sysrootOf(ctx.global)];
+  checkOutputTarget(target, '--textfile', inputs);
   const backend = await ctx.openBackend();
   try {
     const log = (line: string) => ctx.io.stderr(`${line}\n`);
@@ -193,18 +197,24 @@ async function writeTextfile(
       : null;
     const loaded = key ? await stateFile.loadState(path, key, Date.now()) : null;
     if (loaded?.note) log(`hfi1-sdma export: ${loaded.note}`);
-    await writeMetricsTextfile({ backend, buildInfo: buildInfoOf(backend), ...timing, nowMs: () => Date.now(), log }, target, {
-      sleep: ctx.io.sleep,
-      ...(loaded ? { tracks: loaded.tracks } : {}),
-      done: async (sampler) => {
-        if (!key) return;
-        const note = await stateFile.saveState(path, key, sampler.monitor.state(), Date.now(), {
-          uid,
-          createDir: given === undefined,
-        });
-        if (note) log(`hfi1-sdma export: ${note}`);
+    await writeMetricsTextfile(
+      { backend, buildInfo: buildInfoOf(backend), ...timing, nowMs: () => Date.now(), log },
+      target,
+      {
+        sleep: ctx.io.sleep,
+        ...(loaded ? { tracks: loaded.tracks } : {}),
+        done: async (sampler) => {
+          if (!key) return;
+          const note = await stateFile.saveState(path, key, sampler.monitor.state(), Date.now(), {
+            uid,
+            createDir: given === undefined,
+          });
+          if (note) log(`hfi1-sdma export: ${note}`);
+        },
       },
-    });
+      undefined,
+      inputs,
+    );
     return 0;
   } finally {
     await backend.close();

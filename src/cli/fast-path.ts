@@ -23,7 +23,7 @@ const FLAGS: ReadonlyMap<string, readonly [string, boolean]> = new Map([
 
 /** The command word and the arguments yargs would give for `argv`, or null when the full parser must read it. */
 export function fastArgs(argv: readonly string[], io: Io): { command: string; args: Record<string, unknown> } | null {
-  const args: Record<string, unknown> = { backend: 'auto', json: false, color: true };
+  const args: Record<string, unknown> = { backend: 'auto', json: false };
   const given = new Set<string>();
   let command: string | undefined;
   for (let i = 0; i < argv.length; i++) {

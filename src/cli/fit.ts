@@ -18,7 +18,7 @@ import type { CliContext, CommandSpec } from './context.js';
 import { type Chosen, chosenNote } from './flavour-default.js';
 import { keyValues } from './format.js';
 import { goneStatus, WarningSayer } from './observe.js';
-import { engineArg, singleUnit } from './units.js';
+import { engineArg, singleUnit, unreadableCode } from './units.js';
 
 const U32_MAX = 0xffff_ffff;
 
@@ -185,7 +185,7 @@ export const fitCommand: CommandSpec = {
         if (s?.gone) status = goneStatus(ctx.io, [{ unit, s }]);
         if (!s?.sw) {
           throw new Hfi1SdmaError(
-            'E_UNAVAILABLE',
+            unreadableCode(unit.info, ['sdes']),
             `engine ${engine}: descq_head/descq_tail are not readable here (debugfs sdes is needed); run 'hfi1-sdma doctor'`,
           );
         }

@@ -85,9 +85,9 @@ export function processIo(): Io {
   };
 }
 
-/** Colour only on a TTY, never with NO_COLOR set or --no-color. */
+/** Colour: --color forces it, --no-color refuses it; otherwise on a TTY unless NO_COLOR is set (no-color.org). */
 export function colorEnabled(io: Io, flag: boolean | undefined): boolean {
-  if (flag === false) return false;
+  if (flag !== undefined) return flag;
   if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
   return io.isTTY;
 }

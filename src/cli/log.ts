@@ -134,6 +134,11 @@ function eventLine(e: LogEvent, paint: Paint, chip: string, log: KernelLog): str
   }
 }
 
+/** `1 line`, `2 lines`. */
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
 /** The text report of a parsed log. */
 export function renderLog(log: KernelLog, paint: Paint, chosen?: Chosen<ChipName>): string {
   let out = '';
@@ -155,9 +160,9 @@ export function renderLog(log: KernelLog, paint: Paint, chosen?: Chosen<ChipName
     out += '\n';
   }
   const errors = log.events.filter((e) => e.kind === 'engine-error').length;
-  out += `${log.events.length} SDMA events (${errors} engine errors) in ${log.linesRead} lines\n`;
+  out += `${plural(log.events.length, 'SDMA event')} (${plural(errors, 'engine error')}) in ${plural(log.linesRead, 'line')}\n`;
   for (const p of linkEventsByPort(log.events)) {
-    out += `${p.unit} port ${p.port}: ${p.down} link down, ${p.up} link up, ${p.trainingFailures} link training failure(s)${p.errors ? `, ${p.errors} other link error(s)` : ''}\n`;
+    out += `${p.unit} port ${p.port}: ${p.down} link down, ${p.up} link up, ${plural(p.trainingFailures, 'link training failure')}${p.errors ? `, ${plural(p.errors, 'other link error')}` : ''}\n`;
   }
   for (const e of log.events) out += `${eventLine(e, paint, log.chip, log)}\n`;
   return out;
@@ -193,7 +198,16 @@ export const logCommand: CommandSpec = {
         `hfi1-sdma: ${name}: kept the first ${MAX_EVENTS} SDMA events of ${MAX_UNITS} unit(s) at most; ${log.eventsDropped} more were left out: narrow the log (e.g. journalctl -k --since ...)\n`,
       );
     }
-    if (log.hfi1Lines === 0) {
+    // A kernel log without a line of the driver (it did not load, or the log rotated) is an answer, not bad
+    // input; so is no input at all (dmesg as a user the kernel restricts prints nothing).
+    if (log.hfi1Lines === 0 && (log.linesRead === 0 || log.logLines > 0)) {
+      ctx.io.stderr(
+        log.linesRead === 0
+          ? `hfi1-sdma: ${name}: empty: no kernel log to decode (dmesg prints nothing where kernel.dmesg_restrict is 1 and it is not run as root; try sudo, or journalctl -k)\n`
+          : `hfi1-sdma: ${name}: no hfi1 or hfi2 lines among ${log.linesRead} kernel log lines: the driver logged nothing there (not loaded, or the log was rotated; journalctl -k -b shows the whole boot)\n`,
+      );
+    }
+    if (log.hfi1Lines === 0 && log.linesRead > 0 && log.logLines === 0) {
       throw new Hfi1SdmaError(
         'E_PARSE',
         `${file === '-' ? 'standard input' : file}: no hfi1 lines among ${log.linesRead} lines; expected dmesg or journalctl -k text with lines like "hfi1 0000:05:00.0: hfi1_0: SDMA ..." (or "hfi2 ...: hfi2_0: ...")`,

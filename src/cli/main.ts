@@ -51,7 +51,7 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
     sysroot: (args.sysroot as string | undefined) ?? undefined,
     unit: args.unit === undefined ? undefined : parseUnitArg(args.unit),
     json: args.json === true,
-    color: args.color !== false,
+    color: args.color === undefined ? undefined : args.color !== false,
     seed: args.seed === undefined ? 1 : parseIntArg('--seed', args.seed, 0, 0xffff_ffff),
     ...flavourGlobals(args),
     descqCnt: args.descqCnt === undefined ? undefined : Number(args.descqCnt),
@@ -96,8 +96,8 @@ function parser(
     .option('json', { type: 'boolean', default: false, describe: 'machine-readable output', global: true })
     .option('color', {
       type: 'boolean',
-      default: true,
-      describe: 'colour on a TTY (--no-color, or NO_COLOR, turns it off)',
+      describe:
+        'colour: on a terminal unless NO_COLOR is set (default); --color forces it (into a pipe too), --no-color turns it off',
       global: true,
     })
     .option('seed', { type: 'string', describe: 'emulator: seed for every random choice', global: true, group: 'Emulator:' })

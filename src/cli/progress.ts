@@ -2,7 +2,7 @@
 // (bit 0 cleared, the head_lock seqlock, sdma.h), then poll until sdma_progress (sdma_progress, sdma.h) would return 1. Exit 0 with the
 // satisfying sample; exit 1 on timeout, saying whether nothing moved or it moved without room.
 import type { Argv } from 'yargs';
-import type { EngineSample } from '../backend.js';
+import type { EngineSample, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { MAX_DESC } from '../progress/constants.js';
 import { freeCount } from '../progress/ring.js';
@@ -12,12 +12,12 @@ import type { CommandSpec } from './context.js';
 import { keyValues } from './format.js';
 import { goneStatus, WarningSayer } from './observe.js';
 import { nextInstant, watchForStop } from './pace.js';
-import { engineArg, sampleOne, singleUnit, withBackend } from './units.js';
+import { engineArg, sampleOne, singleUnit, unreadableCode, withBackend } from './units.js';
 
 /** Exit codes of `progress`. */
 export const PROGRESS_EXIT = { satisfied: 0, timeout: 1 } as const;
 
-function ringOf(s: EngineSample, descqCnt: number): { head: number; tail: number } {
+function ringOf(s: EngineSample, descqCnt: number, info: UnitInfo): { head: number; tail: number } {
   if (s.sw) return { head: s.sw.descqHead, tail: s.sw.descqTail };
   if (s.csr) {
     // Slots only: rebuild a consistent pair from the hardware head and the in-flight distance.
@@ -25,7 +25,7 @@ function ringOf(s: EngineSample, descqCnt: number): { head: number; tail: number
     return { head, tail: head + Number((s.csr.hwTail - s.csr.hwHead) & BigInt(descqCnt - 1)) };
   }
   throw new Hfi1SdmaError(
-    'E_UNAVAILABLE',
+    unreadableCode(info, ['sdes', 'bar']),
     `engine ${s.engine}: neither debugfs sdes nor the BAR is readable, so the free count is unknown; run 'hfi1-sdma doctor'`,
   );
 }
@@ -66,12 +66,12 @@ export const progressCommand: CommandSpec = {
       }
       if (first.seq === null) {
         throw new Hfi1SdmaError(
-          'E_UNAVAILABLE',
+          unreadableCode(unit.info, ['counters', 'hwCounters', 'interrupts']),
           `engine ${engine}: no progress sequence is readable (needs debugfs counters or /proc/interrupts); run 'hfi1-sdma doctor'`,
         );
       }
       const seqAtSleep = sampleSeq(first.seq);
-      const r0 = ringOf(first, cnt);
+      const r0 = ringOf(first, cnt, unit.info);
       let everMoved = false;
       let polls = 0;
       let s = first;
@@ -79,7 +79,7 @@ export const progressCommand: CommandSpec = {
       const stop = watchForStop();
       let goneAt: EngineSample | null = null;
       for (;;) {
-        const r = ringOf(s, cnt);
+        const r = ringOf(s, cnt, unit.info);
         o = sdmaProgressOutcome(
           { seq: s.seq ?? seqAtSleep, descqCnt: cnt, descqHead: r.head, descqTail: r.tail },
           seqAtSleep,
@@ -100,7 +100,7 @@ export const progressCommand: CommandSpec = {
       const ended = o.result !== 1 && !goneAt && s.timeMs - first.timeMs < timeoutMs;
       const endedWhy = stop.stopped() ? 'stopped by a signal' : 'the recording ended';
       stop.dispose();
-      const r = ringOf(s, cnt);
+      const r = ringOf(s, cnt, unit.info);
       const free = freeCount(cnt, r.head, r.tail);
       const waitedMs = s.timeMs - first.timeMs;
       const satisfied = o.result === 1;

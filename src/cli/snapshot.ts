@@ -5,9 +5,10 @@ import { rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
-import { removeOnExit } from '../cleanup.js';
+import { removeOnExit, stoppedStatus } from '../cleanup.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
 import { isEmulatedSysroot } from '../hw/paths.js';
+import { checkOutputTarget } from '../output-file.js';
 import type { CaptureOptions } from '../snapshot/capture.js';
 import type { ManifestV2 } from '../snapshot/format.js';
 import { MAX_INTERVAL_MS, MAX_SAMPLES, MIN_INTERVAL_MS } from '../snapshot/format.js';
@@ -20,14 +21,15 @@ type Meta = { host: string; toolVersion: string; now: Date; emulated?: boolean }
 type Pace = Pick<CaptureOptions, 'samples' | 'intervalMs'>;
 
 /** Render the emulator's host into a temporary tree and capture that; between instants its virtual time runs on. */
-async function captureEmulated(global: GlobalOptions, out: string, meta: Meta, pace: Pace): Promise<ManifestV2> {
-  const [{ emuUnitFromOptions, defaultAtMs }, { writeSysroot }, { captureSnapshot }] = await Promise.all([
+async function captureEmulated(global: GlobalOptions, out: string, meta: Meta, pace: Pace): Promise<ManifestV2 | null> {
+  const [{ emuUnitFromOptions, defaultAtMs }, { writeSysroot }, { captureSnapshot }, { warmUp }] = await Promise.all([
     import('../emu/index.js'),
     import('../emu/sysroot.js'),
     import('../snapshot/capture.js'),
+    import('../emu/warm-up.js'),
   ]);
   const u = emuUnitFromOptions(global);
-  u.runUntilMs(defaultAtMs(global));
+  if (!(await warmUp(u, defaultAtMs(global)))) return null; // stopped: nothing written
   // Created and registered for removal in one turn of the event loop: no signal can fall between them.
   const dir = mkdtempSync(join(tmpdir(), 'hfi1-sdma-emu-'));
   const forget = removeOnExit(dir);
@@ -80,6 +82,8 @@ export const snapshotCommand: CommandSpec = {
       .example('$0 --sysroot node17.tar.gz engines', 'inspect the capture elsewhere'),
   async run(args, ctx) {
     const out = String(args.o ?? '');
+    // What is there already decides first: a directory, a device or a link is refused (73), untouched.
+    checkOutputTarget(out, '-o', ctx.global.backend === 'emu' ? [] : [sysrootOf(ctx.global)]);
     if (!/\.(tar\.gz|tgz)$/.test(out)) throw usageError(`-o must name a .tar.gz (or .tgz) file, got ${JSON.stringify(out)}`);
     const pace: Pace = {
       samples: args.samples === undefined ? 1 : parseIntArg('--samples', args.samples, 1, MAX_SAMPLES),
@@ -108,6 +112,7 @@ export const snapshotCommand: CommandSpec = {
             sleep: ctx.io.sleep,
           },
         );
+    if (m === null) return stoppedStatus();
     if (ctx.global.json) {
       ctx.io.stdout(`${JSON.stringify({ file: out, ...m })}\n`);
       return 0;

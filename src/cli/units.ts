@@ -65,6 +65,15 @@ export async function sampleOne(unit: Unit, engine: number): Promise<EngineSampl
 }
 
 /**
+ * The code for a part of a sample that none of `sources` could give: E_PERMISSION (77) when one of
+ * them is unreadable for want of root (as `ring` says of sdes), E_UNAVAILABLE (69) otherwise.
+ */
+export function unreadableCode(info: UnitInfo, sources: readonly SourceName[]): 'E_PERMISSION' | 'E_UNAVAILABLE' {
+  const needRoot = info.sources.some((s) => sources.includes(s.source) && !s.readable && s.fix?.includes('root'));
+  return needRoot ? 'E_PERMISSION' : 'E_UNAVAILABLE';
+}
+
+/**
  * One line naming what the reduced view lacks and why, or null when nothing that matters is
  * missing: ring state needs sdes or the BAR; the progress sequence needs one of the counter
  * sources. A BAR refused on a host where sdes is readable is not worth a warning.
@@ -79,5 +88,5 @@ export function missingSources(info: UnitInfo): string | null {
     .filter((g) => !g.some((n) => readable.has(n)))
     .flatMap((g) => info.sources.filter((s) => g.includes(s.source) && !s.readable));
   if (missing.length === 0) return null;
-  return `${info.name}: reduced view; not readable: ${missing.map((s) => `${s.source} (${s.reason ?? 'unknown'})`).join('; ')}. Run 'hfi1-sdma doctor' for fixes.`;
+  return `${info.name}: reduced view; not readable: ${missing.map((s) => `${s.source}: ${s.reason ?? 'unknown'}`).join('; ')}. Run 'hfi1-sdma doctor' for fixes.`;
 }

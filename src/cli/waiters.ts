@@ -3,12 +3,13 @@
 // Exit 0 whatever the verdicts (health is the alerting path; scripts test `.stranded` in the JSON);
 // 69 when no selected unit can list waiters, or a unit is gone.
 import type { Argv } from 'yargs';
+import type { QpOwner } from '../backend.js';
 import { EXIT_CODES } from '../errors.js';
 import type { Monitor } from '../monitor/monitor.js';
 import { nextInstant } from '../monitor/pace.js';
 import type { Round, UnitRound } from '../monitor/round.js';
 import { seesWaiters } from '../monitor/waiters.js';
-import { whoText } from '../monitor/words.js';
+import { ownerText, whoText } from '../monitor/words.js';
 import { countVerdicts, STRAND_SAMPLES, type WaiterJudgement } from '../progress/strand.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
@@ -42,11 +43,22 @@ export function waiterVerdictCell(j: WaiterJudgement, paint: Paint): string {
   }
 }
 
-/** One waiter in WaitersJson: ageMs is how long the rule has seen it waiting, a lower bound where ageAtLeast. */
-export function waiterJson(j: WaiterJudgement, nowMs: number) {
+/** The owner of a judged QP, where the monitor asked for it (stranded, orphaned, in ERR). */
+function ownerOf(j: WaiterJudgement, owners: readonly QpOwner[]): QpOwner | null {
+  const w = j.waiter;
+  return w.kind === 'qp' ? (owners.find((o) => o.qpn === w.qpn) ?? null) : null;
+}
+
+/**
+ * One waiter in WaitersJson: ageMs is how long the rule has seen it waiting, a lower bound where ageAtLeast; a
+ * QP a finding names has its owner (null for the others, and where no source tells).
+ */
+export function waiterJson(j: WaiterJudgement, nowMs: number, owners: readonly QpOwner[] = []) {
   const { sinceMs, ...w } = j.waiter;
+  const owner = ownerOf(j, owners);
   return {
     ...w,
+    ...(w.kind === 'qp' ? { owner: owner ? { ...owner } : null } : {}),
     sinceMs,
     firstSeenMs: j.firstSeenMs,
     ageMs: Math.max(0, nowMs - j.firstSeenMs),
@@ -78,11 +90,11 @@ function unitJson(u: UnitRound, shown: readonly WaiterJudgement[]) {
     visibility: uw.visibility,
     counts: countVerdicts(shown),
     psmStalls: uw.psmStalls,
-    waiters: shown.map((j) => waiterJson(j, uw.timeMs ?? 0)),
+    waiters: shown.map((j) => waiterJson(j, uw.timeMs ?? 0, uw.owners)),
   };
 }
 
-const HEADER = ['engine', 'kind', 'who', 'need', 'waiting for', 'verdict'];
+const HEADER = ['engine', 'kind', 'who', 'need', 'waiting for', 'verdict', 'owner'];
 
 function rowsOf(u: UnitRound, shown: readonly WaiterJudgement[], paint: Paint): string[][] {
   return shown.map((j) => {
@@ -95,8 +107,27 @@ function rowsOf(u: UnitRound, shown: readonly WaiterJudgement[], paint: Paint): 
       w.descriptorsNeeded === null ? '-' : String(w.descriptorsNeeded),
       `${w.waitsFor} (${age})`,
       waiterVerdictCell(j, paint),
+      w.kind === 'qp' && ownerOf(j, u.waiters.owners) ? ownerText(ownerOf(j, u.waiters.owners) ?? undefined) : '-',
     ];
   });
+}
+
+/** Where an owner comes from, as the notes say it. */
+const OWNER_SOURCE: Readonly<Record<QpOwner['source'], string>> = {
+  rdma: "the kernel's resource tracking, rdma res show qp",
+  qp_stats: 'qp_stats',
+  model: 'the emulator',
+  recorded: 'the snapshot',
+};
+
+/** What the table's owners could not say for sure: one note per QP whose owner carries one. */
+function ownerNotes(u: UnitRound, shown: readonly WaiterJudgement[]): string[] {
+  const out: string[] = [];
+  for (const j of shown) {
+    const o = ownerOf(j, u.waiters.owners);
+    if (o?.note) out.push(`owner of ${whoText(j.waiter)} (${OWNER_SOURCE[o.source]}): ${o.note}`);
+  }
+  return out;
 }
 
 /** Observe engines and waiters on from `first`: `count` rounds in all, `intervalMs` apart; on a recording, every instant. */
@@ -176,7 +207,10 @@ export const waitersCommand: CommandSpec = {
           if (!seesWaiters(u.waiters)) text += 'no kind of waiter can be seen here (see the notes below)\n';
           else if (shown.length === 0)
             text += `no waiters${engine === null ? '' : ` on engine ${engine}`} (of the kinds visible)\n`;
-          else text += table(HEADER, rowsOf(u, shown, ctx.paint), new Set([3]));
+          else {
+            text += table(HEADER, rowsOf(u, shown, ctx.paint), new Set([3]));
+            for (const l of ownerNotes(u, shown)) text += `note: ${l}\n`;
+          }
         }
         for (const l of invisibleLines(up)) text += `note: ${l}\n`;
         ctx.io.stdout(text);

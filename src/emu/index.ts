@@ -4,6 +4,7 @@ import { Hfi1SdmaError, usageError } from '../errors.js';
 import { parseFault } from './faults.js';
 import { resolveFlavour } from './flavour.js';
 import { EmuUnit } from './unit.js';
+import { warmUp } from './warm-up.js';
 
 export { FAULTS, type FaultSpec, parseFault } from './faults.js';
 export type { LogKindName, LogRecord } from './log.js';
@@ -93,18 +94,16 @@ export interface EmuBackend extends Backend {
 export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
   const unit = emuUnitFromOptions(opts);
   const atMs = defaultAtMs(opts);
-  let ran = false;
-  const ready = (): EmuUnit => {
-    if (!ran) {
-      unit.runUntilMs(atMs);
-      ran = true;
-    }
-    return unit;
+  // Run to --at-ms on first use, in steps that let a stop signal through (warm-up.ts).
+  let warm: Promise<EmuUnit> | null = null;
+  const ready = (): Promise<EmuUnit> => {
+    warm ??= warmUp(unit, atMs).then(() => unit);
+    return warm;
   };
   return {
     kind: 'emu',
     async units(): Promise<UnitInfo[]> {
-      return [ready().info];
+      return [(await ready()).info];
     },
     async unit(n: number | string) {
       if (typeof n === 'string' ? n !== unit.info.name : n !== unit.info.unit) {
@@ -114,7 +113,11 @@ export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
       return ready();
     },
     advanceMs(ms: number) {
-      ready().advance(ms);
+      if (warm === null) {
+        unit.runUntilMs(atMs);
+        warm = Promise.resolve(unit);
+      }
+      unit.advance(ms);
     },
     async close() {},
   };

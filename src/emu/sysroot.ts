@@ -23,6 +23,7 @@ import { EMU_CMDLINE, EMU_PCI_IDENTITY, emuContext, kmsgText, portRate } from '.
 import { writeNetdevFiles } from './netdev-files.js';
 import { writePortFiles } from './port-files.js';
 import { portFileTexts } from './ports.js';
+import { writeQpOwners } from './qp-owners.js';
 import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
 import { countersBinary, counterTable, procInterrupts } from './sdes.js';
 import { SdesRenderer } from './sdes-render.js';
@@ -198,6 +199,7 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   writeNetdevFiles(w, u, pci);
   // The kernel's uptime (the virtual time): what a reader needs to date /dev/kmsg records.
   w.file('proc/uptime', `${(u.nowMs / 1000).toFixed(2)} ${((u.nowMs / 1000) * cfg.cpus).toFixed(2)}\n`);
+  writeQpOwners(w, name, unit + 1, u.senders);
 
   const params = paths.params;
   w.file(join(params, 'sdma_descq_cnt'), `${cfg.descqCntParam}\n`);

@@ -1,15 +1,16 @@
 // A sparse image file in the emulated tree (resource0, the BAR): created once by rename, then
 // updated in place so that a reader mapping it sees live values. Later passes pwrite only the
-// blocks whose bytes changed, into the inode created, opened with O_NOFOLLOW and checked by
-// fstat; anything put in its place meanwhile is replaced by a new image, never written through.
+// blocks whose bytes changed, into the inode created, opened with O_NOFOLLOW through its
+// directory's descriptor and checked by fstat; anything put in its place meanwhile is replaced by
+// a new image, never written through.
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, renameSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { EXCLUSIVE, type Inode, inodeOf, isInode, REOPEN_FLAGS, treeError } from './tree-fs.js';
 
-/** What an image needs from the tree it lives in. */
+/** What an image needs from the tree it lives in (paths relative to its root; at() reaches one through its directory's descriptor). */
 export interface ImageTree {
   readonly root: string;
-  checkDir(rel: string): void;
+  at(rel: string): string;
   stagePath(): string;
   unstage(tmp: string): void;
 }
@@ -25,11 +26,11 @@ export class ImageFile {
   /** Make the image `size` bytes long with `blocks` (offset, bytes) in it. */
   update(tree: ImageTree, size: number, blocks: readonly (readonly [number, Buffer])[]): void {
     const path = join(tree.root, this.rel);
-    tree.checkDir(dirname(this.rel));
+    const at = tree.at(this.rel);
     if (this.inode) {
       let fd = -1;
       try {
-        fd = openSync(path, REOPEN_FLAGS);
+        fd = openSync(at, REOPEN_FLAGS);
         const st = fstatSync(fd);
         if (isInode(st, this.inode) && st.size === size) {
           for (const [offset, bytes] of blocks) {
@@ -46,15 +47,15 @@ export class ImageFile {
         if (fd >= 0) closeSync(fd);
       }
     }
-    this.create(tree, path, size, blocks);
+    this.create(tree, path, at, size, blocks);
   }
 
-  private create(tree: ImageTree, path: string, size: number, blocks: readonly (readonly [number, Buffer])[]): void {
+  private create(tree: ImageTree, path: string, at: string, size: number, blocks: readonly (readonly [number, Buffer])[]): void {
     const tmp = tree.stagePath();
     this.inode = null;
     this.last.clear();
     try {
-      const fd = openSync(tmp, constants.O_RDWR | EXCLUSIVE, 0o644);
+      const fd = openSync(tree.at(tmp), constants.O_RDWR | EXCLUSIVE, 0o644);
       try {
         ftruncateSync(fd, size);
         for (const [offset, bytes] of blocks) writeSync(fd, bytes, 0, bytes.length, offset);
@@ -62,7 +63,7 @@ export class ImageFile {
       } finally {
         closeSync(fd);
       }
-      renameSync(tmp, path);
+      renameSync(tree.at(tmp), at);
     } catch (err) {
       tree.unstage(tmp);
       this.inode = null;

@@ -1,7 +1,7 @@
 // Where an emulated tree may be written: never `/` (in any spelling), never a file, never a
 // non-empty directory this program did not write (its marker file says it did).
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Hfi1SdmaError, usageError } from '../errors.js';
 import { TREE_MARKER, TREE_STAGING, TreeWriter, treeError } from './tree.js';
 
@@ -26,10 +26,21 @@ function hasMarker(root: string): boolean {
   }
 }
 
+/** Make `dir` and its missing parents one at a time, so that a failure carries its own errno (EROFS, EACCES). */
+function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); lstatSync(d, { throwIfNoEntry: false }) === undefined; d = dirname(d)) {
+    missing.unshift(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing) mkdirSync(d);
+}
+
 /**
  * Check `dir` as the root of an emulated tree and return a writer for it, with the marker
  * written. Refuses `/` (also `/.`, `//`, `/..` or a link to it) and a file (E_USAGE), a
- * non-empty directory without the marker (E_CANT_CREATE), and maps EACCES to E_PERMISSION.
+ * non-empty directory without the marker and a directory another user owns (E_CANT_CREATE), and
+ * maps EACCES to E_PERMISSION.
  */
 export function openTree(dir: string, version: string): TreeWriter {
   const never = `never / or a directory holding anything else`;
@@ -38,7 +49,7 @@ export function openTree(dir: string, version: string): TreeWriter {
   const st = lstatSync(dir, { throwIfNoEntry: false });
   if (st === undefined) {
     try {
-      mkdirSync(dir, { recursive: true });
+      makeDirs(dir);
     } catch (err) {
       throw treeError(err, dir, 'creating the directory for the emulated host');
     }

@@ -1,21 +1,23 @@
 // Writing the emulated host's tree safely and cheaply. The tree is the user's directory, and
-// anything may sit in it: nothing is ever opened through a symlink. Each file is created in a
-// hidden staging directory at the tree's root with O_CREAT|O_EXCL|O_NOFOLLOW and renamed into
-// place (rename replaces a symlink itself, never writes through it), so readers listing a
-// directory never see a temporary. Directories are checked with lstat; a symlinked directory
-// inside the tree is refused. Files whose bytes did not change since the last write are skipped.
+// anything may sit in it: nothing is ever opened through a symlink. Every operation is relative to
+// a directory descriptor (through /proc/self/fd/N/name): the root is opened once, and each directory
+// below it is opened (or made) component by component with O_NOFOLLOW, at most once per pass, so a
+// directory swapped for a link after it was opened redirects nothing. Each directory must be owned
+// by this user. Each file is created in a hidden staging directory at the tree's root with
+// O_CREAT|O_EXCL|O_NOFOLLOW and renamed into place (rename replaces a symlink itself, never writes
+// through it), so readers listing a directory never see a temporary; a symlinked directory inside
+// the tree is refused. Files whose bytes did not change since the last write are skipped.
 import {
   closeSync,
   fstatSync,
   ftruncateSync,
   linkSync,
   lstatSync,
-  mkdirSync,
   openSync,
+  readdirSync,
   readlinkSync,
   renameSync,
   rmdirSync,
-  rmSync,
   symlinkSync,
   unlinkSync,
   writeSync,
@@ -24,11 +26,11 @@ import { dirname, join } from 'node:path';
 import {
   byteLength,
   CREATE_FLAGS,
+  DirFds,
   type Inode,
   inodeOf,
   isInode,
   REOPEN_FLAGS,
-  refuseSymlink,
   reopen,
   TREE_MARKER,
   TREE_STAGING,
@@ -51,42 +53,45 @@ export class TreeWriter {
   private readonly inodes = new Map<string, Inode>();
   /** Descriptors of files overwritten in place, held open between passes (at most MAX_HELD). */
   readonly held = new Map<string, number>();
-  /** Inodes replaced but kept (under staging names) for reuse, oldest first, by relative path. */
-  private readonly spares = new Map<string, { path: string; inode: Inode }[]>();
+  /** Inodes replaced but kept (under staging names, relative to the root) for reuse, oldest first, by relative path. */
+  private readonly spares = new Map<string, { rel: string; inode: Inode }[]>();
   /** The BAR image (and any other sparse image), by relative path. */
   private readonly images = new Map<string, ImageFile>();
-  /** Directories checked (lstat) in the current pass, by relative path. */
-  private readonly checked = new Set<string>();
+  /** The root's descriptor and those of the directories opened in the current pass. */
+  private readonly dirs: DirFds;
   private serial = 0;
 
   constructor(
     readonly root: string,
     private readonly markerText: string,
-  ) {}
+  ) {
+    this.dirs = new DirFds(root);
+  }
 
   /**
-   * Start a pass: directories are checked again (once each) before anything is written in them.
+   * Start a pass: directories are opened again (once each) before anything is written in them.
    * When the marker is not the one this writer made (the tree was removed or replaced since),
    * everything remembered is dropped and the whole tree is written again.
    */
   beginPass(): void {
-    this.checked.clear();
+    this.dirs.newPass();
     const known = this.inodes.get(TREE_MARKER);
-    const st = lstatSync(join(this.root, TREE_MARKER), { throwIfNoEntry: false });
-    if (known && isInode(st, known)) return;
+    if (known && this.dirs.rootOpen()) {
+      const st = lstatSync(this.dirs.at(TREE_MARKER), { throwIfNoEntry: false });
+      if (isInode(st, known) && this.dirs.rootIsPath()) return;
+    }
     this.closeFiles();
     this.last.clear();
     this.inodes.clear();
     this.spares.clear();
     this.images.clear();
-    try {
-      const r = lstatSync(this.root, { throwIfNoEntry: false });
-      if (r === undefined) mkdirSync(this.root, { recursive: true });
-      else if (!r.isDirectory()) throw refuseSymlink(this.root);
-    } catch (err) {
-      throw treeError(err, this.root, 'creating the directory for the emulated host');
-    }
+    this.dirs.openRoot();
     this.file(TREE_MARKER, this.markerText);
+  }
+
+  /** The path that reaches `rel` through its directory's descriptor (the directories on the way are opened or made). */
+  at(rel: string): string {
+    return this.dirs.at(rel);
   }
 
   /**
@@ -105,29 +110,29 @@ export class TreeWriter {
       this.last.set(rel, kept);
       return;
     }
-    this.checkDir(dirname(rel));
     const path = join(this.root, rel);
     let tmp = '';
     try {
+      const target = this.at(rel);
       let fd = -1;
       const spare = this.takeSpare(rel);
       if (spare) {
-        fd = reopen(spare.path, spare.inode);
+        fd = reopen(this.at(spare.rel), spare.inode);
         if (fd >= 0) {
-          tmp = spare.path;
+          tmp = spare.rel;
           writeSync(fd, bytes, 0, bytes.length, 0);
           ftruncateSync(fd, bytes.length);
-        } else this.unstage(spare.path);
+        } else this.unstage(spare.rel);
       }
       if (fd < 0) {
         tmp = this.stagePath();
-        fd = openSync(tmp, CREATE_FLAGS, 0o644);
+        fd = openSync(this.at(tmp), CREATE_FLAGS, 0o644);
         writeSync(fd, bytes, 0, bytes.length);
       }
       const inode = inodeOf(fd);
       closeSync(fd);
-      this.keepSpare(rel, path);
-      renameSync(tmp, path);
+      this.keepSpare(rel);
+      renameSync(this.at(tmp), target);
       this.release(rel);
       this.inodes.set(rel, inode);
     } catch (err) {
@@ -145,22 +150,23 @@ export class TreeWriter {
    * any reader of it has long finished. On a journaling file system, freeing and allocating
    * blocks is most of what replacing a file costs.
    */
-  private keepSpare(rel: string, path: string): void {
+  private keepSpare(rel: string): void {
     const inode = this.inodes.get(rel);
     if (!inode) return;
+    const path = this.at(rel);
     if (!isInode(lstatSync(path, { throwIfNoEntry: false }), inode)) return;
     const spare = this.stagePath();
-    linkSync(path, spare);
+    linkSync(path, this.at(spare));
     let queue = this.spares.get(rel);
     if (!queue) {
       queue = [];
       this.spares.set(rel, queue);
     }
-    queue.push({ path: spare, inode });
+    queue.push({ rel: spare, inode });
   }
 
   /** The oldest kept inode of `rel`, once SPARE_DEPTH of them are kept. */
-  private takeSpare(rel: string): { path: string; inode: Inode } | undefined {
+  private takeSpare(rel: string): { rel: string; inode: Inode } | undefined {
     const queue = this.spares.get(rel);
     return queue && queue.length >= SPARE_DEPTH ? queue.shift() : undefined;
   }
@@ -169,20 +175,20 @@ export class TreeWriter {
   private overwrite(rel: string, bytes: Buffer): boolean {
     const known = this.inodes.get(rel);
     if (!known) return false;
-    this.checkDir(dirname(rel));
     const path = join(this.root, rel);
     let fd = this.held.get(rel) ?? -1;
     try {
+      const at = this.at(rel);
       if (fd >= 0) {
         // The held descriptor is our inode whatever happened to the path; the path is checked
         // (lstat) so that a file put in its place is replaced by the next write, not left there.
-        const st = lstatSync(path, { throwIfNoEntry: false });
+        const st = lstatSync(at, { throwIfNoEntry: false });
         if (!isInode(st, known)) {
           this.release(rel);
           return false;
         }
       } else {
-        fd = openSync(path, REOPEN_FLAGS);
+        fd = openSync(at, REOPEN_FLAGS);
         const st = fstatSync(fd);
         if (!isInode(st, known)) {
           closeSync(fd);
@@ -213,28 +219,29 @@ export class TreeWriter {
     }
   }
 
-  /** Close every held descriptor (the tree stays as it is). */
+  /** Close every held descriptor and every directory's, the root's too (the tree stays as it is; the next pass opens them again). */
   closeFiles(): void {
     for (const rel of [...this.held.keys()]) this.release(rel);
+    this.dirs.closeAll();
   }
 
   /** Make `rel` a symlink to `target` (replacing whatever else is there by rename). */
   link(rel: string, target: string): void {
     const want = `->${target}`;
     if (this.last.get(rel) === want) return;
-    this.checkDir(dirname(rel));
     const path = join(this.root, rel);
+    const at = this.at(rel);
     let current: string | null = null;
     try {
-      current = readlinkSync(path);
+      current = readlinkSync(at);
     } catch {
       // absent, or not a symlink: replaced below
     }
     if (current !== target) {
       const tmp = this.stagePath();
       try {
-        symlinkSync(target, tmp);
-        renameSync(tmp, path);
+        symlinkSync(target, this.at(tmp));
+        renameSync(this.at(tmp), at);
       } catch (err) {
         this.unstage(tmp);
         throw treeError(err, path, 'linking the emulated host');
@@ -254,40 +261,34 @@ export class TreeWriter {
     const dirs = new Set<string>([rel]);
     for (const k of mine) {
       for (let d = dirname(k); d.startsWith(prefix); d = dirname(d)) dirs.add(d);
-      const path = join(this.root, k);
       const inode = this.inodes.get(k);
-      if (this.realDir(dirname(k))) {
+      const path = this.dirs.existingAt(k);
+      if (path !== null) {
         const st = lstatSync(path, { throwIfNoEntry: false });
         const ours = st !== undefined && (inode ? isInode(st, inode) : st.isSymbolicLink());
         try {
           if (ours) unlinkSync(path);
         } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw treeError(err, path, 'removing from the emulated host');
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+            throw treeError(err, join(this.root, k), 'removing from the emulated host');
         }
       }
       this.release(k);
       this.last.delete(k);
       this.inodes.delete(k);
-      for (const spare of this.spares.get(k) ?? []) this.unstage(spare.path);
+      for (const spare of this.spares.get(k) ?? []) this.unstage(spare.rel);
       this.spares.delete(k);
     }
     for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
-      this.checked.delete(d);
-      if (!this.realDir(d)) continue;
+      const path = this.dirs.existing(d) === null ? null : this.dirs.existingAt(d);
+      this.dirs.forget(d);
+      if (path === null) continue;
       try {
-        rmdirSync(join(this.root, d));
+        rmdirSync(path);
       } catch {
         // not empty (something this writer did not put there) or already gone: left as it is
       }
     }
-  }
-
-  /** True when every component of `rel` under the root is a real directory now (lstat, nothing followed or created). */
-  private realDir(rel: string): boolean {
-    for (let d = rel; d !== '.' && d !== ''; d = dirname(d)) {
-      if (!lstatSync(join(this.root, d), { throwIfNoEntry: false })?.isDirectory()) return false;
-    }
-    return true;
   }
 
   /** A sparse image of `size` bytes at `rel` with `blocks` (offset, bytes) written (tree-image.ts). */
@@ -300,26 +301,38 @@ export class TreeWriter {
     img.update(this, size, blocks);
   }
 
-  /** Remove the staging directory (empty unless a write failed half-way). */
+  /** Remove the staging directory (empty unless a write failed half-way) and close every descriptor. */
   close(): void {
-    this.closeFiles();
+    for (const rel of [...this.held.keys()]) this.release(rel);
     try {
-      rmSync(join(this.root, TREE_STAGING), { recursive: true, force: true });
+      const staging = this.dirs.existing(TREE_STAGING);
+      const path = this.dirs.existingAt(TREE_STAGING);
+      if (staging !== null && path !== null) {
+        for (const name of readdirSync(staging)) {
+          try {
+            unlinkSync(`${staging}/${name}`);
+          } catch {
+            // not ours to remove (a directory someone put there): left
+          }
+        }
+        this.dirs.forget(TREE_STAGING);
+        rmdirSync(path);
+      }
     } catch {
       // best effort: a leftover staging directory is hidden and reused next time
     }
+    this.dirs.closeAll();
   }
 
-  /** A fresh temporary name in the staging directory (checked like any directory). */
+  /** A fresh temporary name in the staging directory, relative to the root (reach it through at()). */
   stagePath(): string {
-    this.checkDir(TREE_STAGING);
-    return join(this.root, TREE_STAGING, `${process.pid}-${this.serial++}`);
+    return join(TREE_STAGING, `${process.pid}-${this.serial++}`);
   }
 
-  /** Remove a temporary that was not renamed into place. */
+  /** Remove a temporary (relative to the root) that was not renamed into place. */
   unstage(tmp: string): void {
     try {
-      unlinkSync(tmp);
+      unlinkSync(this.at(tmp));
     } catch {
       // never created, or already renamed
     }
@@ -327,16 +340,6 @@ export class TreeWriter {
 
   /** Ensure every component of `rel` is a real directory (not a symlink), creating what is missing. */
   checkDir(rel: string): void {
-    if (rel === '.' || rel === '' || this.checked.has(rel)) return;
-    this.checkDir(dirname(rel));
-    const path = join(this.root, rel);
-    try {
-      const st = lstatSync(path, { throwIfNoEntry: false });
-      if (st === undefined) mkdirSync(path);
-      else if (!st.isDirectory()) throw refuseSymlink(path);
-    } catch (err) {
-      throw treeError(err, path, 'creating a directory of the emulated host');
-    }
-    this.checked.add(rel);
+    this.dirs.fd(rel);
   }
 }

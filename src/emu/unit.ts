@@ -7,6 +7,7 @@ import type {
   LinkState,
   PortCounters,
   PortLink,
+  QpOwner,
   RingDump,
   Unit,
   UnitInfo,
@@ -34,6 +35,7 @@ import { bulkServiceEngines, CAP_SDMA, checkParamsForBuild, emuSettings, parsePa
 import { modelPortCounters } from './port-files.js';
 import { makePorts, portLink, shownPort } from './ports.js';
 import { Sfc32 } from './prng.js';
+import { modelQpOwners } from './qp-owners.js';
 import { ringDump, sampleEngine } from './sample.js';
 import { Scheduler } from './scheduler.js';
 import { Sender } from './sender.js';
@@ -393,6 +395,14 @@ export class EmuUnit implements Unit {
   /** The senders asleep on the engines' dmawait lists now, from the model (every kind visible). */
   async waiters(): Promise<WaitersSample> {
     return modelWaiters(this);
+  }
+
+  /** Whose these QPs are, from the model (each QP sender's own process, run by the job user). */
+  async qpOwners(qps: readonly { qpn: number }[]): Promise<QpOwner[]> {
+    return modelQpOwners(
+      this.senders,
+      qps.map((q) => q.qpn),
+    );
   }
 
   /** The link the contract's single-port view shows: the first ACTIVE port, else the first in use (ports.ts). */

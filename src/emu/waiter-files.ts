@@ -5,6 +5,7 @@
 // /dev/hfi1_<unit>, its kernel stack, its system call (writev on that fd) and its wchan.
 import { join } from 'node:path';
 import { HFI2_SDMA_ANON_INODE, userSdmaRequestFn, WRITEV_NR } from '../progress/kernel-names.js';
+import { emuQpOwnerPid } from './qp-owners.js';
 import { type QpLineFields, qpStatsLine } from './qp-stats.js';
 import type { Sender } from './sender.js';
 import type { TreeWriter } from './tree.js';
@@ -50,6 +51,7 @@ export function qpStatsText(senders: readonly Sender[], firstEngine = 0): string
       onList,
       engine: s.engine.idx,
       sendContext: 2,
+      pid: emuQpOwnerPid(s.id),
     });
   }
   // Buckets in order; in one bucket the newest QP first (rvt_insert_qp links at the head).

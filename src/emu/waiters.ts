@@ -12,6 +12,8 @@ import type { Sender } from './sender.js';
 export const EMU_QPN_BASE = 0x100;
 /** PID of the emulated PSM writer `id`: 20000 + id. */
 export const EMU_PID_BASE = 20000;
+/** PID of the process owning the QP sender `id` (qp-owners.ts): 30000 + id. */
+export const EMU_QP_PID_BASE = 30000;
 /** ib_qp_state of every emulated QP: RTS (3). */
 export const EMU_QP_STATE = 3;
 
@@ -53,7 +55,9 @@ export function modelWaiter(m: WaiterModel, e: Engine, w: IoWait): Waiter {
     sinceMs: w.sleptAtNs / 1e6,
     source: 'model' as const,
   };
-  if (w.sleepKind === SleepKind.qp) return { kind: 'qp', qpn: emuQpn(w.id), qpState: 'RTS', ...common };
+  if (w.sleepKind === SleepKind.qp) {
+    return { kind: 'qp', qpn: emuQpn(w.id), qpState: 'RTS', creatorPid: EMU_QP_PID_BASE + w.id, ...common };
+  }
   if (w.sleepKind === SleepKind.ipoib) {
     const q = own?.ipoib ?? null;
     const waiter: Waiter = { kind: 'ipoib', netdev: emuNetdev(m.info.unit), txq: q ? q.txq : null, ...common };

@@ -45,7 +45,7 @@ export function exposureWarning(address: string, port: number): string | null {
   return `hfi1-sdma export: warning: listening ${where} (port ${port}): metrics are exposed beyond this host; put a firewall in front, or use 127.0.0.1 and scrape through a local agent\n`;
 }
 
-/** Turn a failure to bind into the documented error: 73 port in use, 77 permission, 64 bad address. */
+/** Turn a failure to bind into the documented error: 73 port in use, 77 permission, 64 bad address (EINVAL included). */
 export function bindError(e: unknown, host: string, port: number): Hfi1SdmaError | null {
   const code = (e as NodeJS.ErrnoException).code;
   const where = `--listen ${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -64,6 +64,14 @@ export function bindError(e: unknown, host: string, port: number): Hfi1SdmaError
   if (code === 'EAFNOSUPPORT')
     return usageError(`${where}: this host has no IPv6 (or IPv4) stack for that address: use the other family`);
   if (code === 'EADDRNOTAVAIL') return usageError(`${where}: not an address of this host: give one of its addresses`);
+  if (code === 'EINVAL') {
+    const linkLocal = /^fe[89ab]/i.test(host)
+      ? ' (a link-local IPv6 address needs the interface it is on, which --listen does not take)'
+      : '';
+    return usageError(
+      `${where}: this address cannot be listened on (EINVAL)${linkLocal}: give a loopback or a global address of this host`,
+    );
+  }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NONAME') {
     return usageError(`${where}: cannot resolve the host name (${code}): give an address such as 127.0.0.1 or [::1]`);
   }

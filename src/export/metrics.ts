@@ -182,46 +182,51 @@ export class SdmaMetrics {
   readonly scrapeDuration = this.gauge('hfi1_sdma_scrape_duration_seconds', 'Time taken to sample every unit', []);
 
   /** Forget every series of the previous round and state the build info. */
-  readonly captures = this.counter(
-    'hfi1_sdma_captures_total',
-    'Snapshots written into the capture directory (--capture-dir) when an engine first turned stalled, halted or stranded, or a unit went',
-    ['dir'],
-  );
-  readonly captureFailures = this.counter(
-    'hfi1_sdma_capture_failures_total',
-    'Captures started and not written (the reason is in the log); nothing partial is left',
-    ['dir'],
-  );
-  readonly capturesSuppressed = this.counter(
-    'hfi1_sdma_captures_suppressed_total',
-    'Bad verdicts not captured: the same finding on the same engine was captured less than 10 minutes before',
-    ['dir'],
-  );
-  readonly lastCapture = this.gauge(
-    'hfi1_sdma_last_capture_info',
-    'Always 1: the last capture written, its file and the finding that started it (code, unit, engine)',
-    ['dir', 'file', 'code', 'unit', 'engine'],
-  );
-  readonly lastCaptureTime = this.gauge(
-    'hfi1_sdma_last_capture_timestamp_seconds',
-    'When the last capture started (Unix seconds)',
-    ['dir'],
-  );
+  /** The capture series, registered with the first capture counts (an exporter without --capture-dir has none). */
+  private captureSeries: ReturnType<SdmaMetrics['makeCaptureSeries']> | null = null;
+
+  private makeCaptureSeries() {
+    return {
+      written: this.counter(
+        'hfi1_sdma_captures_total',
+        'Snapshots written into the capture directory (--capture-dir) when an engine first turned stalled, halted or stranded, or a unit went',
+        ['dir'],
+      ),
+      failed: this.counter(
+        'hfi1_sdma_capture_failures_total',
+        'Captures started and not written (the reason is in the log); nothing partial is left',
+        ['dir'],
+      ),
+      suppressed: this.counter(
+        'hfi1_sdma_captures_suppressed_total',
+        'Bad verdicts not captured: the same finding on the same engine was captured less than 10 minutes before',
+        ['dir'],
+      ),
+      last: this.gauge(
+        'hfi1_sdma_last_capture_info',
+        'Always 1: the last capture written, its file and the finding that started it (code, unit, engine)',
+        ['dir', 'file', 'code', 'unit', 'engine'],
+      ),
+      lastTime: this.gauge('hfi1_sdma_last_capture_timestamp_seconds', 'When the last capture started (Unix seconds)', ['dir']),
+    };
+  }
 
   /** The captures' counts (export --capture-dir). */
   recordCaptures(c: Captures): void {
+    this.captureSeries ??= this.makeCaptureSeries();
+    const m = this.captureSeries;
     const dir = { dir: c.dir };
     const n = c.counts;
-    this.captures.inc(dir, n.written);
-    this.captureFailures.inc(dir, n.failed);
-    this.capturesSuppressed.inc(dir, n.suppressed);
+    m.written.inc(dir, n.written);
+    m.failed.inc(dir, n.failed);
+    m.suppressed.inc(dir, n.suppressed);
     if (n.last) {
       const t = n.last.trigger;
-      this.lastCapture.set(
+      m.last.set(
         { ...dir, file: n.last.file, code: t.code, unit: t.unit ?? '', engine: t.engine === null ? '' : String(t.engine) },
         1,
       );
-      this.lastCaptureTime.set(dir, n.last.atMs / 1000);
+      m.lastTime.set(dir, n.last.atMs / 1000);
     }
   }
 

@@ -9,6 +9,7 @@ import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError } from '../errors.js';
 import type { MonitorTracks } from '../monitor/monitor.js';
 import { nextInstant, type Sleep } from '../monitor/pace.js';
+import { checkOutputTarget } from '../output-file.js';
 import { DEFAULT_STRAND_MS } from '../progress/strand.js';
 import { type ExporterOptions, Sampler } from './server.js';
 
@@ -73,8 +74,18 @@ export function textfileError(target: string, step: 'create' | 'write' | 'rename
   );
 }
 
-/** Replace `target` with `text` atomically: a dot-named temporary beside it, fsync, rename. */
-export async function writeFileAtomic(target: string, text: string, fs: AtomicFs = nodeAtomicFs): Promise<void> {
+/**
+ * Replace `target` with `text` atomically: a dot-named temporary beside it, fsync, rename. Only a
+ * regular file (or a new name) outside `inputs` is replaced; anything else is refused, untouched
+ * (checkOutputTarget), before the temporary is made and again before the rename.
+ */
+export async function writeFileAtomic(
+  target: string,
+  text: string,
+  fs: AtomicFs = nodeAtomicFs,
+  inputs: readonly string[] = [],
+): Promise<void> {
+  checkOutputTarget(target, '--textfile', inputs);
   const dir = dirname(target);
   const temporary = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let file: WritableFile;
@@ -97,11 +108,12 @@ export async function writeFileAtomic(target: string, text: string, fs: AtomicFs
       await file.close();
     }
     step = 'rename';
+    checkOutputTarget(target, '--textfile', inputs);
     await fs.rename(temporary, target);
   } catch (e) {
     await fs.unlink(temporary).catch(() => undefined);
     forget();
-    throw textfileError(target, step, e);
+    throw e instanceof Hfi1SdmaError ? e : textfileError(target, step, e);
   }
   forget();
   await fs.syncDir(dir).catch(() => undefined);
@@ -140,13 +152,15 @@ export interface TextfileRun {
 
 /**
  * Sample every unit (every instant of a recording; live, 3 samples spanning --strand-ms, so a stranded waiter
- * and, with the tracks of the previous run, a stall are judged) and write the metrics to `target`.
+ * and, with the tracks of the previous run, a stall are judged) and write the metrics to `target`, which may not
+ * lie inside `inputs` (the sysroot read).
  */
 export async function writeMetricsTextfile(
   o: ExporterOptions,
   target: string,
   run: TextfileRun,
   fs: AtomicFs = nodeAtomicFs,
+  inputs: readonly string[] = [],
 ): Promise<void> {
   const backend = o.backend;
   const recording = backend.recording;
@@ -160,5 +174,5 @@ export async function writeMetricsTextfile(
   }
   await run.done?.(sampler);
   const text = await sampler.metrics.text.metrics();
-  await writeFileAtomic(target, run.tracks ? text : withoutCounters(text), fs);
+  await writeFileAtomic(target, run.tracks ? text : withoutCounters(text), fs, inputs);
 }

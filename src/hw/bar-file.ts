@@ -1,11 +1,12 @@
-// A register window on a BAR image: the `resource0` of a sysroot or an unpacked snapshot, which is
-// a plain file rather than a PCI resource. It is read with pread(2), a page at a time, never
+// A register window on a BAR image: the `resource0` of a sysroot or an unpacked snapshot (or any
+// resource0 not on sysfs), which is a plain file rather than a PCI resource. It is read with pread(2), a page at a time, never
 // mapped: no FFI is loaded for it, and a file that shrinks under the reader gives a short read
 // (the device is gone), never SIGBUS. A live host's sysfs resource0 is mapped (bar.ts).
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { Hfi1SdmaError } from '../errors.js';
 import { barError, barSizeProblem, checkOffset, type RegisterWindow, type WindowSpec } from './bar.js';
+import { type Containment, OutsideTreeError } from './contain.js';
 
 const PAGE = 4096;
 const EACCES = 13;
@@ -75,20 +76,32 @@ class FileWindow implements RegisterWindow {
   }
 }
 
-/** Open a BAR image file read-only (regular files only, no symlink followed at the last step). */
-export function openFileWindow(path: string, spec: WindowSpec): RegisterWindow {
+function notRegular(path: string): Hfi1SdmaError {
+  return new Hfi1SdmaError('E_UNAVAILABLE', `${path}: not a regular file: a BAR image must be one (replace it)`);
+}
+
+/**
+ * Open a BAR image file read-only: regular files only; under a sysroot (`within`) resolved inside
+ * it, links inside the tree followed; elsewhere no symlink followed at the last step.
+ */
+export function openFileWindow(path: string, spec: WindowSpec, within: Containment | null = null): RegisterWindow {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd =
+      within === null
+        ? openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+        : within.openRead(path, (st) => {
+            if (!st.isFile()) throw notRegular(path);
+          });
   } catch (e) {
+    if (e instanceof Hfi1SdmaError) throw e;
+    if (e instanceof OutsideTreeError) throw new Hfi1SdmaError('E_UNAVAILABLE', e.message, { cause: e });
     const code = (e as NodeJS.ErrnoException).code;
     throw barError(path, 'open', code === 'EACCES' || code === 'EPERM' ? EACCES : ENOENT);
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) {
-      throw new Hfi1SdmaError('E_UNAVAILABLE', `${path}: not a regular file: a BAR image must be one (replace it)`);
-    }
+    if (!st.isFile()) throw notRegular(path);
     const tooSmall = barSizeProblem(st.size, spec);
     if (tooSmall !== null) throw new Hfi1SdmaError('E_UNAVAILABLE', `${path}: ${tooSmall}`);
   } catch (e) {

@@ -3,7 +3,7 @@
 // is absent or refuses the read (board_id fails with EINVAL when the board is unknown) is null.
 import { join } from 'node:path';
 import type { LinkState, PortLink, SourceWarning, UnitContext } from '../backend.js';
-import { errnoCode, type HwFs, notRegularReason } from './fsio.js';
+import { errnoCode, type HwFs, oddReason } from './fsio.js';
 import { identityValue, parsePortRate, parsePortState } from './parse/link.js';
 import type { UnitPaths } from './paths.js';
 import type { WarningLog } from './warnings.js';
@@ -32,14 +32,10 @@ export function linkFiles(p: UnitPaths, portDir = p.portDir): Record<keyof LinkS
   return { state: join(portDir, 'state'), physState: join(portDir, 'phys_state'), rate: join(portDir, 'rate') };
 }
 
-/** Why a present file cannot be used as the kernel's (not regular, too large), or null for an ordinary failure. */
-function oddReason(e: unknown): string | null {
-  const code = errnoCode(e);
-  if (code === 'ENOTREG') return notRegularReason((e as { detail: string }).detail);
-  if (code === 'EISDIR') return notRegularReason('a directory');
-  if (code === 'EFBIG') return `holds more than ${CONTEXT_FILE_CAP_BYTES} bytes: not the kernel's file`;
-  if (code === 'ELOOP') return "a loop of symbolic links (ELOOP): not the kernel's file";
-  return null;
+/** Why a present file cannot be used as the kernel's (not regular, too large, leads outside the tree), or null for an ordinary failure. */
+function contextOddReason(e: unknown): string | null {
+  if (errnoCode(e) === 'EFBIG') return `holds more than ${CONTEXT_FILE_CAP_BYTES} bytes: not the kernel's file`;
+  return oddReason(e);
 }
 
 /** A small file's text, or null (with the reason when the file is there but is not the kernel's). */
@@ -47,7 +43,7 @@ async function readSmall(fs: HwFs, path: string): Promise<{ text: string | null;
   try {
     return { text: Buffer.from(await fs.readFile(path, CONTEXT_FILE_CAP_BYTES)).toString('utf8'), odd: null };
   } catch (e) {
-    return { text: null, odd: oddReason(e) };
+    return { text: null, odd: contextOddReason(e) };
   }
 }
 

@@ -5,7 +5,7 @@ import { Hfi1SdmaError } from '../errors.js';
 import { SDMA_DESCQ_CNT_DEFAULT, TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import { descqCntFromParam } from '../progress/ring.js';
 import { chipOfPciId, decideChip, decideModule, type FlavourInputs, type PciIdentity } from './flavour.js';
-import { errnoCode, type HwFs, notRegularReason, readdirOrNull, readError, readTextOrNull, realFs } from './fsio.js';
+import { errnoCode, type HwFs, hwFsFor, oddReason, readdirOrNull, readError, readTextOrNull } from './fsio.js';
 import { parseSdeWindow, type SdeWindow } from './parse/hw-resources.js';
 import { parseUintParam } from './parse/sysfs.js';
 import { type HfiModule, infinibandDir, pciDevicesDir, type UnitPaths, unitPaths } from './paths.js';
@@ -68,7 +68,7 @@ export async function readDescqCnt(
   } catch (e) {
     const code = errnoCode(e);
     if (code === 'EFBIG') throw readError(e, file); // larger than a parameter can be: malformed
-    const why = code === 'ENOTREG' ? notRegularReason((e as { detail: string }).detail) : `cannot be read (${code || e})`;
+    const why = oddReason(e) ?? `cannot be read (${code || e})`;
     const message = `${file}: ${why}; assuming the driver's default ring size ${SDMA_DESCQ_CNT_DEFAULT}`;
     return {
       descqCnt: SDMA_DESCQ_CNT_DEFAULT,
@@ -151,7 +151,7 @@ async function readSdeWindow(fs: HwFs, file: string): Promise<{ window: SdeWindo
 }
 
 /** Every hfi1 and hfi2 unit under the sysroot, by module then unit number. */
-export async function discoverUnits(sysroot: string, fs: HwFs = realFs): Promise<FoundUnit[]> {
+export async function discoverUnits(sysroot: string, fs: HwFs = hwFsFor(sysroot)): Promise<FoundUnit[]> {
   const names = await listInfiniband(sysroot, fs);
   const out: FoundUnit[] = [];
   for (const name of names) {
@@ -206,7 +206,7 @@ export interface UnknownChipUnit {
 }
 
 /** The hfi1_N and hfi2_N names discovery leaves out because their PCI id is no chip it knows (a newer chip, or garbled files). */
-export async function unknownChipUnits(sysroot: string, fs: HwFs = realFs): Promise<UnknownChipUnit[]> {
+export async function unknownChipUnits(sysroot: string, fs: HwFs = hwFsFor(sysroot)): Promise<UnknownChipUnit[]> {
   const out: UnknownChipUnit[] = [];
   for (const name of (await readdirOrNull(fs, infinibandDir(sysroot))) ?? []) {
     const m = UNIT.exec(name);
@@ -222,7 +222,7 @@ export async function unknownChipUnits(sysroot: string, fs: HwFs = realFs): Prom
 }
 
 /** Omni-Path HFIs on the PCI bus (8086:24f0/24f1 and 434e:0001), bound or not: for `doctor` to say "driver not bound". */
-export async function findHfiPciDevices(sysroot: string, fs: HwFs = realFs): Promise<string[]> {
+export async function findHfiPciDevices(sysroot: string, fs: HwFs = hwFsFor(sysroot)): Promise<string[]> {
   const out: string[] = [];
   for (const bdf of (await readdirOrNull(fs, pciDevicesDir(sysroot))) ?? []) {
     const id = await pciId(fs, join(pciDevicesDir(sysroot), bdf));

@@ -3,6 +3,7 @@
 
 import { readdirSync, readlinkSync, statSync } from 'node:fs';
 import { Hfi1SdmaError } from '../errors.js';
+import { type Containment, containmentOf, OutsideTreeError } from './contain.js';
 import { formatBytes, probeRegularFile, readRegularFile, SMALL_FILE_CAP_BYTES, SourceFileError } from './read-file.js';
 
 /** The reads src/hw performs. Nothing here writes. */
@@ -38,6 +39,38 @@ export const realFs: HwFs = {
   },
 };
 
+/** The file system as seen from inside a sysroot other than `/`: every path resolves beneath it (contain.ts). */
+export function containedFs(within: Containment): HwFs {
+  return {
+    readFile: async (p, cap) => readRegularFile(p, cap ?? SMALL_FILE_CAP_BYTES, within),
+    readdir: async (p) => within.readdir(p),
+    readlink: async (p) => within.readlink(p),
+    canRead: async (p) => probeRegularFile(p, within),
+    size: async (p) => {
+      try {
+        const st = within.stat(p);
+        return st.isFile() ? st.size : null;
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+const fsBySysroot = new Map<string, HwFs>();
+
+/** The reads of the live-host backend under `sysroot`: as they are under `/`, contained to the tree elsewhere. */
+export function hwFsFor(sysroot: string): HwFs {
+  const within = containmentOf(sysroot);
+  if (within === null) return realFs;
+  let fs = fsBySysroot.get(sysroot);
+  if (fs === undefined) {
+    fs = containedFs(within);
+    fsBySysroot.set(sysroot, fs);
+  }
+  return fs;
+}
+
 /** The most a valid sdes can hold: 16 engines, each a header and a full ring of the longest lines. */
 export function sdesCapBytes(descqCnt: number): number {
   return 16 * (1024 + descqCnt * 160);
@@ -55,6 +88,7 @@ export function errnoCode(e: unknown): string {
  */
 export function readError(e: unknown, path: string): Hfi1SdmaError {
   if (e instanceof SourceFileError) return sourceFileError(e);
+  if (e instanceof OutsideTreeError) return new Hfi1SdmaError('E_UNAVAILABLE', e.message, { cause: e });
   const code = errnoCode(e);
   if (code === 'EACCES') return new Hfi1SdmaError('E_PERMISSION', `${path}: permission denied: run as root`, { cause: e });
   if (code === 'EPERM') {
@@ -129,15 +163,27 @@ export async function readdirOrNull(fs: HwFs, path: string): Promise<string[] | 
 }
 
 /**
- * Why a file that is there cannot be read as a source (not a regular file, a symbolic link loop,
- * a dangling link), or null for the ordinary failures (absent, permission, lockdown).
+ * Why a present file cannot be the kernel's (not a regular file, a loop of links, a link that
+ * leads out of the tree), or null for any other failure. Synchronous: nothing more is looked up.
  */
-export async function oddFileReason(fs: HwFs, file: string, e: unknown): Promise<string | null> {
+export function oddReason(e: unknown): string | null {
   const code = errnoCode(e);
   if (code === 'ENOTREG') return notRegularReason((e as { detail: string }).detail);
   if (code === 'EISDIR') return notRegularReason('a directory');
   if (code === 'ELOOP')
     return "a loop of symbolic links (ELOOP): not the kernel's file; replace it, or point --sysroot at a real tree";
+  if (e instanceof OutsideTreeError) return e.detail;
+  return null;
+}
+
+/**
+ * Why a file that is there cannot be read as a source (not a regular file, a symbolic link loop,
+ * a dangling link), or null for the ordinary failures (absent, permission, lockdown).
+ */
+export async function oddFileReason(fs: HwFs, file: string, e: unknown): Promise<string | null> {
+  const code = errnoCode(e);
+  const odd = oddReason(e);
+  if (odd !== null) return odd;
   if (code === 'ENOENT') {
     const target = await fs.readlink(file).catch(() => null);
     if (target !== null) return `a symbolic link to ${target}, which does not exist: not the kernel's file; replace it`;

@@ -1,7 +1,7 @@
 // Host-wide facts `doctor` reports besides the per-unit sources: privileges, debugfs, lockdown,
 // the iomem= boot option (pci_mmap_resource, drivers/pci; the hfi1 debugfs tree, debugfs.c).
 import { join } from 'node:path';
-import { type HwFs, readTextOrNull, realFs } from './fsio.js';
+import { type HwFs, hwFsFor, readTextOrNull } from './fsio.js';
 import { lockdownMode } from './sources.js';
 
 /** What the host says about reading hfi1 sources. */
@@ -19,7 +19,7 @@ export interface HostFacts {
 /** Gather the host facts under a sysroot. */
 export async function hostFacts(
   sysroot: string,
-  fs: HwFs = realFs,
+  fs: HwFs = hwFsFor(sysroot),
   euid: number | null = process.geteuid?.() ?? null,
 ): Promise<HostFacts> {
   const debugRoot = join(sysroot, 'sys/kernel/debug');

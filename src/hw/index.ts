@@ -9,7 +9,7 @@ import { readUnitContext } from './context.js';
 import { discoverUnits, type FoundUnit } from './discover.js';
 import { engineSetOf } from './engines.js';
 import { decideFlavour } from './flavour.js';
-import { type HwFs, realFs, sdesCapBytes } from './fsio.js';
+import { type HwFs, hwFsFor, sdesCapBytes } from './fsio.js';
 import { parseSdes, type SdesDump } from './parse/sdes.js';
 import { isEmulatedSysroot } from './paths.js';
 import { descqCntFromLenGen, openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
@@ -87,7 +87,7 @@ async function openUnits(
     const settings = await readUnitSettings(fs, u.paths);
     let win: RegisterWindow | null = null;
     try {
-      if (readable(sources, 'bar')) win = openSdmaWindow(u.paths.resource0, chipModel(u.chip));
+      if (readable(sources, 'bar')) win = openSdmaWindow(u.paths.resource0, chipModel(u.chip), u.paths.sysroot);
       const sdes = await sdesHeadersOrNull(fs, u, sources);
       const set = engineSetOf(u, sdes, sendDmaEnginesOrNull(win, u));
       const flavour = decideFlavour(u.flavourInputs, u.paths.params, sdes?.newLine ?? null, u.paths.sdes);
@@ -111,11 +111,14 @@ async function openUnits(
 
 /** hfi1 and hfi2 units under the sysroot; empty when there are none. */
 export async function findUnits(sysroot: string): Promise<UnitInfo[]> {
-  return (await openUnits(sysroot, realClock, realFs)).map((u) => u.unit.info);
+  return (await openUnits(sysroot, realClock, hwFsFor(sysroot))).map((u) => u.unit.info);
 }
 
 /** The units with the ring-size cross-check, for `doctor`. */
-export async function inspectUnits(sysroot: string, fs: HwFs = realFs): Promise<{ info: UnitInfo; descqCnt: DescqCntCheck }[]> {
+export async function inspectUnits(
+  sysroot: string,
+  fs: HwFs = hwFsFor(sysroot),
+): Promise<{ info: UnitInfo; descqCnt: DescqCntCheck }[]> {
   const units = await openUnits(sysroot, realClock, fs);
   return units.map((u) => ({ info: u.unit.info, descqCnt: u.check }));
 }
@@ -123,7 +126,7 @@ export async function inspectUnits(sysroot: string, fs: HwFs = realFs): Promise<
 /** Open the live-host backend. Units are found once, at open. */
 export async function openHwBackend(opts: HwOptions): Promise<Backend> {
   const clock = opts.clock ?? realClock;
-  const fs = opts.fs ?? realFs;
+  const fs = opts.fs ?? hwFsFor(opts.sysroot);
   const units = (await openUnits(opts.sysroot, clock, fs, opts.psmScan)).map((u) => u.unit);
   let closed = false;
   const emulated = isEmulatedSysroot(opts.sysroot);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 
 /** Paths of one unit's sources. */
 export interface UnitPaths {
+  /** The sysroot every path below lies under (`/` on a live host). */
+  sysroot: string;
   /** The driving module: hfi1 or hfi2. */
   module: HfiModule;
   /** The sysroot itself (`/` on a live host). */
@@ -70,6 +72,7 @@ export function unitPaths(
   const debugDir = join(debugRoot, module, name);
   const pciDir = pci === '' ? join(classDir, 'device') : join(pciDevicesDir(sysroot), pci);
   return {
+    sysroot,
     module,
     root: sysroot,
     classDir,

@@ -2,6 +2,7 @@
 // without bound (a link to /dev/zero, an endless line), only regular files. sysfs, debugfs and
 // procfs files are all regular files, so anything else is not the kernel's file.
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from 'node:fs';
+import type { Containment } from './contain.js';
 
 /** The most a small source (a sysfs attribute, a module parameter, counter_names) may hold. */
 export const SMALL_FILE_CAP_BYTES = 1 << 20;
@@ -55,36 +56,45 @@ function scratchOf(bytes: number, keep = 0): Buffer {
 
 /**
  * Open `path` read-only and non-blocking, refusing anything but a regular file: checked before
- * opening (so no device or FIFO is ever opened) and again on the open descriptor.
+ * opening (so no device or FIFO is ever opened) and again on the open descriptor. Under a sysroot
+ * (`within`) the path must resolve inside it, and the inode checked is the inode opened.
  */
-function openRegular(path: string): number {
+function openRegular(path: string, within: Containment | null): { fd: number; sizeBytes: number } {
+  if (within !== null) {
+    let sizeBytes = 0;
+    const fd = within.openRead(path, (st) => {
+      if (!st.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(st));
+      sizeBytes = st.size;
+    });
+    return { fd, sizeBytes };
+  }
   const before = statSync(path);
   if (!before.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(before));
   const fd = openSync(path, OPEN_FLAGS);
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new SourceFileError('ENOTREG', path, fileKind(st));
+    return { fd, sizeBytes: st.size };
   } catch (e) {
     closeSync(fd);
     throw e;
   }
-  return fd;
 }
 
 /**
  * The whole of a regular file, read synchronously, failing with SourceFileError when it is not a
  * regular file (checked before opening, so no device is ever opened, and again on the open fd)
- * or holds more than `capBytes`. Other failures are Node's errors (ENOENT, EACCES, ELOOP, …).
+ * or holds more than `capBytes`. Other failures are Node's errors (ENOENT, EACCES, ELOOP, …), and
+ * under a sysroot OutsideTreeError (EOUTSIDE) for a path that leads out of it.
  */
-export function readRegularFile(path: string, capBytes: number): Buffer {
-  const fd = openRegular(path);
+export function readRegularFile(path: string, capBytes: number, within: Containment | null = null): Buffer {
+  const { fd, sizeBytes } = openRegular(path, within);
   try {
-    const st = fstatSync(fd);
     // sysfs reports 4096 and debugfs/procfs 0 whatever they hold: the size is only a hint. Reads
     // go through one scratch buffer (grown up to the cap, kept) and each result is copied out at
     // its exact size, so a watch reading hundreds of small files a second does not churn
     // page-sized buffers through the allocator (RSS stays flat).
-    let buf = scratchOf(Math.min(capBytes + 1, Math.max(st.size + 1, 8192)));
+    let buf = scratchOf(Math.min(capBytes + 1, Math.max(sizeBytes + 1, 8192)));
     let total = 0;
     for (;;) {
       if (total === buf.length) {
@@ -104,8 +114,8 @@ export function readRegularFile(path: string, capBytes: number): Buffer {
 }
 
 /** Open the file as readRegularFile does and read its first byte (what access(2) cannot tell: lockdown). */
-export function probeRegularFile(path: string): void {
-  const fd = openRegular(path);
+export function probeRegularFile(path: string, within: Containment | null = null): void {
+  const { fd } = openRegular(path, within);
   try {
     readSync(fd, Buffer.alloc(1), 0, 1, 0);
   } finally {

@@ -1,5 +1,7 @@
 // The registers this program reads through the BAR (SEND_DMA_* per-engine CSRs, chip_registers.h per-engine CSRs, SEND_DMA device registers, chip_registers.h device-wide), and
 // the engine CSR sample built from them.
+
+import { statfsSync } from 'node:fs';
 import type { EngineCsrs } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import {
@@ -31,6 +33,7 @@ import {
 import { isAllOnes } from '../progress/csr.js';
 import { openBarWindow, type RegisterWindow, type WindowSpec } from './bar.js';
 import { openFileWindow } from './bar-file.js';
+import { containmentOf } from './contain.js';
 
 const WFR = chipModel('wfr');
 const TXE_BASE = 0x1800000; // the BAR0 map, chip_registers.h TXE region
@@ -87,14 +90,33 @@ export function sdmaWindowFor(chip: ChipModel): WindowSpec {
   };
 }
 
+/** statfs f_type of sysfs (the kernel's SYSFS_MAGIC). */
+const SYSFS_MAGIC = 0x62656572;
+
+/** True when `path` lies on sysfs: a PCI resource file, whose size the kernel fixes. */
+function onSysfs(path: string): boolean {
+  try {
+    return statfsSync(path).type === SYSFS_MAGIC;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * The SDMA registers of a device's resource0, read-only: a live host's sysfs resource (a path
- * under /sys/) is mapped; a BAR image under any other sysroot (an emulated host, an unpacked
- * snapshot) is read with pread, which needs no FFI and cannot fault. The layout is the chip's (WFR by default).
+ * A read-only window on `resource0`: under `/`, a PCI resource on sysfs is mapped (a resource file
+ * cannot shrink under the mapping); anything else, a BAR image under a sysroot (an emulated host, an
+ * unpacked snapshot, a tree bind-mounted over /sys), is read with pread, which needs no FFI and cannot
+ * fault (SIGBUS) when the file shrinks; under a sysroot the path must resolve inside it (contain.ts).
  */
-export function openSdmaWindow(resource0: string, chip: ChipModel = WFR): RegisterWindow {
-  const spec = sdmaWindowFor(chip);
-  return resource0.startsWith('/sys/') ? openBarWindow(resource0, spec) : openFileWindow(resource0, spec);
+export function openRegisterWindow(resource0: string, spec: WindowSpec, sysroot = '/'): RegisterWindow {
+  const within = containmentOf(sysroot);
+  if (within === null && onSysfs(resource0)) return openBarWindow(resource0, spec);
+  return openFileWindow(resource0, spec, within);
+}
+
+/** The SDMA registers of a device's resource0 (openRegisterWindow), laid out as the chip's (WFR by default). */
+export function openSdmaWindow(resource0: string, chip: ChipModel = WFR, sysroot = '/'): RegisterWindow {
+  return openRegisterWindow(resource0, sdmaWindowFor(chip), sysroot);
 }
 
 /** Per-engine register offset (SEND_DMA_* per-engine CSRs, chip_registers.h: base + 0x100 × engine). */

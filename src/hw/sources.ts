@@ -162,7 +162,7 @@ async function interruptsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
 async function barStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
   const file = u.paths.resource0;
   try {
-    openSdmaWindow(file, chipModel(u.chip)).close();
+    openSdmaWindow(file, chipModel(u.chip), u.paths.sysroot).close();
     return { source: 'bar', readable: true, path: file };
   } catch (e) {
     if (!isHfi1SdmaError(e)) throw e;

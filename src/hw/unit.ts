@@ -12,6 +12,7 @@ import type {
   LinkState,
   PortCounters,
   PortLink,
+  QpOwner,
   RingDump,
   SourceStatus,
   SourceWarning,
@@ -34,6 +35,7 @@ import { parseSdes, recordDescriptors, type SdesDump, type SdesHeader } from './
 import { type CpuVlEngines, cpuListOfEngine, parseSdmaCpuList } from './parse/sdma-cpu-list.js';
 import { engineDir } from './paths.js';
 import { PortCounterReader } from './port-counters.js';
+import { QpOwnerReader } from './qp-owners.js';
 import { INTERRUPTS_CAP_BYTES } from './read-file.js';
 import { openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
 import { missingRecord, noteSdes } from './sdes-notes.js';
@@ -58,6 +60,7 @@ export class HwUnit implements Unit {
   private window: RegisterWindow | null = null;
   private readonly log: WarningLog;
   private readonly waiting: UnitWaiters;
+  private readonly owners: QpOwnerReader;
   private readonly chip: ChipModel;
   private readonly portReader: PortCounterReader;
 
@@ -87,11 +90,17 @@ export class HwUnit implements Unit {
     this.log = new WarningLog(warnings);
     this.waiting = new UnitWaiters(found, clock, fs, this.log, context?.kernelRelease ?? null, psmScan);
     this.portReader = new PortCounterReader(fs, found.paths, this.log, readable(sources, 'portCounters'));
+    this.owners = new QpOwnerReader(found.name, found.paths.procDir, fs, clock);
   }
 
   /** Every port's counters now: debugfs port<N>counters, else ports/<N>/hw_counters, and ports/<N>/counters. */
   portCounters(): Promise<PortCounters[]> {
     return this.portReader.read(portNumbers(this.found.flavourInputs.ports));
+  }
+
+  /** Whose these QPs are: rdma's resource tracking on a live host, else qp_stats' PID checked in /proc. */
+  qpOwners(qps: readonly { qpn: number; creatorPid: number | null }[]): Promise<QpOwner[]> {
+    return this.owners.owners(qps);
   }
 
   /** The waiters now: QPs from qp_stats, PSM writers from /proc (root), sinceMs carried across calls. */
@@ -185,7 +194,7 @@ export class HwUnit implements Unit {
 
   private windowOrNull(): RegisterWindow | null {
     if (!this.has('bar')) return null;
-    this.window ??= openSdmaWindow(this.found.paths.resource0, this.chip);
+    this.window ??= openSdmaWindow(this.found.paths.resource0, this.chip, this.found.paths.sysroot);
     return this.window;
   }
 

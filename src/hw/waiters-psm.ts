@@ -4,12 +4,13 @@
 // sys/class/infiniband_verbs/uverbs<N>; a handle whose unit cannot be told counts for every unit), then each thread's stack, syscall, wchan and comm, decided by psmVerdict. Bounded: a full
 // scan of /proc at most every RESCAN_MS (between them only the known holders are looked at again), at most MAX_PIDS
 // processes and SCAN_BUDGET_MS of real time per scan.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { WaiterVisibility } from '../backend.js';
 import { ParseError } from '../errors.js';
 import type { Waiter } from '../progress/waiters.js';
 import { errnoCode, type HwFs } from './fsio.js';
 import { deviceFdUnit, hfi2HandleUnits, type PsmModule, psmVerdict, uverbsIndex } from './parse/proc-psm.js';
+import { isEmulatedSysroot } from './paths.js';
 import { ROOT_FIX } from './waiters-qp.js';
 import type { WarningLog } from './warnings.js';
 
@@ -59,20 +60,9 @@ export class PsmScanner {
     private readonly verbsDir = join(procDir, '..', 'sys/class/infiniband_verbs'),
   ) {}
 
-  /** True when the path is a symbolic link (it would lead outside the sysroot; /proc's pid and task dirs are not). */
-  private async isLink(path: string): Promise<boolean> {
-    try {
-      await this.fs.readlink(path);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   /** The fd links of one process to this unit's device, or 'denied' / null (gone, or a link). */
   private async deviceFds(pid: number): Promise<{ fd: number; target: string }[] | 'denied' | null> {
     const dir = join(this.procDir, String(pid));
-    if (await this.isLink(dir)) return null;
     let names: string[];
     try {
       names = await this.fs.readdir(join(dir, 'fd'));
@@ -120,9 +110,8 @@ export class PsmScanner {
     }
   }
 
-  /** A small /proc file's text, 'denied', or null (absent, gone, or a symbolic link). */
+  /** A small /proc file's text, 'denied', or null (absent, gone, or not the kernel's: under a sysroot, outside it). */
   private async text(path: string): Promise<string | null | 'denied'> {
-    if (await this.isLink(path)) return null;
     try {
       return Buffer.from(await this.fs.readFile(path, PROC_FILE_CAP_BYTES)).toString('utf8');
     } catch (e) {
@@ -147,7 +136,12 @@ export class PsmScanner {
       const maxPids = this.opts.maxPids ?? MAX_PIDS;
       const pids = entries.filter((n) => NUMERIC.test(n)).map(Number);
       // A live /proc always lists processes (pid 1 at least); a tree without any (a snapshot) shows no writers.
-      if (pids.length === 0) return this.none(NO_PROCESSES(this.procDir));
+      if (pids.length === 0) {
+        // The emulator lists every PSM writer it runs, blocked or not: none listed is none running.
+        if (isEmulatedSysroot(dirname(this.procDir)))
+          return { waiters: [], visibility: { kind: 'psm', visible: true, source: 'proc' } };
+        return this.none(NO_PROCESSES(this.procDir));
+      }
       let fdDenied: number | null = null;
       let stopped: string | null = null;
       if (pids.length > maxPids) stopped = `${pids.length} processes, more than the ${maxPids} a scan reads`;
@@ -186,7 +180,6 @@ export class PsmScanner {
               .slice(0, MAX_TIDS);
       for (const tid of tids) {
         const dir = taskNames === null ? pidDir : join(pidDir, 'task', String(tid));
-        if (taskNames !== null && (await this.isLink(dir))) continue;
         // The syscall first: a thread that is running (most of the time) is not blocked, and its
         // stack, wchan and comm need not be read at every sample.
         const syscall = await this.text(join(dir, 'syscall'));

@@ -134,6 +134,8 @@ export interface KernelLog {
   linesRead: number;
   /** Lines that carried an hfi1 or hfi2 device prefix (of any kind). */
   hfi1Lines: number;
+  /** Lines that begin as a kernel log line does (a dmesg, /dev/kmsg or journalctl timestamp). */
+  logLines: number;
   /** The chip whose layout decoded the descriptor qwords. */
   chip: ChipName;
 }
@@ -315,6 +317,7 @@ export class KernelLogParser {
   private readonly chip: ChipName;
   private readonly events: LogEvent[] = [];
   private hfi1Lines = 0;
+  private logLines = 0;
   /** Events (and lines of units beyond MAX_UNITS) not kept. */
   eventsDropped = 0;
 
@@ -325,6 +328,7 @@ export class KernelLogParser {
   /** Take one line (without its newline); `line` counts from 1. */
   push(text: string, line: number): void {
     const raw = escapeControls(text).slice(0, MAX_KEPT_LINE_CHARS);
+    if (lineTimestamp(raw.slice(0, 64)) !== null) this.logLines += 1;
     const m = PREFIX.exec(raw);
     if (!m) {
       if (!this.pushWatchdog(raw, line)) this.pushTrace(raw, line);
@@ -368,7 +372,9 @@ export class KernelLogParser {
       block: this.blockOf.get(name),
       port: pidx === undefined ? 1 : Number(pidx) + 1,
       emit(e) {
-        const ev: LogEvent = { line, ts, unit: name, ...e };
+        // No chip has an engine past 15: a line that names one is not the driver's, and is shown as it is.
+        const foreign = e.engine !== undefined && !(Number.isSafeInteger(e.engine) && e.engine < TXE_NUM_SDMA_ENGINES);
+        const ev: LogEvent = foreign ? { line, ts, unit: name, kind: 'unrecognised', text: msg } : { line, ts, unit: name, ...e };
         if (events.length < MAX_EVENTS) events.push(ev);
         else self.eventsDropped += 1;
         return ev;
@@ -487,7 +493,14 @@ export class KernelLogParser {
     // A watchdog line printed before any line of its unit was filed under `<driver> <pci>`: file it under the unit.
     const byPci = new Map([...this.units.values()].map((u) => [`${u.module} ${u.pci}`, u.name]));
     for (const e of this.events) if (e.kind === 'netdev-watchdog') e.unit = byPci.get(e.unit) ?? e.unit;
-    return { units: [...this.units.values()], events: this.events, linesRead, hfi1Lines: this.hfi1Lines, chip: this.chip };
+    return {
+      units: [...this.units.values()],
+      events: this.events,
+      linesRead,
+      hfi1Lines: this.hfi1Lines,
+      logLines: this.logLines,
+      chip: this.chip,
+    };
   }
 }
 

@@ -48,7 +48,7 @@ export interface CaptureTrigger {
 
 /**
  * Write one snapshot of what is watched to `file` (atomically: nothing at `file` unless complete), of `samples`
- * instants `wait(intervalMs)` apart, within `maxBytes` unpacked. `wait` rejects when the capture is abandoned.
+ * instants `wait(intervalMs)` apart, taking at most `maxBytes` on disk (the room left). `wait` rejects when abandoned.
  */
 export type TakeSnapshot = (
   file: string,
@@ -273,9 +273,11 @@ export class Captures {
 
   private async capture(trigger: CaptureTrigger, now: number): Promise<void> {
     const { dir, limits } = this.o;
-    // Room first, for one more as large as the largest so far: the directory stays within its limits while
-    // this one is written too.
-    this.prune(limits.keep - 1, limits.maxBytes - this.largest);
+    // Room first, for one more a quarter larger than the largest so far: the directory stays within its limits
+    // while this one is written too.
+    const room =
+      limits.maxBytes -
+      this.prune(limits.keep - 1, limits.maxBytes - Math.ceil(this.largest * 1.25)).reduce((n, k) => n + k.bytes, 0);
     let name = captureName(now, trigger);
     for (let n = 1; lstatSync(join(dir, name), { throwIfNoEntry: false }) !== undefined; n++) name = captureName(now, trigger, n);
     const file = join(dir, name);
@@ -284,11 +286,13 @@ export class Captures {
       await this.o.take(file, trigger, {
         samples: limits.samples,
         intervalMs: limits.intervalMs,
-        maxBytes: limits.maxBytes,
+        maxBytes: room,
         wait,
       });
     } catch (e) {
       this.counts.failed += 1;
+      // Too large for the room it had: leave more room next time.
+      if (/would take more than/.test((e as Error).message)) this.largest = Math.max(this.largest, room);
       const why = this.stop.signal.aborted ? 'stopped before it was complete, nothing was kept' : (e as Error).message;
       this.o.log(`capture for ${trigger.code} (${trigger.text}) not written: ${why}`);
       return;

@@ -48,8 +48,8 @@ export const EXPLANATIONS: Readonly<Record<FindingKindName, Explanation>> = {
     confirm:
       "'hfi1-sdma waiters <engine>' over a few seconds: the verdict stays stranded, the engine's heads and interrupt counts do not move ('hfi1-sdma show <engine>'). debugfs qp_stats shows the QP with RVT_S_WAIT_DMA_DESC set and on a list.",
     action:
-      "Any traffic on that engine releases it: it serves the VL shown by sysfs sdma<N>/vl (and the CPUs of cpu_list); a job sending on that VL from those CPUs rescues it. Or end the job that owns the QP (destroying the QP frees it). Find the owner with 'rdma -j res show qp lqpn <qpn>' or the PID that qp_stats prints (the creating thread: it may have exited, or its pid been reused).",
-    capture: `${SNAPSHOT}: the snapshot holds qp_stats, the engine's registers and the log lines.`,
+      "Any traffic on that engine releases it: it serves the VL shown by sysfs sdma<N>/vl (and the CPUs of cpu_list); a job sending on that VL from those CPUs rescues it. Or end the job that owns the QP (destroying the QP frees it). 'hfi1-sdma waiters', health and the finding name the owner (pid, command, user): from the kernel's resource tracking through 'rdma -j res show qp' (iproute2) when it is installed, else from the PID qp_stats prints, checked in /proc (that is the creating thread: it may have exited, or its pid been reused, and the note says so). Confirm before ending a job.",
+    capture: `${SNAPSHOT}: the snapshot holds qp_stats, the engine's registers, the log lines and the owners of the stranded QPs as they were.`,
   },
   stalled: {
     meaning:

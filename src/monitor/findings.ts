@@ -2,7 +2,7 @@
 // adds to, its severity under the default thresholds, the next step where there is one, and its age (a
 // lower bound where it began before the first sample). health prints them, watch shows the worst, the
 // exporter's alerts are the same conditions over series.
-import type { PortLink, UnitInfo } from '../backend.js';
+import type { PortLink, QpOwner, UnitInfo, Waiter } from '../backend.js';
 import { isOperational } from '../progress/state.js';
 import type { WaiterJudgement } from '../progress/strand.js';
 import {
@@ -17,7 +17,7 @@ import {
 import { hostCauseText, offHost, portSideFindings } from './findings-ports.js';
 import type { PortMark } from './ports.js';
 import type { EngineRound, UnitRound } from './round.js';
-import { ageText, portActive, portsText, whoText } from './words.js';
+import { ageText, portActive, portsText, whoText, whoWithOwner } from './words.js';
 
 /** One finding. */
 export interface Finding {
@@ -268,7 +268,8 @@ function portFindings(u: UnitRound, h: FindingHistory, out: Finding[]): void {
  * (destroying a QP takes it off the list, flush_qp_waiters in qp.c). Which sender the engine selection gives that
  * engine the tool cannot know: the VL and CPUs are where to look.
  */
-function releaseAction(u: UnitRound, engine: number | null, kind: string): string {
+function releaseAction(u: UnitRound, engine: number | null, w: Waiter): string {
+  const kind = w.kind;
   const s = u.engines.find((e) => e.sample.engine === engine)?.sample;
   const where = [
     s?.vl !== null && s?.vl !== undefined ? `VL ${s.vl}` : null,
@@ -276,8 +277,18 @@ function releaseAction(u: UnitRound, engine: number | null, kind: string): strin
   ]
     .filter(Boolean)
     .join(', ');
-  const job = kind === 'qp' ? ', or end the job that owns the QP (destroying it frees it)' : '';
-  return `run 'hfi1-sdma --unit ${u.info.name} waiters ${engine}' to name its owner; traffic on sdma${engine}${where ? ` (it serves ${where})` : ''} releases it${job}`;
+  const job = kind === 'qp' ? `, or end ${jobOf(w, u.waiters.owners)} (destroying the QP frees it)` : '';
+  return `run 'hfi1-sdma --unit ${u.info.name} waiters ${engine}' for the evidence and the owner; traffic on sdma${engine}${where ? ` (it serves ${where})` : ''} releases it${job}`;
+}
+
+/** The job that owns a QP, as an action names it, with what makes the owner uncertain. */
+function jobOf(w: Waiter, owners: readonly QpOwner[]): string {
+  const o = w.kind === 'qp' ? owners.find((x) => x.qpn === w.qpn) : undefined;
+  if (!o || o.pid === null) return 'the job that owns the QP';
+  const who = `the job of ${o.user ? `user ${o.user}, ` : ''}pid ${o.pid}${o.command ? ` (${o.command})` : ''}`;
+  return o.source === 'qp_stats'
+    ? `${who}, once confirmed (qp_stats names the creating thread, which may be gone or reused)`
+    : who;
 }
 
 /** The strand findings of one waiter; certain ones count, probable ones once they held PROBABLE_HOLD_MS. */
@@ -296,11 +307,11 @@ function strandFinding(u: UnitRound, j: WaiterJudgement): Finding {
     return finding(
       'stranded',
       at,
-      `${name} sdma${w.engine} ${whoText(w)} stranded (${j.reason}) for ${age}: asleep on a running, empty, quiet engine; ${release}`,
+      `${name} sdma${w.engine} ${whoWithOwner(w, u.waiters.owners)} stranded (${j.reason}) for ${age}: asleep on a running, empty, quiet engine; ${release}`,
       {
         ageMs,
         ageAtLeast: j.ageAtLeast,
-        action: releaseAction(u, w.engine, w.kind),
+        action: releaseAction(u, w.engine, w),
       },
     );
   }
@@ -309,7 +320,7 @@ function strandFinding(u: UnitRound, j: WaiterJudgement): Finding {
   return finding(
     kind,
     at,
-    `${name} sdma${w.engine} ${whoText(w)} probably stranded (${j.reason}) for ${age}: its printed engine is running, empty and quiet, but another engine of its VL was busy and short of room, so it may be waiting there`,
+    `${name} sdma${w.engine} ${whoWithOwner(w, u.waiters.owners)} probably stranded (${j.reason}) for ${age}: its printed engine is running, empty and quiet, but another engine of its VL was busy and short of room, so it may be waiting there`,
     {
       ageMs,
       ageAtLeast: j.ageAtLeast,
@@ -356,7 +367,7 @@ function waiterFindings(u: UnitRound, out: Finding[]): void {
       finding(
         'errQp',
         { unit: name },
-        `${name} ${errs.length} QP(s) in ERR left on a wait list (${errs.map((j) => whoText(j.waiter)).join(', ')}): harmless until destroyed`,
+        `${name} ${errs.length} QP(s) in ERR left on a wait list (${errs.map((j) => whoWithOwner(j.waiter, uw.owners)).join(', ')}): harmless until destroyed`,
       ),
     );
   }

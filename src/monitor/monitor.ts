@@ -3,8 +3,8 @@
 // same round's engines, keeps every track keyed by unit name (numbers repeat across modules: hfi1_0 and
 // hfi2_0), follows units that appear, vanish or reload, and states the round's findings. Every command and
 // the exporter render its rounds; its state can be carried between runs (state.ts).
-import type { Backend, EngineSample, PortLink, SourceWarning, Unit, UnitInfo } from '../backend.js';
-import { Hfi1SdmaError, usageError } from '../errors.js';
+import type { Backend, EngineSample, PortLink, QpOwner, SourceWarning, Unit, UnitInfo } from '../backend.js';
+import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
 import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, type EngineTrack, newTrack } from '../progress/classify.js';
 import { DEFAULT_STRAND_MS, newStrandTrack, type StrandTrack } from '../progress/strand.js';
 import { lookupUnit, type UnitId } from '../unit-id.js';
@@ -13,8 +13,8 @@ import { type FindingHistory, findingsOf, newFindingHistory, rememberRound } fro
 import { nextInstant, realSleep, type Sleep } from './pace.js';
 import { judgeCauses, markBulkService, type PortSample, readPortCounters, rememberLinkCounters, rememberPorts } from './ports.js';
 import { BoundedReads, type Timer } from './read.js';
-import type { EngineRound, Provenance, Round, UnitRound } from './round.js';
-import { blindWaiters, engineWaiters, NO_WAITERS_REASON, observeWaiters } from './waiters.js';
+import type { EngineRound, Provenance, Round, UnitRound, UnitWaitersRound } from './round.js';
+import { blindWaiters, engineWaiters, NO_WAITERS_REASON, observeWaiters, qpsToOwn } from './waiters.js';
 
 /** How the monitor reads and judges. */
 export interface MonitorOptions {
@@ -122,6 +122,8 @@ export class Monitor {
   private readonly reads: BoundedReads;
   private readonly discovery: UnitDiscovery;
   private readonly said = new Map<string, Set<string>>();
+  /** Owners of the QPs findings name, per unit, by QPN and creator (kept while the QP stays judged). */
+  private readonly owners = new Map<string, Map<string, QpOwner>>();
   private missed = false;
   private listingProblem: string | null = null;
   /** Each unit's recent port counters, by unit name (the span of a stall's cause). */
@@ -186,8 +188,35 @@ export class Monitor {
     return 'found' in hit ? all.filter((u) => u.info.name === hit.found.name) : [];
   }
 
+  /**
+   * Whose the QPs are that the findings will name: asked of the unit once per QP (and creator) while it stays
+   * judged, and forgotten when it goes; within the read timeout, and nothing when the unit cannot tell.
+   */
+  private async ownersOf(unit: Unit, uw: UnitWaitersRound): Promise<QpOwner[]> {
+    const name = unit.info.name;
+    const want = qpsToOwn(uw);
+    const known = this.owners.get(name) ?? new Map<string, QpOwner>();
+    const key = (q: { qpn: number; creatorPid: number | null }) => `${q.qpn}:${q.creatorPid ?? ''}`;
+    const kept = new Map([...known].filter(([k]) => want.some((q) => key(q) === k)));
+    const ask = want.filter((q) => !kept.has(key(q)));
+    if (ask.length > 0 && unit.qpOwners) {
+      try {
+        const got = await this.reads.within(unit.qpOwners(ask));
+        for (const [i, o] of (got ?? []).entries()) {
+          const q = ask[i];
+          if (q && o) kept.set(key(q), o);
+        }
+      } catch (e) {
+        if (!isHfi1SdmaError(e)) throw e;
+      }
+    }
+    this.owners.set(name, kept);
+    return want.map((q) => kept.get(key(q))).filter((o): o is QpOwner => o !== undefined);
+  }
+
   /** Forget a unit's tracks: it warms up afresh once readable. */
   private forget(name: string): void {
+    this.owners.delete(name);
     this.tracks.strands.delete(name);
     for (const key of [...this.tracks.engines.keys()]) if (key.startsWith(`${name}/`)) this.tracks.engines.delete(key);
   }
@@ -260,6 +289,7 @@ export class Monitor {
         engines.map((e) => e.sample.engine),
       );
       for (const e of engines) e.waiters = per.get(e.sample.engine) ?? null;
+      waiters.owners = await this.ownersOf(unit, waiters);
     }
     if (status !== 'up') this.forget(name);
     const ports = status === 'gone' || this.o.ports === false ? [] : await readPorts(unit, this.reads);

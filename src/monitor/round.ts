@@ -1,7 +1,16 @@
 // What one round of the monitor yields: every selected unit with its engines judged, its waiters judged,
 // every port's link, its warnings, and the findings of the round. Every command and the exporter render
 // these and nothing else, so the same samples give the same verdicts on every path.
-import type { EngineSample, PortCounters, PortLink, SourceWarning, Unit, UnitInfo, WaiterVisibility } from '../backend.js';
+import type {
+  EngineSample,
+  PortCounters,
+  PortLink,
+  QpOwner,
+  SourceWarning,
+  Unit,
+  UnitInfo,
+  WaiterVisibility,
+} from '../backend.js';
 import type { Hfi1SdmaError } from '../errors.js';
 import type { CauseJudgement } from '../progress/cause.js';
 import type { Classification } from '../progress/classify.js';
@@ -56,6 +65,8 @@ export interface UnitWaitersRound {
   psmStalls: number;
   /** Enough samples were judged (3) for a stranded verdict to be possible. */
   confirmable: boolean;
+  /** Whose the QPs are that a finding names (stranded, orphaned, in ERR), where the unit can tell. */
+  owners: QpOwner[];
 }
 
 /** How a unit fared this round. */

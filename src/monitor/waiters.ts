@@ -24,6 +24,7 @@ export function blindWaiters(reason: string): UnitWaitersRound {
     visibility: visibilityOf([]).map((v) => ({ ...v, reason })),
     psmStalls: 0,
     confirmable: false,
+    owners: [],
   };
 }
 
@@ -52,6 +53,7 @@ export async function observeWaiters(
     visibility: visibilityOf(sample.visibility),
     psmStalls: psmStallEpisodes(track),
     confirmable: !opts.frozen && track.round >= STRAND_SAMPLES,
+    owners: [],
   };
 }
 
@@ -87,4 +89,17 @@ export function engineWaiters(uw: UnitWaitersRound, engines: readonly number[]):
     }
   }
   return out;
+}
+
+/** The verdicts whose QP a finding names, so whose it is matters. */
+const OWNED_VERDICTS: ReadonlySet<string> = new Set(['stranded', 'orphaned', 'error-state']);
+
+/** The QPs of `uw` whose owner a finding needs: stranded (certain or probable), orphaned, in ERR on a list. */
+export function qpsToOwn(uw: UnitWaitersRound): { qpn: number; creatorPid: number | null }[] {
+  const out = new Map<number, { qpn: number; creatorPid: number | null }>();
+  for (const j of uw.judgements) {
+    const w = j.waiter;
+    if (w.kind === 'qp' && OWNED_VERDICTS.has(j.verdict)) out.set(w.qpn, { qpn: w.qpn, creatorPid: w.creatorPid ?? null });
+  }
+  return [...out.values()];
 }

@@ -1,5 +1,5 @@
 // How the monitor's findings name things: a waiter, a duration that may be a lower bound, a port's link.
-import type { LinkState, PortLink, Waiter } from '../backend.js';
+import type { LinkState, PortLink, QpOwner, Waiter } from '../backend.js';
 
 /** Who a waiter is: `QP 0x10a RTS`, `pid 4242 mpi_app`, `ib0 txq 3`. */
 export function whoText(w: Waiter): string {
@@ -11,6 +11,23 @@ export function whoText(w: Waiter): string {
     case 'ipoib':
       return `${w.netdev ?? '?'} txq ${w.txq ?? '?'}`;
   }
+}
+
+/** Whose a QP is, shortly: `pid 30003 verbs_rank_3, user hpcuser`, `a kernel QP (ib_core)`, `owner not known`. */
+export function ownerText(o: QpOwner | undefined): string {
+  if (!o) return 'owner not known';
+  if (o.pid === null) {
+    if (o.note?.startsWith('a kernel QP')) return `a kernel QP${o.command ? ` (${o.command})` : ''}`;
+    return 'owner not known';
+  }
+  return `pid ${o.pid}${o.command ? ` ${o.command}` : ''}${o.user ? `, user ${o.user}` : ''}`;
+}
+
+/** Who a waiter is, with its QP's owner where known: `QP 0x10a RTS (pid 30003 verbs_rank_3, user hpcuser)`. */
+export function whoWithOwner(w: Waiter, owners: readonly QpOwner[]): string {
+  if (w.kind !== 'qp') return whoText(w);
+  const o = owners.find((x) => x.qpn === w.qpn);
+  return o ? `${whoText(w)} (${ownerText(o)})` : whoText(w);
 }
 
 /** A duration as findings say it: `850 ms`, `12.3 s`, `4 min 05 s`, `2 h 07 min`. */

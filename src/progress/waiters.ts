@@ -21,6 +21,8 @@ export interface QpStatsWaitInput {
   onList: boolean;
   sdmaPending: number;
   engine: number | null;
+  /** PID: the creating thread (0 for a kernel QP); null or absent in formats without it. */
+  pid?: number | null;
 }
 
 /** A stable key for one waiter across polls (the same sender seen again). */
@@ -49,6 +51,7 @@ export function qpWaiters(records: readonly QpStatsWaitInput[], nowMs: number): 
       kind: 'qp',
       qpn: r.qpn,
       qpState: r.stateName,
+      ...(r.pid === undefined ? {} : { creatorPid: r.pid }),
       waitsFor,
       descriptorsNeeded: null,
       engine: onEngine ? r.engine : null,

@@ -114,6 +114,11 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
           visibility: w.visibility.map((v) => ({ ...v, ...(v.reason ? { reason: rename(v.reason) } : {}) })),
         };
       }, rename),
+    qpOwners: (qps) =>
+      mapped(async () => {
+        const u = await current.unit(n);
+        return u.qpOwners ? u.qpOwners(qps) : [];
+      }, rename),
     warnings: () => collect(n),
   });
 

@@ -1,14 +1,18 @@
 // Capturing the files hfi1-sdma reads into a .tar.gz for a bug report, at one or more instants.
-// Capture only reads the host (the BAR through the read-only window); sources are opened
-// non-blocking, must be regular files and are read up to a size cap, so a FIFO or a device node
-// in their place is recorded as not captured instead of hanging. The archive is streamed to a
+// Capture only reads the host (the BAR through the read-only window); sources must be regular
+// files (checked before they are opened, so a FIFO or a device node in their place is never
+// opened) and are read up to a size cap; under a sysroot other than `/` every path must resolve
+// inside it (a link out of the tree is recorded as not captured, with the link named). The archive is streamed to a
 // temporary beside the target and renamed only when complete (see output.ts).
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Clock } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
-import { openBarWindow } from '../hw/bar.js';
+import { type Containment, containmentOf, OutsideTreeError } from '../hw/contain.js';
 import { discoverUnits, type FoundUnit } from '../hw/discover.js';
+import { hwFsFor } from '../hw/fsio.js';
+import { readRegularFile, SourceFileError } from '../hw/read-file.js';
+import { openRegisterWindow } from '../hw/regs.js';
 import { ContextBudget, everyContextFiles, onceContextFiles } from './context.js';
 import {
   barBlockOf,
@@ -25,6 +29,7 @@ import {
 } from './format.js';
 import { readKmsgHfi1 } from './kmsg.js';
 import { ArchiveWriter } from './output.js';
+import { OwnerRecorder, RECORDED_OWNERS } from './owners.js';
 
 /** How many instants to record and how they are paced. */
 export interface CaptureOptions {
@@ -39,51 +44,53 @@ export interface CaptureOptions {
   contextCapBytes?: number;
 }
 
-/** Read one source: a regular file, at most MAX_SOURCE_BYTES; otherwise why not. */
-export function readSourceFile(path: string): { data: Buffer } | { reason: string } {
-  let fd: number;
+/** Read one source: a regular file, at most MAX_SOURCE_BYTES, inside the sysroot (`within`); otherwise why not. */
+export function readSourceFile(path: string, within: Containment | null = null): { data: Buffer } | { reason: string } {
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    // Checked before it is opened: a FIFO or a device node in its place is never opened.
+    return { data: readRegularFile(path, MAX_SOURCE_BYTES, within) };
   } catch (e) {
-    return { reason: (e as NodeJS.ErrnoException).code ?? String(e) };
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return { reason: 'not a regular file' };
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const buf = Buffer.allocUnsafe(64 * 1024);
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      total += n;
-      if (total > MAX_SOURCE_BYTES) return { reason: `larger than ${MAX_SOURCE_BYTES} bytes` };
-      chunks.push(buf.subarray(0, n));
+    if (e instanceof SourceFileError) {
+      return { reason: e.code === 'ENOTREG' ? 'not a regular file' : `larger than ${MAX_SOURCE_BYTES} bytes` };
     }
-    return { data: Buffer.concat(chunks, total) };
-  } catch (e) {
+    if (e instanceof OutsideTreeError) return { reason: e.detail };
     return { reason: (e as NodeJS.ErrnoException).code ?? String(e) };
-  } finally {
-    closeSync(fd);
   }
 }
 
-function filesUnder(dir: string): string[] {
+/**
+ * The regular files directly in `dir` (inside the sysroot), sorted; none when it cannot be listed,
+ * and `dir` itself when it leads out of the tree (so that the capture records it as refused, and why).
+ */
+function filesUnder(dir: string, within: Containment | null): string[] {
   let names: string[];
   try {
-    names = readdirSync(dir).sort();
-  } catch {
-    return [];
+    names = (within ? within.readdir(dir) : readdirSync(dir)).sort();
+  } catch (e) {
+    return e instanceof OutsideTreeError ? [dir] : [];
   }
-  return names.map((n) => join(dir, n)).filter((p) => statSync(p, { throwIfNoEntry: false })?.isFile() === true);
+  return names.map((n) => join(dir, n)).filter((p) => isRegular(p, within));
 }
 
-/** The SDMA CSR block of a unit's BAR0 (the chip's, barBlockOf), read through the read-only window. */
-function readBarBlock(resource0: string, at: { offset: number; length: number }): Buffer {
-  // Checked first: opening a FIFO put in its place would block.
-  if (statSync(resource0, { throwIfNoEntry: false })?.isFile() !== true) throw new Error('not a regular file');
-  const win = openBarWindow(resource0, { start: at.offset, length: at.length });
+/** True when `path` names a regular file (inside the sysroot). */
+function isRegular(path: string, within: Containment | null): boolean {
+  try {
+    return (within ? within.stat(path) : statSync(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The SDMA CSR block of a unit's BAR0 (the chip's, barBlockOf), read through the read-only window:
+ * under a sysroot the image is read with pread (never mapped: a file that shrinks gives a short
+ * read, not SIGBUS), inside the tree.
+ */
+function readBarBlock(resource0: string, at: { offset: number; length: number }, sysroot: string): Buffer {
+  const win = openRegisterWindow(resource0, { start: at.offset, length: at.length }, sysroot);
   const block = new BigUint64Array(at.length / 8);
   try {
+    win.check();
     for (let i = 0; i < block.length; i++) block[i] = win.read64(at.offset + i * 8);
   } finally {
     win.close();
@@ -95,22 +102,22 @@ function readBarBlock(resource0: string, at: { offset: number; length: number })
  * Files captured once: they do not change while the driver is loaded. With them a replay decides the same
  * flavour (flavour.ts): the PCI id, the module's parameters, hfi2's hw_resources.
  */
-function onceFiles(_sysroot: string, units: FoundUnit[]): string[] {
+function onceFiles(units: FoundUnit[], within: Containment | null): string[] {
   const out = units.flatMap((u) => ['vendor', 'device'].map((f) => join(u.paths.pciDir, f)));
-  for (const params of new Set(units.map((u) => u.paths.params))) out.push(...filesUnder(params));
-  out.push(...units.map((u) => u.paths.hwResources).filter((f) => statSync(f, { throwIfNoEntry: false })?.isFile() === true));
+  for (const params of new Set(units.map((u) => u.paths.params))) out.push(...filesUnder(params, within));
+  out.push(...units.map((u) => u.paths.hwResources).filter((f) => isRegular(f, within)));
   return out;
 }
 
 /** Files captured at every instant. */
-function everyFiles(u: FoundUnit): string[] {
+function everyFiles(u: FoundUnit, within: Containment | null): string[] {
   const p = u.paths;
   const out: string[] = [];
   for (const e of u.engineDirIds) out.push(join(p.classDir, `sdma${e}`, 'vl'), join(p.classDir, `sdma${e}`, 'cpu_list'));
-  out.push(...filesUnder(p.hwCounters));
+  out.push(...filesUnder(p.hwCounters, within));
   out.push(p.sdes, p.counterNames, p.counters, p.sdmaCpuList);
   // The port counters (one port<n>counters per port) beside their names.
-  const portCounters = filesUnder(p.debugDir).filter((f) => /\/(?:port[1-9]counters|portcounter_names)$/.test(f));
+  const portCounters = filesUnder(p.debugDir, within).filter((f) => /\/(?:port[1-9]counters|portcounter_names)$/.test(f));
   out.push(...portCounters);
   return out;
 }
@@ -155,8 +162,11 @@ export async function captureSnapshot(
     ...(meta.emulated ? { emulated: true } : {}),
   };
   const rel = (p: string) => relative(sysroot, p);
+  const within = containmentOf(sysroot);
   const budget = new ContextBudget(opts.contextCapBytes);
-  const out = await ArchiveWriter.create(outFile, opts.limits ?? DEFAULT_LIMITS);
+  const owners = new OwnerRecorder(hwFsFor(sysroot), opts.clock);
+  // Never inside the tree being captured: the archive would hold its own temporary.
+  const out = await ArchiveWriter.create(outFile, opts.limits ?? DEFAULT_LIMITS, [sysroot]);
   try {
     const t0 = opts.clock.nowMs();
     for (let k = 0; k < opts.samples; k++) {
@@ -168,7 +178,7 @@ export async function captureSnapshot(
       const mtime = new Date(meta.now.getTime() + timeMs);
       const instant: Instant = { timeMs, time: mtime.toISOString(), sources: [], barBlocks: [] };
       const add = async (path: string, sources: SourceRecord[], context = false) => {
-        const r = readSourceFile(path);
+        const r = readSourceFile(path, within);
         if ('reason' in r) {
           sources.push({ path: rel(path), captured: false, reason: r.reason });
           return;
@@ -182,20 +192,23 @@ export async function captureSnapshot(
         sources.push({ path: rel(path), captured: true });
       };
       if (k === 0) {
-        for (const f of onceFiles(sysroot, units)) await add(f, instant.sources, f.includes('/parameters/'));
+        for (const f of onceFiles(units, within)) await add(f, instant.sources, f.includes('/parameters/'));
         for (const f of onceContextFiles(sysroot, units)) await add(f, instant.sources, true);
         m.once = instant.sources.filter((s) => s.captured).map((s) => s.path);
         instant.sources.push(await addKernelLog(out, sysroot, budget, mtime));
       }
       for (const u of units) {
-        for (const f of everyFiles(u)) await add(f, instant.sources);
+        for (const f of everyFiles(u, within)) await add(f, instant.sources);
         for (const f of everyContextFiles(u)) await add(f, instant.sources, true);
         const block = barBlockOf(u.chip === 'jkr' ? { name: u.name, pci: u.pci, chip: 'jkr' } : { name: u.name, pci: u.pci });
         let data: Buffer | null = null;
         try {
-          data = readBarBlock(u.paths.resource0, block);
+          data = readBarBlock(u.paths.resource0, block, sysroot);
         } catch (e) {
-          instant.sources.push({ path: block.resource0, captured: false, reason: (e as Error).message });
+          const message = (e as Error).message;
+          const own = `${u.paths.resource0}: `;
+          const reason = message.startsWith(own) ? message.slice(own.length) : message;
+          instant.sources.push({ path: block.resource0, captured: false, reason });
         }
         if (data) {
           await out.addFile(`${instantDir(k)}/${block.file}`, data, mtime);
@@ -204,6 +217,11 @@ export async function captureSnapshot(
         }
       }
       await add(join(sysroot, 'proc/interrupts'), instant.sources);
+      const owned = await owners.record(units);
+      if (owned) {
+        await out.addFile(`${instantDir(k)}/${RECORDED_OWNERS}`, owned, mtime);
+        instant.sources.push({ path: RECORDED_OWNERS, captured: true });
+      }
       m.instants.push(instant);
     }
     await out.addFile(MANIFEST, Buffer.from(`${JSON.stringify(m, null, 2)}\n`), meta.now);

@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
 import { Hfi1SdmaError } from '../errors.js';
+import { escapeControls } from '../hw/parse/text.js';
 import { BDF, limitText, type SnapshotLimits, unsafePathReason } from './format.js';
 
 /** A unit's device link as version 1 stored it; skipped (reading recreates it from the manifest). */
@@ -34,7 +35,7 @@ function writeError(e: unknown, archive: string, entry: string, dest: string): H
   if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ELOOP') {
     return new Hfi1SdmaError(
       'E_PARSE',
-      `${archive}:${entry}: appears twice or clashes with another entry (${code}); this is not a snapshot written by 'hfi1-sdma snapshot'`,
+      `${archive}:${escapeControls(entry)}: appears twice or clashes with another entry (${code}); this is not a snapshot written by 'hfi1-sdma snapshot'`,
       { cause: e },
     );
   }
@@ -52,8 +53,12 @@ async function walk(file: string, archive: string, limits: SnapshotLimits, dest:
   let entries = 0;
   let bytes = 0;
   const openFds = new Set<number>();
+  // Entry names (and link targets) come from the archive: their control characters are escaped, never printed.
   const bad = (entry: string, what: string) =>
-    new Hfi1SdmaError('E_PARSE', `${archive}:${entry}: ${what}; this is not a snapshot written by 'hfi1-sdma snapshot'`);
+    new Hfi1SdmaError(
+      'E_PARSE',
+      `${archive}:${escapeControls(entry)}: ${escapeControls(what)}; this is not a snapshot written by 'hfi1-sdma snapshot'`,
+    );
 
   const onEntry = (entry: ReadEntry): void => {
     let name = entry.path.startsWith('./') ? entry.path.slice(2) : entry.path;
@@ -66,7 +71,11 @@ async function walk(file: string, archive: string, limits: SnapshotLimits, dest:
       );
     }
     const why = unsafePathReason(name);
-    if (why !== null) throw bad(entry.path, `the name ${why} and would land outside the snapshot`);
+    if (why !== null)
+      throw bad(
+        entry.path,
+        `the name ${why}, which no snapshot entry may (it could land outside the snapshot or mislead a terminal)`,
+      );
     if (entry.type === 'SymbolicLink' || entry.type === 'Link') {
       const link = entry.linkpath ?? '';
       if (entry.type === 'Link' || linkEscapes(name, link)) {

@@ -1,5 +1,6 @@
 // The snapshot format: the manifest stored as snapshot.json, where each file sits in the archive,
 // and the limits a snapshot must stay within. Types and small pure functions only.
+import { hasControls } from '../hw/parse/text.js';
 import { sdmaWindowFor } from '../hw/regs.js';
 import { chipModel } from '../progress/chip.js';
 import { SDMA_CSR_BLOCK_SIZE, SDMA_CSR_BLOCK_START } from '../progress/constants.js';
@@ -84,6 +85,8 @@ export interface SnapshotLimits {
   maxBytes: number;
   /** Archive entries (files and directories). */
   maxEntries: number;
+  /** Bytes of the compressed archive on disk (a capture directory's room); unbounded when absent. */
+  maxStoredBytes?: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<SnapshotLimits> = { maxBytes: 1024 * 1024 * 1024, maxEntries: 50_000 };
@@ -134,13 +137,14 @@ export function barBytesOf(u: ManifestUnit): number {
 
 /**
  * A relative path that stays inside the tree it is joined to: no absolute path, no empty, `.` or
- * `..` component, no NUL or backslash, bounded length. Returns the reason it is not, or null.
+ * `..` component, no NUL, backslash or control character, bounded length. Returns the reason it is not, or null.
  */
 export function unsafePathReason(p: string): string | null {
   if (p.length === 0) return 'is empty';
   if (p.length > 1024) return 'is longer than 1024 characters';
   if (p.startsWith('/')) return 'is an absolute path';
   if (/[\0\\]/.test(p)) return 'holds a NUL or backslash';
+  if (hasControls(p)) return 'holds a control character';
   const parts = p.split('/');
   if (parts.length > 32) return 'is nested more than 32 deep';
   if (parts.some((c) => c === '..')) return 'climbs out with ..';

@@ -1,9 +1,11 @@
 // The kernel log's hfi1 lines for a snapshot, read from /dev/kmsg without clearing it: a fresh
 // open starts at the oldest record the kernel still holds, each read() returns one record, and
 // EAGAIN (opened non-blocking) says there is no more. Under a sysroot other than `/`, only a
-// regular file <sysroot>/dev/kmsg is read (never the host's log, never through a link).
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// regular file <sysroot>/dev/kmsg inside the tree is read (never the host's log, never through a
+// link that leads out of the tree).
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { containmentOf, OutsideTreeError } from '../hw/contain.js';
 import { formatBytes } from '../hw/read-file.js';
 
 /** The most hfi1 log text a snapshot keeps; the newest lines are kept. */
@@ -105,26 +107,31 @@ function why(e: unknown, path: string): string {
 
 /** The hfi1 lines of the kernel log seen from `sysroot`, or why there are none. Never throws. */
 export function readKmsgHfi1(sysroot: string): KmsgLines | { reason: string } {
-  const live = resolve(sysroot) === '/';
-  const path = live ? '/dev/kmsg' : join(sysroot, 'dev/kmsg');
-  if (!live) {
-    const st = lstatSync(path, { throwIfNoEntry: false });
-    if (!st) return { reason: `${path}: not there; the host's /dev/kmsg is read only when capturing / itself` };
-    if (!st.isFile())
-      return { reason: `${path}: not a regular file; under a sysroot only a regular file stands in for /dev/kmsg` };
-  }
+  const within = containmentOf(sysroot);
+  const path = within === null ? '/dev/kmsg' : join(sysroot, 'dev/kmsg');
   let fd: number;
   try {
-    // Under a sysroot a link is never followed: what was checked above is what is opened.
-    const noFollow = live ? 0 : constants.O_NOFOLLOW;
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | noFollow);
+    // Under a sysroot only a regular file inside the tree is opened (checked before it is opened).
+    fd =
+      within === null
+        ? openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
+        : within.openRead(path, (st) => {
+            if (!st.isFile()) throw new NotAFile();
+          });
   } catch (e) {
+    if (e instanceof NotAFile) {
+      return { reason: `${path}: not a regular file; under a sysroot only a regular file stands in for /dev/kmsg` };
+    }
+    if (e instanceof OutsideTreeError) return { reason: e.message };
+    if (within !== null && (e as NodeJS.ErrnoException).code === 'ENOENT') {
+      return { reason: `${path}: not there; the host's /dev/kmsg is read only when capturing / itself` };
+    }
     return { reason: why(e, path) };
   }
   try {
     const st = fstatSync(fd);
     if (st.isFile()) return hfi1Lines(fileRecords(fd, path));
-    if (live && st.isCharacterDevice()) return hfi1Lines(deviceRecords(fd));
+    if (within === null && st.isCharacterDevice()) return hfi1Lines(deviceRecords(fd));
     return { reason: `${path}: neither the kernel's log device nor a regular file` };
   } catch (e) {
     return { reason: why(e, path) };
@@ -132,3 +139,6 @@ export function readKmsgHfi1(sysroot: string): KmsgLines | { reason: string } {
     closeSync(fd);
   }
 }
+
+/** A stand-in for /dev/kmsg that is not a regular file. */
+class NotAFile extends Error {}

@@ -1,6 +1,7 @@
 // Validation of a snapshot's manifest: its whole shape, every unit name and PCI address, every
 // path. A snapshot comes from another site, so nothing in it is trusted until checked here.
 import { Hfi1SdmaError } from '../errors.js';
+import { escapeControls } from '../hw/parse/text.js';
 import {
   type BarBlock,
   BDF,
@@ -29,9 +30,37 @@ export interface SnapshotPlan {
 
 type Json = unknown;
 
+/** How much of a value a message shows, in characters. */
+const SHOWN_CHARS = 60;
+
+/**
+ * A value as compact JSON, cut to SHOWN_CHARS, with control characters escaped. Only as much of it
+ * is walked as is shown, at most a few levels deep: a manifest nested a hundred thousand deep
+ * (which JSON.parse accepts) is shown as `[[[[...`, never stringified whole.
+ */
 function shown(v: Json): string {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+  const s = jsonPrefix(v, 4, SHOWN_CHARS + 1);
+  return escapeControls(s.length > SHOWN_CHARS ? `${s.slice(0, SHOWN_CHARS - 3)}...` : s);
+}
+
+/** The first `budget` or so characters of `v` as compact JSON, `depth` levels deep at most. */
+function jsonPrefix(v: Json, depth: number, budget: number): string {
+  if (typeof v === 'string') return JSON.stringify(v.slice(0, budget));
+  if (typeof v !== 'object' || v === null) return JSON.stringify(v) ?? String(v);
+  const array = Array.isArray(v);
+  if (depth === 0) return array ? '[...' : '{...';
+  let out = array ? '[' : '{';
+  const items = array ? (v as Json[]) : Object.entries(v as Record<string, Json>);
+  for (let i = 0; i < items.length; i++) {
+    if (out.length > budget) return out;
+    if (i > 0) out += ',';
+    if (array) out += jsonPrefix(items[i], depth - 1, budget - out.length);
+    else {
+      const [k, x] = items[i] as [string, Json];
+      out += `${JSON.stringify(k.slice(0, budget))}:${jsonPrefix(x, depth - 1, budget - out.length)}`;
+    }
+  }
+  return out + (array ? ']' : '}');
 }
 
 class ManifestChecker {

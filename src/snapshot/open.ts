@@ -7,12 +7,16 @@ import {
   closeSync,
   constants,
   ftruncateSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
+  readSync,
   realpathSync,
+  type Stats,
   symlinkSync,
   writeSync,
 } from 'node:fs';
@@ -23,7 +27,7 @@ import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { BAR0_SIZE } from '../progress/constants.js';
 import { extractSnapshot } from './extract.js';
-import { barBlockOf, barBytesOf, DEFAULT_LIMITS, MANIFEST, type SnapshotLimits } from './format.js';
+import { barBlockOf, barBytesOf, DEFAULT_LIMITS, limitText, MANIFEST, type SnapshotLimits } from './format.js';
 import { checkManifest, type SnapshotPlan } from './manifest.js';
 
 /** A manifest of 100 instants of a few units is well under 1 MiB. */
@@ -49,10 +53,13 @@ export interface OpenOptions {
 
 class TreeBuilder {
   private readonly realTree: string;
+  /** Bytes copied so far where a file stored once could not be linked into a later instant. */
+  private copiedBytes = 0;
 
   constructor(
     private readonly archive: string,
     private readonly tree: string,
+    private readonly limits: SnapshotLimits,
   ) {
     this.realTree = realpathSync(tree);
   }
@@ -64,25 +71,32 @@ class TreeBuilder {
     );
   }
 
-  /** Check that the archive holds a regular file at `rel` (never a link: none was extracted). */
-  has(rel: string): void {
+  /** Check that the archive holds a regular file at `rel` (never a link: none was extracted); its stat. */
+  has(rel: string): Stats {
     const st = lstatSync(join(this.tree, rel), { throwIfNoEntry: false });
     if (!st?.isFile()) throw this.bad(rel, 'listed in snapshot.json but not in the archive');
+    return st;
   }
 
-  /** The regular file the archive holds at `rel`. */
-  file(rel: string): Buffer {
-    this.has(rel);
+  /** The regular file the archive holds at `rel`, which must be `bytes` long (checked before it is read). */
+  file(rel: string, bytes: number): Buffer {
+    const st = this.has(rel);
+    if (st.size !== bytes) throw this.bad(rel, `is ${st.size} bytes, the SDMA CSR block is ${bytes}`);
     return readFileSync(join(this.tree, rel));
+  }
+
+  /** The path of a new file at `rel`, its directory made and checked to resolve inside the tree. */
+  private place(rel: string): string {
+    const path = join(this.tree, rel);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    if (realpathSync(dirname(path)) !== join(this.realTree, dirname(rel))) throw this.bad(rel, 'lies outside the snapshot');
+    return path;
   }
 
   /** Create a new file at `rel`, exclusively, in a directory that resolves inside the tree. */
   create(rel: string): number {
-    const path = join(this.tree, rel);
     try {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      if (realpathSync(dirname(path)) !== join(this.realTree, dirname(rel))) throw this.bad(rel, 'lies outside the snapshot');
-      return openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      return openSync(this.place(rel), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     } catch (e) {
       throw this.writeError(e, rel);
     }
@@ -101,16 +115,39 @@ class TreeBuilder {
     );
   }
 
-  /** Copy a file stored once (with the first instant) into a later instant's tree. */
+  /**
+   * Give a later instant a file stored once (with the first instant): a hard link to it, which
+   * costs neither room nor memory however many instants there are. Where the file system has no
+   * hard links it is copied a block at a time, and every copy counts against the snapshot's limit
+   * on unpacked bytes, so a small archive cannot fill the disk through `once`.
+   */
   copy(fromRel: string, toRel: string): void {
-    const data = this.file(fromRel);
+    const st = this.has(fromRel);
+    const from = join(this.tree, fromRel);
+    try {
+      linkSync(from, this.place(toRel));
+      return;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? '';
+      if (!['EPERM', 'EXDEV', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP'].includes(code)) throw this.writeError(e, toRel);
+    }
+    this.copiedBytes += st.size;
+    if (this.copiedBytes > this.limits.maxBytes) {
+      throw new Hfi1SdmaError(
+        'E_PARSE',
+        `${this.archive}: the files listed in snapshot.json's once, copied into every instant, come to more than ${limitText(this.limits.maxBytes)}, the limit for a snapshot; it is not one written by 'hfi1-sdma snapshot'`,
+      );
+    }
+    const src = openSync(from, constants.O_RDONLY | constants.O_NOFOLLOW);
     const fd = this.create(toRel);
     try {
-      writeSync(fd, data);
+      const buf = Buffer.allocUnsafe(1 << 20);
+      for (let n = readSync(src, buf); n > 0; n = readSync(src, buf)) writeSync(fd, buf, 0, n);
     } catch (e) {
       throw this.writeError(e, toRel);
     } finally {
       closeSync(fd);
+      closeSync(src);
     }
   }
 
@@ -129,18 +166,56 @@ class TreeBuilder {
 
   /** A unit's device link to its PCI directory (relative, inside the tree). */
   deviceLink(rel: string, pci: string): void {
-    const path = join(this.tree, rel);
     try {
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      symlinkSync(`../../../bus/pci/devices/${pci}`, path);
+      symlinkSync(`../../../bus/pci/devices/${pci}`, this.place(rel));
     } catch (e) {
       throw this.writeError(e, rel);
+    }
+  }
+
+  /** The names in directory `rel` of the archive (none when it holds no such directory). */
+  names(rel: string): string[] {
+    try {
+      return readdirSync(join(this.tree, rel));
+    } catch {
+      return [];
     }
   }
 }
 
 function prefixed(dir: string, rel: string): string {
   return dir === '' ? rel : `${dir}/${rel}`;
+}
+
+/** Where a unit's own files sit: its class and debugfs directories. */
+function unitDirs(name: string): string[] {
+  return [`sys/class/infiniband/${name}/`, `sys/kernel/debug/hfi1/${name}/`, `sys/kernel/debug/hfi2/${name}/`];
+}
+
+/**
+ * The manifest's units and the archive's must be the same: a unit listed with no file of its own
+ * in the first instant, or a unit directory in the archive that the manifest does not list, means
+ * the two disagree (a reader would show a unit that is not there, or miss one that is).
+ */
+function checkUnits(b: TreeBuilder, plan: SnapshotPlan): void {
+  const first = plan.instants[0];
+  if (!first) return;
+  const captured = first.sources.filter((s) => s.captured).map((s) => s.path);
+  for (const [i, u] of plan.units.entries()) {
+    const dirs = unitDirs(u.name);
+    if (!captured.some((p) => dirs.some((d) => p.startsWith(d)))) {
+      throw b.bad(
+        MANIFEST,
+        `units[${i}] is ${u.name}, but the archive holds no file of it (under sys/class/infiniband/${u.name}/ or its debugfs directory): the manifest and the archive disagree`,
+      );
+    }
+  }
+  const classDir = prefixed(first.dir, 'sys/class/infiniband');
+  for (const name of b.names(classDir)) {
+    if (!plan.units.some((u) => u.name === name)) {
+      throw b.bad(`${classDir}/${name}`, 'is a unit that snapshot.json does not list: the manifest and the archive disagree');
+    }
+  }
 }
 
 /** Rebuild every instant's tree from a checked plan. */
@@ -154,14 +229,12 @@ function rebuild(b: TreeBuilder, plan: SnapshotPlan): void {
     }
     for (const p of once) b.copy(prefixed(first, p), prefixed(inst.dir, p));
     for (const blk of inst.barBlocks) {
-      const data = b.file(prefixed(inst.dir, blk.file));
-      if (data.length !== blk.length) {
-        throw b.bad(prefixed(inst.dir, blk.file), `is ${data.length} bytes, the SDMA CSR block is ${blk.length}`);
-      }
+      const data = b.file(prefixed(inst.dir, blk.file), blk.length);
       const unit = plan.units.find((u) => barBlockOf(u).resource0 === blk.resource0);
       b.resource0(prefixed(inst.dir, blk.resource0), data, blk.offset, unit ? barBytesOf(unit) : undefined);
     }
   }
+  checkUnits(b, plan);
   // Links last: until here nothing under the tree is a link, so no write above could follow one.
   for (const inst of plan.instants) {
     for (const u of plan.units)
@@ -196,7 +269,7 @@ export async function openSnapshot(file: string, opts: OpenOptions = {}): Promis
   try {
     await mkdir(tree, { mode: 0o700 });
     await extractSnapshot(file, file, tree, opts.limits ?? DEFAULT_LIMITS);
-    const b = new TreeBuilder(file, tree);
+    const b = new TreeBuilder(file, tree, opts.limits ?? DEFAULT_LIMITS);
     const st = lstatSync(join(tree, MANIFEST), { throwIfNoEntry: false });
     if (!st?.isFile()) {
       throw new Hfi1SdmaError(

@@ -2,14 +2,16 @@
 // target (a name starting with `.hfi1-sdma`), synced and renamed over the target only when every
 // byte is written. Any failure, or the process ending, removes the temporary; the old target stays.
 import { once } from 'node:events';
-import { closeSync, lstatSync, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, type Gzip } from 'node:zlib';
 import { Header } from 'tar';
 import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError } from '../errors.js';
+import { checkOutputTarget } from '../output-file.js';
 import { limitText } from './format.js';
 
 const BLOCK = 512;
@@ -43,6 +45,21 @@ export function outputError(e: unknown, target: string): Hfi1SdmaError {
   );
 }
 
+/** The compressed archive outgrew the room it was given (SnapshotLimits.maxStoredBytes). */
+class StoredLimit extends Error {}
+
+/** A pass-through that fails once more than `max` bytes went through it. */
+function storedLimit(max: number): Transform {
+  let n = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      n += chunk.length;
+      if (n > max) done(new StoredLimit(`more than ${max} bytes`));
+      else done(null, chunk);
+    },
+  });
+}
+
 /** A .tar.gz being written to a temporary beside its target. */
 export class ArchiveWriter {
   private readonly gzip: Gzip = createGzip({ level: 6 });
@@ -56,29 +73,38 @@ export class ArchiveWriter {
     private readonly tmp: string,
     private readonly fh: FileHandle,
     private readonly forget: () => void,
-    private readonly limits: { maxBytes: number; maxEntries: number },
+    private readonly limits: { maxBytes: number; maxEntries: number; maxStoredBytes?: number },
+    private readonly inputs: readonly string[],
   ) {
-    this.finished = pipeline(this.gzip, fh.createWriteStream({ flush: true })).then(
+    const file = fh.createWriteStream({ flush: true });
+    const stored = limits.maxStoredBytes;
+    this.finished = (stored === undefined ? pipeline(this.gzip, file) : pipeline(this.gzip, storedLimit(stored), file)).then(
       () => null,
       (e: unknown) => e,
     );
   }
 
-  /** Create the temporary beside `target`; E_CANT_CREATE/E_PERMISSION when that is not possible. */
-  static async create(target: string, limits: { maxBytes: number; maxEntries: number }): Promise<ArchiveWriter> {
-    const st = (() => {
-      try {
-        return lstatSync(target);
-      } catch {
-        return null;
-      }
-    })();
-    if (st?.isDirectory()) {
-      throw new Hfi1SdmaError(
+  /** The error for a failed write: the stored limit said as such, anything else as output.ts says it. */
+  private failure(e: unknown): Hfi1SdmaError {
+    if (e instanceof StoredLimit) {
+      return new Hfi1SdmaError(
         'E_CANT_CREATE',
-        `${target} is a directory: name a file to write, e.g. -o ${join(target, 'snapshot.tar.gz')}`,
+        `${this.target}: the archive would take more than the ${limitText(this.limits.maxStoredBytes ?? 0)} it may; nothing was written`,
       );
     }
+    return outputError(e, this.target);
+  }
+
+  /**
+   * Create the temporary beside `target`; E_CANT_CREATE/E_PERMISSION when that is not possible, and
+   * E_CANT_CREATE, the target untouched, when it is not a regular file or lies inside `inputs`.
+   */
+  static async create(
+    target: string,
+    limits: { maxBytes: number; maxEntries: number; maxStoredBytes?: number },
+    inputs: readonly string[] = [],
+  ): Promise<ArchiveWriter> {
+    checkOutputTarget(target, '-o', inputs);
     const tmp = join(
       dirname(target),
       `.hfi1-sdma.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`,
@@ -100,15 +126,15 @@ export class ArchiveWriter {
       forget();
       throw outputError(e, target);
     }
-    return new ArchiveWriter(target, tmp, fh, forget, limits);
+    return new ArchiveWriter(target, tmp, fh, forget, limits, inputs);
   }
 
   private async push(buf: Buffer): Promise<void> {
     const failed = await Promise.race([this.finished, Promise.resolve(null)]);
-    if (failed) throw outputError(failed, this.target);
+    if (failed) throw this.failure(failed);
     if (!this.gzip.write(buf)) {
       const r = await Promise.race([once(this.gzip, 'drain').then(() => null), this.finished]);
-      if (r) throw outputError(r, this.target);
+      if (r) throw this.failure(r);
     }
   }
 
@@ -136,8 +162,9 @@ export class ArchiveWriter {
     await this.push(Buffer.alloc(BLOCK * 2));
     this.gzip.end();
     const failed = await this.finished;
-    if (failed) throw outputError(failed, this.target);
+    if (failed) throw this.failure(failed);
     this.done = true; // the stream synced (flush) and closed the file
+    checkOutputTarget(this.target, '-o', this.inputs);
     try {
       await rename(this.tmp, this.target);
     } catch (e) {

@@ -31,11 +31,12 @@ function io(env: Record<string, string | undefined> = {}): Io & { out: () => str
 
 describe('fastArgs', () => {
   it('reads engines with the everyday options, in both spellings, with yargs defaults', () => {
-    expect(fastArgs(['engines'], io())).toEqual({ command: 'engines', args: { backend: 'auto', json: false, color: true } });
+    expect(fastArgs(['engines'], io())).toEqual({ command: 'engines', args: { backend: 'auto', json: false } });
     expect(fastArgs(['--sysroot', '/x', 'engines', '--json', '--no-color', '--unit=1', '--backend=hw'], io())).toEqual({
       command: 'engines',
       args: { backend: 'hw', json: true, color: false, sysroot: '/x', unit: '1' },
     });
+    expect(fastArgs(['engines', '--color'], io())?.args.color).toBe(true);
     expect(fastArgs(['engines'], io({ HFI1_SDMA_SYSROOT: '/env' }))?.args.sysroot).toBe('/env');
     expect(fastArgs(['--sysroot=/flag', 'engines'], io({ HFI1_SDMA_SYSROOT: '/env' }))?.args.sysroot).toBe('/flag');
   });

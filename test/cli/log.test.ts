@@ -115,6 +115,28 @@ describe('log command', () => {
     expect(none.code).toBe(65);
     expect(none.stderr).toMatch(/no hfi1 lines among 3 lines/);
   });
+
+  it('a kernel log without a driver line, or no input at all, is an answer (exit 0), said on stderr', async () => {
+    const quiet = await runCli(
+      ['log', '-'],
+      {},
+      false,
+      '[    1.000000] e1000e: eth0 NIC Link is Up\n[    2.000000] EXT4-fs (sda1): mounted\n',
+    );
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toBe('0 SDMA events (0 engine errors) in 2 lines\n');
+    expect(quiet.stderr).toMatch(/no hfi1 or hfi2 lines among 2 kernel log lines: the driver logged nothing there/);
+    const empty = await runCli(['log', '-'], {}, false, '');
+    expect(empty.code).toBe(0);
+    expect(empty.stderr).toMatch(/empty: no kernel log to decode \(dmesg prints nothing where kernel.dmesg_restrict is 1/);
+    const one = await runCli(
+      ['log', '-'],
+      {},
+      false,
+      '[    1.000000] hfi1 0000:05:00.0: hfi1_0: SDMA engine 3 - check scheduled\n',
+    );
+    expect(one.stdout).toContain('1 SDMA event (0 engine errors) in 1 line\n');
+  });
 });
 
 describe('log keeps each line’s timestamp', () => {

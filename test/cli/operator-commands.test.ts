@@ -59,6 +59,13 @@ describe('engines', () => {
     expect(nc.stdout).not.toContain('\u001b[');
   });
 
+  it('--color forces colour into a pipe, over NO_COLOR too; without it a pipe gets none', async () => {
+    expect((await run(['engines'], new FakeBackend(script), false)).stdout).not.toContain('\u001b[');
+    expect((await run(['engines', '--color'], new FakeBackend(script), false)).stdout).toContain('\u001b[');
+    const forced = await runCli(['engines', '--color'], { NO_COLOR: '1' }, false, '', new FakeBackend(script));
+    expect(forced.stdout).toContain('\u001b[');
+  });
+
   it('closes the backend and exits 66 for a unit that does not exist', async () => {
     const b = new FakeBackend(script);
     const r = await run(['engines', '--unit', '3'], b);

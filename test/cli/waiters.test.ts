@@ -1,7 +1,7 @@
 // `waiters`: the table and the JSON, the verdicts over --strand-ms, the engine filter, and what
 // is said when a kind (or every kind) of waiter cannot be seen.
 import { describe, expect, it } from 'vitest';
-import type { Backend, Waiter } from '../../src/backend.js';
+import type { Backend, QpOwner, Unit, Waiter } from '../../src/backend.js';
 import { Hfi1SdmaError } from '../../src/errors.js';
 import { runCli } from '../support/cli.js';
 import { FakeBackend, type FakeOptions, type Script } from '../support/fake-backend.js';
@@ -36,7 +36,7 @@ describe('waiters', () => {
     );
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[1]).toMatch(/^engine\s+kind\s+who\s+need\s+waiting for\s+verdict$/);
+    expect(lines[1]).toMatch(/^engine\s+kind\s+who\s+need\s+waiting for\s+verdict\s+owner$/);
     // Seen from the first sample on: the wait began before it, so its age is a lower bound.
     expect(r.stdout).toMatch(/hfi1_0\/3\s+qp\s+QP 0x1a RTS\s+3\s+dma-desc \(≥300ms\)\s+STRANDED \(LOST-WAKEUP\)/);
     expect(r.stdout).toMatch(/hfi1_0\/1\s+qp\s+QP 0x2b RTS\s+3\s+dma-desc \(≥300ms\)\s+waiting \(engine-busy\)/);
@@ -334,5 +334,61 @@ describe('a waiters source that fails', () => {
     expect(h.stdout).toContain(
       'SD401 hfi1_0: waiters not visible: the waiters could not be read: /sys/kernel/debug/hfi1/hfi1_0/qp_stats:3:7',
     );
+  });
+});
+
+describe('whose a stranded QP is', () => {
+  /** The fake host, whose units answer qpOwners as `owners` says (and count the questions). */
+  class OwnedBackend extends FakeBackend {
+    asked: number[][] = [];
+    constructor(private readonly owners: (qpn: number) => QpOwner) {
+      super(script, 4, 2048, { waiters: { at: () => [stranded, busy] } });
+    }
+    override async unit(id: number | string): Promise<Unit> {
+      const u = await super.unit(id);
+      return {
+        ...u,
+        qpOwners: async (qps) => {
+          this.asked.push(qps.map((q) => q.qpn));
+          return qps.map((q) => this.owners(q.qpn));
+        },
+      };
+    }
+  }
+
+  it('the owner column names it (and only the QPs a finding names), with a note where it is unsure; JSON has it', async () => {
+    const b = new OwnedBackend((qpn) => ({
+      qpn,
+      pid: 4242,
+      command: 'xhpl',
+      user: 'alice',
+      source: 'qp_stats',
+      note: "qp_stats' PID 4242 (the creating thread) as /proc shows it now: the pid may have been reused since",
+    }));
+    const r = await run(['waiters'], b);
+    expect(r.stdout).toMatch(/hfi1_0\/3\s+qp\s+QP 0x1a RTS .*STRANDED \(LOST-WAKEUP\)\s+pid 4242 xhpl, user alice$/m);
+    expect(r.stdout).toMatch(/hfi1_0\/1\s+qp\s+QP 0x2b RTS .*waiting \(engine-busy\)\s+-$/m);
+    expect(r.stdout).toContain("note: owner of QP 0x1a RTS (qp_stats): qp_stats' PID 4242 (the creating thread)");
+    expect(b.asked).toEqual([[0x1a]]);
+    const doc = JSON.parse(
+      (
+        await run(
+          ['--json', 'waiters'],
+          new OwnedBackend((qpn) => ({ qpn, pid: null, command: 'ib_core', user: null, source: 'rdma', note: 'a kernel QP' })),
+        )
+      ).stdout,
+    );
+    const byQpn = new Map(doc.units[0].waiters.map((w: { qpn: number }) => [w.qpn, w]));
+    expect(byQpn.get(0x1a)).toMatchObject({
+      owner: { qpn: 0x1a, pid: null, command: 'ib_core', source: 'rdma', note: 'a kernel QP' },
+    });
+    expect(byQpn.get(0x2b)).toMatchObject({ owner: null });
+  });
+
+  it('health names the owner in the finding and the job in the action', async () => {
+    const b = new OwnedBackend((qpn) => ({ qpn, pid: 4240, command: 'xhpl', user: 'alice', source: 'rdma', note: null }));
+    const r = await runCli(['health', '-w', 'notrunning=off'], {}, false, '', b);
+    expect(r.stdout).toMatch(/SD201 hfi1_0 sdma3 QP 0x1a RTS \(pid 4240 xhpl, user alice\) stranded/);
+    expect(r.stdout).toMatch(/or end the job of user alice, pid 4240 \(xhpl\) \(destroying the QP frees it\)/);
   });
 });

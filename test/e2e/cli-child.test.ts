@@ -150,12 +150,13 @@ describe('hfi1-sdma as a child process', () => {
     expect(JSON.parse(r.stdout).events[0]).toMatchObject({ kind: 'engine-error', engine: 2 });
   });
 
-  it('doctor explains this host', () => {
+  it('doctor explains a host without a unit, and fails its units check (exit 1)', () => {
     const d = mkdtempSync(join(tmpdir(), 'e2e-'));
     dirs.push(d);
     const r = runChild(['--sysroot', d, 'doctor']);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/no hfi1 or hfi2 unit found/);
+    expect(r.stdout).toMatch(/^ {2}FAIL {2}units$/m);
   });
 
   it('bad input: usage 64, no such engine 66, missing file 66', () => {

@@ -141,10 +141,11 @@ describe('shell hygiene', () => {
 });
 
 describe('completion', () => {
-  it.each(['bash', 'zsh'])('completion %s prints a script that calls this program by its path', (shell) => {
+  it.each(['bash', 'zsh'])('completion %s prints a script that calls the program by name, never a cache path', (shell) => {
     const r = runChild(['completion', shell]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`${process.execPath} ${BIN} --get-yargs-completions`);
+    expect(r.stdout).toContain('echo hfi1-sdma || echo npx --no-install hfi1-sdma) --get-yargs-completions');
+    expect(r.stdout).not.toContain(BIN);
     expect(r.stdout).toMatch(shell === 'bash' ? /complete .* hfi1-sdma/ : /compdef _hfi1_sdma_completions hfi1-sdma/);
   });
 

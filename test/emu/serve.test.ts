@@ -22,7 +22,7 @@ it('emu serve refreshes the sysroot until SIGTERM, then exits 0 with a complete 
     expect(text.match(/^SDE /gm)).toHaveLength(2);
     expect(text.endsWith('\n')).toBe(true);
     expect(readdirSync(join(dir, 'sys/kernel/debug/hfi1/hfi1_0')).filter((f) => f.includes('.tmp-'))).toEqual([]);
-    expect(readdirSync(dir).sort()).toEqual(['.hfi1-sdma-emulated', 'dev', 'proc', 'sys']); // no staging left
+    expect(readdirSync(dir).sort()).toEqual(['.hfi1-sdma', '.hfi1-sdma-emulated', 'dev', 'etc', 'proc', 'sys']); // no staging left
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -41,7 +41,7 @@ it('emu serve at line rate and --speed 1000 stops gracefully on SIGTERM (within 
     // simulation would have been cut off by the grace timer with 143.
     expect(await run.exited).toBe(0);
     expect(run.err()).toMatch(/stopped at \d+ ms virtual time after \d+ writes/);
-    expect(readdirSync(dir).sort()).toEqual(['.hfi1-sdma-emulated', 'dev', 'proc', 'sys']);
+    expect(readdirSync(dir).sort()).toEqual(['.hfi1-sdma', '.hfi1-sdma-emulated', 'dev', 'etc', 'proc', 'sys']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

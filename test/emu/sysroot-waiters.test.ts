@@ -5,6 +5,7 @@ import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { emuQpOwnerPid } from '../../src/emu/qp-owners.js';
 import { closeSysroot, writeSysroot } from '../../src/emu/sysroot.js';
 import { EmuUnit } from '../../src/emu/unit.js';
 import { hash32 } from '../../src/emu/waiter-files.js';
@@ -81,6 +82,7 @@ describe('/proc of blocked PSM writers', () => {
       dir,
     });
   }
+  const qpOwners = (u: EmuUnit) => u.senders.filter((s) => s.spec.kind === 'qp').map((s) => emuQpOwnerPid(s.id));
   const pids = (root: string) =>
     readdirSync(join(root, 'proc'))
       .filter((n) => /^\d+$/.test(n))
@@ -97,7 +99,8 @@ describe('/proc of blocked PSM writers', () => {
       [20001, 'mpi_rank_0'],
       [20003, 'mpi_rank_1'],
     ]);
-    expect(pids(root)).toEqual([20001, 20003]);
+    // The PSM writers' processes, beside those of the QP senders (which own their QPs).
+    expect(pids(root)).toEqual([20001, 20003, ...qpOwners(u)]);
     for (const [pid, command] of [
       [20001, 'mpi_rank_0'],
       [20003, 'mpi_rank_1'],
@@ -118,7 +121,8 @@ describe('/proc of blocked PSM writers', () => {
     u.runUntilMs(1006);
     await writeSysroot(u, root);
     expect((await u.waiters()).waiters.filter((w) => w.kind === 'psm')).toEqual([]);
-    expect(pids(root)).toEqual([20001, 20003]);
+    // The PSM writers' processes, beside those of the QP senders (which own their QPs).
+    expect(pids(root)).toEqual([20001, 20003, ...qpOwners(u)]);
     for (const pid of [20001, 20003]) expect(readProc(root, pid)).toMatchObject({ pid, blocked: false });
   });
 });

@@ -104,7 +104,7 @@ describe('emu write refuses where it must not write', () => {
     expect((await writeInto(dir)).code).toBe(0);
     expect(readFileSync(join(dir, TREE_MARKER), 'utf8')).toMatch(/^hfi1-sdma \d+\.\d+\.\d+/);
     const again = await writeInto(dir);
-    expect(again.stderr).toBe('');
+    expect(again.stderr).toMatch(/^hfi1-sdma: .* is one instant: nothing in it moves.*emu serve --sysroot /);
     expect(again.code).toBe(0);
     expect(existsSync(join(dir, TREE_STAGING))).toBe(false);
     const empty = join(tmp, 'empty');

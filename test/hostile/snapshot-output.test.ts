@@ -63,7 +63,7 @@ describe('snapshot -o where it cannot write', () => {
     mkdirSync(target);
     const r = await runCli(['--backend', 'emu', '--engines', '2', 'snapshot', '-o', target]);
     expect(r.code).toBe(73);
-    expect(r.stderr).toContain(`${target} is a directory: name a file to write`);
+    expect(r.stderr).toContain(`-o ${target}: is a directory, not a regular file: it is left as it is`);
     expect(readdirSync(d)).toEqual(['node17.tar.gz']);
     expect(readdirSync(target)).toEqual([]);
     expect(readdirSync(tmp)).toEqual([]);

@@ -15,7 +15,7 @@ afterAll(() => {
 });
 
 describe('snapshot of a host with odd source files', () => {
-  it('records a FIFO (a kernel log too), /dev/zero and a directory as not captured, and finishes', async () => {
+  it('records a FIFO (a kernel log too), a link to /dev/zero and a directory as not captured, and finishes', async () => {
     const root = mkdtempSync(join(tmpdir(), 'snap-src-'));
     dirs.push(root);
     writeTree(root, { engines: 2 });
@@ -28,7 +28,9 @@ describe('snapshot of a host with odd source files', () => {
     expect(spawnSync('mkfifo', [join(root, 'sys/bus/pci/devices', BDF, 'resource0')]).status).toBe(0);
     mkdirSync(join(root, 'dev'));
     expect(spawnSync('mkfifo', [join(root, 'dev/kmsg')]).status).toBe(0);
-    const out = join(root, 'odd.tar.gz');
+    const out = join(`${root}.out`, 'odd.tar.gz');
+    mkdirSync(`${root}.out`);
+    dirs.push(`${root}.out`);
     const r = await runCli(['--sysroot', root, '--backend', 'hw', 'snapshot', '-o', out, '--json']);
     expect(r.code).toBe(0);
     const missing = Object.fromEntries(
@@ -38,9 +40,9 @@ describe('snapshot of a host with odd source files', () => {
     );
     expect(missing).toEqual({
       'sys/kernel/debug/hfi1/hfi1_0/sdes': 'not a regular file',
-      'sys/kernel/debug/hfi1/hfi1_0/counters': 'not a regular file',
+      'sys/kernel/debug/hfi1/hfi1_0/counters': `is a symbolic link to /dev/zero, outside the tree ${root}: not followed (only links that stay inside the tree are); replace it, or point --sysroot at a real tree`,
       'sys/kernel/debug/hfi1/hfi1_0/sdma_cpu_list': 'not a regular file',
-      [`sys/bus/pci/devices/${BDF}/resource0`]: 'not a regular file',
+      [`sys/bus/pci/devices/${BDF}/resource0`]: 'not a regular file: a BAR image must be one (replace it)',
       'kmsg-hfi1.txt': `${join(root, 'dev/kmsg')}: not a regular file; under a sysroot only a regular file stands in for /dev/kmsg`,
     });
   });

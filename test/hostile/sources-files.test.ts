@@ -1,9 +1,10 @@
 // A source that is not the kernel's file: a FIFO, a link to /dev/zero or /dev/urandom, a file far
 // larger than any real one. Each is refused at once (never a hang, never an unbounded read) and
 // named on stderr; the CLI runs as a child so that a hang would show as the child's own timeout.
-import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CHILD_LIMIT_MS, cli, goodTree, replaceWith, tempRoots } from './sources-tree.js';
+import { CHILD_LIMIT_MS, cli, goodTree, IS_ROOT, replaceWith, tempRoots } from './sources-tree.js';
 
 const fresh = tempRoots();
 
@@ -60,13 +61,24 @@ describe('a link to an endless device is refused without reading it', () => {
     ['sdes', 'dev-urandom'],
     ['interrupts', 'dev-zero'],
     ['counters', 'dev-urandom'],
-  ] as const)('%s → %s: named as a character device', (key, kind) => {
+  ] as const)('%s → %s: the link leads out of the tree, named and not followed', (key, kind) => {
     const t = goodTree(fresh());
     replaceWith(t[key], kind);
     const r = cli(t.root, ['engines']);
     exitedByItself(r);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`${t[key]}: is a character device, not a regular file`);
+    const target = kind === 'dev-zero' ? '/dev/zero' : '/dev/urandom';
+    expect(r.stderr).toContain(`${t[key]}: is a symbolic link to ${target}, outside the tree ${t.root}: not followed`);
+  });
+
+  it.runIf(IS_ROOT)('a character device node inside the tree (mknod, as root): named as one, never opened', () => {
+    const t = goodTree(fresh());
+    rmSync(t.sdes);
+    expect(spawnSync('mknod', ['-m', '666', t.sdes, 'c', '1', '5']).status).toBe(0);
+    const r = cli(t.root, ['engines']);
+    exitedByItself(r);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`${t.sdes}: is a character device, not a regular file`);
   });
 });
 

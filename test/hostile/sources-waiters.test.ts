@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Clock, WaitersSample } from '../../src/backend.js';
 import { openHwBackend } from '../../src/hw/index.js';
+import { EMULATED_MARKER } from '../../src/hw/paths.js';
 import { fixture } from '../hw/fixtures.js';
 import { writeTree } from '../hw/sysroot.js';
 import { type Oddity, replaceWith, tempRoots } from './sources-tree.js';
@@ -28,8 +29,8 @@ async function waitersOf(root: string): Promise<WaitersSample> {
 describe('qp_stats that is not the kernel file', () => {
   it.each([
     ['fifo', /is a FIFO \(named pipe\), not a regular file/],
-    ['dev-zero', /is a character device, not a regular file/],
-    ['dev-urandom', /is a character device, not a regular file/],
+    ['dev-zero', /is a symbolic link to \/dev\/zero, outside the tree .*: not followed/],
+    ['dev-urandom', /is a symbolic link to \/dev\/urandom, outside the tree .*: not followed/],
     ['dir', /is a directory, not a regular file/],
     ['loop', /a loop of symbolic links \(ELOOP\)/],
     ['dangling', /a symbolic link to .*, which does not exist/],
@@ -102,5 +103,14 @@ describe('/proc entries that are not the kernel files', () => {
       visible: false,
       reason: `${join(root, 'proc')} lists no process (a recorded tree, not a live /proc): PSM writers cannot be seen`,
     });
+  });
+
+  it('an emulated tree that lists no process runs no PSM writer: psm is visible, with none waiting', async () => {
+    const root = fresh();
+    writeTree(root);
+    writeFileSync(join(root, EMULATED_MARKER), 'an emulated hfi1 host\n');
+    const s = await waitersOf(root);
+    expect(s.visibility.find((v) => v.kind === 'psm')).toEqual({ kind: 'psm', visible: true, source: 'proc' });
+    expect(s.waiters.filter((w) => w.kind === 'psm')).toEqual([]);
   });
 });

@@ -6,13 +6,14 @@ import { fixture } from './fixtures.js';
 describe('qpWaiters: qp_stats records to waiter records', () => {
   const current = parseQpStats(fixture('qp_stats/current.txt')).records;
 
-  it('lists only QPs with RVT_S_WAIT_DMA_DESC or on a list, with identity, wait, engine and own pending', () => {
+  it('lists only QPs with RVT_S_WAIT_DMA_DESC or on a list, with identity (and the creating thread qp_stats prints), wait, engine and own pending', () => {
     const w = qpWaiters(current, 1000);
     expect(w).toEqual([
       {
         kind: 'qp',
         qpn: 0x12,
         qpState: 'RTS',
+        creatorPid: 4711,
         waitsFor: 'dma-desc',
         descriptorsNeeded: null,
         engine: 5,
@@ -25,6 +26,7 @@ describe('qpWaiters: qp_stats records to waiter records', () => {
         kind: 'qp',
         qpn: 0x1e,
         qpState: 'ERR',
+        creatorPid: 4712,
         waitsFor: 'dma-desc',
         descriptorsNeeded: null,
         engine: 9,
@@ -38,6 +40,7 @@ describe('qpWaiters: qp_stats records to waiter records', () => {
         kind: 'qp',
         qpn: 0x20,
         qpState: 'RTS',
+        creatorPid: 4713,
         waitsFor: 'pio',
         descriptorsNeeded: null,
         engine: null,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Clock, Unit, WaitersSample } from '../../src/backend.js';
-import { type HwFs, realFs } from '../../src/hw/fsio.js';
+import { type HwFs, hwFsFor, realFs } from '../../src/hw/fsio.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import type { PsmScanOptions } from '../../src/hw/waiters-psm.js';
 import { fixture } from './fixtures.js';
@@ -33,22 +33,34 @@ function psmWriter(root: string, pid: number, o: { unit?: number; stack?: string
   put(join(dir, 'wchan'), fixture('proc/psm/wchan-blocked'));
 }
 
-/** A file system that records every path it is asked for, and denies (EACCES) those `deny` matches. */
-function recordingFs(deny: (p: string) => boolean = () => false): HwFs & { paths: { op: string; path: string }[] } {
-  const paths: { op: string; path: string }[] = [];
+/**
+ * A file system (`base`, the real one by default) that records every path it is asked for and
+ * whether the call was refused as leading out of the tree, and denies (EACCES) those `deny` matches.
+ */
+function recordingFs(
+  deny: (p: string) => boolean = () => false,
+  base: HwFs = realFs,
+): HwFs & { paths: { op: string; path: string; outside?: true }[] } {
+  const paths: { op: string; path: string; outside?: true }[] = [];
   const guard =
     <T>(op: string, f: (p: string) => Promise<T>) =>
     async (p: string) => {
-      paths.push({ op, path: p });
+      const rec: { op: string; path: string; outside?: true } = { op, path: p };
+      paths.push(rec);
       if (deny(p)) throw Object.assign(new Error(`EACCES: permission denied, ${p}`), { code: 'EACCES' });
-      return f(p);
+      try {
+        return await f(p);
+      } catch (e) {
+        if ((e as { code?: unknown }).code === 'EOUTSIDE') rec.outside = true;
+        throw e;
+      }
     };
   return {
     paths,
-    readFile: (p, cap) => guard('readFile', (q) => realFs.readFile(q, cap))(p),
-    readdir: guard('readdir', realFs.readdir),
-    readlink: guard('readlink', realFs.readlink),
-    canRead: guard('canRead', realFs.canRead),
+    readFile: (p, cap) => guard('readFile', (q) => base.readFile(q, cap))(p),
+    readdir: guard('readdir', base.readdir),
+    readlink: guard('readlink', base.readlink),
+    canRead: guard('canRead', base.canRead),
   };
 }
 
@@ -258,7 +270,8 @@ describe('HwUnit.waiters: PSM writers seen through /proc (hfi1_user_sdma_process
     put(join(tr, 'events/hfi1_tx/hfi1_usdma_defer/enable'), '1\n');
     put(join(tr, 'trace'), '# tracer: nop\n');
     expect(spawnSync('mkfifo', [join(tr, 'trace_pipe')]).status).toBe(0);
-    const fs = recordingFs();
+    // The backend's own file system under a sysroot: every read contained to the tree.
+    const fs = recordingFs(undefined, hwFsFor(root));
     await withUnit(
       root,
       async (u, clock) => {
@@ -268,12 +281,14 @@ describe('HwUnit.waiters: PSM writers seen through /proc (hfi1_user_sdma_process
       },
       { fs },
     );
-    for (const { op, path } of fs.paths) {
+    for (const { op, path, outside } of fs.paths) {
       expect(path.startsWith(`${root}/`), path).toBe(true);
       if (path.includes('/fd/')) expect(op, path).toBe('readlink');
       expect(path).not.toMatch(/trace_pipe/);
-      if (path.startsWith(join(root, 'proc/999'))) expect({ op, path }).toEqual({ op: 'readlink', path: join(root, 'proc/999') });
+      // Whatever is asked of the link to the host's /proc is refused: nothing of it is read.
+      if (path.startsWith(join(root, 'proc/999'))) expect(outside, path).toBe(true);
     }
+    expect(fs.paths.some((p) => p.path.startsWith(join(root, 'proc/999')))).toBe(true);
     expect(fs.paths.some((p) => p.op === 'readlink' && p.path === join(root, 'proc/4711/fd/11'))).toBe(true);
   });
 

@@ -306,4 +306,21 @@ describe('a real capture of the emulator', () => {
     }
     expect(lines.join('\n')).toMatch(/captured .* for SD101 \(hfi1_0 sdma2 stalled/);
   });
+
+  it('one larger than the room the directory has left is not written, and nothing of it stays', async () => {
+    const backend = createEmuBackend({ seed: 1, engines: 2, descqCnt: undefined, workload: undefined, atMs: 20, fault: [] });
+    const dir = tmp();
+    const c = new Captures({
+      dir,
+      limits: { ...LIMITS, maxBytes: 4096, samples: 1 },
+      take: emuTake(backend),
+      pace: { kind: 'rounds', advance: (ms) => backend.advanceMs(ms) },
+      wallNowMs: Date.now,
+      log: () => {},
+    });
+    c.observe(round(0, [finding('stalled', 'hfi1_0', 0)]));
+    await c.finish();
+    expect(c.counts).toMatchObject({ written: 0, failed: 1 });
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });

@@ -3,12 +3,12 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { SEND_DMA_CTRL, SEND_DMA_LEN_GEN } from '../../src/progress/constants.js';
 import { writeBarImage } from '../hw/bar-image.js';
 import { writeTree } from '../hw/sysroot.js';
 import { runCli } from '../support/cli.js';
-import { hashTree, writeCanary } from './craft.js';
+import { entriesOf, hashTree, type RawEntry, writeArchive, writeCanary } from './craft.js';
 
 export interface HostileEnv {
   base: string;
@@ -72,4 +72,35 @@ export async function expectRefused(env: HostileEnv, archive: string, what: RegE
   expect(hashTree(env.canary)).toBe(env.canaryHash);
   expect(readdirSync(env.tmp)).toEqual([]);
   return r.stderr;
+}
+
+/** The hostile surroundings of one test file, set up before its tests and removed after (call at its top level). */
+export interface HostileSuite {
+  /** The surroundings (set once the file's tests start). */
+  env(): HostileEnv;
+  /** The entries of the valid snapshot, to craft from. */
+  base(): RawEntry[];
+  /** Write `entries` as a new archive beside the canary; its path. */
+  crafted(entries: readonly RawEntry[]): string;
+}
+
+/** Register the surroundings for the calling file's tests (hooks registered here run for that file). */
+export function hostileSuite(): HostileSuite {
+  let env: HostileEnv | null = null;
+  let base: RawEntry[] = [];
+  let n = 0;
+  beforeAll(async () => {
+    env = await hostileEnv();
+    base = entriesOf(env.good);
+  });
+  afterAll(() => env?.restore());
+  const current = (): HostileEnv => {
+    if (env === null) throw new Error('hostileSuite: used outside the tests of the file that registered it');
+    return env;
+  };
+  return {
+    env: current,
+    base: () => base,
+    crafted: (entries) => writeArchive(join(current().base, `crafted${++n}.tar.gz`), entries),
+  };
 }

@@ -7,6 +7,7 @@ import { QP_STATE_NAMES, type QpStateName } from '../../progress/waiters.js';
 import { isHexDigit, LineCursor, LineFail, SP } from './line-cursor.js';
 import { NO_FLAGS, type SFlagsDecoded, type SFlagsLayout } from './s-flags.js';
 import type { FormatFamily } from './s-flags-layout.js';
+import { escapeControls } from './text.js';
 
 export type { QpType };
 
@@ -103,7 +104,11 @@ export class QpLineScanner extends LineCursor {
     for (let c = s.charCodeAt(te); c >= 65 && c <= 90 && te < end; c = s.charCodeAt(++te));
     const type = this.qpType();
     if (type === null || te - typeAt !== type.length) {
-      throw new LineFail(typeAt, `unknown QP type '${s.slice(typeAt, te)}' (qp_type_str prints SMI, GSI, RC, UC or UD)`);
+      // The whole token as printed (to the next space, at most 40 characters, controls escaped), so what was wrong shows.
+      const space = s.indexOf(' ', typeAt);
+      const tokenEnd = Math.min(space < 0 || space > end ? end : space, typeAt + 40);
+      const token = escapeControls(s.slice(typeAt, tokenEnd));
+      throw new LineFail(typeAt, `unknown QP type '${token}' (qp_type_str prints SMI, GSI, RC, UC or UD)`);
     }
     this.p = te;
     // Decimals before f= (or W): state and opcode, with s_hdrwords in the older formats.

@@ -288,6 +288,16 @@ class Scanner implements ScanState {
         `T(SW) 0x${h.swTail.toString(16)} or H(SW) 0x${h.swHead.toString(16)} is not a slot of a ${this.descqCnt}-entry ring (sdma_descq_cnt)`,
       );
     }
+    // The ring holds at most descq_cnt − 1 descriptors in flight (sdma_descq_freecnt, sdma.h): a tail behind the
+    // head, or more in flight than the ring holds, is no state the driver can be in.
+    const inFlight = (h.descqTail - h.descqHead) >>> 0;
+    if (inFlight > this.mask) {
+      const dt = text.indexOf(' DT ');
+      throw new Fail(
+        dt < 0 ? p : p + dt + 1,
+        `DT ${h.descqTail} and DH ${h.descqHead} contradict each other: the tail is behind the head, or ${inFlight} descriptors would be in flight on a ${this.descqCnt}-entry ring (at most ${this.mask} fit); these counters are not taken as facts`,
+      );
+    }
     if (cut) throw new Fail(eol, 'the header line has no newline: the read was cut short');
     if (h.extra !== undefined) {
       if (this.trailing) this.trailing.count++;

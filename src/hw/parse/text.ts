@@ -71,11 +71,28 @@ export function decimal64OrNull(s: string): bigint | null {
   return v <= 0xffff_ffff_ffff_ffffn ? v : null;
 }
 
-/** C0 controls but the tab, DEL and C1 controls: what a terminal would act on. */
+/**
+ * C0 controls but the tab, DEL and C1 controls (what a terminal would act on), and the Unicode
+ * bidirectional controls and line separators (which reorder or break what a terminal shows).
+ */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
-const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
-/** `text` with each control character written `\xNN` (as the kernel's /dev/kmsg shows them): safe to print. */
+/** True when `text` holds a character escapeControls would escape (the tab aside). */
+export function hasControls(text: string): boolean {
+  CONTROL.lastIndex = 0;
+  const found = CONTROL.test(text);
+  CONTROL.lastIndex = 0;
+  return found;
+}
+
+/**
+ * `text` with each control character written `\xNN` (as the kernel's /dev/kmsg shows them), and each
+ * bidirectional control `\uNNNN`: safe to print.
+ */
 export function escapeControls(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return text.replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
+  });
 }

@@ -1,0 +1,94 @@
+// Whose the emulated QPs are: each QP sender belongs to a process of its own (pid 30000 + its id, the thread that
+// created the QP being the process's main thread), run by the emulated job user. What a live host shows of that
+// is rendered too: the PID in qp_stats (qp-stats.ts), /proc/<pid>/comm and status, the user in etc/passwd, and
+// the answer `rdma -j res show qp` gives (iproute2 over the kernel's resource tracking) as a file in the tree's
+// .hfi1-sdma directory, where the reader looks under a sysroot since it runs no command there.
+import { join } from 'node:path';
+import type { QpOwner } from '../backend.js';
+import type { Sender } from './sender.js';
+import type { TreeWriter } from './tree.js';
+import { EMU_QP_PID_BASE, EMU_QPN_BASE, emuQpn } from './waiters.js';
+
+/** The user the emulated jobs run as. */
+export const EMU_JOB_USER = { name: 'hpcuser', uid: 1001 };
+
+/** PID of the process (and creating thread) of the QP sender `id`. */
+export function emuQpOwnerPid(id: number): number {
+  return EMU_QP_PID_BASE + id;
+}
+
+/** Command of the QP sender `id`'s process. */
+export function emuQpCommand(id: number): string {
+  return `verbs_rank_${id}`;
+}
+
+/** The owners of these QPs, from the model (a QPN of no QP sender: not known). */
+export function modelQpOwners(senders: readonly Sender[], qpns: readonly number[]): QpOwner[] {
+  return qpns.map((qpn) => {
+    const s = senders[qpn - EMU_QPN_BASE];
+    if (s?.spec.kind !== 'qp') {
+      return { qpn, pid: null, command: null, user: null, source: 'model', note: 'no such QP in the emulator' };
+    }
+    return {
+      qpn,
+      pid: emuQpOwnerPid(s.id),
+      command: emuQpCommand(s.id),
+      user: EMU_JOB_USER.name,
+      source: 'model',
+      note: null,
+    };
+  });
+}
+
+/** /proc/<pid>/status as the kernel prints the fields a reader of owners uses (the rest left out). */
+function statusText(pid: number, command: string): string {
+  const { uid } = EMU_JOB_USER;
+  return `Name:\t${command}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t${pid}\nNgid:\t0\nPid:\t${pid}\nPPid:\t1\nUid:\t${uid}\t${uid}\t${uid}\t${uid}\nGid:\t${uid}\t${uid}\t${uid}\t${uid}\n`;
+}
+
+/** The JSON `rdma -j res show qp` prints for the unit's QPs: QP0 and QP1 (the kernel's), then each QP sender. */
+export function rdmaResQpText(device: string, ifindex: number, senders: readonly Sender[]): string {
+  const kernel = (lqpn: number, type: string) => ({
+    ifindex,
+    ifname: device,
+    port: 1,
+    lqpn,
+    type,
+    state: 'RTS',
+    'sq-psn': 0,
+    comm: 'ib_core',
+  });
+  const qps: object[] = [kernel(0, 'SMI'), kernel(1, 'GSI')];
+  for (const s of senders) {
+    if (s.spec.kind !== 'qp') continue;
+    qps.push({
+      ifindex,
+      ifname: device,
+      port: 1,
+      lqpn: emuQpn(s.id),
+      rqpn: emuQpn(s.id),
+      type: 'RC',
+      state: 'RTS',
+      'rq-psn': 0,
+      'sq-psn': 0,
+      'path-mig-state': 'MIGRATED',
+      pid: emuQpOwnerPid(s.id),
+      comm: emuQpCommand(s.id),
+    });
+  }
+  return `${JSON.stringify(qps)}\n`;
+}
+
+/** Write the QP owners' /proc entries, etc/passwd and the rdma answer of the unit into the tree. */
+export function writeQpOwners(w: TreeWriter, device: string, ifindex: number, senders: readonly Sender[]): void {
+  for (const s of senders) {
+    if (s.spec.kind !== 'qp') continue;
+    const pid = emuQpOwnerPid(s.id);
+    const dir = join('proc', String(pid));
+    w.file(join(dir, 'comm'), `${emuQpCommand(s.id)}\n`);
+    w.file(join(dir, 'status'), statusText(pid, emuQpCommand(s.id)));
+  }
+  const { name, uid } = EMU_JOB_USER;
+  w.file('etc/passwd', `root:x:0:0:root:/root:/bin/bash\n${name}:x:${uid}:${uid}:HPC job user:/home/${name}:/bin/bash\n`);
+  w.file('.hfi1-sdma/rdma-res-qp.json', rdmaResQpText(device, ifindex, senders));
+}
