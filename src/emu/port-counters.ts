@@ -129,8 +129,11 @@ const DRIVER_COUNTERS: readonly DriverCounter[] = [
 /** VLs of the per-VL counters, in the driver's order (vl_from_idx: 0-7, then 15). */
 const VLS = [0, 1, 2, 3, 4, 5, 6, 7, 15];
 
-/** Receive contexts whose header-queue overflow counter follows (RcvHdrOvr<ctx>): the 160 of the rendered hw_resources. */
-const RCV_CONTEXTS = 160;
+/**
+ * Receive contexts whose header-queue overflow counter follows (RcvHdrOvr<ctx>): the driver keeps those of the
+ * contexts in use (num_rcv_contexts, chip.c init_cntrs) and disables the rest; the emulated host uses 18 (a choice).
+ */
+const RCV_CONTEXTS = 18;
 
 /** The names of portcounter_names, `,32` on the 32-bit ones, one per line (chip.c init_cntrs). */
 export function portCounterNames(): string[] {

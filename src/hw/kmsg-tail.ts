@@ -1,11 +1,14 @@
 // The kernel log of a live host (or the regular file that stands in for /dev/kmsg under a sysroot) read as it grows,
 // for the IPoIB timeout blocks of one unit (kmsg/ipoib.ts). /dev/kmsg is opened once, read-only and non-blocking,
 // and each poll reads the records that arrived since (a fresh open starts at the oldest record the kernel holds);
-// reading never clears it. A stand-in file is read again only when its size or time changed. /proc/uptime (under
-// the sysroot) dates the records: each carries its microseconds since boot.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// reading never clears it. A stand-in file is read (through the unit's contained reads, never out of the tree) again
+// when its size changed or a second of uptime passed. /proc/uptime (under the sysroot) dates the records: each
+// carries its microseconds since boot.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
 import { TimeoutBlocks, type TimeoutRecord } from '../kmsg/ipoib.js';
+import { isLiveRoot } from './contain.js';
+import { errnoCode, type HwFs } from './fsio.js';
 
 /** The most a stand-in file is read (the emulator's is far smaller). */
 const FILE_CAP_BYTES = 64 << 20;
@@ -37,29 +40,31 @@ export class KmsgTail {
   private fd = -1;
   private failed: string | null = null;
   private blocks: TimeoutBlocks;
-  private fileStamp = '';
+  /** The stand-in file's size and the uptime when it was last read. */
+  private readAt: { size: number; uptimeMs: number | null } | null = null;
   private readonly live: boolean;
   private readonly path: string;
 
   constructor(
+    private readonly fs: HwFs,
     private readonly sysroot: string,
     private readonly pci: string,
   ) {
-    this.live = resolve(sysroot) === '/';
+    this.live = isLiveRoot(sysroot);
     this.path = this.live ? '/dev/kmsg' : join(sysroot, 'dev/kmsg');
     this.blocks = new TimeoutBlocks(pci);
   }
 
   /** Read what arrived since the last poll. */
-  poll(): KmsgPoll {
-    const up = this.uptime();
+  async poll(): Promise<KmsgPoll> {
+    const up = await this.uptime();
     if (this.live) return this.pollDevice(up);
     return this.pollFile(up);
   }
 
-  private uptime(): number | null {
+  private async uptime(): Promise<number | null> {
     try {
-      return uptimeMs(readFileSync(join(this.sysroot, 'proc/uptime'), 'utf8'));
+      return uptimeMs(Buffer.from(await this.fs.readFile(join(this.sysroot, 'proc/uptime'), 4096)).toString('utf8'));
     } catch {
       return null;
     }
@@ -102,30 +107,28 @@ export class KmsgTail {
     return { ok: true, records: this.blocks.records(), uptimeMs: up };
   }
 
-  private pollFile(up: number | null): KmsgPoll {
-    const st = lstatSync(this.path, { throwIfNoEntry: false });
-    if (!st) return { ok: false, reason: `${this.path}: not there (a sysroot's kernel log is a regular file dev/kmsg)` };
-    if (!st.isFile()) return { ok: false, reason: `${this.path}: not a regular file` };
-    const stamp = `${st.size}/${st.mtimeMs}/${st.ino}`;
-    if (stamp !== this.fileStamp) {
-      if (st.size > FILE_CAP_BYTES) return { ok: false, reason: `${this.path}: holds more than ${FILE_CAP_BYTES >> 20} MiB` };
+  private async pollFile(up: number | null): Promise<KmsgPoll> {
+    const size = (await this.fs.size?.(this.path)) ?? null;
+    if (size === null)
+      return {
+        ok: false,
+        reason: `${this.path}: not there, or not a regular file (a sysroot's kernel log is a regular file dev/kmsg)`,
+      };
+    const last = this.readAt;
+    const stale = last === null || last.size !== size || up === null || last.uptimeMs === null || up - last.uptimeMs >= 1000;
+    if (stale) {
       let text: string;
       try {
-        const fd = openSync(this.path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-        try {
-          text = readFileSync(fd, 'utf8');
-        } finally {
-          closeSync(fd);
-        }
+        text = Buffer.from(await this.fs.readFile(this.path, FILE_CAP_BYTES)).toString('utf8');
       } catch (e) {
-        return { ok: false, reason: `${this.path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` };
+        return { ok: false, reason: `${this.path}: ${errnoCode(e) || String(e)}` };
       }
       this.blocks = new TimeoutBlocks(this.pci);
       for (const line of text.split('\n')) {
         const r = kmsgRecord(line);
         if (r) this.blocks.push(r.text, r.usec);
       }
-      this.fileStamp = stamp;
+      this.readAt = { size, uptimeMs: up };
     }
     return { ok: true, records: this.blocks.records(), uptimeMs: up };
   }

@@ -43,7 +43,7 @@ export class IpoibQueues {
     private readonly fs: HwFs,
     private readonly u: FoundUnit,
   ) {
-    this.kmsg = new KmsgTail(u.paths.root, u.pci);
+    this.kmsg = new KmsgTail(fs, u.paths.root, u.pci);
   }
 
   /** Close the kernel log, if it was opened. */
@@ -93,7 +93,7 @@ export class IpoibQueues {
       return { waiters: [], visibility: { kind: 'ipoib', visible: true, source: 'sysfs' } };
     }
     const rose = await this.readTimeouts(netdevs);
-    const log = this.kmsg.poll();
+    const log = await this.kmsg.poll();
     const waiters: Waiter[] = [];
     const seen = new Set<string>();
     if (log.ok) {

@@ -22,9 +22,9 @@ export function offHost(e: EngineRound): boolean {
   return e.verdict.verdict === 'stalled' && (e.cause?.cause === 'fabric' || e.cause?.cause === 'link');
 }
 
-/** `; host: port 1 ACTIVE and XmitWait flat: …` for a stall whose ports clear the fabric and the link. */
+/** ` (host: port 1 ACTIVE and XmitWait flat: …)` for a stall whose ports clear the fabric and the link. */
 export function hostCauseText(e: EngineRound): string {
-  return e.cause?.cause === 'host' ? `; host: ${e.cause.why}` : '';
+  return e.cause?.cause === 'host' ? ` (host: ${e.cause.why})` : '';
 }
 
 const NEXT: Record<Exclude<StallCause, 'host'>, (port: number) => string> = {

@@ -112,7 +112,7 @@ function engineFindings(u: UnitRound, e: EngineRound, h: FindingHistory, out: Fi
       finding(
         'stalled',
         at,
-        `${where} stalled (${c.reason}${hostCauseText(e)})${age === null ? '' : ` for ${ageText(age, c.stuckAtLeast)}`}: ${c.inFlight ?? '?'} descriptors in flight and the head does not move`,
+        `${where} stalled (${c.reason})${age === null ? '' : ` for ${ageText(age, c.stuckAtLeast)}`}: ${c.inFlight ?? '?'} descriptors in flight and the head does not move${hostCauseText(e)}`,
         {
           ageMs: age,
           ageAtLeast: c.stuckAtLeast,
