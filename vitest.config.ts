@@ -17,7 +17,7 @@ export default defineConfig({
         extends: true,
         // The files of one worker share their modules (loaded once, not once per file): no test leaves state
         // behind in them (environment variables are restored, every backend, exporter and registry is its own).
-        test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false },
+        test: { name: 'shared', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: ISOLATED, isolate: false },
       },
       { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
     ],

@@ -7,6 +7,7 @@ import type { BenchSuite } from './harness.js';
 import { barBenchSuite, parseBenchSuite } from './hw.js';
 import { qpStatsBenchSuite } from './qpstats.js';
 import { raceSuite } from './race.js';
+import { reportSuite } from './report.js';
 
 export const SUITES: readonly BenchSuite[] = [
   coreSuite,
@@ -18,4 +19,5 @@ export const SUITES: readonly BenchSuite[] = [
   watchSuite,
   emuSuite,
   raceSuite,
+  reportSuite,
 ];

@@ -12,6 +12,8 @@ export interface BundleExtra {
   external?: string[];
   /** Also write a source map beside each file (the checkout's bundle). */
   sourcemap?: boolean;
+  /** More entry points beside the command (the artifact's library entries), by output name. */
+  entries?: Record<string, string>;
 }
 
 /**
@@ -40,7 +42,7 @@ export async function bundleCli(
 ): Promise<BuildResult<{ metafile: true }>> {
   return build({
     absWorkingDir: rootDir,
-    entryPoints: { main: 'scripts/package/entry.ts' },
+    entryPoints: { main: 'scripts/package/entry.ts', ...(extra.entries ?? {}) },
     outdir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -67,5 +69,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { rmSync } = await import('node:fs');
   const out = `${root}dist/bundle`;
   rmSync(out, { recursive: true, force: true });
-  await bundleCli(root, out, { external: ['koffi'], sourcemap: true });
+  const { API_ENTRIES } = await import('./api.js');
+  // The library's entry points beside the command's: the package's exports point here.
+  const entries = Object.fromEntries(API_ENTRIES.map((e) => [`api/${e.report}`, `src/${e.types.replace(/\.d\.ts$/, '.ts')}`]));
+  const result = await bundleCli(root, out, { external: ['koffi'], sourcemap: true, entries });
+  // What each output file holds and imports (the tests check what an entry point loads).
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(`${out}/metafile.json`, JSON.stringify(result.metafile));
 }

@@ -4,7 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { exitStatusSection } from '../src/cli/exit-status.js';
 import { findingCodes } from '../src/cli/explain.js';
+import { verdictSection, waiterVerdictSection } from '../src/cli/verdict-words.js';
 import { EXPLANATIONS } from '../src/monitor/explain.js';
 
 /** Where the page's source and rendered output live in the repository. */
@@ -21,7 +23,12 @@ export function renderManPage(rootDir: string): string {
   const args = ['--name', 'hfi1-sdma', '--section', '8', '--version', version, '--manual', 'System Administration'];
   // The findings come from the one table the program uses (explain prints the same); HTML comments are
   // notes for the page's editors, which marked-man would print.
-  const input = source.replace('<!-- findings -->', findingsSection()).replace(/<!--[\s\S]*?-->\n?/g, '');
+  const input = source
+    .replace('<!-- findings -->', findingsSection())
+    .replace('<!-- exit-status -->', exitStatusSection())
+    .replace('<!-- verdicts -->', verdictSection())
+    .replace('<!-- waiter-verdicts -->', waiterVerdictSection())
+    .replace(/<!--[\s\S]*?-->\n?/g, '');
   return execFileSync(process.execPath, [bin, ...args, '--date', date, '--no-breaks'], { encoding: 'utf8', input });
 }
 

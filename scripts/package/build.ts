@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Plugin } from 'esbuild';
 import { create } from 'tar';
+import { API_ENTRIES, emitDeclarations, rollUpDeclarations } from '../api.js';
 import { bundleCli } from '../bundle.js';
 import { renderManPage } from '../man.js';
 import { thirdPartyNotices } from './notices.js';
@@ -31,7 +32,13 @@ export async function buildPackage(rootDir: string, outDir: string): Promise<Pac
   try {
     const pkgDir = join(stage, 'package');
     const libDir = join(pkgDir, 'lib');
-    const result = await bundleCli(rootDir, libDir, { plugins: [fixedVersion(version)] });
+    const result = await bundleCli(rootDir, libDir, {
+      plugins: [fixedVersion(version)],
+      entries: Object.fromEntries(API_ENTRIES.map((e) => [`api/${e.report}`, join('src', e.types.replace(/\.d\.ts$/, '.ts'))])),
+    });
+    // The library's types: one self-contained declaration file per entry point.
+    emitDeclarations(rootDir);
+    rollUpDeclarations(rootDir, join(pkgDir, 'types'));
     let bundleBytes = 0;
     for (const [file, out] of Object.entries(result.metafile.outputs)) if (file.endsWith('.mjs')) bundleBytes += out.bytes;
 
@@ -64,6 +71,13 @@ export function artifactManifest(repoPkg: Record<string, unknown>): Record<strin
     license: repoPkg.license,
     engines: repoPkg.engines,
     bin: { 'hfi1-sdma': 'bin/hfi1-sdma.js' },
+    exports: {
+      ...Object.fromEntries(
+        API_ENTRIES.map((e) => [e.path, { types: `./types/${e.report}.d.ts`, default: `./lib/api/${e.report}.mjs` }]),
+      ),
+      './package.json': './package.json',
+    },
+    types: './types/hfi1-sdma.d.ts',
     man: ['man/hfi1-sdma.8'],
     hfi1Sdma: {
       bundled: 'yargs, prom-client, tar (lib/*.mjs)',

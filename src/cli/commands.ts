@@ -87,6 +87,11 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
     load: async () => (await import('./snapshot.js')).snapshotCommand,
   },
   {
+    command: 'report [snapshot]',
+    describe: 'one self-contained HTML page of a capture: findings, every engine over time, waiters, the kernel log',
+    load: async () => (await import('./report.js')).reportCommand,
+  },
+  {
     command: 'export',
     options: [
       'listen',

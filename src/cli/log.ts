@@ -46,62 +46,52 @@ export function logJson(log: KernelLog) {
 }
 
 /** The build that printed a line of unit `unit` (a name such as hfi1_0, or a bare module): hfi2, or hfi1's. */
-function buildOf(log: KernelLog, unit: string): 'hfi1' | 'hfi2' {
+function buildOf(log: Pick<KernelLog, 'units'>, unit: string): 'hfi1' | 'hfi2' {
   const known = log.units.find((u) => u.name === unit)?.module;
   return known ?? (unit.startsWith('hfi2') ? 'hfi2' : 'hfi1');
 }
 
-function eventLine(e: LogEvent, paint: Paint, chip: string, log: KernelLog): string {
-  const at = `line ${e.line}${e.ts === null ? '' : ` [${e.ts}]`}: ${e.unit}${e.engine === undefined ? '' : ` sdma${e.engine}`}`;
+/**
+ * What an event of `log` says, after the line's place (`line 12 [5.000000]: hfi1_0 sdma3: `); null for a
+ * descriptor line, which eventLine lays out on its own.
+ */
+export function eventDescription(e: LogEvent, paint: Paint, log: Pick<KernelLog, 'units'>): string | null {
   switch (e.kind) {
     case 'engine-error': {
       const bits = (e.errors ?? []).map((b) => (b.halts ? paint('red', `${b.name}(${b.bit})`) : `${b.name}(${b.bit})`)).join(' ');
-      return `${at}: engine error ${e.value} in ${e.state}: ${bits || '(no bits)'}${e.halts ? paint('red', ' -> halts the engine (e60)') : ' (does not halt)'}`;
+      return `engine error ${e.value} in ${e.state}: ${bits || '(no bits)'}${e.halts ? paint('red', ' -> halts the engine (e60)') : ' (does not halt)'}`;
     }
     case 'ring-dump':
       if (e.used !== undefined) {
         // The newer dump (Cornelis hfi1, hfi2): `used` is their in-process count, the true in flight.
         const tag = e.tag === undefined ? '' : `; descriptors follow as [desc ${e.tag}]`;
-        return `${at}: ring dump: head slot ${e.head}, tail slot ${e.tail}, used ${e.used} (in flight; upstream's in-process would read ${e.used + 1}), free ${e.freecnt}, ring ${e.descqCnt}, flush list ${e.flushListNonEmpty ? 'non-empty' : 'empty'}${tag}`;
+        return `ring dump: head slot ${e.head}, tail slot ${e.tail}, used ${e.used} (in flight; upstream's in-process would read ${e.used + 1}), free ${e.freecnt}, ring ${e.descqCnt}, flush list ${e.flushListNonEmpty ? 'non-empty' : 'empty'}${tag}`;
       }
-      return `${at}: ring dump: head slot ${e.head}, tail slot ${e.tail}, free ${e.freecnt}, flush list ${e.flushListNonEmpty ? 'non-empty' : 'empty'}`;
+      return `ring dump: head slot ${e.head}, tail slot ${e.tail}, free ${e.freecnt}, flush list ${e.flushListNonEmpty ? 'non-empty' : 'empty'}`;
     case 'descriptor':
-    case 'trace-descriptor': {
-      const d = e.decoded;
-      const raw = e.qw0 ? `  qw0 ${e.qw0} qw1 ${e.qw1}` : '';
-      const check =
-        d && e.flags && flagString(d) !== e.flags
-          ? paint('yellow', ` (raw flags ${flagString(d)} as ${chip} differ: is --chip right?)`)
-          : '';
-      const ahg = e.ahgMode === undefined ? '' : `  ahg idx ${e.ahgIdx} mode ${e.ahgMode} len ${e.ahgLen}`;
-      // A trace event is a descriptor as it was written, on a line of its own; a dump's lines follow their dump.
-      const where =
-        e.kind === 'trace-descriptor'
-          ? `${at}: written `
-          : `    ${e.tag === undefined ? '' : `[desc ${e.tag}]${e.engine === undefined ? '' : ` sdma${e.engine}`} `}`;
-      return `${where}desc[${e.slot ?? '?'}] ${e.flags ?? '????'} addr ${e.addr ?? '?'} gen ${e.gen ?? '?'} len ${e.len ?? '?'}${ahg}${raw}${check}`;
-    }
+    case 'trace-descriptor':
+      return null;
     case 'halt-timeout':
-      return `${at}: timed out (10 ms) waiting for the engine to halt; the driver went on anyway`;
+      return 'timed out (10 ms) waiting for the engine to halt; the driver went on anyway';
     case 'clean-timeout': {
       // Only the Cornelis hfi1 and hfi2 give up (upstream hfi1 polls without a limit): the prefix tells which.
       const build = buildOf(log, e.unit) === 'hfi2' ? 'hfi2' : 'the Cornelis hfi1';
-      return `${at}: timed out (100 polls of 10 us) waiting for the engine to clean up (${build} hw clean-up); the driver went on anyway`;
+      return `timed out (100 polls of 10 us) waiting for the engine to clean up (${build} hw clean-up); the driver went on anyway`;
     }
     case 'check-scheduled':
-      return `${at}: A-step progress check scheduled (pre-production silicon workaround)`;
+      return 'A-step progress check scheduled (pre-production silicon workaround)';
     case 'progress-check':
-      return `${at}: A-step progress check ran`;
+      return 'A-step progress check ran';
     case 'bad-head':
-      return `${at}: bad head from ${e.source}: hw ${e.hwHead}, sw head ${e.swHead}, sw tail ${e.swTail}, ring ${e.cnt}`;
+      return `bad head from ${e.source}: hw ${e.hwHead}, sw head ${e.swHead}, sw tail ${e.swTail}, ring ${e.cnt}`;
     case 'dmawait-not-empty':
-      return `${at}: unloaded with senders still waiting for descriptors (dmawait not empty)`;
+      return 'unloaded with senders still waiting for descriptors (dmawait not empty)';
     case 'spurious-interrupt':
-      return `${at}: interrupt with no status bits set`;
+      return 'interrupt with no status bits set';
     case 'invalid-interrupt':
-      return `${at}: invalid SDMA interrupt source ${e.value}`;
+      return `invalid SDMA interrupt source ${e.value}`;
     case 'state-change':
-      return `${at}: state ${e.fromState} -> ${e.state} (trace event${e.engine === undefined ? '; hfi1_sdma_state names no engine' : ''})`;
+      return `state ${e.fromState} -> ${e.state} (trace event${e.engine === undefined ? '; hfi1_sdma_state names no engine' : ''})`;
     case 'ipoib-timeout': {
       const waits = e.noDesc ? ' (it waits for SDMA descriptors)' : '';
       const tail = [
@@ -109,29 +99,48 @@ function eventLine(e: LogEvent, paint: Paint, chip: string, log: KernelLog): str
         e.waitQueued === undefined ? null : `wait queued ${e.waitQueued ? 1 : 0}`,
         e.txListEmpty === undefined ? null : `tx_list ${e.txListEmpty ? 'empty' : 'not empty'}`,
       ].filter(Boolean);
-      return `${at}: IPoIB queue txq ${e.txq} timed out${e.engine === undefined ? ' (engine not printed)' : ''}: stopped ${e.stopped ? 1 : 0}, stops ${e.stops}, no_desc ${e.noDesc}${waits}, ring_full ${e.ringFull}${tail.length ? `; ${tail.join(', ')}` : ''}`;
+      return `IPoIB queue txq ${e.txq} timed out${e.engine === undefined ? ' (engine not printed)' : ''}: stopped ${e.stopped ? 1 : 0}, stops ${e.stops}, no_desc ${e.noDesc}${waits}, ring_full ${e.ringFull}${tail.length ? `; ${tail.join(', ')}` : ''}`;
     }
     case 'netdev-watchdog':
-      return `${at}: NETDEV WATCHDOG: ${e.netdev} transmit queue ${e.txq} timed out${e.timedOutMs === undefined ? '' : ` after ${e.timedOutMs} ms`}${e.cpu === undefined ? '' : ` (CPU ${e.cpu})`}`;
+      return `NETDEV WATCHDOG: ${e.netdev} transmit queue ${e.txq} timed out${e.timedOutMs === undefined ? '' : ` after ${e.timedOutMs} ms`}${e.cpu === undefined ? '' : ` (CPU ${e.cpu})`}`;
     case 'txq-event':
-      return `${at}: IPoIB txq ${e.txq} ${e.event}: used ${e.used}, stops ${e.stops}, no_desc ${e.noDesc}, stopped ${e.stopped ? 1 : 0} (trace event)`;
+      return `IPoIB txq ${e.txq} ${e.event}: used ${e.used}, stops ${e.stops}, no_desc ${e.noDesc}, stopped ${e.stopped ? 1 : 0} (trace event)`;
     case 'link-up':
-      return `${at} port ${e.port}: link up`;
+      return `port ${e.port}: link up`;
     case 'link-down':
-      return `${at} port ${e.port}: ${paint('yellow', 'link down')}`;
+      return `port ${e.port}: ${paint('yellow', 'link down')}`;
     case 'link-down-reason':
-      return `${at} port ${e.port}: link down reason: ${e.text}`;
+      return `port ${e.port}: link down reason: ${e.text}`;
     case 'link-training-failed':
-      return `${at} port ${e.port}: ${paint('yellow', 'link training failed')}: ${e.text}`;
+      return `port ${e.port}: ${paint('yellow', 'link training failed')}: ${e.text}`;
     case 'link-error':
-      return `${at} port ${e.port}: link error: ${e.text}`;
+      return `port ${e.port}: link error: ${e.text}`;
     case 'link-state':
-      return `${at} port ${e.port}: ${e.physState ? `physical state now ${e.physState}` : `logical state now ${e.state}`}`;
+      return `port ${e.port}: ${e.physState ? `physical state now ${e.physState}` : `logical state now ${e.state}`}`;
     case 'pad':
-      return `${at}: ${e.padDescriptors} pad descriptors after ${e.packets} packet${e.packets === 1 ? '' : 's'} of ${e.packetDescriptors} descriptors (pad_sdma_desc ${e.padSdmaDesc}; ${buildOf(log, e.unit)}_sdma_pad trace event)`;
+      return `${e.padDescriptors} pad descriptors after ${e.packets} packet${e.packets === 1 ? '' : 's'} of ${e.packetDescriptors} descriptors (pad_sdma_desc ${e.padSdmaDesc}; ${buildOf(log, e.unit)}_sdma_pad trace event)`;
     default:
-      return `${at}: ${paint('dim', `(not decoded) ${e.text ?? ''}`)}`;
+      return paint('dim', `(not decoded) ${e.text ?? ''}`);
   }
+}
+
+function eventLine(e: LogEvent, paint: Paint, chip: string, log: KernelLog): string {
+  const at = `line ${e.line}${e.ts === null ? '' : ` [${e.ts}]`}: ${e.unit}${e.engine === undefined ? '' : ` sdma${e.engine}`}`;
+  const what = eventDescription(e, paint, log);
+  if (what !== null) return `${at}: ${what}`;
+  const d = e.decoded;
+  const raw = e.qw0 ? `  qw0 ${e.qw0} qw1 ${e.qw1}` : '';
+  const check =
+    d && e.flags && flagString(d) !== e.flags
+      ? paint('yellow', ` (raw flags ${flagString(d)} as ${chip} differ: is --chip right?)`)
+      : '';
+  const ahg = e.ahgMode === undefined ? '' : `  ahg idx ${e.ahgIdx} mode ${e.ahgMode} len ${e.ahgLen}`;
+  // A trace event is a descriptor as it was written, on a line of its own; a dump's lines follow their dump.
+  const where =
+    e.kind === 'trace-descriptor'
+      ? `${at}: written `
+      : `    ${e.tag === undefined ? '' : `[desc ${e.tag}]${e.engine === undefined ? '' : ` sdma${e.engine}`} `}`;
+  return `${where}desc[${e.slot ?? '?'}] ${e.flags ?? '????'} addr ${e.addr ?? '?'} gen ${e.gen ?? '?'} len ${e.len ?? '?'}${ahg}${raw}${check}`;
 }
 
 /** `1 line`, `2 lines`. */
@@ -200,14 +209,14 @@ export const logCommand: CommandSpec = {
     }
     // A kernel log without a line of the driver (it did not load, or the log rotated) is an answer, not bad
     // input; so is no input at all (dmesg as a user the kernel restricts prints nothing).
-    if (log.hfi1Lines === 0 && (log.linesRead === 0 || log.logLines > 0)) {
+    if (log.hfi1Lines === 0 && (log.linesRead === 0 || log.looksLikeLog)) {
       ctx.io.stderr(
         log.linesRead === 0
           ? `hfi1-sdma: ${name}: empty: no kernel log to decode (dmesg prints nothing where kernel.dmesg_restrict is 1 and it is not run as root; try sudo, or journalctl -k)\n`
           : `hfi1-sdma: ${name}: no hfi1 or hfi2 lines among ${log.linesRead} kernel log lines: the driver logged nothing there (not loaded, or the log was rotated; journalctl -k -b shows the whole boot)\n`,
       );
     }
-    if (log.hfi1Lines === 0 && log.linesRead > 0 && log.logLines === 0) {
+    if (log.hfi1Lines === 0 && log.linesRead > 0 && !log.looksLikeLog) {
       throw new Hfi1SdmaError(
         'E_PARSE',
         `${file === '-' ? 'standard input' : file}: no hfi1 lines among ${log.linesRead} lines; expected dmesg or journalctl -k text with lines like "hfi1 0000:05:00.0: hfi1_0: SDMA ..." (or "hfi2 ...: hfi2_0: ...")`,

@@ -8,6 +8,7 @@ import { type OpenOptions, openBackend } from './backend-select.js';
 import { COMMAND_TABLE, commandName, commandsFor, optionsElsewhere } from './commands.js';
 import { COMPLETION_KEY, chooseShell, completionScript, valueCompletions } from './completion.js';
 import type { CliContext, CommandSpec, GlobalOptions } from './context.js';
+import { exitStatusHelp } from './exit-status.js';
 import { fastArgs, fastCommand } from './fast-path.js';
 import { flavourGlobals, flavourOptions } from './flavour-options.js';
 import { colorEnabled, type Io, painter, processIo } from './io.js';
@@ -149,9 +150,7 @@ function parser(
       throw err ?? usageError(`${text}\nRun 'hfi1-sdma ${entry ? `${commandName(entry.command)} ` : ''}--help' for usage.`);
     })
     .completion('__complete', false)
-    .epilogue(
-      'Exit codes: 0 ok, 64 usage, 65 malformed input, 66 no such unit/engine, 69 source unavailable or device gone, 77 permission denied; health and progress document their own.',
-    );
+    .epilogue(exitStatusHelp());
   y = flavourOptions(y);
   for (const spec of commands) {
     y = y.command(

@@ -88,6 +88,10 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
 export interface EmuBackend extends Backend {
   /** Advance the unit's virtual time (watch, progress, health and export pace with it). */
   advanceMs(ms: number): void;
+  /** The emulated unit itself. */
+  readonly model: EmuUnit;
+  /** The virtual time it runs to before its first sample (ms). */
+  readonly atMs: number;
 }
 
 /** Create the emulated backend: unit 0, run to `atMs` (default DEFAULT_AT_MS) on first use. */
@@ -102,6 +106,8 @@ export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
   };
   return {
     kind: 'emu',
+    model: unit,
+    atMs,
     async units(): Promise<UnitInfo[]> {
       return [(await ready()).info];
     },

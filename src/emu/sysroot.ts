@@ -180,6 +180,8 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   // The kernel log as a regular file in /dev/kmsg's record form (a capture of this tree reads it).
   if (state.kmsg.seq !== u.host.kernelLogSeq) state.kmsg = { seq: u.host.kernelLogSeq, text: kmsgText(u.host) };
   w.file('dev/kmsg', state.kmsg.text);
+  // The kernel's clock (fs/proc/uptime.c: seconds since boot, two decimals), on which the log above is stamped.
+  w.file('proc/uptime', `${(u.nowMs / 1000).toFixed(2)} 0.00\n`);
 
   for (const s of samples) {
     w.file(join(classDir, `sdma${s.engine}`, 'vl'), vlText(u, s.engine - flavour.firstEngine));

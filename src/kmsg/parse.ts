@@ -134,8 +134,8 @@ export interface KernelLog {
   linesRead: number;
   /** Lines that carried an hfi1 or hfi2 device prefix (of any kind). */
   hfi1Lines: number;
-  /** Lines that begin as a kernel log line does (a dmesg, /dev/kmsg or journalctl timestamp). */
-  logLines: number;
+  /** The input's first line begins as a kernel log line does (a dmesg, /dev/kmsg or journalctl timestamp). */
+  looksLikeLog: boolean;
   /** The chip whose layout decoded the descriptor qwords. */
   chip: ChipName;
 }
@@ -317,7 +317,8 @@ export class KernelLogParser {
   private readonly chip: ChipName;
   private readonly events: LogEvent[] = [];
   private hfi1Lines = 0;
-  private logLines = 0;
+  /** The first line's start, when it has been seen: whether the input looks like a kernel log. */
+  private looksLikeLog: boolean | null = null;
   /** Events (and lines of units beyond MAX_UNITS) not kept. */
   eventsDropped = 0;
 
@@ -325,10 +326,19 @@ export class KernelLogParser {
     this.chip = opts.chip ?? 'wfr';
   }
 
+  /**
+   * Tell the parser how the input begins (its first lines), which decides whether it looks like a kernel log: the
+   * first line that is not empty nor a journalctl header (`-- Logs begin at …`) carries a timestamp.
+   */
+  beginning(text: string): void {
+    if (this.looksLikeLog !== null) return;
+    const first = text.split(/\r?\n/).find((l) => l.trim() !== '' && !l.startsWith('-- '));
+    if (first !== undefined) this.looksLikeLog = lineTimestamp(first.slice(0, 64)) !== null;
+  }
+
   /** Take one line (without its newline); `line` counts from 1. */
   push(text: string, line: number): void {
     const raw = escapeControls(text).slice(0, MAX_KEPT_LINE_CHARS);
-    if (lineTimestamp(raw.slice(0, 64)) !== null) this.logLines += 1;
     const m = PREFIX.exec(raw);
     if (!m) {
       if (!this.pushWatchdog(raw, line)) this.pushTrace(raw, line);
@@ -498,7 +508,7 @@ export class KernelLogParser {
       events: this.events,
       linesRead,
       hfi1Lines: this.hfi1Lines,
-      logLines: this.logLines,
+      looksLikeLog: this.looksLikeLog === true,
       chip: this.chip,
     };
   }
@@ -509,6 +519,7 @@ export function parseKernelLog(text: string, opts: ParseOptions = {}): KernelLog
   const parser = new KernelLogParser(opts);
   const lines = text.split(/\r?\n/);
   if (lines.at(-1) === '') lines.pop();
+  parser.beginning(lines.slice(0, 8).join('\n'));
   lines.forEach((raw, i) => {
     parser.push(raw, i + 1);
   });

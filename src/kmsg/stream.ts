@@ -1,7 +1,7 @@
 // Reading a kernel log as a stream in bounded memory: only lines that carry an hfi1 or hfi2 prefix are
 // decoded and parsed; every other line is only counted. A line longer than MAX_LINE_BYTES is
 // not a kernel message (printk lines are at most 1 KiB): it is skipped and counted.
-import { type KernelLog, KernelLogParser, lineTimestamp, type ParseOptions } from './parse.js';
+import { type KernelLog, KernelLogParser, type ParseOptions } from './parse.js';
 
 /** Longest line kept for parsing, in bytes. */
 export const MAX_LINE_BYTES = 64 * 1024;
@@ -69,7 +69,7 @@ export async function readKernelLog(chunks: AsyncIterable<Uint8Array | string>, 
   for await (const chunk of chunks) {
     let data: Buffer =
       typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (head.length < 256) head = Buffer.concat([head, data.subarray(0, 256 - head.length)]);
+    if (head.length < 1024) head = Buffer.concat([head, data.subarray(0, 1024 - head.length)]);
     if (skipping) {
       const nl = data.indexOf(NL);
       if (nl < 0) continue;
@@ -112,8 +112,6 @@ export async function readKernelLog(chunks: AsyncIterable<Uint8Array | string>, 
     take(carry);
     lines += 1;
   }
-  const log = parser.result(lines);
-  const first = head.toString('utf8').split('\n', 1)[0] ?? '';
-  const logLines = Math.max(log.logLines, lineTimestamp(first.slice(0, 64)) === null ? 0 : 1);
-  return { ...log, logLines, overlongLines, eventsDropped: parser.eventsDropped };
+  parser.beginning(head.toString('utf8'));
+  return { ...parser.result(lines), overlongLines, eventsDropped: parser.eventsDropped };
 }

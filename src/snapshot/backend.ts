@@ -1,11 +1,87 @@
 // A snapshot played back as a backend: the live-host reader over each recorded instant's tree, with
 // the instant's capture time as its clock, and a Recording to step through the instants. Paths of
 // the temporary tree never reach the user: errors, sources and warnings name `archive:entry`.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Backend, BackendOrigin, Recording, SourceWarning, Unit, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
 import { escapeControls } from '../hw/parse/text.js';
+import { formatBytes } from '../hw/read-file.js';
 import { carrySince, type Waiter } from '../progress/waiters.js';
+import { KMSG_ENTRY, UPTIME_FILE } from './format.js';
 import { type OpenedSnapshot, type OpenOptions, openSnapshot } from './open.js';
+
+/** What a snapshot holds beside the files the live reader reads: the kernel log's lines, each instant's uptime. */
+export interface SnapshotExtras {
+  /** The kernel log's hfi1 lines (dmesg form) captured with the snapshot, or why there are none. */
+  kernelLog(): { text: string } | { reason: string };
+  /** The kernel's uptime (s) at instant `k`, or null where the snapshot did not capture it. */
+  uptimeSec(k: number): number | null;
+}
+
+/** The most kernel log text a snapshot's entry may hold to be read (capture keeps 4 MiB). */
+export const KMSG_READ_CAP_BYTES = 8 << 20;
+
+const extrasOf = new WeakMap<Backend, SnapshotExtras>();
+
+/** The extras of a backend that plays a snapshot back, or null for any other backend. */
+export function snapshotExtras(backend: Backend): SnapshotExtras | null {
+  return extrasOf.get(backend) ?? null;
+}
+
+/** A regular file of the unpacked tree, at most `capBytes`; null when it is not there, else why it is not read. */
+function treeFile(path: string, capBytes: number): Buffer | null | { reason: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return null;
+    if (st.size > capBytes) return { reason: `holds ${formatBytes(st.size)}, more than the ${formatBytes(capBytes)} read` };
+    const buf = Buffer.alloc(st.size);
+    let n = 0;
+    while (n < buf.length) {
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `/proc/uptime`'s first field (seconds since boot), or null when the text is not that. Pure. */
+export function parseUptime(text: string): number | null {
+  const m = /^(\d{1,12}(?:\.\d{1,9})?)\s/.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+function extrasFor(snap: OpenedSnapshot): SnapshotExtras {
+  const plan = snap.plan;
+  const captured = (k: number, rel: string) => plan.instants[k]?.sources.some((s) => s.path === rel && s.captured) === true;
+  const at = (k: number, rel: string) => join(snap.instants[k]?.sysroot ?? snap.tree, rel);
+  return {
+    kernelLog() {
+      const where = `${snap.archive}:${plan.instants[0]?.dir ? `${plan.instants[0].dir}/` : ''}${KMSG_ENTRY}`;
+      const rec = plan.instants[0]?.sources.find((s) => s.path === KMSG_ENTRY);
+      if (!rec) return { reason: 'this snapshot holds no kernel log (an older hfi1-sdma captured it)' };
+      if (!rec.captured) return { reason: `the kernel log was not captured: ${rec.reason ?? 'unknown'}` };
+      const data = treeFile(at(0, KMSG_ENTRY), KMSG_READ_CAP_BYTES);
+      if (data === null) return { reason: `${where}: listed in snapshot.json but not in the archive` };
+      if (!Buffer.isBuffer(data)) return { reason: `${where}: ${data.reason}` };
+      return { text: data.toString('utf8') };
+    },
+    uptimeSec(k) {
+      if (!captured(k, UPTIME_FILE)) return null;
+      const data = treeFile(at(k, UPTIME_FILE), 4096);
+      return Buffer.isBuffer(data) ? parseUptime(data.toString('latin1')) : null;
+    },
+  };
+}
 
 /** Rename paths under `tree` to `archive:entry` in a text. */
 function renamer(tree: string, archive: string): (text: string) => string {
@@ -145,7 +221,7 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
   };
 
   let closed = false;
-  return {
+  const backend: Backend = {
     kind: 'hw',
     recording,
     origin,
@@ -167,6 +243,8 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
       await snap.close();
     },
   };
+  extrasOf.set(backend, extrasFor(snap));
+  return backend;
 }
 
 /** Who captured the snapshot, where and when, from its manifest (text shown to a terminal has its controls escaped). */

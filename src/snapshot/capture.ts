@@ -27,6 +27,7 @@ import {
   type ManifestV2,
   type SnapshotLimits,
   type SourceRecord,
+  UPTIME_FILE,
 } from './format.js';
 import { readKmsgHfi1 } from './kmsg.js';
 import { ArchiveWriter } from './output.js';
@@ -138,7 +139,10 @@ function portCounterFiles(u: FoundUnit, within: Containment | null): string[] {
   });
 }
 
-/** The kernel log's hfi1 lines, stored as KMSG_ENTRY with the first instant; never fails. */
+/**
+ * The kernel log's hfi1 lines, stored as KMSG_ENTRY with the first instant; read once the last instant is
+ * captured, so the lines logged during the capture are in it. Never fails.
+ */
 async function addKernelLog(out: ArchiveWriter, sysroot: string, budget: ContextBudget, mtime: Date): Promise<SourceRecord> {
   const log = readKmsgHfi1(sysroot);
   if ('reason' in log) return { path: KMSG_ENTRY, captured: false, reason: log.reason };
@@ -211,7 +215,6 @@ export async function captureSnapshot(
         for (const f of onceFiles(units, within)) await add(f, instant.sources, f.includes('/parameters/'));
         for (const f of onceContextFiles(sysroot, units)) await add(f, instant.sources, true);
         m.once = instant.sources.filter((s) => s.captured).map((s) => s.path);
-        instant.sources.push(await addKernelLog(out, sysroot, budget, mtime));
       }
       for (const u of units) {
         for (const f of everyFiles(u, within)) await add(f, instant.sources);
@@ -233,6 +236,8 @@ export async function captureSnapshot(
         }
       }
       await add(join(sysroot, 'proc/interrupts'), instant.sources);
+      // The kernel's clock at this instant: it places the log's timestamps (seconds since boot) on the capture's time axis.
+      await add(join(sysroot, UPTIME_FILE), instant.sources, true);
       const owned = await owners.record(units);
       if (owned) {
         await out.addFile(`${instantDir(k)}/${RECORDED_OWNERS}`, owned, mtime);
@@ -240,6 +245,8 @@ export async function captureSnapshot(
       }
       m.instants.push(instant);
     }
+    const first = m.instants[0];
+    if (first) first.sources.push(await addKernelLog(out, sysroot, budget, new Date(first.time)));
     await out.addFile(MANIFEST, Buffer.from(`${JSON.stringify(m, null, 2)}\n`), meta.now);
     await out.commit();
     return m;

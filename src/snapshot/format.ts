@@ -21,6 +21,9 @@ export interface SourceRecord {
 /** Where a snapshot keeps the kernel log's hfi1 lines (dmesg form), beside the first instant's tree. */
 export const KMSG_ENTRY = 'kmsg-hfi1.txt';
 
+/** The kernel's uptime file, captured at every instant: it places the log's timestamps on the instants' time axis. */
+export const UPTIME_FILE = 'proc/uptime';
+
 /** The most the context files (identity, link, module parameters, qp_stats) may add to one snapshot. */
 export const CONTEXT_CAP_BYTES = 64 * 1024 * 1024;
 

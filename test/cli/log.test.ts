@@ -126,6 +126,13 @@ describe('log command', () => {
     expect(quiet.code).toBe(0);
     expect(quiet.stdout).toBe('0 SDMA events (0 engine errors) in 2 lines\n');
     expect(quiet.stderr).toMatch(/no hfi1 or hfi2 lines among 2 kernel log lines: the driver logged nothing there/);
+    const journal = await runCli(
+      ['log', '-'],
+      {},
+      false,
+      '-- Logs begin at Mon 2026-11-30 08:00:01 UTC. --\nNov 30 22:00:01 node17 kernel: e1000e: eth0 NIC Link is Up\n',
+    );
+    expect(journal.code).toBe(0);
     const empty = await runCli(['log', '-'], {}, false, '');
     expect(empty.code).toBe(0);
     expect(empty.stderr).toMatch(/empty: no kernel log to decode \(dmesg prints nothing where kernel.dmesg_restrict is 1/);

@@ -1,15 +1,15 @@
 // One contract, every backend: the emulator itself, src/hw reading the emulator's rendered
-// sysroot, and (only with HFI1_SDMA_LIVE=1) this host.
+// sysroot, and (only with HFI1_SDMA_LIVE=1) this host; the suite is the one hfi1-sdma/contract offers.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Backend, EngineSample } from '../../src/backend.js';
+import { contractSuite } from '../../src/api/contract.js';
+import type { EngineSample } from '../../src/backend.js';
 import { engineJson } from '../../src/cli/engine-json.js';
 import { createEmuBackend, EmuUnit } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import { openHwBackend } from '../../src/hw/index.js';
-import { isStateName } from '../../src/progress/state.js';
 
 const SEED = 7;
 const AT_MS = 50;
@@ -30,101 +30,44 @@ async function renderedSysroot(): Promise<string> {
 
 const emuOpts = { seed: SEED, engines: ENGINES, descqCnt: undefined, workload: undefined, atMs: AT_MS, fault: [] };
 
-/** Open a backend, run `fn`, close it whatever happens. */
-async function withBackend(open: () => Promise<Backend>, fn: (b: Backend) => Promise<void>): Promise<void> {
-  const b = await open();
-  try {
-    await fn(b);
-  } finally {
-    await b.close();
-  }
-}
-
-/** The contract's assertions, run against one backend. */
-function contract(name: string, open: () => Promise<Backend>, live = false) {
-  describe(`backend contract: ${name}`, () => {
-    it('lists hfi1 units with engines, ring size and sources', async () => {
-      await withBackend(open, async (b) => {
-        const units = await b.units();
-        expect(units.length).toBeGreaterThan(0);
-        for (const u of units) {
-          expect(u.name).toBe(`hfi1_${u.unit}`);
-          expect(u.engines).toBeGreaterThan(0);
-          expect(u.engines).toBeLessThanOrEqual(16);
-          expect([64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768]).toContain(u.descqCnt);
-          expect(u.sources.some((s) => s.readable)).toBe(true);
-          if (!live) expect(u.engines).toBe(ENGINES);
-        }
-      });
-    });
-
-    it('samples every engine with consistent ring counters', async () => {
-      await withBackend(open, async (b) => {
-        const [info] = await b.units();
-        if (!info) throw new Error('no unit');
-        const unit = await b.unit(info.unit);
-        const samples = await unit.sample();
-        expect(samples.map((s) => s.engine)).toEqual(Array.from({ length: info.engines }, (_, i) => i));
-        const mask = info.descqCnt - 1;
-        for (const s of samples) {
-          expect(s.unit).toBe(info.unit);
-          expect(s.sources.length).toBeGreaterThan(0);
-          if (s.state !== null) expect(isStateName(s.state)).toBe(true);
-          if (s.sw && !s.gone) {
-            expect((s.sw.descqTail - s.sw.descqHead) >>> 0 <= mask).toBe(true);
-            expect(s.sw.swHead).toBe(s.sw.descqHead & mask);
-            expect(s.sw.swTail).toBe(s.sw.descqTail & mask);
-          }
-          if (s.csr && !s.gone) {
-            expect(s.csr.hwHead <= BigInt(mask)).toBe(true);
-            expect(s.csr.hwTail <= BigInt(mask)).toBe(true);
-          }
-          if (s.seq !== null && s.seqSource !== 'head-lock') expect(s.seq % 2).toBe(0);
-        }
-        if (!live) {
-          expect(samples.every((s) => s.state === 's99_Running' && s.csr?.ctrl === 0x9n && s.csr.lenGen === 0x40800n)).toBe(true);
-          expect(samples.every((s) => s.csr?.reloadCnt === 0xc9n)).toBe(true); // 250 ns (init_sdma_regs, sdma.c)
-        }
-      });
-    });
-
-    it('lists the ring between head and tail', async () => {
-      await withBackend(open, async (b) => {
-        const [info] = await b.units();
-        if (!info) throw new Error('no unit');
-        const unit = await b.unit(info.unit);
-        for (let e = 0; e < info.engines; e++) {
-          const [s] = await unit.sample([e]);
-          if (!s?.sw) continue;
-          const r = await unit.ring(e);
-          expect(r.engine).toBe(e);
-          expect(r.descriptors.length).toBe((r.tail - r.head) & (info.descqCnt - 1));
-          r.descriptors.forEach((d, k) => {
-            expect(d.slot).toBe((r.head + k) & (info.descqCnt - 1));
-            expect(d.flags).toMatch(/^[I-][H-][F-][L-]$/);
-            expect(d.gen).toBeGreaterThanOrEqual(0);
-            expect(d.gen).toBeLessThanOrEqual(3);
-          });
-        }
-      });
-    });
-
-    it('refuses a unit or engine that does not exist', async () => {
-      await withBackend(open, async (b) => {
-        await expect(b.unit(200)).rejects.toMatchObject({ code: 'E_NO_DEVICE' });
-        const [info] = await b.units();
-        if (!info) throw new Error('no unit');
-        const unit = await b.unit(info.unit);
-        await expect(unit.sample([info.engines])).rejects.toMatchObject({ code: 'E_NO_ENGINE' });
-      });
-    });
-  });
-}
-
-contract('emu', async () => createEmuBackend(emuOpts));
-contract('hw over the emulator’s sysroot', async () => openHwBackend({ sysroot: await renderedSysroot() }));
+const runner = { describe, it };
+contractSuite('emu', async () => createEmuBackend(emuOpts), runner, { engines: ENGINES, healthy: true });
+contractSuite('hw over the emulator’s sysroot', async () => openHwBackend({ sysroot: await renderedSysroot() }), runner, {
+  engines: ENGINES,
+  healthy: true,
+});
 describe.runIf(process.env.HFI1_SDMA_LIVE === '1')('live host (runs only with HFI1_SDMA_LIVE=1)', () => {
-  contract('hw on this host', async () => openHwBackend({ sysroot: '/' }), true);
+  contractSuite('hw on this host', async () => openHwBackend({ sysroot: '/' }), runner, { live: true });
+});
+
+describe('the contract suite itself', () => {
+  it('fails a backend that breaks an obligation (an engine past the ring), naming it', async () => {
+    const failures: string[] = [];
+    const tests: { name: string; fn: () => Promise<void> }[] = [];
+    contractSuite(
+      'broken',
+      async () => {
+        const b = createEmuBackend(emuOpts);
+        const unit = await b.unit(0);
+        // Engine 0 says more is in flight than its ring holds; everything else is the emulator's.
+        const broken = new Proxy(unit, {
+          get: (target, key) =>
+            key === 'sample'
+              ? async (engines?: readonly number[]) =>
+                  (await target.sample(engines)).map((x) =>
+                    x.sw && x.engine === 0 ? { ...x, sw: { ...x.sw, descqTail: x.sw.descqHead + 5000 } } : x,
+                  )
+              : Reflect.get(target, key),
+        });
+        return { ...b, unit: async (n: number | string) => (n === 0 || n === 'hfi1_0' ? broken : b.unit(n)) };
+      },
+      { describe: (_n, fn) => fn(), it: (name, fn) => tests.push({ name, fn }) },
+      { engines: ENGINES },
+    );
+    for (const t of tests) await t.fn().catch((e: Error) => failures.push(`${t.name}: ${e.message}`));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/^samples every engine with consistent ring counters: engine 0: more in flight than the ring/);
+  });
 });
 
 describe('the two emulator views agree', () => {

@@ -169,6 +169,8 @@ describe('completion', () => {
     );
     expect(complete(['hfi1-sdma', '--fault', 'dev'])).toBe('device-gone@');
     expect(complete(['hfi1-sdma', 'heal'])).toBe('health');
+    expect(complete(['hfi1-sdma', 'rep'])).toBe('report');
+    expect(complete(['hfi1-sdma', 'report', '--interval'])).toBe('--interval-ms');
   });
 
   it.skipIf(!HAS_ZSH)('zsh completes commands and --workload values through the script (skipped: zsh not installed)', () => {

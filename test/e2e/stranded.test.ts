@@ -41,7 +41,7 @@ describe('a lost wake-up through the rendered sysroot', () => {
     expect(stranded.map((x: { engine: number; kind: string }) => `${x.kind}@${x.engine}`)).toEqual(['qp@5']);
     const h = runChild(['--sysroot', dir, 'health', '--stall-ms', '500', '--strand-ms', '200']);
     expect(h.code, h.stdout).toBe(2);
-    expect(h.stdout).toMatch(/CRITICAL: SD201 hfi1_0 sdma5 QP 0x[0-9a-f]+ RTS stranded/);
+    expect(h.stdout).toMatch(/CRITICAL: SD201 hfi1_0 sdma5 QP 0x[0-9a-f]+ RTS \(pid \d+ verbs_rank_\d+, user hpcuser\) stranded/);
 
     // The exporter's rounds are timed by the backend's clock: 150 ms apart here.
     const text = await sysrootMetrics(dir, 4, 150);

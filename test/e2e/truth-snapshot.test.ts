@@ -45,7 +45,9 @@ describe('a replayed snapshot of an hfi2 window tells what the host showed', () 
   it('health and engines name engine 11 of the window, never a position 0..3', async () => {
     const h = await runCli(['--sysroot', snap, 'health', '--stall-ms', '500']);
     expect(h.code, h.stdout).toBe(2);
-    expect(h.stdout).toMatch(/^CRITICAL: SD201 hfi2_0 sdma11 QP 0x[0-9a-f]+ RTS stranded \(lost-wakeup\)/m);
+    expect(h.stdout).toMatch(
+      /^CRITICAL: SD201 hfi2_0 sdma11 QP 0x[0-9a-f]+ RTS \(pid \d+ verbs_rank_\d+, user hpcuser\) stranded \(lost-wakeup\)/m,
+    );
     expect(h.stdout).not.toMatch(/sdma[0-7][^0-9]/);
     const e = await runCli(['--sysroot', snap, 'engines', '--json']);
     const engines = JSON.parse(e.stdout).units[0].engines;

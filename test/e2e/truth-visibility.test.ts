@@ -1,4 +1,4 @@
-// A host where no kind of waiter can be seen (no qp_stats, a /proc without writers, IPoIB never):
+// A host where no kind of waiter can be seen (no qp_stats, no /proc to find PSM writers in, IPoIB never):
 // no command and no metric may say "0 waiters" or "0 stranded" there; with qp_stats it may.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,13 +12,17 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** A rendered host of 2 engines with QP senders only; without qp_stats when `blind`. */
+/** A rendered host of 2 engines with QP senders only; without qp_stats and /proc when `blind`. */
 async function host(blind: boolean): Promise<string> {
   const root = join(mkdtempSync(join(tmpdir(), 'truth-visibility-')), 'root');
   dirs.push(join(root, '..'));
   const w = await runCli(['emu', 'write', '--sysroot', root, '--engines', '2', '--workload', 'qp:gbps=10', '--at-ms', '100']);
   expect(w.code, w.stderr).toBe(0);
-  if (blind) rmSync(join(root, 'sys/kernel/debug/hfi1/hfi1_0/qp_stats'));
+  if (blind) {
+    rmSync(join(root, 'sys/kernel/debug/hfi1/hfi1_0/qp_stats'));
+    // The emulator lists every process it runs; a tree without /proc shows none, so no PSM writer can be seen.
+    rmSync(join(root, 'proc'), { recursive: true });
+  }
   return root;
 }
 

@@ -4,58 +4,26 @@
 // must resolve, the unreadable and gone alerts fire). The shipped rules pass promtool's checks
 // and its unit tests, which cover every rule.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startExporter } from '../../src/export/server.js';
+import { freePort, hasPrometheus, prometheusHarness, RULES, until } from '../support/prometheus.js';
 import { engines, ScriptBackend } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin/hfi1-sdma.js');
-const RULES = join(ROOT, 'deploy/prometheus/hfi1-sdma.rules.yml');
 const CONFIG = join(ROOT, 'deploy/prometheus/prometheus.yml');
 const RULE_TESTS = join(ROOT, 'deploy/prometheus/hfi1-sdma.rules.test.yml');
-const hasPrometheus = spawnSync('prometheus', ['--version'], { stdio: 'ignore' }).status === 0;
 const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
-
-/** Poll `fn` every 250 ms until it returns a value or `ms` pass; bounded, then fails with `what`. */
-async function until<T>(what: string, ms: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const cause = (last as { cause?: unknown } | undefined)?.cause;
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}${cause ? ` (${String(cause)})` : ''}` : ''}`);
-}
+const prometheus = prometheusHarness();
 
 const children: ChildProcess[] = [];
-const dirs: string[] = [];
 const closers: (() => void)[] = [];
 afterAll(() => {
   for (const c of closers) c();
   for (const c of children) c.kill('SIGKILL');
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 describe('shipped Prometheus files', () => {
@@ -83,56 +51,6 @@ describe('shipped Prometheus files', () => {
     expect(alerts.filter((a) => !firing.has(a))).toEqual([]);
   });
 });
-
-type ApiAnswer = {
-  status: string;
-  data: {
-    result?: { metric: Record<string, string>; value: [number, string] }[];
-    alerts?: { labels: Record<string, string>; state: string }[];
-  };
-};
-
-/** Start Prometheus scraping `target` every half second, with the shipped rules at a 1 s `for:`. */
-async function startPrometheus(target: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'prom-it-'));
-  dirs.push(dir);
-  const promPort = await freePort();
-  // The test's copy of the rules: the same expressions with a short `for:`.
-  writeFileSync(join(dir, 'rules.yml'), readFileSync(RULES, 'utf8').replace(/for: \d+m/g, 'for: 1s'));
-  writeFileSync(
-    join(dir, 'prometheus.yml'),
-    [
-      'global: { scrape_interval: 500ms, evaluation_interval: 500ms }',
-      'rule_files: [rules.yml]',
-      'scrape_configs:',
-      '  - job_name: hfi1-sdma',
-      `    static_configs: [{ targets: ["${target}"] }]`,
-      '',
-    ].join('\n'),
-  );
-  const prom = spawn(
-    'prometheus',
-    [
-      `--config.file=${join(dir, 'prometheus.yml')}`,
-      `--storage.tsdb.path=${join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${promPort}`,
-      '--log.level=warn',
-    ],
-    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  children.push(prom);
-  let log = '';
-  prom.stderr?.on('data', (d) => {
-    log += String(d);
-  });
-  prom.on('exit', (code) => {
-    log += `\n(prometheus exited ${code})`;
-  });
-  const api = async (path: string) => (await (await fetch(`http://127.0.0.1:${promPort}${path}`)).json()) as ApiAnswer;
-  const query = (q: string) => api(`/api/v1/query?query=${encodeURIComponent(q)}`);
-  const alerts = async () => (await api('/api/v1/alerts')).data.alerts ?? [];
-  return { api, query, alerts, log: () => log };
-}
 
 describe('Prometheus scraping the exporter on the emulator', () => {
   it.skipIf(!hasPrometheus)(
@@ -166,7 +84,7 @@ describe('Prometheus scraping the exporter on the emulator', () => {
       exporter.stderr?.on('data', (d) => {
         exporterLog += String(d);
       });
-      const prom = await startPrometheus(`127.0.0.1:${exporterPort}`);
+      const prom = await prometheus.start(`127.0.0.1:${exporterPort}`);
 
       const free = await until(`every engine’s free-descriptor series (prometheus said: ${prom.log()})`, 40_000, async () => {
         const r = await prom.query('hfi1_sdma_free_descriptors');
@@ -226,7 +144,7 @@ describe('Prometheus scraping an exporter whose unit stalls, fails, then is gone
         0,
       );
       closers.push(() => x.server.close());
-      const prom = await startPrometheus(`127.0.0.1:${x.port}`);
+      const prom = await prometheus.start(`127.0.0.1:${x.port}`);
       const firing = (name: string) => async () =>
         (await prom.alerts()).find((a) => a.labels.alertname === name && a.state === 'firing');
 

@@ -68,7 +68,11 @@ describe('the artifact', { timeout: 180_000 }, () => {
     expect(entries).toContain('package/man/hfi1-sdma.8');
     expect(entries).toContain('package/lib/node_modules/@koromix/koffi-linux-x64/linux_x64/koffi.node');
     expect(entries).toContain('package/lib/node_modules/@koromix/koffi-linux-x64/musl_x64/koffi.node');
-    expect(entries.some((e) => e.endsWith('.ts') || e.endsWith('.cc'))).toBe(false);
+    expect(entries.some((e) => (e.endsWith('.ts') && !e.endsWith('.d.ts')) || e.endsWith('.cc'))).toBe(false);
+    for (const name of ['hfi1-sdma', 'hfi1-sdma-emulator', 'hfi1-sdma-progress', 'hfi1-sdma-contract']) {
+      expect(entries).toContain(`package/lib/api/${name}.mjs`);
+      expect(entries).toContain(`package/types/${name}.d.ts`);
+    }
     const unpacked = join(art.dir, 'manifest');
     mkdirSync(unpacked);
     await extract({ file: art.tarball, cwd: unpacked, filter: (p) => p === 'package/package.json' });
@@ -78,6 +82,10 @@ describe('the artifact', { timeout: 180_000 }, () => {
     expect(manifest.optionalDependencies).toBeUndefined();
     expect(manifest.scripts).toBeUndefined();
     expect(manifest.man).toEqual(['man/hfi1-sdma.8']);
+    expect(manifest.exports).toMatchObject({
+      '.': { types: './types/hfi1-sdma.d.ts', default: './lib/api/hfi1-sdma.mjs' },
+      './progress': { types: './types/hfi1-sdma-progress.d.ts', default: './lib/api/hfi1-sdma-progress.mjs' },
+    });
   });
 
   it('runs unpacked with node alone, loading koffi from the artifact to map an emulated BAR', async () => {
@@ -125,4 +133,70 @@ describe('the artifact', { timeout: 180_000 }, () => {
     expect(m.status).toBe(0);
     expect(m.stdout).toMatch(/^HFI1-SDMA\(8\)/m);
   });
+
+  it.skipIf(!npmFound)(
+    'installed into an empty project, offline: a TypeScript file imports all four entry points under tsc --strict, and a script sees engine 3 stall (skipped: npm not on PATH)',
+    () => {
+      const project = join(art.dir, 'project');
+      mkdirSync(project);
+      writeFileSync(join(project, 'package.json'), '{"name": "ci-job", "version": "1.0.0", "type": "module", "private": true}\n');
+      const inst = run('npm', ['install', '--offline', '--no-audit', '--no-fund', art.tarball], project);
+      expect(inst.stderr).not.toMatch(/ERR!/);
+      expect(inst.code).toBe(0);
+      writeFileSync(
+        join(project, 'check.ts'),
+        [
+          "import { createMonitor, Hfi1SdmaError, openBackend, type Round } from 'hfi1-sdma';",
+          "import { contractSuite } from 'hfi1-sdma/contract';",
+          "import { createEmuBackend, type Emulator } from 'hfi1-sdma/emulator';",
+          "import { freeCount, sdmaProgress, type Verdict } from 'hfi1-sdma/progress';",
+          'const free: number = freeCount(2048, 0, 10);',
+          'const go: 0 | 1 = sdmaProgress({ seq: 2, descqCnt: 2048, descqHead: 0, descqTail: 10 }, 0, free);',
+          "const emu: Promise<Emulator> = createEmuBackend({ faults: ['stop-fetch@1000:3'] });",
+          "export async function first(): Promise<Round> { return createMonitor(await openBackend({ backend: 'emu' })).round(); }",
+          "export const verdict: Verdict = 'stalled';",
+          "export const code: string = new Hfi1SdmaError('E_USAGE', 'x').code;",
+          'export { contractSuite, emu, go };',
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            target: 'ES2022',
+            lib: ['ES2023'],
+            types: ['node'],
+            typeRoots: [join(ROOT, 'node_modules', '@types')],
+          },
+          files: ['check.ts'],
+        }),
+      );
+      const tsc = run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project);
+      expect(tsc.stdout + tsc.stderr).toBe('');
+      expect(tsc.code).toBe(0);
+      writeFileSync(
+        join(project, 'stall.mjs'),
+        [
+          "import { createMonitor } from 'hfi1-sdma';",
+          "import { createEmuBackend } from 'hfi1-sdma/emulator';",
+          "const emu = await createEmuBackend({ faults: ['stop-fetch@1000:3'] });",
+          'const monitor = createMonitor(emu);',
+          'let last;',
+          'for await (const round of monitor.rounds({ intervalMs: 1000, count: 4 })) last = round;',
+          'const e3 = last.units[0].engines.find((e) => e.sample.engine === 3);',
+          "console.log(emu.nowMs + ' ms: engine 3 ' + e3.verdict.verdict + ' (' + e3.verdict.reason + ')');",
+          'await emu.close();',
+          '',
+        ].join('\n'),
+      );
+      const r = run(process.execPath, ['stall.mjs'], project);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toBe('4100 ms: engine 3 stalled (chip-not-fetching)\n');
+    },
+  );
 });

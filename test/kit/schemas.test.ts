@@ -70,6 +70,7 @@ const SCHEMA_OF: Record<string, string> = {
   log: 'log.schema.json',
   doctor: 'doctor.schema.json',
   snapshot: 'snapshot.schema.json',
+  report: 'report.schema.json',
   'emu run': 'emu-run.schema.json',
   'emu write': 'emu-write.schema.json',
   'emu race': 'emu-race.schema.json',
@@ -229,6 +230,26 @@ describe('JSON schemas', { timeout: 120_000 }, () => {
 
   it('snapshot manifest', async () => {
     await validates('snapshot.schema.json', ['--backend', 'emu', '--json', 'snapshot', '-o', join(work, 'x.tar.gz')]);
+  });
+
+  it('report of the emulator, with a stall among its findings', async () => {
+    const [doc] = await validates('report.schema.json', [
+      '--backend',
+      'emu',
+      '--engines',
+      '4',
+      '--fault',
+      'stop-fetch@100:3',
+      '--json',
+      'report',
+      '-o',
+      join(work, 'x.html'),
+      '--samples',
+      '5',
+      '--stall-ms',
+      '200',
+    ]);
+    expect((doc as { units: { findings: { code: string }[] }[] }).units[0]?.findings[0]?.code).toBe('SD101');
   });
 
   it('emu run and emu race', async () => {

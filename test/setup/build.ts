@@ -8,6 +8,11 @@ export default function setup(): void {
     cwd: root,
     stdio: 'inherit',
   });
+  // The public API's declarations (the examples import the package by its name, with its types).
+  execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.api.json`], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   execFileSync(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, `${root}scripts/bundle.ts`], {
     cwd: root,
     stdio: 'inherit',

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// Each engine's verdict from a snapshot (or a sysroot, or this host): `node examples/engine-verdicts.mjs FILE.tar.gz`.
+// A snapshot of several instants is replayed to its end, so stalls and strands are judged in its own time.
+import { createMonitor, openBackend } from 'hfi1-sdma';
+
+const sysroot = process.argv[2];
+const backend = await openBackend({ backend: 'hw', ...(sysroot ? { sysroot } : {}) });
+const monitor = createMonitor(backend);
+try {
+  let last = null;
+  for await (const round of monitor.rounds({ intervalMs: 1000, count: backend.recording ? undefined : 3 })) last = round;
+  for (const u of last?.units ?? []) {
+    for (const e of u.engines) {
+      process.stdout.write(`${u.info.name}/${e.sample.engine} ${e.verdict.verdict} (${e.verdict.reason})\n`);
+    }
+  }
+  for (const f of last?.findings ?? []) if (f.severity !== 'note') process.stdout.write(`${f.code} ${f.text}\n`);
+} finally {
+  await monitor.close();
+  await backend.close();
+}

@@ -1,0 +1,103 @@
+// Gathering a report: the monitor's rounds over the whole capture (every instant of a snapshot, or N rounds of
+// a live read paced like watch), the kernel's uptime at each round, then the kernel log placed on the rounds'
+// time axis. Where the uptime and the log come from depends on the source: a snapshot holds both; a tree
+// (a host, a sysroot) is read at /proc/uptime and /dev/kmsg; the emulator's are its own.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Backend } from '../backend.js';
+import type { Monitor } from '../monitor/monitor.js';
+import { rounds } from '../monitor/monitor.js';
+import type { Sleep } from '../monitor/pace.js';
+import { parseUptime, snapshotExtras } from '../snapshot/backend.js';
+import { UPTIME_FILE } from '../snapshot/format.js';
+import { readKmsgHfi1 } from '../snapshot/kmsg.js';
+import { ReportCollector, type ReportMeta } from './collect.js';
+import { type LogText, placeLog } from './log.js';
+import type { ReportData } from './model.js';
+
+/** Where a report's clock and kernel log come from. */
+export interface ReportSource {
+  /** How the report names where its numbers were read. */
+  label: string;
+  /** The kernel's uptime (s) at the round just read, or null when unknown. */
+  uptimeSec(): number | null;
+  /** The kernel log's hfi1/hfi2 lines (dmesg form), read once the rounds are done, or why there are none. */
+  kernelLog(): LogText;
+}
+
+/** The clock and log of a snapshot played back by `backend`. */
+export function snapshotSource(backend: Backend, label: string): ReportSource {
+  const extras = snapshotExtras(backend);
+  const rec = backend.recording;
+  return {
+    label,
+    uptimeSec: () => (extras && rec ? extras.uptimeSec(rec.position()) : null),
+    kernelLog: () => extras?.kernelLog() ?? { reason: 'this source holds no kernel log' },
+  };
+}
+
+/** `/proc/uptime` under `sysroot`, read as a regular file of at most 4 KiB; null when not readable. */
+function readUptime(sysroot: string): number | null {
+  let fd: number;
+  try {
+    fd = openSync(join(sysroot, UPTIME_FILE), constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    const buf = Buffer.alloc(4096);
+    const n = readSync(fd, buf, 0, buf.length, null);
+    return parseUptime(buf.toString('latin1', 0, n));
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The clock and log of a tree read live: this host (`/`) or a sysroot directory. */
+export function treeSource(sysroot: string, label: string): ReportSource {
+  return {
+    label,
+    uptimeSec: () => readUptime(sysroot),
+    kernelLog: () => {
+      const log = readKmsgHfi1(sysroot);
+      if ('reason' in log) return { reason: `the kernel log was not read: ${log.reason}` };
+      return { text: log.text };
+    },
+  };
+}
+
+/** How the rounds are paced, and what the report says about them. */
+export interface GatherOptions {
+  /** Rounds of a live read (a recording gives every instant). */
+  count: number;
+  intervalMs: number;
+  sleep: Sleep;
+  meta: ReportMeta;
+  /** Called after each round (a progress line). */
+  onRound?: (index: number) => void;
+}
+
+/** Run the monitor over the capture and gather its report. */
+export async function gatherReport(monitor: Monitor, source: ReportSource, o: GatherOptions): Promise<ReportData> {
+  const c = new ReportCollector();
+  const recorded = monitor.backend.recording !== undefined;
+  let chip: 'wfr' | 'jkr' = 'wfr';
+  let n = 0;
+  for await (const round of rounds(monitor, {
+    intervalMs: o.intervalMs,
+    sleep: o.sleep,
+    ...(recorded ? {} : { count: o.count }),
+  })) {
+    c.add(round, source.uptimeSec());
+    n += 1;
+    o.onRound?.(n);
+    if (n === 1) chip = round.units[0]?.info.flavour.chip ?? 'wfr';
+    // A gone device does not come back: a live read ends there, a recording plays to its end.
+    if (!recorded && (round.units.some((u) => u.status === 'gone') || round.vanished.length > 0)) break;
+  }
+  const log = await placeLog(source.kernelLog(), c.logOffsetMs(), chip);
+  return c.finish(o.meta, log);
+}
