@@ -100,9 +100,9 @@ export function checkIpoibTimeout(u: EmuUnit, f: FaultSpec): void {
   const which = f.engine === null ? u.info.engineIds : [f.engine];
   const missing = which.filter((e) => ipoibTimeoutVictim(u, e) === null);
   if (f.engine === null ? missing.length === which.length : missing.length > 0) {
-    const where = f.engine === null ? 'no engine' : `engine ${f.engine}`;
+    const where = f.engine === null ? 'no engine has' : `engine ${f.engine} has no`;
     throw usageError(
-      `--fault ${JSON.stringify(f.text)}: ${where} has an IPoIB queue in workload ${JSON.stringify(u.workload.name)}; use a workload with IPoIB queues (ipoib, or mixed:ipoib=1)`,
+      `--fault ${JSON.stringify(f.text)}: ${where} IPoIB queue in workload ${JSON.stringify(u.workload.name)}; use a workload with IPoIB queues (ipoib, or mixed:ipoib=1)`,
     );
   }
 }
