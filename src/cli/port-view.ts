@@ -19,11 +19,17 @@ export const PORT_COUNTER_LABELS: Readonly<Record<PortCounterName, string>> = {
   dmaWait: 'DmaWait',
 };
 
-/** One port's counters in JSON (docs/json.md): numbers (null when unknown), where each came from, which saturated. */
+/**
+ * One port's counters in JSON (docs/json.md): 64-bit values as 0x hex strings (a flit counter passes 2^53 within
+ * weeks at line rate, so numbers would lose digits), null when unknown; where each came from, which saturated.
+ */
 export function portCountersJson(p: PortCounters) {
   const values = Object.fromEntries(
-    PORT_COUNTER_NAMES.map((n) => [n, p.values[n] === null ? null : Number(p.values[n])]),
-  ) as Record<PortCounterName, number | null>;
+    PORT_COUNTER_NAMES.map((n) => {
+      const v = p.values[n];
+      return [n, v === null ? null : `0x${v.toString(16)}`];
+    }),
+  ) as Record<PortCounterName, string | null>;
   return { port: p.port, ...values, sources: { ...p.sources }, saturated: [...p.saturated] };
 }
 

@@ -5,8 +5,9 @@
 // be read leaves its values null, one that is malformed does so with a warning naming it.
 //
 // Cheap by design (a watch reads them every sample): the names are parsed once and kept until the values no longer
-// match them (a driver reload), the hw_counters directory is listed once, and only the files whose values are
-// missing are read.
+// match them (a driver reload), the hw_counters directory is listed once, only the files whose values are missing
+// are read, and the PortCounters files (LinkErrorRecovery, PortRcvErrors: rare events) at most every
+// PMA_REFRESH_MS, their last values standing in between.
 import { join } from 'node:path';
 import type { PortCounters } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
@@ -23,12 +24,17 @@ import {
 import { portCountersFile, portSysfsDir, type UnitPaths } from './paths.js';
 import { isSourceFault, type WarningLog } from './warnings.js';
 
+/** The PortCounters files are read again after this long (ms of the unit's clock); between, their last texts stand. */
+export const PMA_REFRESH_MS = 1000;
+
 /** The port counters reader of one unit. */
 export class PortCounterReader {
   /** portcounter_names parsed, or null until read (and after values stopped matching it). */
   private names: CounterName[] | null = null;
   /** Each port's hw_counters files by bare name (listed once). */
   private readonly hwFiles = new Map<number, Map<string, string> | null>();
+  /** Each port's PortCounters texts as last read, and when (ms). */
+  private readonly pma = new Map<number, { atMs: number; files: string; texts: Map<string, string> }>();
 
   constructor(
     private readonly fs: HwFs,
@@ -38,26 +44,33 @@ export class PortCounterReader {
     private readonly debugfs: boolean,
   ) {}
 
-  /** The counters of every port in `ports`, read now. */
-  async read(ports: readonly number[]): Promise<PortCounters[]> {
+  /** The counters of every port in `ports`, read at `nowMs` of the unit's clock. */
+  async read(ports: readonly number[], nowMs: number): Promise<PortCounters[]> {
     const out: PortCounters[] = [];
-    for (const port of ports) out.push(await this.readPort(port));
+    for (const port of ports) out.push(await this.readPort(port, nowMs));
     return out;
   }
 
-  private async readPort(port: number): Promise<PortCounters> {
+  private async readPort(port: number, nowMs: number): Promise<PortCounters> {
     const c = emptyPortCounters(port);
     const byName = (this.debugfs ? await this.fromDebugfs(port) : null) ?? (await this.fromHwCounters(port));
     if (byName) fromDriverCounters(c, byName.values, byName.source);
     const dir = join(portSysfsDir(this.paths, port), 'counters');
-    const texts = new Map<string, string>();
-    for (const f of pmaFilesWanted(c)) {
-      const path = join(dir, f);
-      try {
-        texts.set(f, Buffer.from(await this.fs.readFile(path, 64)).toString('utf8'));
-      } catch {
-        // absent (no PMA view, an older kernel), not readable, or not the kernel's file: that value stays unknown
+    const wanted = pmaFilesWanted(c);
+    const last = this.pma.get(port);
+    let texts: Map<string, string>;
+    if (last && last.files === wanted.join() && nowMs >= last.atMs && nowMs - last.atMs < PMA_REFRESH_MS) texts = last.texts;
+    else {
+      texts = new Map<string, string>();
+      for (const f of wanted) {
+        const path = join(dir, f);
+        try {
+          texts.set(f, Buffer.from(await this.fs.readFile(path, 64)).toString('utf8'));
+        } catch {
+          // absent (no PMA view, an older kernel), not readable, or not the kernel's file: that value stays unknown
+        }
       }
+      this.pma.set(port, { atMs: nowMs, files: wanted.join(), texts });
     }
     try {
       fromPmaCounters(c, texts, dir);

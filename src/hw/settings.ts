@@ -7,6 +7,7 @@ import type { SourceWarning, UnitSettings } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
 import { type HwFs, readdirOrNull } from './fsio.js';
 import { parseBulkServiceEngines } from './parse/hw-resources.js';
+import { escapeControls } from './parse/text.js';
 import type { UnitPaths } from './paths.js';
 
 /** HFI1_CAP_SDMA (common.h). */
@@ -18,6 +19,12 @@ async function text(fs: HwFs, path: string): Promise<string | null> {
   } catch {
     return null;
   }
+}
+
+/** A parameter's text as shown: trimmed, at most 64 characters, control characters escaped (a file may hold anything). */
+function shown(t: string): string {
+  const v = t.trim();
+  return escapeControls(v.length > 64 ? `${v.slice(0, 64)}…` : v);
 }
 
 /** Parse a module parameter as the kernel prints a bool (`Y`/`N`), or null when it is not one. */
@@ -35,7 +42,7 @@ export async function readUnitSettings(fs: HwFs, p: UnitPaths): Promise<{ settin
   const param = async (name: string) => {
     const path = join(p.params, name);
     const t = await text(fs, path);
-    if (t !== null) evidence.push(`${name} ${t.trim()} (${path})`);
+    if (t !== null) evidence.push(`${name} ${shown(t)} (${path})`);
     return { t, path };
   };
   const bulk = await param('use_bulksvc');
@@ -48,7 +55,7 @@ export async function readUnitSettings(fs: HwFs, p: UnitPaths): Promise<{ settin
   for (const name of (await readdirOrNull(fs, p.params)) ?? []) {
     if (!/^bulksvc_[a-z0-9_]+$/.test(name)) continue;
     const t = await text(fs, join(p.params, name));
-    if (t !== null) bulksvc[name] = t.trim();
+    if (t !== null) bulksvc[name] = shown(t);
   }
   const uint = async (name: string) => {
     const { t, path } = await param(name);

@@ -93,9 +93,9 @@ export class HwUnit implements Unit {
     this.owners = new QpOwnerReader(found.name, found.paths.procDir, fs, clock);
   }
 
-  /** Every port's counters now: debugfs port<N>counters, else ports/<N>/hw_counters, and ports/<N>/counters. */
+  /** Every port's counters now: debugfs port<N>counters, else ports/<N>/hw_counters, and ports/<N>/counters (read at most every second). */
   portCounters(): Promise<PortCounters[]> {
-    return this.portReader.read(portNumbers(this.found.flavourInputs.ports));
+    return this.portReader.read(portNumbers(this.found.flavourInputs.ports), this.clock.nowMs());
   }
 
   /** Whose these QPs are: rdma's resource tracking on a live host, else qp_stats' PID checked in /proc. */

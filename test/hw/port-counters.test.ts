@@ -10,6 +10,7 @@ import { closeSysroot, writeSysroot } from '../../src/emu/sysroot.js';
 import { EmuUnit, type EmuUnitOptions } from '../../src/emu/unit.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { parseBulkServiceEngines } from '../../src/hw/parse/hw-resources.js';
+import { PMA_REFRESH_MS } from '../../src/hw/port-counters.js';
 import { paramBool } from '../../src/hw/settings.js';
 import { TWO_PORT_CN5000 } from '../emu/support.js';
 import { tempDirs } from '../support/temp.js';
@@ -93,6 +94,27 @@ describe('port counters of a live unit', () => {
     expect(ports[1]?.sources.xmitWait).toBe('hwCounters');
   });
 
+  it('reads the PortCounters files at most every PMA_REFRESH_MS; the driver counters every time', async () => {
+    const { dir } = await rendered(TWO_PORTS);
+    let now = 10_000;
+    const hw = await openHwBackend({ sysroot: dir, clock: { nowMs: () => now } });
+    try {
+      const unit = await hw.unit(0);
+      expect((await unit.portCounters?.())?.[0]?.values.linkErrorRecovery).toBe(0n);
+      writeFileSync(join(dir, PORTS, '1/counters/link_error_recovery'), '3\n');
+      writeFileSync(join(dir, PORTS, '1/hw_counters/DmaWait'), '77\n');
+      rmSync(join(dir, 'sys/kernel/debug'), { recursive: true });
+      now += PMA_REFRESH_MS - 1;
+      const soon = (await unit.portCounters?.())?.[0]?.values;
+      expect(soon?.linkErrorRecovery).toBe(0n);
+      expect(soon?.dmaWait).toBe(77n);
+      now += 1;
+      expect((await unit.portCounters?.())?.[0]?.values.linkErrorRecovery).toBe(3n);
+    } finally {
+      await hw.close();
+    }
+  });
+
   it('a PortCounters file that is not a number is a warning; the others are read', async () => {
     const { dir } = await rendered(TWO_PORTS);
     writeFileSync(join(dir, PORTS, '1/counters/link_error_recovery'), 'lots\n');
@@ -138,6 +160,19 @@ describe('driver settings of a live unit', () => {
     await hw.close();
     expect(unit.info.settings?.useBulksvc).toBeNull();
     expect(warnings).toMatch(/use_bulksvc: not Y or N/);
+  });
+
+  it('a parameter holding control characters is shown escaped and cut short, never raw', async () => {
+    const { dir } = await rendered({ seed: 7, chip: 'jkr', driver: 'cornelis', engines: 2, params: ['use_bulksvc=Y'] }, 10);
+    writeFileSync(join(dir, 'sys/module/hfi1/parameters/cap_mask'), '\u00000x4c09a08cb9a\n');
+    writeFileSync(join(dir, 'sys/module/hfi1/parameters/bulksvc_num_sdma'), `\u001b[2J${'9'.repeat(200)}\n`);
+    const hw = await openHwBackend({ sysroot: dir });
+    const [info] = await hw.units();
+    await hw.close();
+    expect(info?.settings?.capMask).toBeNull();
+    expect(info?.settings?.evidence.join('\n')).toContain('cap_mask \\x000x4c09a08cb9a (');
+    expect(info?.settings?.bulksvc.bulksvc_num_sdma).toMatch(/^\\x1b\[2J9+…$/);
+    expect(info?.settings?.bulksvc.bulksvc_num_sdma?.length).toBeLessThan(80);
   });
 
   it('parsers: the kernel bool, and the bulksvc.sde window (absent, or a line that does not parse, named)', () => {
