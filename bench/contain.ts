@@ -19,10 +19,15 @@ import { type BenchResult, type BenchSuite, ratioResult, wanted } from './harnes
 const quiet: Io = { stdout: () => {}, stderr: () => {}, env: {}, isTTY: false, sleep: async () => {}, readStdin: async () => '' };
 
 /** `watch --json` over the sysroot for `count` samples, read through `fs`; ms per sample (its share of opening the unit included). */
-function watchRun(sysroot: string, fs: HwFs, count: number): () => Promise<void> {
+export function watchRun(
+  sysroot: string,
+  fs: HwFs,
+  count: number,
+  open: () => Promise<Backend> = async () => openHwBackend({ sysroot, fs }),
+): () => Promise<void> {
   const argv = ['--sysroot', sysroot, '--backend', 'hw', 'watch', '--json', '--interval-ms', '10', '--count', String(count)];
   return async () => {
-    const code = await main(argv, quiet, { openBackend: async () => openHwBackend({ sysroot, fs }) });
+    const code = await main(argv, quiet, { openBackend: open });
     if (code !== 0) throw new Error(`watch exited ${code}`);
   };
 }
@@ -32,7 +37,7 @@ function watchRun(sysroot: string, fs: HwFs, count: number): () => Promise<void>
  * count) of `a()` and of `b()`, measured in alternating rounds of `batch` calls until `minMs` of
  * wall time have passed (so drift on a shared machine falls on both alike).
  */
-async function pairedMs(
+export async function pairedMs(
   a: () => Promise<unknown>,
   b: () => Promise<unknown>,
   batch: number,

@@ -5,6 +5,7 @@ import { coreSuite } from './core.js';
 import { emuSuite } from './emu.js';
 import type { BenchSuite } from './harness.js';
 import { barBenchSuite, parseBenchSuite } from './hw.js';
+import { portsSuite } from './ports.js';
 import { qpStatsBenchSuite } from './qpstats.js';
 import { raceSuite } from './race.js';
 import { reportSuite } from './report.js';
@@ -15,6 +16,7 @@ export const SUITES: readonly BenchSuite[] = [
   qpStatsBenchSuite,
   barBenchSuite,
   containSuite,
+  portsSuite,
   cliSuite,
   watchSuite,
   emuSuite,

@@ -20,6 +20,8 @@ export type SourceName =
   | 'qpStats' // debugfs hfi1_<u>/qp_stats (qp_iter_print, hfi1 qp.c): the QPs and their waits (root, debugfs mounted)
   | 'procPsm' // /proc/<pid>/fd, stack, syscall, comm: PSM writers blocked on /dev/hfi1_<u> (root for other users' processes)
   | 'trace' // tracefs `trace` (hfi1_tx events, read only when someone enabled them): the engine of a PSM writer
+  | 'portCounters' // debugfs portcounter_names + port<N>counters (the debugfs port counters, debugfs.c), else sysfs ports/<N>/
+  | 'kmsg' // /dev/kmsg, read without clearing it: the IPoIB timeout blocks (hfi1_ipoib_tx_timeout, ipoib_tx.c)
   | 'model'; // the emulator's own state (emu backend only)
 
 /** Whether a source can be read here, and if not, why and what to do about it. */
@@ -80,6 +82,33 @@ export interface UnitInfo {
   sources: SourceStatus[];
   /** The adapter's, driver's and host's identity, where the backend can read it. */
   context?: UnitContext;
+  /** The driver settings that decide which engines carry traffic (bulk service, num_sdma, cap_mask), where readable. */
+  settings?: UnitSettings;
+}
+
+/**
+ * The driver settings that make idle engines normal, as the module parameters and `hw_resources` show them: the
+ * Cornelis hfi1's bulk service (`use_bulksvc`, which takes the last `bulksvc_num_sdma` engines and carries verbs
+ * messages over 2 KB and user verbs off SDMA: hfi1_bulksvc_loan_resources, bulksvc.c), `num_sdma`, `num_vls` and the
+ * SDMA bit of `cap_mask` (HFI1_CAP_SDMA, common.h). Every field is null when its file is not there.
+ */
+export interface UnitSettings {
+  /** `use_bulksvc` (Y/N); null when the driver has no bulk service (upstream hfi1, hfi2). */
+  useBulksvc: boolean | null;
+  /** The other `bulksvc_*` parameters as the driver shows them, by name (empty without a bulk service). */
+  bulksvc: Record<string, string>;
+  /** The engines the bulk service owns (`hw_resources` line `bulksvc.sde a-b`, absolute, inclusive); empty when none. */
+  bulkServiceEngines: number[];
+  /** `num_sdma` as shown (0: every engine the chip has). */
+  numSdma: number | null;
+  /** `num_vls` as shown. */
+  numVls: number | null;
+  /** `cap_mask` as shown (`0x…`). */
+  capMask: string | null;
+  /** Its SDMA bit (bit 1): false means the driver sends nothing through SDMA. */
+  sdmaEnabled: boolean | null;
+  /** One line per setting read, naming the file (`use_bulksvc Y (sys/module/hfi1/parameters/use_bulksvc)`). */
+  evidence: string[];
 }
 
 /**
@@ -122,6 +151,42 @@ export interface LinkState {
 export interface PortLink extends LinkState {
   /** The port number (1 or 2), as in `ports/<port>/`. */
   port: number;
+}
+
+/** The port counters the tool reads, by the names the operator meets (XmitWait, XmitDiscards, …). */
+export type PortCounterName =
+  | 'xmitWait'
+  | 'xmitData'
+  | 'xmitPackets'
+  | 'xmitDiscards'
+  | 'linkDowned'
+  | 'linkErrorRecovery'
+  | 'rcvErrors'
+  | 'dmaWait';
+
+/**
+ * Where a port counter was read: `debugfs` (portcounter_names + port<N>counters, the driver's own 64-bit counters),
+ * `hwCounters` (sysfs ports/<N>/hw_counters, the same names), `pma` (sysfs ports/<N>/counters, the RDMA core's
+ * PortCounters view, which saturates: 8 bits for LinkDowned and LinkErrorRecovery, 16 for the error counts),
+ * `device` (the device counters of debugfs counters, on a one-port adapter) or `model` (the emulator).
+ */
+export type PortCounterSource = 'debugfs' | 'hwCounters' | 'pma' | 'device' | 'model';
+
+/**
+ * One port's counters now, cumulative since driver load (free-running; a driver reload restarts them). XmitWait
+ * counts the ticks the port had data to send and no credit to send it (TxWait, chip.c port counters; the emulator
+ * counts flit times); xmitData is in flits of 8 bytes (DcXmitFlits or TxWords / 2) and xmitPackets in packets.
+ * LinkDowned counts the times the link went down (SwLinkDown), LinkErrorRecovery the link's retrain events,
+ * rcvErrors the packets received with errors and dmaWait the times a QP or an IPoIB queue slept on an engine's
+ * dmawait list for this port (n_dmawait). Each is null when no source shows it.
+ */
+export interface PortCounters {
+  port: number;
+  values: Record<PortCounterName, bigint | null>;
+  /** Where each value that is not null came from. */
+  sources: Partial<Record<PortCounterName, PortCounterSource>>;
+  /** A value read from a source that saturates (pma) stopped at its largest value: it no longer rises. */
+  saturated: PortCounterName[];
 }
 
 /** Per-engine CSR values (SEND_DMA_* per-engine CSRs, chip_registers.h), as read from the BAR or printed in the sdes header. */
@@ -264,13 +329,43 @@ export interface RingDump {
 export type WaiterKind = 'qp' | 'psm' | 'ipoib';
 
 /** Which source said so. */
-export type WaiterSource = 'model' | 'qp_stats' | 'proc' | 'trace';
+export type WaiterSource = 'model' | 'qp_stats' | 'proc' | 'trace' | 'kmsg' | 'sysfs';
 
 /** What the sender waits for: the wait-list it sits on (its s_flags bit for a QP; dmawait for PSM and IPoIB). */
 export type WaitFor = 'dma-desc' | 'pio' | 'pio-drain' | 'tx' | 'kmem' | 'unknown';
 
 /** enum ib_qp_state (ib_verbs.h) by name. */
 export type QpStateName = 'RESET' | 'INIT' | 'RTR' | 'RTS' | 'SQD' | 'SQE' | 'ERR';
+
+/**
+ * What the kernel says of one accelerated-IPoIB transmit queue that the netdev watchdog timed out (its subqueue
+ * stopped past watchdog_timeo, 1 s for IPoIB: dev_watchdog, sch_generic.c): the driver's timeout block
+ * (hfi1_ipoib_tx_timeout, ipoib_tx.c), the queue's `tx_timeout` count (net-sysfs.c) and the `hfi1_txq_*` trace events.
+ * Fields the source does not show are null.
+ */
+export interface IpoibQueueEvidence {
+  /** `stopped`: the netdev subqueue is stopped. */
+  stopped: boolean | null;
+  /**
+   * `stops` (the reasons the subqueue is stopped for), `no_desc` (1 while it is stopped for want of SDMA descriptors,
+   * hfi1_ipoib_sdma_sleep) and `ring_full` (1 while its own tx ring is full).
+   */
+  stops: number | null;
+  noDesc: number | null;
+  ringFull: number | null;
+  /** `sent`, `completed` and `used` (txreqs in flight) of the queue's tx ring. */
+  sent: number | null;
+  completed: number | null;
+  used: number | null;
+  /** `wait queued`: its iowait is on a wait list (the engine's dmawait). */
+  waitQueued: boolean | null;
+  /** Watchdog timeouts of the queue since the netdev came up (`queues/tx-N/tx_timeout`, or the blocks counted). */
+  timeouts: number | null;
+  /** When the last timeout block was logged (ms, the backend's clock); null when none was seen. */
+  lastTimeoutMs: number | null;
+  /** Where the evidence comes from. */
+  source: WaiterSource;
+}
 
 /** Who waits: a QP (QPN and state), a PSM writer (thread id and command) or an IPoIB queue. */
 export type WaiterIdentity =
@@ -282,7 +377,7 @@ export type WaiterIdentity =
       creatorPid?: number | null;
     }
   | { kind: 'psm'; pid: number; command: string | null }
-  | { kind: 'ipoib'; netdev: string | null; txq: number | null };
+  | { kind: 'ipoib'; netdev: string | null; txq: number | null; evidence?: IpoibQueueEvidence };
 
 /** One waiter as a backend sees it now. */
 export type Waiter = WaiterIdentity & {
@@ -306,6 +401,11 @@ export interface WaiterVisibility {
   visible: boolean;
   /** The source it is seen through (absent when not visible). */
   source?: WaiterSource;
+  /**
+   * Visible in part: what of this kind is not seen (an IPoIB queue is seen from the kernel log only once the netdev
+   * watchdog timed it out). A partly visible kind never stands for "none stranded".
+   */
+  partial?: string;
   /** Why it cannot be seen (absent when visible). */
   reason?: string;
   /** What the operator can do about it (absent when visible or when nothing helps). */
@@ -371,6 +471,8 @@ export interface Unit {
    * while it keeps waiting, and which kinds the backend can see. Optional.
    */
   waiters?(): Promise<WaitersSample>;
+  /** Every port's counters now (read at each call), port 1 first; empty when no source shows them. Optional. */
+  portCounters?(): Promise<PortCounters[]>;
   /**
    * The owners of these QPs (each creator's PID as qp_stats printed it, where known), one per QPN asked, in the
    * order asked. Optional; read only for the QPs a finding names, since it may run a command.

@@ -1,6 +1,6 @@
 // Shell completion: `completion [bash|zsh]` prints a script that asks this program, by its name (through
 // `npx --no-install` in a checkout where it is not on PATH, never by a path that may go stale), for the words
-// that may come next; the values of --workload, --fault, --backend, --chip, --driver, --ports, --active-ports and
+// that may come next; the values of --workload, --fault, --param, --backend, --chip, --driver, --ports, --active-ports and
 // --variant, the shells of completion and the engine numbers of the unit found complete by name.
 import { usageError } from '../errors.js';
 
@@ -80,6 +80,9 @@ export async function valueCompletions(words: readonly string[]): Promise<string
       break;
     case '--fault':
       values = (await import('../emu/faults.js')).FAULT_NAMES.map((n) => `${n}@`);
+      break;
+    case '--param':
+      values = (await import('../emu/params.js')).PARAM_NAMES.map((n) => `${n}=`);
       break;
     case '--backend':
       values = ['auto', 'hw', 'emu'];

@@ -11,6 +11,7 @@ import { sysrootOf } from './backend-select.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { aerCheck, capMaskCheck, type DoctorCheck, irqAffinityCheck, kernelFixesCheck, mmapCheck } from './doctor-checks.js';
 import { type FlavourJson, flavourJson, flavourPhrase } from './flavour.js';
+import { settingsLine } from './port-view.js';
 
 /** `doctor --json`. */
 export interface DoctorJson {
@@ -38,6 +39,8 @@ const LABEL: Record<SourceName, string> = {
   qpStats: 'debugfs qp_stats (QP waiters)',
   procPsm: '/proc (PSM writers)',
   trace: 'trace events (hfi1_tx/hfi2_tx)',
+  portCounters: 'port counters (debugfs, sysfs)',
+  kmsg: '/dev/kmsg (IPoIB timeouts)',
 };
 
 /** Gather everything doctor reports. */
@@ -175,6 +178,9 @@ function render(r: DoctorJson, ctx: CliContext): string {
     out.push(`${u.name} (${u.pci || 'PCI address unknown'}): ${u.engines} engines, ring ${u.descqCnt} descriptors${check}`);
     out.push(`  ${u.flavour.module}  ${flavourPhrase(u)}`);
     for (const line of u.flavour.evidence) out.push(`  evidence: ${line}`);
+    const settings = settingsLine(u.settings);
+    if (settings) out.push(settings.trimEnd());
+    for (const line of u.settings?.evidence ?? []) out.push(`  setting:  ${line}`);
     for (const s of u.sources) out.push(...sourceLines(s, ok, bad));
     const missing = u.sources.filter((s) => !s.readable).map((s) => LABEL[s.source] ?? s.source);
     if (!u.sources.some((s) => s.source === 'sdes' && s.readable)) {

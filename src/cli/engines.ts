@@ -13,6 +13,7 @@ import type { Paint } from './io.js';
 import { contextJson, contextLines, linkJson, mainPort, portsHeader, portsJson } from './link.js';
 import { commandMonitor, provenanceJson, provenanceText, roundStatus, sayWarnings, settledRound } from './observe.js';
 import { watchForStop } from './pace.js';
+import { causeJson, portCountersJson, settingsJson, settingsLine } from './port-view.js';
 import { withBackend } from './units.js';
 import { waitCell, waiterFields } from './waiters-observe.js';
 
@@ -106,11 +107,15 @@ function unitJson(u: UnitRound) {
     link: linkJson(mainPort(u.ports)),
     links: portsJson(u.ports),
     ...(info.context ? { context: contextJson(info.context) } : {}),
+    ...(info.settings ? { settings: settingsJson(info.settings) } : {}),
+    portCounters: u.portCounters.map(portCountersJson),
     engines: u.engines.map((e) => ({
       ...engineJson(e.sample, info),
       ...errorHistoryJson(e.verdict),
       verdict: e.verdict.verdict,
       reason: e.verdict.reason,
+      cause: causeJson(e.cause),
+      owner: info.settings?.bulkServiceEngines.includes(e.sample.engine) ? 'bulksvc' : 'sdma',
       ...waiterFields(e),
     })),
   };
@@ -124,6 +129,7 @@ function unitText(u: UnitRound, round: Round, paint: Paint): string {
   const ports = portsHeader(u.ports);
   let text = `${info.name}${info.pci ? ` (${info.pci})` : ''}${ports ? `  ${ports}` : ''}  ${flavourPhrase(info)}  descq_cnt ${info.descqCnt}  ${provenanceText(round.provenance)}  sources ${srcs}\n`;
   text += contextLines(info.context);
+  text += settingsLine(info.settings);
   if (u.status === 'failed') return `${text}  not read: ${u.problem ?? 'unknown error'}\n`;
   text += table(
     ENGINE_HEADER,

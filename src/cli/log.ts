@@ -2,6 +2,7 @@
 // log lines, sdma.c).
 import type { Argv } from 'yargs';
 import { Hfi1SdmaError } from '../errors.js';
+import { linkEventsByPort } from '../kmsg/ipoib.js';
 import { type KernelLog, type LogEvent, MAX_EVENTS, MAX_UNITS } from '../kmsg/parse.js';
 import { MAX_LINE_BYTES, readKernelLog } from '../kmsg/stream.js';
 import type { ChipName } from '../progress/chip.js';
@@ -26,6 +27,8 @@ export function logJson(log: KernelLog) {
       chipEngines: u.chipEngines,
       memSize: u.memSize,
     })),
+    /** The link events counted per unit and port (down, up, training failures, other link errors). */
+    links: linkEventsByPort(log.events),
     // Addresses and qwords are strings of one form in every output: "0x" and 16 lowercase digits.
     events: log.events.map((e) =>
       e.decoded
@@ -89,6 +92,31 @@ export function eventDescription(e: LogEvent, paint: Paint, log: Pick<KernelLog,
       return `invalid SDMA interrupt source ${e.value}`;
     case 'state-change':
       return `state ${e.fromState} -> ${e.state} (trace event${e.engine === undefined ? '; hfi1_sdma_state names no engine' : ''})`;
+    case 'ipoib-timeout': {
+      const waits = e.noDesc ? ' (it waits for SDMA descriptors)' : '';
+      const tail = [
+        e.sent === undefined ? null : `sent ${e.sent} completed ${e.completed} used ${e.used}`,
+        e.waitQueued === undefined ? null : `wait queued ${e.waitQueued ? 1 : 0}`,
+        e.txListEmpty === undefined ? null : `tx_list ${e.txListEmpty ? 'empty' : 'not empty'}`,
+      ].filter(Boolean);
+      return `IPoIB queue txq ${e.txq} timed out${e.engine === undefined ? ' (engine not printed)' : ''}: stopped ${e.stopped ? 1 : 0}, stops ${e.stops}, no_desc ${e.noDesc}${waits}, ring_full ${e.ringFull}${tail.length ? `; ${tail.join(', ')}` : ''}`;
+    }
+    case 'netdev-watchdog':
+      return `NETDEV WATCHDOG: ${e.netdev} transmit queue ${e.txq} timed out${e.timedOutMs === undefined ? '' : ` after ${e.timedOutMs} ms`}${e.cpu === undefined ? '' : ` (CPU ${e.cpu})`}`;
+    case 'txq-event':
+      return `IPoIB txq ${e.txq} ${e.event}: used ${e.used}, stops ${e.stops}, no_desc ${e.noDesc}, stopped ${e.stopped ? 1 : 0} (trace event)`;
+    case 'link-up':
+      return `port ${e.port}: link up`;
+    case 'link-down':
+      return `port ${e.port}: ${paint('yellow', 'link down')}`;
+    case 'link-down-reason':
+      return `port ${e.port}: link down reason: ${e.text}`;
+    case 'link-training-failed':
+      return `port ${e.port}: ${paint('yellow', 'link training failed')}: ${e.text}`;
+    case 'link-error':
+      return `port ${e.port}: link error: ${e.text}`;
+    case 'link-state':
+      return `port ${e.port}: ${e.physState ? `physical state now ${e.physState}` : `logical state now ${e.state}`}`;
     case 'pad':
       return `${e.padDescriptors} pad descriptors after ${e.packets} packet${e.packets === 1 ? '' : 's'} of ${e.packetDescriptors} descriptors (pad_sdma_desc ${e.padSdmaDesc}; ${buildOf(log, e.unit)}_sdma_pad trace event)`;
     default:
@@ -142,6 +170,9 @@ export function renderLog(log: KernelLog, paint: Paint, chosen?: Chosen<ChipName
   }
   const errors = log.events.filter((e) => e.kind === 'engine-error').length;
   out += `${plural(log.events.length, 'SDMA event')} (${plural(errors, 'engine error')}) in ${plural(log.linesRead, 'line')}\n`;
+  for (const p of linkEventsByPort(log.events)) {
+    out += `${p.unit} port ${p.port}: ${p.down} link down, ${p.up} link up, ${plural(p.trainingFailures, 'link training failure')}${p.errors ? `, ${plural(p.errors, 'other link error')}` : ''}\n`;
+  }
   for (const e of log.events) out += `${eventLine(e, paint, log.chip, log)}\n`;
   return out;
 }

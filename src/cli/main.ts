@@ -32,7 +32,7 @@ const SINGLE_VALUED = [
 ] as const;
 
 /** Options that take a value, so the word after them is not the command. */
-const TAKES_VALUE = new Set(SINGLE_VALUED.map((o) => `--${o}`).concat(['--fault']));
+const TAKES_VALUE = new Set(SINGLE_VALUED.map((o) => `--${o}`).concat(['--fault', '--param']));
 
 function camel(name: string): string {
   return name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
@@ -46,6 +46,7 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
     }
   }
   const faults = args.fault;
+  const params = args.param;
   return {
     backend: (args.backend as GlobalOptions['backend']) ?? 'auto',
     sysroot: (args.sysroot as string | undefined) ?? undefined,
@@ -58,6 +59,7 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
     workload: (args.workload as string | undefined) ?? undefined,
     atMs: args.atMs === undefined ? undefined : parseIntArg('--at-ms', args.atMs, 0, 86_400_000),
     fault: Array.isArray(faults) ? faults.map(String) : faults === undefined ? [] : [String(faults)],
+    param: Array.isArray(params) ? params.map(String) : params === undefined ? [] : [String(params)],
   };
 }
 
@@ -121,7 +123,14 @@ function parser(
     })
     .option('fault', {
       type: 'string',
-      describe: 'emulator: NAME@MS[:ENGINE], repeatable (e.g. stop-fetch@2000:3)',
+      describe: 'emulator: NAME@MS[:ENGINE], repeatable (e.g. stop-fetch@2000:3, fabric-stall@500:1)',
+      global: true,
+      group: 'Emulator:',
+    })
+    .option('param', {
+      type: 'string',
+      describe:
+        'emulator: a module parameter NAME=VALUE, repeatable (use_bulksvc=Y, bulksvc_num_sdma=N, num_vls=N, cap_mask=0x…)',
       global: true,
       group: 'Emulator:',
     })

@@ -14,6 +14,7 @@ import type { Paint } from './io.js';
 import { linkJson, linkPhrase, mainPort, portsHeader, portsJson } from './link.js';
 import { commandMonitor, provenanceJson, roundStatus, sayWarnings, settledRound } from './observe.js';
 import { watchForStop } from './pace.js';
+import { causeJson, portCounterLines, portCountersJson, settingsJson, settingsLine } from './port-view.js';
 import { engineArg, withBackend } from './units.js';
 import { byEngine, waiterJson, waiterVerdictCell, whoCell } from './waiters.js';
 import { verdictCell } from './watch-screen.js';
@@ -144,12 +145,18 @@ export const showCommand: CommandSpec = {
           link: linkJson(mainPort(unit.ports)),
           ...flavourJson(unit.info),
           links: portsJson(unit.ports),
+          cause: causeJson(e.cause),
+          portCounters: unit.portCounters.map(portCountersJson),
+          ...(unit.info.settings ? { settings: settingsJson(unit.info.settings) } : {}),
           waiters: e.waiters === null ? null : mine.map((j) => waiterJson(j, unit.waiters.timeMs ?? 0)),
         };
         ctx.io.stdout(`${JSON.stringify(doc)}\n`);
       } else {
         ctx.io.stdout(
           renderShow(e.sample, unit.info, ctx.paint, portsHeader(unit.ports).replace(/^link /, ''), e.verdict) +
+            (e.cause ? `  cause      ${e.cause.cause}: ${e.cause.why}\n` : '') +
+            portCounterLines(unit.portCounters) +
+            settingsLine(unit.info.settings) +
             waitersText(unit, e, mine, ctx.paint),
         );
       }

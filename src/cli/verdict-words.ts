@@ -5,7 +5,7 @@ import type { WaiterReason, WaiterVerdict } from '../progress/strand.js';
 
 /** An engine verdict: what it means and the reasons it is given with. */
 export const VERDICT_WORDS: Readonly<Record<Verdict, { meaning: string; reasons: readonly Reason[] }>> = {
-  idle: { meaning: 'nothing in flight', reasons: ['empty'] },
+  idle: { meaning: 'nothing in flight', reasons: ['empty', 'bulk-service'] },
   progressing: {
     meaning: 'work in flight and the head moved within `--stall-ms`',
     reasons: ['moving', 'waiting', 'writeback-stalled'],
@@ -13,7 +13,7 @@ export const VERDICT_WORDS: Readonly<Record<Verdict, { meaning: string; reasons:
   backpressure: { meaning: 'progressing while the descq-full count rises: senders find the ring full', reasons: ['ring-full'] },
   stalled: {
     meaning: 'work in flight, engine running, no head movement for `--stall-ms`, confirmed by a second sample',
-    reasons: ['chip-not-fetching', 'retirement-lost', 'no-head-movement'],
+    reasons: ['chip-not-fetching', 'retirement-lost', 'no-head-movement', 'no-credits', 'link-lost'],
   },
   halted: {
     meaning: 'a state other than running or idle beyond the recovery window, or a halt-class error',
@@ -34,12 +34,16 @@ export const REASON_WORDS: Readonly<Record<Reason, string>> = {
   'chip-not-fetching': 'the hardware head and the fetched counter are frozen while the hardware tail is ahead: the chip stopped',
   'retirement-lost': 'the chip moved past the software head: a lost interrupt, or a stuck handler',
   'no-head-movement': 'no head moves and neither more specific cause shows',
+  'no-credits':
+    'its port is ACTIVE and its XmitWait rises while it sends next to nothing: the far end returns no credits (a fabric stall, not the host)',
+  'link-lost': 'a port it sends on lost its link or retrained during the stall',
   'writeback-stalled':
     'the head written back to host memory is frozen while the HEAD register moves (the driver reads the register)',
   moving: 'the head moved this interval',
   waiting: 'no movement this interval, but within `--stall-ms`',
   'ring-full': 'the descq-full count rose',
   empty: 'nothing in flight',
+  'bulk-service': "the Cornelis hfi1's bulk service (use_bulksvc=Y) owns the engine: its ring is not SDMA's and is not judged",
   state: 'a non-operational state outlasted the recovery window',
   'status-halted': 'SEND_DMA_STATUS says halted',
   'error-bits': 'a halt-class ENG_ERR_STATUS bit is set',

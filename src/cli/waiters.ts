@@ -3,7 +3,7 @@
 // Exit 0 whatever the verdicts (health is the alerting path; scripts test `.stranded` in the JSON);
 // 69 when no selected unit can list waiters, or a unit is gone.
 import type { Argv } from 'yargs';
-import type { QpOwner } from '../backend.js';
+import type { IpoibQueueEvidence, QpOwner } from '../backend.js';
 import { EXIT_CODES } from '../errors.js';
 import type { Monitor } from '../monitor/monitor.js';
 import { nextInstant } from '../monitor/pace.js';
@@ -107,9 +107,24 @@ function rowsOf(u: UnitRound, shown: readonly WaiterJudgement[], paint: Paint): 
       w.descriptorsNeeded === null ? '-' : String(w.descriptorsNeeded),
       `${w.waitsFor} (${age})`,
       waiterVerdictCell(j, paint),
-      w.kind === 'qp' && ownerOf(j, u.waiters.owners) ? ownerText(ownerOf(j, u.waiters.owners) ?? undefined) : '-',
+      w.kind === 'qp' && ownerOf(j, u.waiters.owners)
+        ? ownerText(ownerOf(j, u.waiters.owners) ?? undefined)
+        : w.kind === 'ipoib' && w.evidence
+          ? ipoibEvidenceText(w.evidence, u.waiters.timeMs ?? 0)
+          : '-',
     ];
   });
+}
+
+/** What the kernel said of an IPoIB queue, for the table: `no_desc 1, wait queued 1, timed out 2x, last 0.8s ago (kmsg)`. */
+export function ipoibEvidenceText(ev: IpoibQueueEvidence, nowMs: number): string {
+  const parts = [
+    ev.noDesc === null ? null : `no_desc ${ev.noDesc}`,
+    ev.waitQueued === null ? null : `wait queued ${ev.waitQueued ? 1 : 0}`,
+    ev.timeouts === null ? null : `timed out ${ev.timeouts}x`,
+    ev.lastTimeoutMs === null ? null : `last ${shortDuration(Math.max(0, nowMs - ev.lastTimeoutMs))} ago`,
+  ].filter((p): p is string => p !== null);
+  return `${parts.join(', ') || 'seen'} (${ev.source})`;
 }
 
 /** Where an owner comes from, as the notes say it. */

@@ -15,6 +15,7 @@ import type { Paint } from './io.js';
 import { mainPort, portsHeader } from './link.js';
 import { commandMonitor, provenanceText, roundStatus, sayWarnings } from './observe.js';
 import { watchForStop } from './pace.js';
+import { causeJson, portRates } from './port-view.js';
 import { withBackend } from './units.js';
 import { strandMsArg, waitCell, waiterFields } from './waiters-observe.js';
 import { fitLine, fitWords, rowsThatFit, ScreenPainter, type ScreenRow, sickRow, tableLines } from './watch-screen.js';
@@ -29,6 +30,7 @@ export function watchLine(e: EngineRound, info: Pick<UnitInfo, 'name' | 'descqCn
     ...engineJson(s, info),
     ...verdictJson(s, e.verdict),
     ...errorHistoryJson(e.verdict),
+    cause: causeJson(e.cause),
     linkState,
     ...waiterFields(e),
   };
@@ -39,6 +41,9 @@ export function clockTime(epochMs: number): string {
   const d = new Date(epochMs);
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }
+
+/** From this width on the screen is wide: the ports' lines carry their counters' rates. */
+export const WIDE_COLUMNS = 120;
 
 /** The summary under the time line: the worst findings (warning or worse), at most two, and how many more. */
 export function summaryLines(findings: readonly Finding[], paint: Paint): string[] {
@@ -79,11 +84,15 @@ export function screenLines(
   width: number,
   height: number,
   notes: readonly string[] = [],
+  rates: ReadonlyMap<string, string> = new Map(),
 ): string[] {
   const ports: string[] = notes.map((n) => paint('cyan', n));
   for (const u of round.units) {
     const l = portsHeader(u.ports);
-    if (l) ports.push(`${u.info.name} ${u.ports.some((p) => p.state === 'ACTIVE') ? l : paint('yellow', l)}`);
+    // The wide layout adds each port's XmitWait and data rates (since the previous round).
+    const r = width >= WIDE_COLUMNS ? rates.get(u.info.name) : undefined;
+    const line = l && r ? `${l}  ${r}` : l || r || '';
+    if (line) ports.push(`${u.info.name} ${u.ports.some((p) => p.state === 'ACTIVE') ? line : paint('yellow', line)}`);
     if (u.status === 'failed') ports.push(paint('yellow', `${u.info.name} not read: ${u.problem ?? 'unknown error'}`));
   }
   const summary = summaryLines(round.findings, paint);
@@ -178,6 +187,7 @@ export const watchCommand: CommandSpec = {
       const wallNow = ctx.io.nowMs ?? (() => Date.now());
       let t0: number | null = null;
       let last: Round | null = null;
+      let prev: Round | null = null;
       let n = 0;
       const said = new Set<string>();
       try {
@@ -199,11 +209,13 @@ export const watchCommand: CommandSpec = {
               width,
               height,
               captureLines.slice(-1),
+              portRates(prev, round),
             );
             painter.frame(lines, width);
           } else {
             ctx.io.stdout(ndjson(round, t0));
           }
+          prev = round;
           // A gone device does not come back: say so and end.
           if (round.units.some((u) => u.status === 'gone') || round.vanished.length > 0) break;
         }

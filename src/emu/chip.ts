@@ -12,6 +12,7 @@ import {
 import { computeStep, FetchStep, INT_IDLE, INT_PROGRESS, INT_SDMA } from './fetch.js';
 import { Ev, type Host } from './host.js';
 import { LogKind } from './log.js';
+import type { EmuPort } from './ports.js';
 
 export { INT_IDLE, INT_PROGRESS, INT_SDMA } from './fetch.js';
 
@@ -71,6 +72,8 @@ export class Chip {
   /** Fault `halt-stuck`: the error bits stay latched (the handler's write-1-to-clear does not take). */
   haltStuck = false;
   interruptsLost = 0;
+  /** The port the engine's packets leave by (ports.ts transmitPorts); null while no port is ACTIVE. */
+  txPort: EmuPort | null = null;
 
   constructor(
     private readonly host: Host,
@@ -83,9 +86,20 @@ export class Chip {
     this.masks = [Number(src.intMask), Number(src.progressMask), Number(src.idleMask)];
   }
 
-  /** The chip fetches descriptors: enabled, not halted, not stopped, frozen, paused or gone. */
+  /**
+   * The chip fetches descriptors: enabled, not halted, not stopped, frozen, paused or gone, and its port has credits
+   * (without them the send buffer stays full and nothing more is fetched: fault `fabric-stall`).
+   */
   canFetch(): boolean {
-    return (this.ctrl & CTRL_ENABLE) !== 0 && !this.halted && !this.stopFetch && !this.paused && !this.frozen && !this.host.gone;
+    return (
+      (this.ctrl & CTRL_ENABLE) !== 0 &&
+      !this.halted &&
+      !this.stopFetch &&
+      !this.paused &&
+      !this.frozen &&
+      !this.host.gone &&
+      (this.txPort === null || this.txPort.counters.credits)
+    );
   }
 
   /** Start fetching if there is reason to (the first step is computed at once). */
@@ -286,6 +300,7 @@ export class Chip {
   }
 
   private apply(step: FetchStep): void {
+    if (step.bytes > 0) this.txPort?.counters.sent(step.bytes, step.packets, this.host.sched.nowNs);
     this.hwHead = step.end;
     this.descFetched = (this.descFetched + step.count) >>> 0;
     this.genCount = step.gen;

@@ -6,9 +6,11 @@ import type { Engine } from './engine.js';
 import { FAULT_NAMES, type FaultSpec } from './faults.js';
 import { Ev } from './host.js';
 import { harvestNeed, type IoWait } from './iowait.js';
+import { assignTransmitPorts, LINK_FLAP_DOWN_MS, setPortLinks } from './link.js';
 import { LogKind } from './log.js';
 import { armLostWakeup, lostWakeupFaultOn } from './lost-wakeup.js';
-import { cutOff, type EmuPort } from './ports.js';
+import { armIpoibTimeout, netdevWatchdog } from './netdev.js';
+import type { EmuPort } from './ports.js';
 import { engineInterrupt, flushWorker, swCleanUp } from './retire.js';
 import { engineError, haltWait, hwCleanPoll, kernelLog, processEvent } from './statemachine.js';
 import type { EmuUnit } from './unit.js';
@@ -85,6 +87,7 @@ export function dispatch(u: EmuUnit): void {
       else {
         // The ports in use come up (the others stay down); the engines go running (sdma_all_running, sdma.c).
         for (const p of u.host.ports) if (p.state === 'INIT') p.state = 'ACTIVE';
+        assignTransmitPorts(u);
         for (const e of u.engines) processEvent(e, 'e30_GoRunning');
         for (const snd of u.senders) snd.start(s.nowNs + u.host.rng.int(0, 10_000));
       }
@@ -93,26 +96,49 @@ export function dispatch(u: EmuUnit): void {
       checkLostWakeups(u);
       s.after(CHECK_INTERVAL_NS, Ev.check, 0);
       break;
+    case Ev.netdevWatchdog:
+      netdevWatchdog(u);
+      break;
+    case Ev.linkFlapUp: {
+      const p = u.host.ports[a];
+      if (p) for (const e of setPortLinks(u, [p], true)) processEvent(e, 'e30_GoRunning');
+      break;
+    }
   }
 }
 
 function targets(u: EmuUnit, f: FaultSpec): Engine[] {
-  if (f.name === 'link-down' || f.name === 'link-up') return linkTargets(u, f);
+  if (f.name === 'link-down' || f.name === 'link-up' || f.name === 'link-flap') return linkTargets(u, f);
+  if (f.name === 'fabric-stall') return fabricTargets(u, f);
   return f.engine === null ? u.engines : [u.engineAt(f.engine)];
+}
+
+/** The ports a port fault names: its port, or every port. */
+function faultPorts(u: EmuUnit, f: FaultSpec): EmuPort[] {
+  const ports = u.host.ports;
+  return f.port === null ? ports : [ports[f.port - 1] as EmuPort];
 }
 
 /**
  * A link fault moves its port (every port when it names none); the engines it reaches are those whose ports it
- * changed as a whole: link-down, the engines left with no port up; link-up, those that had none (ports.ts).
+ * changed as a whole: link-down and link-flap, the engines left with no port up; link-up, those that had none
+ * (ports.ts). A flap schedules its port's return.
  */
 function linkTargets(u: EmuUnit, f: FaultSpec): Engine[] {
-  const ports = u.host.ports;
-  const before = u.engines.map((e) => cutOff(ports, e.pos));
-  for (const p of f.port === null ? ports : [ports[f.port - 1] as EmuPort]) {
-    p.state = f.name === 'link-down' ? 'DOWN' : 'ACTIVE';
-    p.physState = f.name === 'link-down' ? 'Polling' : 'LinkUp';
+  const ports = faultPorts(u, f);
+  const up = f.name === 'link-up';
+  const reached = setPortLinks(u, ports, up, f.name === 'link-flap');
+  if (f.name === 'link-flap') {
+    for (const p of ports) u.host.sched.after(LINK_FLAP_DOWN_MS * 1e6, Ev.linkFlapUp, p.port - 1);
   }
-  return u.engines.filter((e, i) => before[i] !== cutOff(ports, e.pos));
+  return reached;
+}
+
+/** `fabric-stall`: the port's credits stop; the engines transmitting on it are reached (their chips stop fetching). */
+function fabricTargets(u: EmuUnit, f: FaultSpec): Engine[] {
+  const ports = faultPorts(u, f);
+  for (const p of ports) p.counters.stopCredits(u.host.sched.nowNs);
+  return u.engines.filter((e) => e.chip.txPort !== null && ports.includes(e.chip.txPort));
 }
 
 /** Apply a fault when its time comes. */
@@ -146,7 +172,9 @@ export function applyFault(u: EmuUnit, f: FaultSpec): void {
         c.kick();
         break;
       case 'freeze':
-      case 'link-down': {
+      case 'link-down':
+      case 'link-flap': {
+        // A flap goes down as link-down does; its end brings the engine back (Ev.linkFlapUp).
         // The SPC freeze is one chip state: a freeze while frozen joins the handling already
         // under way (one sdma_freeze, one unfreeze) rather than starting a second one that would
         // unfreeze, and reset, a chip the driver has already restarted.
@@ -159,6 +187,12 @@ export function applyFault(u: EmuUnit, f: FaultSpec): void {
       }
       case 'link-up':
         processEvent(e, 'e30_GoRunning');
+        break;
+      case 'fabric-stall':
+        c.stop();
+        break;
+      case 'ipoib-timeout':
+        armIpoibTimeout(u, e.idx);
         break;
       case 'device-gone':
         u.host.gone = true;
@@ -202,7 +236,8 @@ export function checkLostWakeups(u: EmuUnit): number {
     if (!e.running() || !e.chip.quiescent() || e.descqHead !== e.descqTail || u.host.gone) continue;
     const free = e.freecnt();
     for (const w of e.dmawait) {
-      if (!w.hasWakeup) continue;
+      // A waiter whose wake-up the fault `ipoib-timeout` took is that fault's, not a lost wake-up of the protocol.
+      if (!w.hasWakeup || w.stuck) continue;
       // A sender woken by the last retirement and not yet run takes the room first (sdma_desc_avail hands out the
       // free count in list order: with pad descriptors one request may take all of it); the next retirement wakes w.
       if (harvestNeed(w) <= free && !w.lostReported && !u.senders.some((s) => s.wokenPending && s.engine === e)) {

@@ -1,5 +1,6 @@
 // Faults scheduled by time and engine: `NAME@MS[:ENGINE]` (the README's fault table), all engines when ENGINE
-// is left out; the link faults take a port instead: `link-down@MS[:PORT]`, every port when PORT is left out.
+// is left out; the port faults take a port instead: `link-down@MS[:PORT]`, `fabric-stall@MS[:PORT]`, every port when
+// PORT is left out.
 // Parsing is pure; the unit applies a fault when its time comes.
 import { usageError } from '../errors.js';
 import { ENG_ERR_BITS } from '../progress/constants.js';
@@ -24,6 +25,12 @@ export const FAULTS = {
     "the port's IPoIB netdev is unregistered (no ENGINE): the IPoIB sleep callback answers -EINVAL and the txreq is dropped; queues take no more packets, parked txreqs are dropped on their next attempt",
   'halt-stuck':
     'the engine halts (SDmaHaltErr) and its halt-wait work never runs, as on a wedged workqueue: s50_HwHaltWait, STATUS halted, ENG_ERR_STATUS bit 6 latched, for good',
+  'link-flap':
+    'the port (every port when PORT is left out) loses its link and gets it back 200 ms later: DOWN and Polling, LinkDowned +1, the link lines in the kernel log, then ACTIVE and LinkUp; an engine whose every port is down takes the link-down path meanwhile',
+  'fabric-stall':
+    'the far end of the port (every port when PORT is left out) returns no more credits: the engines transmitting on it stop fetching (HEAD freezes while software keeps submitting) and XmitWait counts every flit time; the port stays ACTIVE',
+  'ipoib-timeout':
+    "the engine's IPoIB queue fills the ring, sleeps on dmawait and is woken no more (sdma_desc_avail passes it over): its netdev subqueue stays stopped, and each second past the netdev watchdog timeout (1 s) the kernel logs NETDEV WATCHDOG and the driver's timeout block and the queue's tx_timeout counts one more",
 } as const;
 
 /** The sender kind a `lost-wakeup` fault picks (its param): a QP if the engine has one, else a PSM writer, else an IPoIB queue; or as named. */
@@ -42,7 +49,7 @@ export interface FaultSpec {
   atMs: number;
   /** One engine, or null for all (null for the link faults, which name a port). */
   engine: number | null;
-  /** link-down / link-up: one port (from 1), or null for every port; null for the other faults. */
+  /** The port faults (link-down, link-up, link-flap, fabric-stall): one port (from 1), or null for every port; null for the others. */
   port: number | null;
   /** The text it was parsed from. */
   text: string;
@@ -56,7 +63,7 @@ function bad(text: string, why: string): never {
   };
   const list = FAULT_NAMES.map((n) => shown[n] ?? n).join(', ');
   throw usageError(
-    `--fault ${JSON.stringify(text)}: ${why}. Use NAME@MS[:ENGINE] (link-down and link-up: NAME@MS[:PORT]) with NAME one of ${list}`,
+    `--fault ${JSON.stringify(text)}: ${why}. Use NAME@MS[:ENGINE] (${PORT_FAULTS.join(', ')}: NAME@MS[:PORT]) with NAME one of ${list}`,
   );
 }
 
@@ -64,7 +71,7 @@ function bad(text: string, why: string): never {
 export type FaultEngines = number | { firstEngine: number; count: number; ports?: number };
 
 /** The faults that name a port, not an engine. */
-const PORT_FAULTS: readonly FaultName[] = ['link-down', 'link-up'];
+export const PORT_FAULTS: readonly FaultName[] = ['link-down', 'link-up', 'link-flap', 'fabric-stall'];
 
 /**
  * Parse `NAME@MS[:ENGINE]` (ENGINE an absolute index inside the unit's window); a bad spec is a usage error listing
@@ -75,7 +82,7 @@ export function parseFault(text: string, engines: FaultEngines): FaultSpec {
   const count = typeof engines === 'number' ? engines : engines.count;
   const ports = typeof engines === 'number' ? 1 : (engines.ports ?? 1);
   const m = /^([a-z-]+)(?::([A-Za-z0-9_.]+))?@(\d+(?:\.\d+)?)(?::(\d+))?$/.exec(text.trim());
-  if (!m) bad(text, 'not of the form NAME@MS[:ENGINE] (or NAME@MS[:PORT] for link-down and link-up)');
+  if (!m) bad(text, `not of the form NAME@MS[:ENGINE] (or NAME@MS[:PORT] for ${PORT_FAULTS.join(', ')})`);
   const name = m[1] as string;
   if (!(name in FAULTS)) bad(text, `unknown fault ${JSON.stringify(name)}`);
   const arg = m[2];

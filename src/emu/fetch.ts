@@ -24,6 +24,9 @@ export class FetchStep {
   headDma = -1;
   bits = 0;
   endNs = 0;
+  /** Bytes the step's descriptors move, and the packets (FIRST descriptors) among them: what leaves the port. */
+  bytes = 0;
+  packets = 0;
 }
 
 /** The chip registers a step starts from. */
@@ -56,6 +59,8 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
   let headDma = -1;
   let bits = 0;
   let k = 0;
+  let bytes = 0;
+  let packets = 0;
   const jkr = cfg.jkr;
   while (slot !== c.hwTail && k < limit) {
     const w = slot << 2;
@@ -65,6 +70,7 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
     else {
       if (c.genCheck && descGeneration(q1) !== generationFromTail(gen, shift)) break;
       if (jkr ? jkrDescFirst(q1) : descFirst(hi)) {
+        packets++;
         const mode = descAhgMode(q1);
         if (mode >= SDMA_AHG_APPLY_UPDATE2) edit = mode - 2; // AHG edit descriptors carry no generation (submit_tx, sdma.c)
       }
@@ -73,6 +79,7 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
     // moves no data; the emulator charges it nothing, so padding costs ring slots, not link time (a choice).
     const len = jkr ? jkrDescByteCount(q1) : descByteCount(hi);
     if (len !== 0) t += Math.max(len * nsPerByte, nsPerDesc);
+    bytes += len;
     gen = (gen + 1) >>> 0;
     k++;
     slot = (slot + 1) & mask;
@@ -95,5 +102,7 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
   out.headDma = headDma;
   out.bits = bits;
   out.endNs = t;
+  out.bytes = bytes;
+  out.packets = packets;
   return k;
 }

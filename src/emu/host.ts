@@ -26,6 +26,8 @@ export const Ev = {
   freezeStep: 15, // b = step
   portActive: 16,
   check: 17,
+  netdevWatchdog: 18, // the netdev watchdog of the unit's IPoIB netdev (netdev.ts)
+  linkFlapUp: 19, // a = port index (from 0): the end of a link flap
 } as const;
 
 /** Timing and behaviour of the chip model. Times in ns, rates per engine. */
@@ -109,6 +111,8 @@ export interface Host {
   gone: boolean;
   /** The port's IPoIB netdev is registered (until fault `netdev-unregister`): hfi1_ipoib_sdma_sleep (ipoib_tx.c) checks it. */
   netdevRegistered: boolean;
+  /** The bulk service owns engines (`--param use_bulksvc=Y`): a QP's large packets leave SDMA (params.ts). */
+  readonly bulkService: boolean;
   /**
    * The adapter's ports (ports.ts), port 1 first: a port in use is INIT until it goes ACTIVE, DOWN after `link-down`
    * until `link-up`; a port not in use (`--active-ports`) stays DOWN.
@@ -138,7 +142,12 @@ export const KERNEL_LOG_LINES = 8192;
 
 /** Append a kernel log line (the driver log lines, sdma.c text) with the unit's prefix, keeping the last KERNEL_LOG_LINES. */
 export function kernelLogLine(host: Host, text: string): void {
-  host.kernelLog.push(`${host.logPrefix}${text}`);
+  kernelLogRaw(host, `${host.logPrefix}${text}`);
+}
+
+/** Append a kernel log line as printed, prefix and all (a port's or a netdev's lines), keeping the last KERNEL_LOG_LINES. */
+export function kernelLogRaw(host: Host, line: string): void {
+  host.kernelLog.push(line);
   host.kernelLogUs.push(Math.floor(host.sched.nowNs / 1000));
   host.kernelLogSeq++;
   // Trimmed in chunks, so a long dump does not move the whole array once per line.

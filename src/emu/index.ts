@@ -30,6 +30,8 @@ export interface EmuCliOptions {
   workload: string | undefined;
   atMs: number | undefined;
   fault: string[];
+  /** `--param NAME=VALUE` (repeatable): module parameters the emulator renders and follows (params.ts). */
+  param?: string[] | undefined;
 }
 
 /** Virtual time run before sampling when --at-ms is not given and no fault is scheduled. */
@@ -78,6 +80,7 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
     descqCnt: opts.descqCnt,
     workload: opts.workload,
     faults,
+    params: opts.param ?? [],
   });
 }
 

@@ -50,6 +50,8 @@ export class IoWait {
   deferred = false;
   /** Already counted as a lost wake-up by the unit's check. */
   lostReported = false;
+  /** Fault `ipoib-timeout`: its wake-up is lost from now on (sdma_desc_avail passes it over, as one without a wakeup). */
+  stuck = false;
   /** Virtual time (ns) it was last queued on dmawait. */
   sleptAtNs = 0;
   /** Descriptors of the request that did not fit when it last went to sleep (its num_desc, as iowait_get_desc counts). */
@@ -127,7 +129,12 @@ export function iowaitSleep(e: Engine, w: IoWait, tx: EmuTx, seq: number, pktsSe
  * the engine's dmawait. QPs and IPoIB queues also count the sleep (n_dmawait); a PSM queue does not.
  */
 export function sleepOnDmawait(e: Engine, w: IoWait, tx: EmuTx, pktsSent: boolean, countSleep = true): void {
-  if (countSleep) w.nDmawait++;
+  if (countSleep) {
+    w.nDmawait++;
+    // ibp->rvp.n_dmawait of the port the engine transmits on: the port counter DmaWait (chip.c SW_IBP_CNTR).
+    const port = e.chip.txPort ?? e.host.ports[0];
+    if (port) port.counters.dmaWait++;
+  }
   w.needDesc = tx.numDesc;
   computePriority(w);
   iowaitQueue(pktsSent, w, e);

@@ -30,6 +30,12 @@ export class IpoibState {
   dropped = 0;
   /** The netdev was unregistered while a packet was in the queue's hands: one last attempt. */
   inHand = false;
+  /** When the queue last placed a packet (txq_trans_update: the netdev watchdog's trans_start), and when it stopped (ns). */
+  lastXmitNs = 0;
+  stoppedAtNs = 0;
+  /** Netdev watchdog timeouts of the queue (its `tx_timeout`), and when the last one fired (ns; −1 before any). */
+  timeouts = 0;
+  lastTimeoutNs = -1;
 
   /** Put `tx` on the list unless it is on it already (hfi1_ipoib_sdma_sleep, ipoib_tx.c). */
   park(tx: EmuTx): void {
@@ -41,6 +47,7 @@ export class IpoibState {
     if (this.subqueueStopped) return;
     this.subqueueStopped = true;
     this.stops++;
+    this.stoppedAtNs = s.engine.host.sched.nowNs;
     const host = s.engine.host;
     host.log.write(host.sched.nowNs, LogKind.subqueue, s.engine.idx, s.wait.id, 1, 0);
   }
@@ -64,6 +71,7 @@ export class IpoibState {
     if (ret === 0 || ret === ECOMM) {
       if (tx === parked) this.list.shift();
       this.placed++;
+      this.lastXmitNs = s.engine.host.sched.nowNs;
       s.outstanding++;
       // The wake action: the list is flushed, so the subqueue starts again.
       if (this.list.length === 0 && this.subqueueStopped) this.restartSubqueue(s);

@@ -8,11 +8,15 @@
 // (handle_linkup_change: start_freeze_handling with FREEZE_LINK_DOWN), and that handler's body is not public.
 // The choice here: an engine takes the link-down path (e85 → s80 → s82 → s20_Idle) only when every port whose VL
 // map maps it is down, and the first of those ports to come back brings it to s99_Running again (e30). With one
-// port that is the driver's behaviour on WFR. Per-port state lives here so port counters and link events can be
-// added beside it.
+// port that is the driver's behaviour on WFR.
+//
+// Which port an engine's traffic leaves by is not something the driver fixes (a QP is bound to its port; an engine
+// serves both): the emulator sends each engine's traffic through one ACTIVE port that maps it, the engines taking
+// the ACTIVE ports in turn by their place in the window (a choice), and moves it when a port goes down or comes up.
 import type { PortLink } from '../backend.js';
 import { usageError } from '../errors.js';
 import type { VlMap } from '../progress/select.js';
+import { PortCounterState } from './port-counters.js';
 
 /** A port's logical state as the emulator moves it (enum ib_port_state names). */
 export type PortStateName = 'INIT' | 'ACTIVE' | 'DOWN';
@@ -33,6 +37,8 @@ export interface EmuPort {
   physState: PhysStateName;
   /** ppd->sdma_map: the port's VL-to-engine map (engine positions in the unit's window). */
   readonly vlMap: VlMap;
+  /** Its counters and credit state (port-counters.ts). */
+  readonly counters: PortCounterState;
 }
 
 /** The RDMA core's numbers of the states the emulator uses (enum ib_port_state, enum ib_port_phys_state). */
@@ -41,13 +47,32 @@ const PHYS_NUMBER: Readonly<Record<PhysStateName, number>> = { Polling: 2, Disab
 
 /**
  * The ports of a unit: `count` ports, those in `active` (every port when null) coming up at driver load (INIT,
- * LinkUp until the port goes ACTIVE), the others DOWN and Disabled. Every port maps the engines with `vlMap`.
+ * LinkUp until the port goes ACTIVE), the others DOWN and Disabled. Every port maps the engines with `vlMap`;
+ * `rateBytesPerNs` is the link rate the port's counters measure load against.
  */
-export function makePorts(count: number, active: readonly number[] | null, vlMap: VlMap): EmuPort[] {
+export function makePorts(count: number, active: readonly number[] | null, vlMap: VlMap, rateBytesPerNs = 12.5): EmuPort[] {
   return Array.from({ length: count }, (_, i) => {
     const port = i + 1;
     const used = active === null || active.includes(port);
-    return { port, used, state: used ? 'INIT' : 'DOWN', physState: used ? 'LinkUp' : 'Disabled', vlMap };
+    return {
+      port,
+      used,
+      state: used ? 'INIT' : 'DOWN',
+      physState: used ? 'LinkUp' : 'Disabled',
+      vlMap,
+      counters: new PortCounterState(rateBytesPerNs),
+    };
+  });
+}
+
+/**
+ * The port each engine (by window position) transmits on now: among the ACTIVE ports that map it, the one its
+ * position picks in turn; null when none is ACTIVE.
+ */
+export function transmitPorts(ports: readonly EmuPort[], engines: number): (EmuPort | null)[] {
+  return Array.from({ length: engines }, (_, pos) => {
+    const up = ports.filter((p) => p.state === 'ACTIVE' && mapsEngine(p, pos));
+    return up.length === 0 ? null : (up[pos % up.length] as EmuPort);
   });
 }
 

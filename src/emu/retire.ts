@@ -178,7 +178,7 @@ export function harvestWaiters(e: Engine, avail: number): number {
   let i = 0;
   for (; i < list.length; i++) {
     const w = list[i] as IoWait;
-    if (!w.hasWakeup) {
+    if (!w.hasWakeup || w.stuck) {
       list[keep++] = w;
       continue;
     }

@@ -8,6 +8,7 @@ import { Ev, type Host } from './host.js';
 import { IoWait, iowaitUnlink, SleepKind, type WaitClient } from './iowait.js';
 import { IpoibState } from './ipoib-queue.js';
 import { LogKind } from './log.js';
+import { BULKSVC_MIN_BYTES } from './params.js';
 import type { Sfc32 } from './prng.js';
 import { jkrLayout } from './ring-layout.js';
 import { EBUSY, ECOMM, EmuTx, type TxOwner, TxPhase } from './tx.js';
@@ -19,6 +20,8 @@ const WAKE_LATENCY_NS = 2_000; // wakeup → the send engine runs again
 const COMPLETION_LATENCY_NS = 1_000;
 const ECOMM_BACKOFF_NS = 50_000;
 const RUN_BUDGET = 64; // packets per run before yielding to other events
+const BULK_AHEAD_NS = 100_000; // the bulk service takes a sender's packets this far ahead of their link time
+const BULK_RETRY_NS = 1_000_000; // a bulk sender whose port has no credits tries again after this long
 
 /** The txreq builder's device settings: the idle timeout, and on cornelis/hfi2 pad_sdma_desc and sdma_align. */
 export function txOptions(host: Host): TxOptions {
@@ -53,6 +56,11 @@ export class Sender implements WaitClient, TxOwner {
   private readonly batch: EmuTx[] = [];
   private readonly count = { value: 0 };
   private token = 0;
+  /** When the bulk service has sent this sender's packets so far (ns of link time). */
+  private bulkFreeNs = 0;
+  /** A bulk packet held back while its port has no credits. */
+  private bulkHeld: EmuTx | null = null;
+  private readonly nsPerByte: number;
   /** Templates by size step: (bytes − sizeLo) / step. */
   private readonly templates: (TxReq | undefined)[] = [];
   /** Their words in the JKR layout, made once (a JKR chip only). */
@@ -70,6 +78,7 @@ export class Sender implements WaitClient, TxOwner {
     this.ipoib = spec.kind === 'ipoib' ? new IpoibState() : null;
     const bytesPerSec = host.cfg.chip.bytesPerSec;
     this.gapPerByteNs = spec.load > 0 && Number.isFinite(spec.load) ? 1e9 / bytesPerSec / spec.load : 0;
+    this.nsPerByte = 1e9 / bytesPerSec;
   }
 
   /** Begin sending at `atNs`. */
@@ -150,12 +159,21 @@ export class Sender implements WaitClient, TxOwner {
         if (ret === ECOMM) this.schedule(ECOMM_BACKOFF_NS);
         else if (ret === EBUSY) {
           this.asleep = this.wait.queuedOn !== null;
-          if (!this.asleep) this.schedule(WAKE_LATENCY_NS);
+          if (this.asleep) this.burst = false;
+          else this.schedule(WAKE_LATENCY_NS);
         }
         return; // -EINVAL: the netdev is unregistered, the txreq dropped and the queue done
       }
       if (this.spec.kind === 'qp') {
-        const tx = this.wait.txHead.shift() ?? this.newTx();
+        const held = this.bulkHeld;
+        this.bulkHeld = null;
+        const parked = held === null ? this.wait.txHead.shift() : undefined;
+        const tx = held ?? parked ?? this.newTx();
+        if (parked === undefined && this.host.bulkService && tx.packetLen > BULKSVC_MIN_BYTES) {
+          if (!this.sendBulk(tx, now)) return;
+          sent++;
+          continue;
+        }
         const ret = this.engine.sendTxreq(this.wait, tx, pktsSent);
         if (ret === 0 && tx.phase === TxPhase.ring) {
           this.outstanding++;
@@ -214,6 +232,28 @@ export class Sender implements WaitClient, TxOwner {
     if (this.asleep) return;
     this.ipoib.inHand = this.host.ports.some((p) => p.used && p.state !== 'INIT');
     this.schedule(0);
+  }
+
+  /**
+   * A QP packet the bulk service carries off SDMA (`--param use_bulksvc=Y`): it leaves the port at the sender's share
+   * of the link, and no engine sees it. False (and the sender scheduled again) while the bulk service is a link time
+   * ahead, or the port has no credits.
+   */
+  private sendBulk(tx: EmuTx, now: number): boolean {
+    const port = this.engine.chip.txPort;
+    if (port !== null && !port.counters.credits) {
+      this.bulkHeld = tx;
+      this.schedule(BULK_RETRY_NS);
+      return false;
+    }
+    this.bulkFreeNs = Math.max(this.bulkFreeNs, now) + tx.packetLen * this.nsPerByte;
+    port?.counters.sent(tx.packetLen, 1, now);
+    this.free.push(tx);
+    if (this.bulkFreeNs - now > BULK_AHEAD_NS) {
+      this.schedule(this.bulkFreeNs - now - BULK_AHEAD_NS);
+      return false;
+    }
+    return true;
   }
 
   /** The PSM writer's timed wait ran out (user_sdma.c): leave dmawait and carry on. */

@@ -1,7 +1,7 @@
 // The parts of the emulated sysroot that differ from the WFR/upstream host: a CN5000 (JKR) PCI identity and BAR
 // image, the `device/driver` link, the Cornelis builds' `hw_resources`, per-port `vl` lists and `sdma_cpu_list`
-// with `pidx`, per-port counter files, and the cornelis/hfi2 module parameters. sysroot.ts calls writeFlavourFiles
-// only for a unit that is not the classic host, so the classic tree and its refresh cost are unchanged.
+// with `pidx`, and the cornelis/hfi2 module parameters (the bulk service's on cornelis). sysroot.ts calls
+// writeFlavourFiles only for a unit that is not the classic host, so the classic tree and its refresh cost are unchanged.
 import { join } from 'node:path';
 import type { EngineSample } from '../backend.js';
 import { engineRegOffset, interruptSources, memoryRegOffset } from '../progress/chip.js';
@@ -87,14 +87,16 @@ export function jkrPciIdentity(u: EmuUnit): Record<string, string> {
 
 /**
  * The `hw_resources` device attribute of the Cornelis hfi1 and hfi2 (hw_resources_show, sysfs.c): pfunit, si_idx,
- * numvfs, then `%u-%u` ranges, `sde` the engine window with its last engine (first, last − 1 of the driver's
- * half-open bounds). A `bulksvc.sde` line would follow when the bulk service owns engines; the emulator models no
- * bulk service.
+ * numvfs, then `%u-%u` ranges, `sde` the SDMA engines with their last one (first, last − 1 of the driver's half-open
+ * bounds), and `bulksvc.sde a-b` when the bulk service owns engines (the loan moves last_sdma_engine down to its
+ * first engine, bulksvc.c). The per-port `p%d.` lines are left out (the emulator models no receive contexts).
  */
 export function hwResourcesText(u: EmuUnit): string {
   const first = u.flavour.firstEngine;
-  const last = first + u.flavour.count - 1;
-  return `pfunit 0\nsi_idx 0\nnumvfs 0\nsctxt  0-159\nrctxt  0-159\nsde    ${first}-${last}\nrcvary 0-65535\npio    0-159\n`;
+  const bulk = u.bulkEngines;
+  const last = first + u.flavour.count - 1 - bulk.length;
+  const bulkLine = bulk.length > 0 ? `bulksvc.sde ${bulk[0]}-${bulk[bulk.length - 1]}\n` : '';
+  return `pfunit 0\nsi_idx 0\nnumvfs 0\nsctxt  0-159\nrctxt  0-159\nsde    ${first}-${last}\nrcvary 0-65535\npio    0-159\n${bulkLine}`;
 }
 
 /**
@@ -158,31 +160,17 @@ export function extraParams(u: EmuUnit): [string, string][] {
   ];
 }
 
-/** Native-endian u64 values (a debugfs counters file). */
-function u64s(values: readonly bigint[], littleEndian: boolean): Buffer {
-  const b = Buffer.alloc(values.length * 8);
-  values.forEach((v, i) => {
-    if (littleEndian) b.writeBigUInt64LE(v, i * 8);
-    else b.writeBigUInt64BE(v, i * 8);
-  });
-  return b;
-}
-
 /**
- * The files only a non-classic unit has: the `device/driver` link, the cornelis/hfi2 parameters and
- * `hw_resources`, and `portcounter_names` with `port<N>counters` (DmaWait: times a QP or an IPoIB queue slept on
- * dmawait, counted on port 1).
+ * The files only a non-classic unit has: the `device/driver` link, the cornelis/hfi2 parameters and `hw_resources`,
+ * and the Cornelis hfi1's bulk-service parameters (use_bulksvc as the driver shows a bool, Y or N).
  */
-export function writeFlavourFiles(w: TreeWriter, u: EmuUnit, p: SysrootPaths, littleEndian: boolean): void {
+export function writeFlavourFiles(w: TreeWriter, u: EmuUnit, p: SysrootPaths): void {
   const f = u.flavour;
   w.link(join(p.pciDir, 'driver'), `../../../bus/pci/drivers/${p.module}`);
   if (f.driver !== 'upstream') for (const [name, v] of extraParams(u)) w.file(join(p.params, name), `${v}\n`);
   if (f.driver !== 'upstream') w.file(join(p.classDir, 'hw_resources'), hwResourcesText(u));
-  let dmaWait = 0;
-  // The port's DmaWait counts QP and IPoIB sleeps (n_dmawait in qp.c and ipoib_tx.c), never a PSM queue's.
-  for (const s of u.senders) if (s.spec.kind !== 'psm') dmaWait += s.wait.nDmawait;
-  w.file(join(p.dbg, 'portcounter_names'), 'DmaWait\n');
-  for (let n = 1; n <= f.ports; n++) {
-    w.file(join(p.dbg, `port${n}counters`), u64s([n === 1 ? BigInt(dmaWait) : 0n], littleEndian));
+  if (f.driver === 'cornelis') {
+    w.file(join(p.params, 'use_bulksvc'), u.params.useBulksvc ? 'Y\n' : 'N\n');
+    for (const [name, v] of Object.entries(u.params.bulksvc)) w.file(join(p.params, name), `${v}\n`);
   }
 }

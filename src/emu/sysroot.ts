@@ -20,6 +20,8 @@ import {
 } from '../progress/constants.js';
 import { version } from '../version.js';
 import { EMU_CMDLINE, EMU_PCI_IDENTITY, emuContext, kmsgText, portRate } from './context.js';
+import { writeNetdevFiles } from './netdev-files.js';
+import { writePortFiles } from './port-files.js';
 import { portFileTexts } from './ports.js';
 import { writeQpOwners } from './qp-owners.js';
 import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
@@ -194,8 +196,12 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(dbg, 'sdma_cpu_list'), flavour.driver === 'upstream' ? '' : cpuListText(u, samples));
   w.file(join(dbg, 'qp_stats'), qpStatsText(u.senders, flavour.firstEngine));
   writePsmProc(w, unit, u.senders, state.psmPids, module);
+  if (!flavour.classic) writeFlavourFiles(w, u, paths);
+  writePortFiles(w, u.host.ports, paths, u.host.sched.nowNs, endianness() === 'LE');
+  writeNetdevFiles(w, u, pci);
+  // The kernel's uptime (the virtual time): what a reader needs to date /dev/kmsg records.
+  w.file('proc/uptime', `${(u.nowMs / 1000).toFixed(2)} ${((u.nowMs / 1000) * cfg.cpus).toFixed(2)}\n`);
   writeQpOwners(w, name, unit + 1, u.senders);
-  if (!flavour.classic) writeFlavourFiles(w, u, paths, endianness() === 'LE');
 
   const params = paths.params;
   w.file(join(params, 'sdma_descq_cnt'), `${cfg.descqCntParam}\n`);

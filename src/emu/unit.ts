@@ -5,6 +5,7 @@ import type {
   DriverBuild,
   EngineSample,
   LinkState,
+  PortCounters,
   PortLink,
   QpOwner,
   RingDump,
@@ -24,10 +25,14 @@ import { dispatch } from './dispatch.js';
 import { Engine } from './engine.js';
 import { type FaultSpec, parseFault } from './faults.js';
 import { type EmuFlavour, extraCtrlBits, resolveFlavour, unitFlavour, windowText } from './flavour.js';
-import { type ChipConfig, EmuStats, Ev, type Host } from './host.js';
+import { type ChipConfig, EmuStats, Ev, type Host, kernelLogLine } from './host.js';
 import type { IoWait } from './iowait.js';
+import { assignTransmitPorts } from './link.js';
 import { EventLog, type LogKindName, type LogRecord } from './log.js';
 import { checkLostWakeup } from './lost-wakeup.js';
+import { checkIpoibTimeout, startNetdevWatchdog } from './netdev.js';
+import { bulkServiceEngines, CAP_SDMA, checkParamsForBuild, emuSettings, parseParams } from './params.js';
+import { modelPortCounters } from './port-files.js';
 import { makePorts, portLink, shownPort } from './ports.js';
 import { Sfc32 } from './prng.js';
 import { modelQpOwners } from './qp-owners.js';
@@ -74,6 +79,8 @@ export interface EmuUnitOptions {
   chipTiming?: Partial<ChipConfig>;
   /** Event-log records kept in memory (all are hashed). */
   retainLog?: number;
+  /** Module parameters as `NAME=VALUE` (`--param`): use_bulksvc and the bulksvc_* ones (cornelis), num_vls, cap_mask (params.ts). */
+  params?: readonly string[];
 }
 
 /** Totals of a run (`emu run --json`, docs/json.md). */
@@ -107,6 +114,10 @@ export class EmuUnit implements Unit {
   readonly vectorCounts: number[];
   /** The chip, driver build, ports and engine window (flavour.ts). */
   readonly flavour: EmuFlavour;
+  /** The engines the bulk service owns (absolute; empty when it is off): no SDMA sender uses them. */
+  readonly bulkEngines: readonly number[];
+  /** The module parameters given (`--param`), resolved (params.ts). */
+  readonly params: ReturnType<typeof parseParams>;
   /** Engines by absolute index (holes outside the window). */
   private readonly byIdx: (Engine | undefined)[];
   private readonly direct: TxOwner;
@@ -128,14 +139,25 @@ export class EmuUnit implements Unit {
     const first = flavour.firstEngine;
     const param = opts.descqCnt ?? 2048;
     const descqCnt = descqCntFromParam(param);
-    const numVls = Math.min(opts.numVls ?? 8, engines);
-    this.vlMap = buildVlMap(engines, numVls);
+    const given = opts.params ?? [];
+    const params = parseParams(given);
+    checkParamsForBuild(params, flavour.driver, given);
+    const numVls = Math.min(params.numVls ?? opts.numVls ?? 8, engines);
+    // The bulk service takes the window's last engines; SDMA keeps the rest and maps its VLs over them (params.ts).
+    const bulk = params.useBulksvc ? bulkServiceEngines(params, flavour.firstEngine, engines, numVls) : { engines: [] };
+    const bulkEngines = 'engines' in bulk ? bulk.engines : [];
+    const sdmaEngines = engines - bulkEngines.length;
+    this.vlMap = buildVlMap(sdmaEngines, numVls);
     this.seed = (opts.seed ?? 1) >>> 0;
     const rng = new Sfc32(this.seed);
     const unit = opts.unit ?? 0;
     const pci = opts.pci ?? '0000:05:00.0';
-    const wl = parseWorkload(opts.workload ?? DEFAULT_WORKLOAD, engines, this.vlMap, numVls);
+    const capMask = params.capMask ?? opts.capMask ?? EMU_CAP_MASK;
+    const wl = parseWorkload(opts.workload ?? DEFAULT_WORKLOAD, sdmaEngines, this.vlMap, numVls);
+    // SDMA off in cap_mask: the driver sends nothing through an engine (the senders go by PIO, not modelled).
+    if ((capMask & CAP_SDMA) === 0) wl.senders.length = 0;
     this.workload = wl;
+    this.bulkEngines = bulkEngines;
     const chip: ChipConfig = {
       descPerSec: wl.descPerSec,
       bytesPerSec: (wl.gbps * 1e9) / 8 / engines,
@@ -156,7 +178,7 @@ export class EmuUnit implements Unit {
         idleCntNs: opts.idleCntNs ?? 250,
         desctIntr: opts.desctIntr || 64,
         numVls,
-        capMask: opts.capMask ?? EMU_CAP_MASK,
+        capMask,
         portActiveNs: (opts.portActiveMs ?? 1) * 1e6,
         cpus: Math.max(16, engines),
         chip,
@@ -167,7 +189,8 @@ export class EmuUnit implements Unit {
       stats: new EmuStats(),
       gone: false,
       netdevRegistered: true,
-      ports: makePorts(flavour.ports, flavour.activePorts, this.vlMap),
+      bulkService: bulkEngines.length > 0,
+      ports: makePorts(flavour.ports, flavour.activePorts, this.vlMap, (wl.gbps * 1e9) / 8 / 1e9),
       beforeSeqSample: null,
       afterSeqSample: null,
       kernelLog: [],
@@ -208,11 +231,24 @@ export class EmuUnit implements Unit {
       descqCnt,
       sources: [{ source: 'model', readable: true }],
       context: { ...emuContext(flavour.chip.name) },
+      settings: emuSettings({
+        driver: flavour.driver,
+        params,
+        bulkEngines,
+        engines,
+        numVls,
+        capMask,
+        given,
+      }),
     };
+    this.params = params;
+    if ('refused' in bulk) kernelLogLine(this.host, bulk.refused);
     // Driver load (__sdma_process_event, sdma.c): e10 to every engine at time 0, the port ACTIVE later.
     this.host.sched.at(0, Ev.portActive, -1);
     this.host.sched.at(this.host.cfg.portActiveNs, Ev.portActive, 1);
     this.host.sched.at(1e6, Ev.check, 0);
+    assignTransmitPorts(this);
+    startNetdevWatchdog(this);
     for (const f of opts.faults ?? []) this.injectFault(f);
   }
 
@@ -236,6 +272,7 @@ export class EmuUnit implements Unit {
   injectFault(f: string | FaultSpec): FaultSpec {
     const spec = typeof f === 'string' ? parseFault(f, this.flavour) : f;
     if (spec.name === 'lost-wakeup') checkLostWakeup(this.senders, this.info.engineIds, spec, this.workload.name);
+    if (spec.name === 'ipoib-timeout') checkIpoibTimeout(this, spec);
     this.faults.push(spec);
     this.host.sched.at(spec.atMs * 1e6, Ev.fault, this.faults.length - 1);
     return spec;
@@ -378,5 +415,10 @@ export class EmuUnit implements Unit {
   async links(): Promise<PortLink[]> {
     const rate = portRate(this.flavour.chip.name);
     return this.host.ports.map((p) => portLink(p, rate));
+  }
+
+  /** Every port's counters now, from the model (XmitWait, data, packets, discards, link events, DmaWait). */
+  async portCounters(): Promise<PortCounters[]> {
+    return this.host.ports.map((p) => modelPortCounters(p, this.host.sched.nowNs));
   }
 }

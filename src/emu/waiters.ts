@@ -59,7 +59,25 @@ export function modelWaiter(m: WaiterModel, e: Engine, w: IoWait): Waiter {
     return { kind: 'qp', qpn: emuQpn(w.id), qpState: 'RTS', creatorPid: EMU_QP_PID_BASE + w.id, ...common };
   }
   if (w.sleepKind === SleepKind.ipoib) {
-    return { kind: 'ipoib', netdev: emuNetdev(m.info.unit), txq: own?.ipoib ? own.ipoib.txq : null, ...common };
+    const q = own?.ipoib ?? null;
+    const waiter: Waiter = { kind: 'ipoib', netdev: emuNetdev(m.info.unit), txq: q ? q.txq : null, ...common };
+    if (q && own) {
+      const stopped = q.subqueueStopped ? 1 : 0;
+      waiter.evidence = {
+        stopped: q.subqueueStopped,
+        stops: stopped,
+        noDesc: stopped,
+        ringFull: 0,
+        sent: q.placed,
+        completed: q.placed - own.outstanding,
+        used: own.outstanding,
+        waitQueued: true,
+        timeouts: q.timeouts,
+        lastTimeoutMs: q.lastTimeoutNs < 0 ? null : q.lastTimeoutNs / 1e6,
+        source: 'model',
+      };
+    }
+    return waiter;
   }
   return { kind: 'psm', pid: emuPid(w.id), command: emuCommand(own ? own.rank : w.id), ...common };
 }

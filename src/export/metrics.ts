@@ -14,10 +14,12 @@ import {
   openMetricsContentType,
   Registry,
 } from 'prom-client';
-import type { PortLink, SourceWarning, UnitInfo } from '../backend.js';
+import type { PortCounterName, PortCounters, PortLink, SourceWarning, UnitInfo } from '../backend.js';
 import type { Captures } from '../monitor/capture.js';
+import { IPOIB_STUCK_MS } from '../monitor/findings-ports.js';
 import type { EngineRound, Round, UnitRound, UnitWaitersRound } from '../monitor/round.js';
 import { seesStrandable } from '../monitor/waiters.js';
+import { STALL_CAUSES } from '../progress/cause.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 
 /** The classifier's verdict while it has too few samples to confirm one (warming up). */
@@ -40,6 +42,28 @@ function openMetricsRegistry(): Registry<OpenMetricsContentType> {
 
 const L = ['unit', 'engine'] as const;
 const P = ['unit', 'port'] as const;
+/** The port counters' labels: those of node_exporter's infiniband collector, so the series join without relabelling. */
+const D = ['device', 'port'] as const;
+
+/** The port counter series: the contract's counter, its series name and help. */
+const PORT_SERIES: readonly [PortCounterName, string, string][] = [
+  [
+    'xmitWait',
+    'hfi1_sdma_port_xmit_wait_total',
+    "Flit times the port had data and no credit to send it (the driver's TxWait, XmitWait)",
+  ],
+  ['xmitData', 'hfi1_sdma_port_xmit_data_flits_total', 'Flits (8 bytes) the port sent'],
+  ['xmitPackets', 'hfi1_sdma_port_xmit_packets_total', 'Packets the port sent'],
+  ['xmitDiscards', 'hfi1_sdma_port_xmit_discards_total', 'Packets the port discarded instead of sending them (XmitDiscards)'],
+  ['linkDowned', 'hfi1_sdma_port_link_downed_total', 'Times the port lost its link (LinkDowned, SwLinkDown)'],
+  ['linkErrorRecovery', 'hfi1_sdma_port_link_error_recovery_total', "Times the port's link retrained (LinkErrorRecovery)"],
+  ['rcvErrors', 'hfi1_sdma_port_rcv_errors_total', 'Packets the port received with errors (PortRcvErrors)'],
+  [
+    'dmaWait',
+    'hfi1_sdma_port_dma_wait_total',
+    "Times a QP or an IPoIB queue slept on an engine's dmawait list for this port (DmaWait)",
+  ],
+];
 
 /** The product each chip is sold as (the `name` label of hfi1_sdma_unit_info). */
 const PRODUCT: Readonly<Record<UnitInfo['flavour']['chip'], string>> = { wfr: 'Omni-Path 100', jkr: 'CN5000' };
@@ -180,6 +204,23 @@ export class SdmaMetrics {
     ['unit'],
   );
   readonly scrapeDuration = this.gauge('hfi1_sdma_scrape_duration_seconds', 'Time taken to sample every unit', []);
+  /** The port counters, by the contract's name (counters carrying the driver's cumulative values). */
+  readonly portCounters = new Map(PORT_SERIES.map(([n, name, help]) => [n, this.counter(name, help, D)]));
+  readonly portStalled = this.gauge(
+    'hfi1_sdma_port_stalled_engines',
+    'Engines stalled now whose cause (host, fabric: the far end returns no credits, link: the port lost its link or retrains) this port shows',
+    [...D, 'cause'],
+  );
+  readonly ipoibStuck = this.gauge(
+    'hfi1_sdma_ipoib_stuck_queues',
+    'IPoIB transmit queues on the engine that the netdev watchdog timed out (stopped over 1 s) within the last 3 s; engine "unknown" where the source does not say; absent when none',
+    L,
+  );
+  readonly bulkService = this.gauge(
+    'hfi1_sdma_bulk_service_engines',
+    "Engines the Cornelis hfi1's bulk service owns (use_bulksvc=Y): it carries verbs messages over 2 KB off SDMA, so idle engines are expected; 0 when it is off; absent without the parameter",
+    ['unit'],
+  );
 
   /** Forget every series of the previous round and state the build info. */
   /** The capture series, registered with the first capture counts (an exporter without --capture-dir has none). */
@@ -255,6 +296,7 @@ export class SdmaMetrics {
     if (u.status !== 'gone') this.recordPorts(unit, u.ports, u.activeSeen);
     // Unreadable: nothing of its engines is served.
     if (u.status !== 'up') return;
+    this.recordPortCounters(u);
     this.ringSize.set({ unit }, u.info.descqCnt);
     for (const e of u.engines) this.recordEngine(unit, u.info.descqCnt, e);
     this.recordWaiters(
@@ -283,6 +325,39 @@ export class SdmaMetrics {
       this.linkUp.set({ unit, port }, p.state === 'ACTIVE' ? 1 : 0);
       this.linkState.set({ unit, port, state: p.state, phys_state: p.physState ?? '' }, 1);
       this.linkActiveSeen.set({ unit, port }, activeSeen.includes(p.port) ? 1 : 0);
+    }
+  }
+
+  /** Every port's counters, the engines each port's cause stalls, IPoIB queues stuck, the bulk service. */
+  private recordPortCounters(u: UnitRound): void {
+    const device = u.info.name;
+    for (const p of u.portCounters as PortCounters[]) {
+      const lab = { device, port: String(p.port) };
+      for (const [n, c] of this.portCounters) {
+        const v = p.values[n];
+        if (v !== null) c.inc(lab, Number(v));
+      }
+    }
+    const ports = new Set([...u.ports.map((p) => p.port), ...u.portCounters.map((p) => p.port)]);
+    for (const port of ports) {
+      for (const cause of STALL_CAUSES) {
+        const n = u.engines.filter((e) => e.verdict.verdict === 'stalled' && e.cause?.cause === cause && e.cause.port === port);
+        this.portStalled.set({ device, port: String(port), cause }, n.length);
+      }
+    }
+    const now = u.waiters.timeMs;
+    const stuck = new Map<string, number>();
+    for (const j of u.waiters.judgements) {
+      const w = j.waiter;
+      const ev = w.kind === 'ipoib' ? w.evidence : undefined;
+      if (!ev || ev.lastTimeoutMs === null || now === null || now - ev.lastTimeoutMs > IPOIB_STUCK_MS) continue;
+      const engine = w.engine === null ? 'unknown' : String(w.engine);
+      stuck.set(engine, (stuck.get(engine) ?? 0) + 1);
+    }
+    for (const [engine, n] of stuck) this.ipoibStuck.set({ unit: device, engine }, n);
+    const s = u.info.settings;
+    if (s?.useBulksvc !== null && s?.useBulksvc !== undefined) {
+      this.bulkService.set({ unit: device }, s.useBulksvc ? s.bulkServiceEngines.length : 0);
     }
   }
 

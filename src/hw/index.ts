@@ -13,6 +13,7 @@ import { type HwFs, hwFsFor, sdesCapBytes } from './fsio.js';
 import { parseSdes, type SdesDump } from './parse/sdes.js';
 import { isEmulatedSysroot } from './paths.js';
 import { descqCntFromLenGen, openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
+import { readUnitSettings } from './settings.js';
 import { probeSources, readable } from './sources.js';
 import { HwUnit } from './unit.js';
 import type { PsmScanOptions } from './waiters-psm.js';
@@ -83,6 +84,7 @@ async function openUnits(
   for (const u of await discoverUnits(sysroot, fs)) {
     const { sources, warnings } = await probeSources(fs, u);
     const ctx = await readUnitContext(fs, u.paths);
+    const settings = await readUnitSettings(fs, u.paths);
     let win: RegisterWindow | null = null;
     try {
       if (readable(sources, 'bar')) win = openSdmaWindow(u.paths.resource0, chipModel(u.chip), u.paths.sysroot);
@@ -96,11 +98,10 @@ async function openUnits(
       } catch {
         // a device that reads all-ones has nothing to compare
       }
-      const all = [...u.warnings, ...warnings, ...ctx.warnings];
-      out.push({
-        unit: new HwUnit(u, set.engineIds, flavour, sources, clock, fs, all, ctx.context, psmScan),
-        check,
-      });
+      const all = [...u.warnings, ...warnings, ...ctx.warnings, ...settings.warnings];
+      const unit = new HwUnit(u, set.engineIds, flavour, sources, clock, fs, all, ctx.context, psmScan);
+      unit.info.settings = settings.settings;
+      out.push({ unit, check });
     } finally {
       win?.close();
     }

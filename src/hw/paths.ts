@@ -8,6 +8,8 @@ export interface UnitPaths {
   sysroot: string;
   /** The driving module: hfi1 or hfi2. */
   module: HfiModule;
+  /** The sysroot itself (`/` on a live host). */
+  root: string;
   classDir: string; // sys/class/infiniband/hfi1_<u> or hfi2_<u> (the hfi1/hfi2 sysfs attributes, sysfs.c)
   debugRoot: string; // sys/kernel/debug (the debugfs tree, debugfs.c)
   debugDir: string; // sys/kernel/debug/<module>/<module>_<u> (hfi1_dbg_ibdev_init / hfi2_dbg_ibdev_init, debugfs.c)
@@ -16,6 +18,7 @@ export interface UnitPaths {
   sdes: string; // sdma_seqfile_dump_sde, sdma.c
   counterNames: string; // the debugfs counters, debugfs.c
   counters: string; // the debugfs counters, debugfs.c
+  portCounterNames: string; // debugfs portcounter_names (the debugfs port counters, debugfs.c); values in port<N>counters
   hwCounters: string; // the hfi1 sysfs attributes, sysfs.c
   interrupts: string; // proc/interrupts (/proc/interrupts)
   pciDir: string; // sys/bus/pci/devices/<bdf>
@@ -29,6 +32,8 @@ export interface UnitPaths {
   qpStats: string; // sys/kernel/debug/hfi1/hfi1_<u>/qp_stats (qp_iter_print, hfi1 qp.c)
   procDir: string; // proc (the processes: /proc/<pid>/fd, stack, syscall, comm)
   verbsDir: string; // sys/class/infiniband_verbs (uverbs<N>/ibdev names the RDMA device of /dev/infiniband/uverbs<N>)
+  netDir: string; // sys/class/net (the netdevs: an IPoIB netdev's device link names the adapter, net-sysfs.c)
+  uptime: string; // proc/uptime (seconds since boot: what dates a /dev/kmsg record)
   /** tracefs where it may be mounted: sys/kernel/tracing, then the older sys/kernel/debug/tracing. */
   tracingDirs: string[];
 }
@@ -69,6 +74,7 @@ export function unitPaths(
   return {
     sysroot,
     module,
+    root: sysroot,
     classDir,
     hwResources: join(classDir, 'hw_resources'),
     sdmaCpuList: join(debugDir, 'sdma_cpu_list'),
@@ -78,6 +84,7 @@ export function unitPaths(
     sdes: join(debugDir, 'sdes'),
     counterNames: join(debugDir, 'counter_names'),
     counters: join(debugDir, 'counters'),
+    portCounterNames: join(debugDir, 'portcounter_names'),
     hwCounters: join(classDir, 'hw_counters'),
     interrupts: join(sysroot, 'proc/interrupts'),
     pciDir,
@@ -90,8 +97,20 @@ export function unitPaths(
     qpStats: join(debugDir, 'qp_stats'),
     procDir: join(sysroot, 'proc'),
     verbsDir: join(sysroot, 'sys/class/infiniband_verbs'),
+    netDir: join(sysroot, 'sys/class/net'),
+    uptime: join(sysroot, 'proc/uptime'),
     tracingDirs: [join(sysroot, 'sys/kernel/tracing'), join(debugRoot, 'tracing')],
   };
+}
+
+/** A port's debugfs counter values (port<N>counters, debugfs.c). */
+export function portCountersFile(paths: UnitPaths, port: number): string {
+  return join(paths.debugDir, `port${port}counters`);
+}
+
+/** A port's sysfs directory (ports/<N>/: state, counters/, hw_counters/). */
+export function portSysfsDir(paths: UnitPaths, port: number): string {
+  return join(paths.classDir, 'ports', String(port));
 }
 
 /** An engine's sysfs directory (sdma<N>/vl and cpu_list, sysfs.c). */

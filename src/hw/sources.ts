@@ -197,6 +197,16 @@ async function sysfsStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
 }
 
 /**
+ * debugfs port counters (portcounter_names and port1counters). When they cannot be read, every port's counters still
+ * come from sysfs ports/<N>/hw_counters and ports/<N>/counters, which anyone may read: the status says so.
+ */
+async function portCountersStatus(fs: HwFs, u: FoundUnit): Promise<SourceStatus> {
+  const st = await debugfsStatus(fs, u, 'portCounters', [u.paths.portCounterNames, join(u.paths.debugDir, 'port1counters')]);
+  if (st.readable || ODD.has(st)) return st;
+  return { ...st, reason: `${st.reason}; the port counters come from sysfs ports/<N>/hw_counters and counters instead` };
+}
+
+/**
  * The readability of every source of a unit, and a warning for each source that is there but
  * cannot be read as the kernel's file (a FIFO, a directory, a dangling link): unlike an absent
  * source or a missing privilege that is never expected, so it is said even when others stand in.
@@ -209,6 +219,7 @@ export async function probeSources(fs: HwFs, u: FoundUnit): Promise<{ sources: S
     await interruptsStatus(fs, u),
     await barStatus(fs, u),
     await sysfsStatus(fs, u),
+    await portCountersStatus(fs, u),
     ...(await waiterSources(fs, u)),
   ];
   const warnings = sources

@@ -10,6 +10,7 @@ import type {
   EngineCsrs,
   EngineSample,
   LinkState,
+  PortCounters,
   PortLink,
   QpOwner,
   RingDump,
@@ -24,7 +25,7 @@ import type {
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
 import { type ChipModel, chipModel } from '../progress/chip.js';
 import type { RegisterWindow } from './bar.js';
-import { readLinkState, readPortLinks } from './context.js';
+import { portNumbers, readLinkState, readPortLinks } from './context.js';
 import type { FoundUnit } from './discover.js';
 import { formatEngineIds } from './engines.js';
 import { type HwFs, readSource, sdesCapBytes } from './fsio.js';
@@ -33,6 +34,7 @@ import { parseInterrupts, type SdmaVectorCounts, vectorKey } from './parse/inter
 import { parseSdes, recordDescriptors, type SdesDump, type SdesHeader } from './parse/sdes.js';
 import { type CpuVlEngines, cpuListOfEngine, parseSdmaCpuList } from './parse/sdma-cpu-list.js';
 import { engineDir } from './paths.js';
+import { PortCounterReader } from './port-counters.js';
 import { QpOwnerReader } from './qp-owners.js';
 import { INTERRUPTS_CAP_BYTES } from './read-file.js';
 import { openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
@@ -43,8 +45,8 @@ import { UnitWaiters } from './waiters.js';
 import type { PsmScanOptions } from './waiters-psm.js';
 import { isSourceFault, WarningLog } from './warnings.js';
 
-/** The sources that show waiters, not engine samples (waiters.ts). */
-const WAITER_SOURCES: readonly string[] = ['qpStats', 'procPsm', 'trace'];
+/** The sources that show waiters or ports, not engine samples (waiters.ts, port-counters.ts). */
+const WAITER_SOURCES: readonly string[] = ['qpStats', 'procPsm', 'trace', 'portCounters', 'kmsg'];
 
 /** debugfs sdma_cpu_list holds a line per CPU and port (a few hundred bytes each): read at most this much. */
 const SDMA_CPU_LIST_CAP_BYTES = 4 << 20;
@@ -60,6 +62,7 @@ export class HwUnit implements Unit {
   private readonly waiting: UnitWaiters;
   private readonly owners: QpOwnerReader;
   private readonly chip: ChipModel;
+  private readonly portReader: PortCounterReader;
 
   constructor(
     private readonly found: FoundUnit,
@@ -86,7 +89,13 @@ export class HwUnit implements Unit {
     this.chip = chipModel(flavour.chip);
     this.log = new WarningLog(warnings);
     this.waiting = new UnitWaiters(found, clock, fs, this.log, context?.kernelRelease ?? null, psmScan);
+    this.portReader = new PortCounterReader(fs, found.paths, this.log, readable(sources, 'portCounters'));
     this.owners = new QpOwnerReader(found.name, found.paths.procDir, fs, clock);
+  }
+
+  /** Every port's counters now: debugfs port<N>counters, else ports/<N>/hw_counters, and ports/<N>/counters (read at most every second). */
+  portCounters(): Promise<PortCounters[]> {
+    return this.portReader.read(portNumbers(this.found.flavourInputs.ports), this.clock.nowMs());
   }
 
   /** Whose these QPs are: rdma's resource tracking on a live host, else qp_stats' PID checked in /proc. */
@@ -327,9 +336,10 @@ export class HwUnit implements Unit {
     };
   }
 
-  /** Release the BAR mapping. */
+  /** Release the BAR mapping and the kernel log. */
   close(): void {
     this.window?.close();
     this.window = null;
+    this.waiting.close();
   }
 }

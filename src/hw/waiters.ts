@@ -1,29 +1,24 @@
 // The waiters of one live unit (Unit.waiters): QPs from debugfs qp_stats, PSM writers from /proc, their engine from
-// the hfi1_usdma_* trace events when someone enabled them; IPoIB queues are never visible on a live host.
+// the hfi1_usdma_* trace events when someone enabled them; IPoIB queues once the netdev watchdog timed them out
+// (waiters-ipoib.ts).
 // `sinceMs` is carried across calls (carrySince) from the set of the previous call, on the backend's clock.
-import type { Clock, WaitersSample, WaiterVisibility } from '../backend.js';
+import type { Clock, WaitersSample } from '../backend.js';
 import { carrySince, visibilityOf, type Waiter } from '../progress/waiters.js';
 import type { FoundUnit } from './discover.js';
 import type { HwFs } from './fsio.js';
+import { IpoibQueues } from './waiters-ipoib.js';
 import { PsmScanner, type PsmScanOptions } from './waiters-psm.js';
 import { layoutOfRelease, readQpWaiters } from './waiters-qp.js';
 import { QpStatsMemo } from './waiters-qp-memo.js';
 import { readUsdmaEngines, usdmaTraceStatus } from './waiters-trace.js';
 import type { WarningLog } from './warnings.js';
 
-/** Why accelerated IPoIB queues cannot be seen on a live host. */
-export const IPOIB_HIDDEN: WaiterVisibility = {
-  kind: 'ipoib',
-  visible: false,
-  reason:
-    'accelerated IPoIB transmit queues are not QPs: they never appear in qp_stats, and no debugfs, sysfs or /proc file shows their wait',
-};
-
 /** The waiter reader of one unit: keeps the previous set to carry `sinceMs`. */
 export class UnitWaiters {
   private previous: Waiter[] = [];
   private readonly psm: PsmScanner;
   private readonly qpStats = new QpStatsMemo();
+  private readonly ipoib: IpoibQueues;
 
   constructor(
     private readonly found: FoundUnit,
@@ -34,6 +29,12 @@ export class UnitWaiters {
     psmOpts: PsmScanOptions = {},
   ) {
     this.psm = new PsmScanner(fs, found.paths.procDir, found.unit, log, psmOpts, found.module, found.paths.verbsDir);
+    this.ipoib = new IpoibQueues(fs, found);
+  }
+
+  /** Close what the reader keeps open (the kernel log). */
+  close(): void {
+    this.ipoib.close();
   }
 
   /** The waiters now, with what can and cannot be seen. */
@@ -58,8 +59,14 @@ export class UnitWaiters {
         );
       }
     }
-    const waiters = carrySince(this.previous, [...qp.waiters, ...psmWaiters]);
+    const ipoib = await this.ipoib.read(timeMs);
+    const waiters = carrySince(this.previous, [...qp.waiters, ...psmWaiters, ...ipoib.waiters]);
     this.previous = waiters;
-    return { unit: this.found.unit, timeMs, waiters, visibility: visibilityOf([qp.visibility, psm.visibility, IPOIB_HIDDEN]) };
+    return {
+      unit: this.found.unit,
+      timeMs,
+      waiters,
+      visibility: visibilityOf([qp.visibility, psm.visibility, ipoib.visibility]),
+    };
   }
 }

@@ -10,6 +10,7 @@ import { TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import { decodeEngErr, type EngErrBit, isHaltClassError } from '../progress/csr.js';
 import { type ChipDescriptor, decodeFor } from '../progress/descriptor-chip.js';
 import { CORNELIS_RULES } from './cornelis.js';
+import { IPOIB_RULES, LINK_RULES, parseWatchdogLine } from './ipoib.js';
 import type { Ctx, Rule } from './rule.js';
 import { parseTxTraceLine } from './trace-tx.js';
 
@@ -43,6 +44,15 @@ export type LogEventKind =
   | 'state-change'
   | 'trace-descriptor'
   | 'pad'
+  | 'ipoib-timeout'
+  | 'netdev-watchdog'
+  | 'txq-event'
+  | 'link-up'
+  | 'link-down'
+  | 'link-down-reason'
+  | 'link-training-failed'
+  | 'link-error'
+  | 'link-state'
   | 'unrecognised';
 
 /** One SDMA event of the log. Fields beyond `line`, `unit` and `kind` depend on the kind. */
@@ -92,6 +102,29 @@ export interface LogEvent {
   swTail?: number;
   cnt?: number;
   text?: string;
+  /** A link line's port (from its prefix), or the port a netdev sends on. */
+  port?: number;
+  /** link-state: the physical state entered (`PHYS_POLL`, `PHYS_LINKUP`, …). */
+  physState?: string;
+  /** ipoib-timeout, netdev-watchdog, txq-event: the transmit queue, its netdev and the watchdog's CPU and time out. */
+  txq?: number;
+  netdev?: string;
+  cpu?: number;
+  timedOutMs?: number;
+  /** ipoib-timeout (the driver's block) and txq-event: the queue's state when it was printed. */
+  stopped?: boolean;
+  stops?: number;
+  noDesc?: number;
+  ringFull?: number;
+  flow?: string;
+  sent?: number;
+  completed?: number;
+  txQueueLen?: number;
+  maxItems?: number;
+  waitQueued?: boolean;
+  txListEmpty?: boolean;
+  /** txq-event: the event (`stop`, `wake`, `xmit_stopped`, …). */
+  event?: string;
 }
 
 /** The parse of a whole log. */
@@ -135,8 +168,9 @@ export function lineTimestamp(prefix: string): string | null {
   return null;
 }
 
-// `hfi1 0000:05:00.0: hfi1_0: message` (or hfi2 … hfi2_0:) after any timestamp or journal prefix.
-const PREFIX = /hfi[12] ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (hfi([12])_\d+): ?(.*)$/;
+// `hfi1 0000:05:00.0: hfi1_0: message` (or hfi2 … hfi2_0:) after any timestamp or journal prefix; a port's line has
+// the port's hardware index after the name (`hfi2_0.1:`, hfi2's ppd_dev_info).
+const PREFIX = /hfi[12] ([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (hfi([12])_\d+)(?:\.([0-9]))?: ?(.*)$/;
 const N = '(\\d+)';
 const HEX = '0x([0-9a-fA-F]+)';
 
@@ -208,6 +242,8 @@ const RULES: Rule[] = [
     apply: (m, c) => c.emit({ kind: 'halt-timeout', engine: Number(m[1]) }),
   },
   ...CORNELIS_RULES,
+  ...IPOIB_RULES,
+  ...LINK_RULES,
   {
     re: new RegExp(`^SDMA engine ${N} - check scheduled$`),
     apply: (m, c) => c.emit({ kind: 'check-scheduled', engine: Number(m[1]) }),
@@ -276,6 +312,8 @@ export class KernelLogParser {
   private readonly descOf = new Map<string, LogEvent | undefined>();
   /** Per unit: the `[desc N]` tags of the newer dumps, each with its engine and its last descriptor. */
   private readonly tagsOf = new Map<string, Map<number, { engine: number; desc: LogEvent | undefined }>>();
+  /** Per unit: its last IPoIB timeout block. */
+  private readonly blockOf = new Map<string, LogEvent | undefined>();
   private readonly chip: ChipName;
   private readonly events: LogEvent[] = [];
   private hfi1Lines = 0;
@@ -303,11 +341,11 @@ export class KernelLogParser {
     const raw = escapeControls(text).slice(0, MAX_KEPT_LINE_CHARS);
     const m = PREFIX.exec(raw);
     if (!m) {
-      this.pushTrace(raw, line);
+      if (!this.pushWatchdog(raw, line)) this.pushTrace(raw, line);
       return;
     }
     this.hfi1Lines += 1;
-    const [, bdf = '', name = '', module = '1', msg = ''] = m;
+    const [, bdf = '', name = '', module = '1', pidx, msg = ''] = m;
     const pci = bdf.toLowerCase();
     const ts = lineTimestamp(raw.slice(0, m.index));
     let unit = this.units.get(name);
@@ -341,6 +379,8 @@ export class KernelLogParser {
       tags,
       engine: this.engineOf.get(name),
       desc: this.descOf.get(name),
+      block: this.blockOf.get(name),
+      port: pidx === undefined ? 1 : Number(pidx) + 1,
       emit(e) {
         // No chip has an engine past 15: a line that names one is not the driver's, and is shown as it is.
         const foreign = e.engine !== undefined && !(Number.isSafeInteger(e.engine) && e.engine < TXE_NUM_SDMA_ENGINES);
@@ -361,6 +401,33 @@ export class KernelLogParser {
     }
     this.engineOf.set(name, ctx.engine);
     this.descOf.set(name, ctx.desc);
+    this.blockOf.set(name, ctx.block);
+  }
+
+  /**
+   * The netdev watchdog's line (ipoib.ts) of an hfi1 or hfi2 netdev: filed under the unit of its PCI address when the
+   * log named one, else under `<driver> <address>`, else under the driver. False for any other line.
+   */
+  private pushWatchdog(raw: string, line: number): boolean {
+    const w = raw.includes('NETDEV WATCHDOG') ? parseWatchdogLine(raw) : null;
+    if (!w) return false;
+    this.hfi1Lines += 1;
+    const byPci = w.pci === null ? undefined : [...this.units.values()].find((u) => u.pci === w.pci)?.name;
+    const unit = byPci ?? (w.pci === null ? (w.driver ?? 'hfi1') : `${w.driver} ${w.pci}`);
+    const at = raw.indexOf(w.pci === null ? 'NETDEV WATCHDOG' : (w.driver as string));
+    const ev: LogEvent = {
+      line,
+      ts: lineTimestamp(raw.slice(0, Math.max(0, at))),
+      unit,
+      kind: 'netdev-watchdog',
+      netdev: w.netdev,
+      txq: w.txq,
+      ...(w.cpu === null ? {} : { cpu: w.cpu }),
+      ...(w.timedOutMs === null ? {} : { timedOutMs: w.timedOutMs }),
+    };
+    if (this.events.length < MAX_EVENTS) this.events.push(ev);
+    else this.eventsDropped += 1;
+    return true;
   }
 
   /**
@@ -385,7 +452,21 @@ export class KernelLogParser {
     }
     const at = { line, ts: t.ts, unit };
     let ev: LogEvent;
-    if (t.kind === 'state') {
+    if (t.kind === 'txq') {
+      ev = {
+        ...at,
+        kind: 'txq-event',
+        event: t.event,
+        txq: t.txq,
+        ...(t.engine === null ? {} : { engine: t.engine }),
+        head: t.head,
+        tail: t.tail,
+        used: t.used,
+        stops: t.stops,
+        noDesc: t.noDesc,
+        stopped: t.stopped,
+      };
+    } else if (t.kind === 'state') {
       ev = { ...at, kind: 'state-change', ...(t.engine === null ? {} : { engine: t.engine }), state: t.to, fromState: t.from };
     } else if (t.kind === 'pad') {
       ev = {
@@ -419,6 +500,9 @@ export class KernelLogParser {
 
   /** The parse so far, given how many lines were read. */
   result(linesRead: number): KernelLog {
+    // A watchdog line printed before any line of its unit was filed under `<driver> <pci>`: file it under the unit.
+    const byPci = new Map([...this.units.values()].map((u) => [`${u.module} ${u.pci}`, u.name]));
+    for (const e of this.events) if (e.kind === 'netdev-watchdog') e.unit = byPci.get(e.unit) ?? e.unit;
     return {
       units: [...this.units.values()],
       events: this.events,

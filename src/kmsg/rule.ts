@@ -21,6 +21,10 @@ export interface Ctx {
   desc: LogEvent | undefined;
   /** The newer dumps' tags of this unit. */
   tags: Map<number, TaggedDump>;
+  /** The unit's last IPoIB timeout block, which its later lines complete (ipoib.ts). */
+  block: LogEvent | undefined;
+  /** The port the line's prefix names (`hfi2_0.1:` is port 2); 1 under the unit's own prefix. */
+  port: number;
   emit(e: Omit<LogEvent, 'line' | 'unit' | 'ts'>): LogEvent;
 }
 

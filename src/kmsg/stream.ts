@@ -20,17 +20,22 @@ const MARK = Buffer.from('hfi');
 const ONE = 0x31;
 const TWO = 0x32;
 const SPACE = 0x20;
-const TRACE_EVENTS = ['_sdma_state: ', '_sdma_descriptor: ', '_sdma_pad: '].map((e) => Buffer.from(e));
+const TRACE_EVENTS = ['_sdma_state: ', '_sdma_descriptor: ', '_sdma_pad: ', '_txq_', '_flow_flush: ', '_flow_switch: '].map((e) =>
+  Buffer.from(e),
+);
+/** `)`: the driver in the older netdev watchdog line (`NETDEV WATCHDOG: ib0 (hfi1): transmit queue 0 timed out`). */
+const CLOSE = 0x29;
 
 /**
- * The next `hfi1 ` or `hfi2 ` at or after `from` (the driver's name in a device prefix), or `hfi[12]_sdma_state: `,
- * `_sdma_descriptor: ` or `_sdma_pad: ` (the SDMA events of tracefs `trace` text, trace-tx.ts); -1 when none.
+ * The next `hfi1 ` or `hfi2 ` at or after `from` (the driver's name in a device prefix), `(hfi1)` (the older netdev
+ * watchdog line), or `hfi[12]_sdma_state: `, `_sdma_descriptor: `, `_sdma_pad: ` and the IPoIB queue events
+ * (tracefs `trace` text, trace-tx.ts); -1 when none.
  */
 function findMark(b: Buffer, from: number): number {
   for (let at = b.indexOf(MARK, from); at >= 0; at = b.indexOf(MARK, at + 1)) {
     const digit = b[at + 3];
     if (digit !== ONE && digit !== TWO) continue;
-    if (b[at + 4] === SPACE) return at;
+    if (b[at + 4] === SPACE || (b[at + 4] === CLOSE && b[at - 1] === 0x28)) return at;
     for (const ev of TRACE_EVENTS) {
       const end = at + 4 + ev.length;
       if (end <= b.length && b.compare(ev, 0, ev.length, at + 4, end) === 0) return at;

@@ -7,6 +7,10 @@
 //                        ` amode:%u aidx:%u alen:%u` after them; the last number is the ring slot
 //   pad descriptors:     hfi1_sdma_pad (the Cornelis hfi1) and hfi2_sdma_pad `SDE (%u) pkts %u pad_sdma_desc %u
 //                        packet descriptors %u padding descriptors %u` (no device prefix)
+//   IPoIB queue events:  hfi1_txq_stop, _wake, _wakeup, _full, _queued, _xmit_stopped, _xmit_unstopped and
+//                        hfi1_flow_flush / _switch (hfi1_ipoib_txq_template, trace_tx.h; hfi2_ likewise) `[%s] txq %llx
+//                        idx %u sde %llx head %lx tail %lx flow %x used %u stops %d no_desc %d stopped %u`; later
+//                        kernels print the engine and its CPU after the sde pointer: `sde %llx:%u cpu %d`
 
 /** What every event carries: the trace timestamp as printed (`8812.123456`, null when none) and the module. */
 interface TraceBase {
@@ -54,7 +58,24 @@ export interface SdmaPadEvent extends TraceBase {
   padDescriptors: number;
 }
 
-export type TxTraceEvent = SdmaStateEvent | SdmaDescriptorEvent | SdmaPadEvent;
+/** One IPoIB transmit queue event (hfi1_ipoib_txq_template, trace_tx.h). */
+export interface TxqEvent extends TraceBase {
+  kind: 'txq';
+  device: string;
+  /** The event's name after the module (`txq_stop`, `txq_wake`, `flow_flush`, …). */
+  event: string;
+  txq: number;
+  /** The engine, where the event prints it (`sde %llx:%u`); null in the older wording. */
+  engine: number | null;
+  head: number;
+  tail: number;
+  used: number;
+  stops: number;
+  noDesc: number;
+  stopped: boolean;
+}
+
+export type TxTraceEvent = SdmaStateEvent | SdmaDescriptorEvent | SdmaPadEvent | TxqEvent;
 
 const EVENT = /(?:\s(\d+\.\d+))?: (hfi[12])_sdma_(state|descriptor|pad): (.*)$/;
 const DEVICE = /^\[([^\]]+)\] (.*)$/;
@@ -67,10 +88,38 @@ const DESCRIPTOR = new RegExp(
 );
 const PAD = new RegExp(`^SDE \\(${U}\\) pkts ${U} pad_sdma_desc ${U} packet descriptors ${U} padding descriptors ${U}$`);
 
+const TXQ_EVENT = /(?:\s(\d+\.\d+))?: (hfi[12])_(txq_[a-z_]+|flow_flush|flow_switch): \[([^\]]+)\] (.*)$/;
+const TXQ = new RegExp(
+  `^txq ${X} idx ${U} sde ${X}(?::${U} cpu -?[0-9]{1,6})? head ${X} tail ${X} flow ${X} used ${U} stops (-?[0-9]{1,10}) no_desc (-?[0-9]{1,10}) stopped ${U}$`,
+);
+
+/** An IPoIB queue event of a `trace` line, or null. */
+function parseTxqEvent(line: string): TxqEvent | null {
+  const m = TXQ_EVENT.exec(line);
+  if (!m) return null;
+  const q = TXQ.exec(m[5] as string);
+  if (!q) return null;
+  return {
+    ts: m[1] ?? null,
+    module: m[2] as 'hfi1' | 'hfi2',
+    kind: 'txq',
+    device: m[4] as string,
+    event: m[3] as string,
+    txq: Number(q[2]),
+    engine: q[4] === undefined ? null : Number(q[4]),
+    head: Number.parseInt(q[5] as string, 16),
+    tail: Number.parseInt(q[6] as string, 16),
+    used: Number(q[8]),
+    stops: Number(q[9]),
+    noDesc: Number(q[10]),
+    stopped: Number(q[11]) !== 0,
+  };
+}
+
 /** The SDMA trace event on a line of `trace`; null when the line is another event or in no known wording. */
 export function parseTxTraceLine(line: string): TxTraceEvent | null {
   const m = EVENT.exec(line.trimEnd());
-  if (!m) return null;
+  if (!m) return parseTxqEvent(line.trimEnd());
   const base: TraceBase = { ts: m[1] ?? null, module: m[2] as 'hfi1' | 'hfi2' };
   const what = m[3] as string;
   const text = m[4] as string;

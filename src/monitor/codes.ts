@@ -18,6 +18,8 @@ export const COUNTS = [
   'linkdown', // ports that were ACTIVE and are not
   'noport', // units with no ACTIVE port
   'full',
+  'ipoib', // IPoIB transmit queues the netdev watchdog timed out
+  'linkflap', // ports whose link went down and came back, or retrains
 ] as const;
 export type CountName = (typeof COUNTS)[number];
 
@@ -41,6 +43,14 @@ export const FINDING_KINDS = {
   vanished: { code: 'SD302', count: 'gone', severity: 'critical', title: 'unit vanished' },
   stranded: { code: 'SD201', count: 'stranded', severity: 'critical', title: 'sender stranded (lost wake-up)' },
   stalled: { code: 'SD101', count: 'stalled', severity: 'critical', title: 'engine stalled' },
+  fabricStall: {
+    code: 'SD109',
+    count: 'stalled',
+    severity: 'critical',
+    title: 'engines stalled by the fabric (no credits)',
+  },
+  linkStall: { code: 'SD110', count: 'stalled', severity: 'critical', title: "engines stalled while their port's link fails" },
+  ipoibStuck: { code: 'SD207', count: 'ipoib', severity: 'critical', title: 'IPoIB queue stuck (netdev watchdog timeout)' },
   halted: { code: 'SD102', count: 'halted', severity: 'critical', title: 'engine halted' },
   unreadable: { code: 'SD303', count: 'unreadable', severity: 'unknown', title: 'unit unreadable' },
   noUnit: { code: 'SD304', count: null, severity: 'unknown', title: 'no unit found' },
@@ -49,6 +59,9 @@ export const FINDING_KINDS = {
   psmStall: { code: 'SD203', count: 'psmstall', severity: 'warning', title: 'PSM writer stalls' },
   noActivePort: { code: 'SD305', count: 'noport', severity: 'warning', title: 'no ACTIVE port' },
   portDown: { code: 'SD306', count: 'linkdown', severity: 'warning', title: 'port went down' },
+  portLost: { code: 'SD309', count: 'linkdown', severity: 'warning', title: 'port lost its link (LinkDowned counted it)' },
+  linkFlap: { code: 'SD307', count: 'linkflap', severity: 'warning', title: 'port link went down and came back' },
+  linkRetrain: { code: 'SD308', count: 'linkflap', severity: 'warning', title: 'port link retraining (LinkErrorRecovery)' },
   notRunning: { code: 'SD107', count: 'notrunning', severity: 'warning', title: 'engines not running' },
   orphanedWaiters: { code: 'SD204', count: 'orphaned', severity: 'warning', title: 'waiters orphaned on a stopped engine' },
   orphanedWork: { code: 'SD105', count: 'orphaned', severity: 'warning', title: 'orphaned txreqs on the flush list' },
@@ -59,6 +72,8 @@ export const FINDING_KINDS = {
   errQp: { code: 'SD206', count: null, severity: 'note', title: 'QP in ERR left on a wait list' },
   reduced: { code: 'SD402', count: null, severity: 'note', title: 'reduced view (sources not readable)' },
   invisible: { code: 'SD401', count: null, severity: 'note', title: 'a kind of waiter cannot be seen here' },
+  bulkService: { code: 'SD403', count: null, severity: 'note', title: 'the bulk service carries verbs traffic' },
+  sdmaOff: { code: 'SD404', count: null, severity: 'note', title: 'SDMA off in cap_mask' },
 } as const satisfies Record<string, FindingKind>;
 export type FindingKindName = keyof typeof FINDING_KINDS;
 

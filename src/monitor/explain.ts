@@ -204,9 +204,84 @@ export const EXPLANATIONS: Readonly<Record<FindingKindName, Explanation>> = {
   },
   invisible: {
     meaning: 'A kind of waiter (qp, psm, ipoib) cannot be seen here, so none is said to wait: it is not covered, not absent.',
-    kernel: 'QPs come from debugfs qp_stats; PSM writers from /proc (root); IPoIB queues from no file.',
+    kernel:
+      "QPs come from debugfs qp_stats; PSM writers from /proc (root); IPoIB queues from the kernel log's timeout blocks (/dev/kmsg), and only once the netdev watchdog timed them out.",
     confirm: "'hfi1-sdma doctor' lists the waiter sources (qpStats, procPsm, trace).",
     action: 'Run as root for QPs and PSM writers.',
+    capture: 'Not needed.',
+  },
+  fabricStall: {
+    meaning:
+      "Engines have work in flight and their heads do not move, while their port is ACTIVE, its XmitWait rises and it sends next to nothing: the far end of the link returns no credits, so the adapter's send buffer stays full and the engines stop fetching. The host is not at fault; its jobs wait on the fabric. The engines' verdict reason is no-credits.",
+    kernel:
+      "None on the host: the engines' HEAD freezes as it would for a chip that stops fetching (sdma_seqfile_dump_sde, sdma.c shows the same), and only the port counters tell the two apart: TxWait (XmitWait, chip.c port counters) counts the ticks the port had data and no credit, and TxWords/DcXmitFlits what it sent.",
+    confirm:
+      "'hfi1-sdma --json engines' twice (portCounters: xmitWait rising, xmitData flat); 'opainfo' on the host for the port; 'opareport -o errors' and the switch port's counters (congestion, a failed buffer, credits) at the other end.",
+    action:
+      'Look at the fabric, not the host: the switch port at the other end of the link, its neighbours and the cable. A switch port whose credits stop (a memory error, a hung port) is cleared there; the engines resume by themselves once credits return. A reload of the host driver does not help.',
+    capture: `${SNAPSHOT}; 'opareport -o errors' and 'opareport -o slowlinks' from the fabric manager's node.`,
+  },
+  linkStall: {
+    meaning:
+      'Engines have work in flight and their heads do not move while a port they send on lost its link or retrains (LinkDowned or LinkErrorRecovery rose during the stall, or the port is no longer ACTIVE): packets for that port wait on the link. The verdict reason is link-lost.',
+    kernel:
+      "The link's state machine (handle_link_down, handle_link_up and the LNI of chip.c); LinkDowned is the driver's SwLinkDown, LinkErrorRecovery the link's retrain count (mad.c). On a one-port adapter a link loss freezes the engines (e85_LinkDown, sdma.c).",
+    confirm:
+      "'hfi1-sdma engines' (every port's link), 'hfi1-sdma log' of the kernel log (its link lines, counted per port), 'opainfo' (the port's physical state and link-down reason).",
+    action: 'Check the cable, the transceiver and the switch port; the engines resume once the link trains and is ACTIVE.',
+    capture: `${SNAPSHOT}; 'opainfo' and the switch port's log.`,
+  },
+  ipoibStuck: {
+    meaning:
+      'An accelerated-IPoIB transmit queue stayed stopped longer than the netdev watchdog allows (1 s): the kernel timed it out and the driver logged its state. Its traffic (IP over the fabric: storage, NFS, daemons) does not move. no_desc 1 says it waits for SDMA descriptors of the engine it names: a stalled or saturated engine, or a wake-up that was lost.',
+    kernel:
+      "dev_watchdog (sch_generic.c) calls the driver's hfi1_ipoib_tx_timeout (ipoib_tx.c, added with 'IB/{ipoib,hfi1}: Add a timeout handler for rdma_netdev'), which prints the block (timeout txq … no_desc …, sde … engine N, sent/completed/used, wait queued, tx_list empty); queues/tx-N/tx_timeout counts the timeouts. The queue sleeps on the engine's dmawait through hfi1_ipoib_sdma_sleep and is woken by sdma_desc_avail (sdma.c).",
+    confirm:
+      "'hfi1-sdma log' of 'dmesg' (the watchdog line and the block, decoded), 'cat /sys/class/net/<ib>/queues/tx-N/tx_timeout', 'hfi1-sdma show <engine>' for the engine the block names.",
+    action:
+      'Look at the engine: stalled (a host or fabric cause, see its finding), or idle with the queue on its wait list (a lost wake-up: traffic on the engine releases it). Bringing the interface down and up restarts the queue but destroys the evidence.',
+    capture: `${SNAPSHOT}; 'ip -s link show <ib>' and the kernel log since the first timeout.`,
+  },
+  portLost: {
+    meaning:
+      "A port is not ACTIVE and its LinkDowned counter says it had a link since the driver loaded: it lost it (an unused port, never up, counts no loss). Traffic for that port does not move; on a two-port adapter the other port's may.",
+    kernel:
+      "The driver counts each loss of an up link in SwLinkDown (ppd->link_downed, chip.c), which the PortCounters' LinkDowned shows.",
+    confirm: "'hfi1-sdma engines' (the port's state), 'hfi1-sdma log' (its link lines), 'opainfo'.",
+    action: 'Check the cable and the switch port of that port.',
+    capture: "'opainfo', the kernel log's link lines.",
+  },
+  linkFlap: {
+    meaning:
+      "A port's link went down and came back while watched (LinkDowned rose, the port is ACTIVE again): packets in flight on it were lost and the engines sending on it may have been reset. Flaps that repeat point at the cable, the transceiver or the switch port.",
+    kernel:
+      "SwLinkDown (ppd->link_downed, chip.c) counts each loss; the kernel log has '8051: Link down' and 'Link down reason: …' for it.",
+    confirm: "'hfi1-sdma log' of dmesg (link lines per port), 'opainfo' (the link-down reason), 'opareport -o errors'.",
+    action: 'Check the cable, the transceiver and the switch port; repeated flaps: replace the cable.',
+    capture: "The kernel log's link lines and 'opainfo'.",
+  },
+  linkRetrain: {
+    meaning:
+      "A port's LinkErrorRecovery rose while watched: its link retrained, a sign of a marginal link (errors the link recovered from). Traffic pauses during each retrain.",
+    kernel: 'LinkErrorRecovery is the sum of the device counters DcLinkSeqCrc and DcReinitPeer (mad.c).',
+    confirm: "'opainfo' and 'opareport -o errors' (the link quality and the error counters of both ends).",
+    action: 'Check the cable and the transceiver; a rising count on one link is a candidate for replacement.',
+    capture: "'opareport -o errors' and 'opainfo'.",
+  },
+  bulkService: {
+    meaning:
+      "The Cornelis hfi1's bulk service is on (use_bulksvc=Y): it owns the last bulksvc_num_sdma engines and carries verbs messages over 2 KB and user verbs off SDMA. Idle SDMA engines under a verbs load are expected, and the bulk service's own engines are not judged as SDMA rings.",
+    kernel:
+      "hfi1_bulksvc_loan_resources (bulksvc.c) lends the engines (hw_resources shows them as 'bulksvc.sde a-b'); the rest stay SDMA's.",
+    confirm: "'cat /sys/module/hfi1/parameters/use_bulksvc', 'cat /sys/class/infiniband/hfi1_N/hw_resources'.",
+    action: 'Nothing: this explains idle engines. Judge the verbs path by the port counters, not the SDMA engines.',
+    capture: 'Not needed.',
+  },
+  sdmaOff: {
+    meaning: 'cap_mask lacks the SDMA bit: the driver sends nothing through its SDMA engines. Every engine idle is expected.',
+    kernel: 'HFI1_CAP_SDMA (common.h) in the cap_mask module parameter (driver.c).',
+    confirm: "'cat /sys/module/hfi1/parameters/cap_mask' (bit 1, 0x2).",
+    action: 'Nothing, unless SDMA was meant to be on: then remove the override of cap_mask and reload the driver.',
     capture: 'Not needed.',
   },
 };

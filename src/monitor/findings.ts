@@ -14,6 +14,8 @@ import {
   SEVERITY_ORDER,
   type Severity,
 } from './codes.js';
+import { hostCauseText, offHost, portSideFindings } from './findings-ports.js';
+import type { PortMark } from './ports.js';
 import type { EngineRound, UnitRound } from './round.js';
 import { ageText, portActive, portsText, whoText, whoWithOwner } from './words.js';
 
@@ -44,6 +46,8 @@ export interface FindingHistory {
   fullRounds: Map<string, number>;
   /** Ports (`unit/port`) seen ACTIVE. */
   activeSeen: Set<string>;
+  /** Each port's (`unit/port`) link counters and when they last rose (ports.ts); absent in a state saved before them. */
+  portMarks?: Map<string, PortMark>;
 }
 
 /** A fresh history. */
@@ -66,7 +70,8 @@ export function rememberRound(h: FindingHistory, units: readonly UnitRound[]): v
   }
 }
 
-function finding(
+/** One finding of `kind` at `where`, with its line and the rest (exported for the port-side findings, findings-ports.ts). */
+export function finding(
   kind: FindingKindName,
   where: { unit: string | null; engine?: number | null; port?: number | null },
   text: string,
@@ -100,13 +105,14 @@ function engineFindings(u: UnitRound, e: EngineRound, h: FindingHistory, out: Fi
   const name = u.info.name;
   const at = { unit: name, engine: s.engine };
   const where = `${name} sdma${s.engine}`;
-  if (c.verdict === 'stalled') {
+  // A stall the fabric or the link causes is said by unit and port (findings-ports.ts), never as the host's.
+  if (c.verdict === 'stalled' && !offHost(e)) {
     const age = c.stuckSinceMs === null ? null : s.timeMs - c.stuckSinceMs;
     out.push(
       finding(
         'stalled',
         at,
-        `${where} stalled (${c.reason})${age === null ? '' : ` for ${ageText(age, c.stuckAtLeast)}`}: ${c.inFlight ?? '?'} descriptors in flight and the head does not move`,
+        `${where} stalled (${c.reason})${age === null ? '' : ` for ${ageText(age, c.stuckAtLeast)}`}: ${c.inFlight ?? '?'} descriptors in flight and the head does not move${hostCauseText(e)}`,
         {
           ageMs: age,
           ageAtLeast: c.stuckAtLeast,
@@ -418,6 +424,7 @@ export function findingsOf(
     }
     unitEngineFindings(u, h, out);
     portFindings(u, h, out);
+    portSideFindings(u, h, out);
     waiterFindings(u, out);
     visibilityFindings(u, out);
     const r = reduced(u.info);

@@ -11,6 +11,7 @@ import { lookupUnit, type UnitId } from '../unit-id.js';
 import { UnitDiscovery } from './discovery.js';
 import { type FindingHistory, findingsOf, newFindingHistory, rememberRound } from './findings.js';
 import { nextInstant, realSleep, type Sleep } from './pace.js';
+import { judgeCauses, markBulkService, type PortSample, readPortCounters, rememberLinkCounters, rememberPorts } from './ports.js';
 import { BoundedReads, type Timer } from './read.js';
 import type { EngineRound, Provenance, Round, UnitRound, UnitWaitersRound } from './round.js';
 import { blindWaiters, engineWaiters, NO_WAITERS_REASON, observeWaiters, qpsToOwn } from './waiters.js';
@@ -125,6 +126,8 @@ export class Monitor {
   private readonly owners = new Map<string, Map<string, QpOwner>>();
   private missed = false;
   private listingProblem: string | null = null;
+  /** Each unit's recent port counters, by unit name (the span of a stall's cause). */
+  private readonly portHistory = new Map<string, PortSample[]>();
 
   constructor(
     readonly backend: Backend,
@@ -234,7 +237,7 @@ export class Monitor {
         track = newTrack();
         this.tracks.engines.set(key, track);
       }
-      return { sample: s, verdict: (this.o.classify ?? classify)(track, s, opts), waiters: null };
+      return { sample: s, verdict: (this.o.classify ?? classify)(track, s, opts), waiters: null, cause: null };
     });
   }
 
@@ -290,6 +293,22 @@ export class Monitor {
     }
     if (status !== 'up') this.forget(name);
     const ports = status === 'gone' || this.o.ports === false ? [] : await readPorts(unit, this.reads);
+    const portCounters = status !== 'up' || this.o.ports === false ? [] : await readPortCounters(unit, this.reads);
+    if (status === 'up') {
+      markBulkService(unit.info, engines);
+      let history = this.portHistory.get(name);
+      if (!history) {
+        history = [];
+        this.portHistory.set(name, history);
+      }
+      const timeMs = engines[0]?.sample.timeMs ?? 0;
+      if (portCounters.length > 0) rememberPorts(history, { timeMs, ports: portCounters });
+      const seen = ports.map((p) => p.port).filter((p) => this.tracks.history.activeSeen.has(`${name}/${p}`));
+      judgeCauses(engines, history, ports, seen);
+      // A state saved before the marks existed (or a bad one) starts them afresh.
+      if (!(this.tracks.history.portMarks instanceof Map)) this.tracks.history.portMarks = new Map();
+      rememberLinkCounters(this.tracks.history.portMarks, name, portCounters, timeMs);
+    } else this.portHistory.delete(name);
     const { all, fresh } = this.newWarnings(unit);
     let problem: string | null = null;
     if (status === 'gone') problem = r.ok ? 'registers read all-ones' : r.message;
@@ -303,6 +322,7 @@ export class Monitor {
       engines,
       waiters,
       ports,
+      portCounters,
       activeSeen: [],
       warnings: all,
       newWarnings: fresh,

@@ -1,8 +1,18 @@
 // What one round of the monitor yields: every selected unit with its engines judged, its waiters judged,
 // every port's link, its warnings, and the findings of the round. Every command and the exporter render
 // these and nothing else, so the same samples give the same verdicts on every path.
-import type { EngineSample, PortLink, QpOwner, SourceWarning, Unit, UnitInfo, WaiterVisibility } from '../backend.js';
+import type {
+  EngineSample,
+  PortCounters,
+  PortLink,
+  QpOwner,
+  SourceWarning,
+  Unit,
+  UnitInfo,
+  WaiterVisibility,
+} from '../backend.js';
 import type { Hfi1SdmaError } from '../errors.js';
+import type { CauseJudgement } from '../progress/cause.js';
 import type { Classification } from '../progress/classify.js';
 import type { WaiterJudgement } from '../progress/strand.js';
 import type { Finding } from './findings.js';
@@ -38,6 +48,8 @@ export interface EngineRound {
   sample: EngineSample;
   verdict: Classification;
   waiters: EngineWaiters | null;
+  /** A stalled engine's cause class (host, fabric, link) from its ports' counters; null otherwise or when unknown. */
+  cause: CauseJudgement | null;
 }
 
 /** The waiters of one unit in one round, judged. */
@@ -75,6 +87,8 @@ export interface UnitRound {
   waiters: UnitWaitersRound;
   /** Every port read, by port number; empty when no port could be read. */
   ports: PortLink[];
+  /** Every port's counters read this round (XmitWait, data, link events, DmaWait); empty when none could be read. */
+  portCounters: PortCounters[];
   /** The ports seen ACTIVE so far (this run, or in the state it carried): one not ACTIVE now went down. */
   activeSeen: number[];
   /** Every distinct source warning of the unit so far, and those first raised this round. */

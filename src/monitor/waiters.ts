@@ -62,9 +62,12 @@ export function seesWaiters(uw: UnitWaitersRound | undefined): uw is UnitWaiters
   return uw?.listed === true && uw.visibility.some((v) => v.visible);
 }
 
-/** Whether a kind that can be stranded (a QP, an IPoIB queue; a PSM writer stalls instead) can be seen. */
+/**
+ * Whether a kind that can be stranded (a QP, an IPoIB queue; a PSM writer stalls instead) can be seen in full: a kind
+ * seen only in part (IPoIB queues from the kernel log) never stands for "none stranded".
+ */
 export function seesStrandable(uw: UnitWaitersRound | undefined): boolean {
-  return uw?.listed === true && uw.visibility.some((v) => v.visible && v.kind !== 'psm');
+  return uw?.listed === true && uw.visibility.some((v) => v.visible && !v.partial && v.kind !== 'psm');
 }
 
 /** The waiters of each engine (by absolute index), or null per engine when no waiter can be seen. */

@@ -35,6 +35,9 @@ export const REASONS = [
   'stall-suspected', // unknown: no movement for --stall-ms, awaiting the confirming sample
   'recovering', // unknown: a halt or clean-up in progress, still within the recovery window
   'single-instant-capture', // unknown: a recording of one instant shows no movement, so no time-based verdict
+  'no-credits', // stalled: its port is ACTIVE and waits for credits while it sends next to nothing (cause.ts: fabric)
+  'link-lost', // stalled: a port it sends on lost its link or retrains during the stall (cause.ts: link)
+  'bulk-service', // idle: the engine belongs to the bulk service (use_bulksvc): its ring is not SDMA's and is not judged
 ] as const;
 export type Reason = (typeof REASONS)[number];
 

@@ -113,6 +113,7 @@ function mapInfo(info: UnitInfo, rename: (t: string) => string): UnitInfo {
       ...(s.path === undefined ? {} : { path: rename(s.path) }),
       ...(s.reason === undefined ? {} : { reason: rename(s.reason) }),
     })),
+    ...(info.settings ? { settings: { ...info.settings, evidence: info.settings.evidence.map(rename) } } : {}),
   };
 }
 
@@ -189,6 +190,11 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
           waiters,
           visibility: w.visibility.map((v) => ({ ...v, ...(v.reason ? { reason: rename(v.reason) } : {}) })),
         };
+      }, rename),
+    portCounters: () =>
+      mapped(async () => {
+        const u = await current.unit(n);
+        return u.portCounters ? u.portCounters() : [];
       }, rename),
     qpOwners: (qps) =>
       mapped(async () => {

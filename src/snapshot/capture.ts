@@ -5,12 +5,13 @@
 // inside it (a link out of the tree is recorded as not captured, with the link named). The archive is streamed to a
 // temporary beside the target and renamed only when complete (see output.ts).
 import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import type { Clock } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { type Containment, containmentOf, OutsideTreeError } from '../hw/contain.js';
 import { discoverUnits, type FoundUnit } from '../hw/discover.js';
 import { hwFsFor } from '../hw/fsio.js';
+import { driverFileNames, PMA_PORT_COUNTERS } from '../hw/parse/port-counters.js';
 import { readRegularFile, SourceFileError } from '../hw/read-file.js';
 import { openRegisterWindow } from '../hw/regs.js';
 import { ContextBudget, everyContextFiles, onceContextFiles } from './context.js';
@@ -120,7 +121,22 @@ function everyFiles(u: FoundUnit, within: Containment | null): string[] {
   // The port counters (one port<n>counters per port) beside their names.
   const portCounters = filesUnder(p.debugDir, within).filter((f) => /\/(?:port[1-9]counters|portcounter_names)$/.test(f));
   out.push(...portCounters);
+  out.push(...portCounterFiles(u, within));
   return out;
+}
+
+/** Each port's sysfs counters the port counters reader uses (hw_counters, PortCounters), where they exist. */
+function portCounterFiles(u: FoundUnit, within: Containment | null): string[] {
+  const driver = new Set(driverFileNames());
+  const pma = new Set(Object.values(PMA_PORT_COUNTERS).map((c) => c?.file));
+  const ports = u.flavourInputs.ports.filter((n) => /^[1-9][0-9]?$/.test(n));
+  return ports.flatMap((n) => {
+    const dir = join(u.paths.classDir, 'ports', n);
+    return [
+      ...filesUnder(join(dir, 'hw_counters'), within).filter((f) => driver.has(basename(f))),
+      ...filesUnder(join(dir, 'counters'), within).filter((f) => pma.has(basename(f))),
+    ];
+  });
 }
 
 /**

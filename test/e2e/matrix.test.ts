@@ -1,7 +1,9 @@
 // The matrix an operator relies on, through the rendered sysroot and the live reader: for each scenario, health
 // (three runs carrying a state), the exporter's series under the shipped rules (promtool) and watch agree with each
 // other (the same samples give the same verdicts on every path, the monitor being the one loop) and say what the
-// scenario is: healthy hosts nothing, a lost wake-up a certain strand, a stop-fetch a stall, a gone device gone.
+// scenario is: healthy hosts nothing, a lost wake-up a certain strand, a stop-fetch a stall, a gone device gone; a
+// stall the port explains is the fabric's or the link's, by port, never the host's; an IPoIB queue the watchdog timed
+// out is stuck on its engine; the bulk service's idle engines are normal.
 // Short virtual spans here; the soak runs every flavour and workload at length.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -32,16 +34,30 @@ interface Scenario {
   /** The alerts the exporter's series fire (name and engine or unit), and what watch shows. */
   alerts: Record<string, string>[];
   verdict?: { engine: number; is: RegExp };
+  /** The cause watch gives the stalled engines (every one), and the port it names. */
+  cause?: { is: 'host' | 'fabric' | 'link'; port: number };
+  /** What neither health nor watch may say. */
+  mustNot?: RegExp;
+  /** A finding code (besides the first) health must also give. */
+  alsoCode?: string;
+  /** The port's XmitWait rises over the exporter's rounds (a busy port waits for credits now and then). */
+  xmitWaitRises?: boolean;
+}
+
+interface WatchedEngine {
+  verdict: string;
+  strandedWaiters: number | null;
+  cause: { cause: string; port: number | null } | null;
 }
 
 /** Engine → verdict of the last round of `watch --json`. */
-function watchVerdicts(ndjson: string): Map<number, { verdict: string; strandedWaiters: number | null }> {
+function watchVerdicts(ndjson: string): Map<number, WatchedEngine> {
   const lines = ndjson
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l));
   const last = lines.slice(-lines.filter((l) => l.t === lines.at(-1).t).length);
-  return new Map(last.map((l) => [l.engine, { verdict: l.verdict, strandedWaiters: l.strandedWaiters }]));
+  return new Map(last.map((l) => [l.engine, { verdict: l.verdict, strandedWaiters: l.strandedWaiters, cause: l.cause }]));
 }
 
 /** Engine → verdict as the exporter serves it, and the engines it serves a stranded waiter on. */
@@ -59,7 +75,8 @@ function exportedVerdicts(text: string) {
 /** Small rings: the matrix is about verdicts, and every path renders and reads the whole ring each round. */
 const RING = { descqCnt: 256 };
 
-async function exported(s: Scenario): Promise<string> {
+/** What the exporter served at each round. */
+async function exported(s: Scenario): Promise<string[]> {
   const host = await renderedHost(tmp(), { ...RING, ...s.opts }, s.atMs);
   const sampler = new Sampler({
     backend: host,
@@ -70,11 +87,13 @@ async function exported(s: Scenario): Promise<string> {
     nowMs: () => host.emu.nowMs,
     log: () => {},
   });
+  const texts: string[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     if (i > 0) await host.advanceMs(s.stepMs ?? STEP_MS);
     await sampler.refresh();
+    texts.push(await sampler.metrics.text.metrics());
   }
-  return sampler.metrics.text.metrics();
+  return texts;
 }
 
 async function watched(s: Scenario): Promise<string> {
@@ -105,18 +124,22 @@ async function checked(s: Scenario) {
   return {
     first,
     last: r,
-    doc: JSON.parse(r.stdout) as { status: string; findings: { code: string; kind: string; engine: number | null }[] },
+    doc: JSON.parse(r.stdout) as {
+      status: string;
+      findings: { code: string; kind: string; engine: number | null; port?: number | null; text: string }[];
+    },
   };
 }
 
 const SCENARIOS: Scenario[] = [
   { what: 'a healthy host (mixed)', opts: { workload: 'mixed:gbps=10' }, atMs: 100, health: 0, alerts: [] },
   {
-    what: 'a healthy host at line rate (every ring full and retiring)',
+    what: 'a healthy host at line rate (every ring full and retiring, XmitWait rising): no stall, no fabric',
     opts: { workload: 'line-rate', engines: 4 },
     atMs: 100,
     health: 0,
     alerts: [],
+    xmitWaitRises: true,
   },
   {
     what: 'a healthy CN5000 (hfi2, engines 8-15) with port 1 unused and port 2 ACTIVE',
@@ -145,13 +168,15 @@ const SCENARIOS: Scenario[] = [
     verdict: { engine: 5, is: /^(idle|unknown)$/ },
   },
   {
-    what: 'stop-fetch on engine 3',
+    what: 'stop-fetch on engine 3: the host, never the fabric',
     opts: { workload: 'mixed:gbps=10', engines: 4, fault: ['stop-fetch@100:3'] },
     atMs: 200,
     health: 2,
     code: 'SD101',
     alerts: [{ alertname: 'Hfi1SdmaEngineStalled', engine: '3', severity: 'critical', unit: 'hfi1_0' }],
     verdict: { engine: 3, is: /^stalled$/ },
+    cause: { is: 'host', port: 1 },
+    mustNot: /fabric|SD109|SD110/i,
   },
   {
     what: 'an engine that halts and stays halted (halt-stuck on engine 2)',
@@ -196,12 +221,61 @@ const SCENARIOS: Scenario[] = [
     code: 'SD301',
     alerts: [{ alertname: 'Hfi1SdmaDeviceGone', severity: 'critical', unit: 'hfi1_0' }],
   },
+  {
+    what: 'fabric-stall on port 1: stalled by the fabric, XmitWait rising, never chip-not-fetching',
+    opts: { workload: 'mixed:gbps=10', engines: 4, fault: ['fabric-stall@100:1'] },
+    atMs: 200,
+    health: 2,
+    code: 'SD109',
+    alerts: [{ alertname: 'Hfi1SdmaFabricStall', device: 'hfi1_0', port: '1', cause: 'fabric', severity: 'critical' }],
+    verdict: { engine: 0, is: /^stalled$/ },
+    cause: { is: 'fabric', port: 1 },
+    mustNot: /chip-not-fetching|SD101/,
+  },
+  {
+    what: 'link-down on port 2 of a two-port CN5000: the port lost its link, naming port 2, no host stall',
+    opts: { workload: 'mixed:gbps=2', chip: 'jkr', driver: 'cornelis', ports: 2, engines: 4, fault: ['link-down@100:2'] },
+    atMs: 200,
+    health: 1,
+    code: 'SD309',
+    alerts: [{ alertname: 'Hfi1SdmaPortLost', device: 'hfi1_0', port: '2', severity: 'warning' }],
+    mustNot: /SD101|chip-not-fetching|SD109/,
+  },
+  {
+    what: 'link-flap on port 2 of a two-port CN5000: down and back, naming port 2, no host stall',
+    opts: { workload: 'mixed:gbps=2', chip: 'jkr', driver: 'cornelis', ports: 2, engines: 4, fault: ['link-flap@500:2'] },
+    atMs: 200,
+    health: 1,
+    code: 'SD307',
+    alerts: [{ alertname: 'Hfi1SdmaLinkFlap', device: 'hfi1_0', port: '2', severity: 'warning' }],
+    mustNot: /SD101|chip-not-fetching|SD109/,
+  },
+  {
+    what: 'ipoib-timeout on engine 3: the IPoIB queue stuck on engine 3, IPoIB visible',
+    opts: { workload: 'mixed:ipoib=1,gbps=2', engines: 4, fault: ['ipoib-timeout@100:3'] },
+    atMs: 2100,
+    health: 2,
+    code: 'SD207',
+    alerts: [{ alertname: 'Hfi1SdmaIpoibQueueStuck', engine: '3', severity: 'critical', unit: 'hfi1_0' }],
+    mustNot: /not visible|cannot be seen/,
+  },
+  {
+    what: 'the bulk service on (use_bulksvc=Y) under verbs load: its engines idle, said as normal',
+    opts: { workload: 'line-rate', chip: 'jkr', driver: 'cornelis', param: ['use_bulksvc=Y'] },
+    atMs: 100,
+    health: 0,
+    code: 'SD403',
+    alerts: [],
+    verdict: { engine: 15, is: /^idle$/ },
+    mustNot: /stalled|stranded/,
+  },
 ];
 
 describe('the matrix: health, the exporter with the shipped rules, and watch agree and say what happened', () => {
   for (const s of SCENARIOS) {
     it(s.what, async () => {
-      const [text, ndjson, h] = await Promise.all([exported(s), watched(s), checked(s)]);
+      const [texts, ndjson, h] = await Promise.all([exported(s), watched(s), checked(s)]);
+      const text = texts.at(-1) as string;
       // health, by the third run.
       expect(h.last.code, h.last.stdout).toBe(s.health);
       if (s.code) expect(h.doc.findings[0]?.code, h.last.stdout).toBe(s.code);
@@ -210,20 +284,47 @@ describe('the matrix: health, the exporter with the shipped rules, and watch agr
           h.doc.findings.filter((f) => f.kind !== 'invisible' && f.kind !== 'reduced'),
           h.last.stdout,
         ).toEqual([]);
+      if (s.alsoCode)
+        expect(
+          h.doc.findings.map((f) => f.code),
+          h.last.stdout,
+        ).toContain(s.alsoCode);
+      if (s.mustNot) {
+        for (const f of h.doc.findings) expect(`${f.code} ${f.text}`).not.toMatch(s.mustNot);
+        for (const l of ndjson.trim().split('\n')) {
+          const e = JSON.parse(l);
+          expect(`${e.verdict} ${e.reason} ${e.cause?.why ?? ''}`).not.toMatch(s.mustNot);
+        }
+      }
       if (s.code === 'SD301') return;
+      if (s.xmitWaitRises) {
+        const wait = (t: string) => Number(/^hfi1_sdma_port_xmit_wait_total\{device="hfi1_0",port="1"\} (\d+)$/m.exec(t)?.[1]);
+        expect(wait(text)).toBeGreaterThan(wait(texts[0] as string));
+      }
       // The same samples, the same verdicts: watch's last round is what the exporter serves.
       const w = watchVerdicts(ndjson);
       const x = exportedVerdicts(text);
       expect(new Map([...w].map(([e, v]) => [e, v.verdict]))).toEqual(x.verdicts);
       expect([...w].filter(([, v]) => (v.strandedWaiters ?? 0) > 0).map(([e]) => e)).toEqual(x.stranded);
-      const stalledByHealth = h.doc.findings.filter((f) => f.kind === 'stalled').map((f) => f.engine);
       const stalledByWatch = [...w].filter(([, v]) => v.verdict === 'stalled').map(([e]) => e);
-      // health's last run saw later samples; a stall is the same stall in both.
-      expect(stalledByHealth).toEqual(stalledByWatch);
+      if (s.cause?.is === 'fabric' || s.cause?.is === 'link') {
+        // Said once for the port, with every engine it stalled.
+        const byPort = h.doc.findings.filter((f) => f.code === s.code);
+        expect(byPort.map((f) => f.port)).toEqual([s.cause.port]);
+        expect(h.doc.findings.filter((f) => f.kind === 'stalled')).toEqual([]);
+      } else {
+        const stalledByHealth = h.doc.findings.filter((f) => f.kind === 'stalled').map((f) => f.engine);
+        // health's last run saw later samples; a stall is the same stall in both.
+        expect(stalledByHealth).toEqual(stalledByWatch);
+      }
+      if (s.cause) {
+        expect(stalledByWatch.length).toBeGreaterThan(0);
+        for (const e of stalledByWatch) expect(w.get(e)?.cause).toMatchObject({ cause: s.cause.is, port: s.cause.port });
+      }
       if (s.verdict) expect(w.get(s.verdict.engine)?.verdict).toMatch(s.verdict.is);
       // Nothing on a healthy host, and on a faulted one only what the fault is.
       if (hasPromtool) {
-        const r = promtoolAlerts(tmp(), text, s.alerts);
+        const r = promtoolAlerts(tmp(), texts, s.alerts);
         expect(r.ok, r.out).toBe(true);
       }
     });

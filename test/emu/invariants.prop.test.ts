@@ -17,6 +17,8 @@ const faultArb = fc.oneof(
     'link-up',
     'device-gone',
     'halt-stuck',
+    'fabric-stall',
+    'link-flap',
   ),
   fc.integer({ min: 0, max: 23 }).map((b) => `engine-error:${b}`),
   fc.constantFrom('slow:3', 'slow:0.5'),
@@ -38,7 +40,7 @@ const RECOVERS = /^(engine-error:\d+|freeze|slow:.*)$/;
 /** A drawn fault as text: its target an engine of the window, or for the link faults a port of the adapter. */
 function faultText(f: { name: string; atMs: number; engine: number | null }, firstEngine = 0, ports = 1): string {
   if (f.engine === null) return `${f.name}@${f.atMs}`;
-  const link = f.name === 'link-down' || f.name === 'link-up';
+  const link = ['link-down', 'link-up', 'link-flap', 'fabric-stall'].includes(f.name);
   return `${f.name}@${f.atMs}:${link ? 1 + (f.engine % ports) : firstEngine + f.engine}`;
 }
 
@@ -112,7 +114,11 @@ const ipoibArb = fc.record({
   descqCnt: fc.constantFrom(64, 256, 2048),
   unregisterAtMs: fc.option(fc.integer({ min: 2, max: 16 })),
   faults: fc.array(
-    fc.record({ name: faultArb, atMs: fc.integer({ min: 2, max: 14 }), engine: fc.option(fc.integer({ min: 0, max: 3 })) }),
+    fc.record({
+      name: fc.oneof(faultArb, fc.constant('ipoib-timeout')),
+      atMs: fc.integer({ min: 2, max: 14 }),
+      engine: fc.option(fc.integer({ min: 0, max: 3 })),
+    }),
     { maxLength: 2 },
   ),
 });

@@ -181,7 +181,7 @@ describe('IPoIB queues as waiters', () => {
     }
   });
 
-  it('the model lists them as kind ipoib, netdev ib0 and their queue index; the rendered tree shows none of them', async () => {
+  it('the model lists them as kind ipoib, netdev ib0 and their queue index; the rendered tree shows none waiting less than the watchdog timeout', async () => {
     const u = new EmuUnit({ seed: 2, engines: 4, workload: 'mixed:ipoib=1,load=3' });
     const seen = new Set<number>();
     for (let ms = 5; ms <= 20; ms += 0.5) {
@@ -207,9 +207,15 @@ describe('IPoIB queues as waiters', () => {
     expect(qpStats.trim().split('\n')).toHaveLength(2 + 4); // QP0, QP1 and the four QP senders
     const hw = await openHwBackend({ sysroot: root });
     try {
+      // A live host sees an IPoIB queue only once the netdev watchdog timed it out (over 1 s stopped): these wait
+      // for microseconds, so none is listed; the kind is visible in part, from the kernel log.
       const seenHw = await (await hw.unit(0)).waiters?.();
       expect(seenHw?.waiters.some((w) => w.kind === 'ipoib')).toBe(false);
-      expect(seenHw?.visibility.find((v) => v.kind === 'ipoib')?.visible).toBe(false);
+      expect(seenHw?.visibility.find((v) => v.kind === 'ipoib')).toMatchObject({
+        visible: true,
+        source: 'kmsg',
+        partial: expect.stringContaining('netdev watchdog'),
+      });
     } finally {
       await hw.close();
     }
@@ -317,9 +323,10 @@ describe('the DmaWait port counter', () => {
       await writeSysroot(u, dir);
       closeSysroot(u, dir);
       const bytes = readFileSync(join(dir, 'sys/kernel/debug/hfi2/hfi2_0/port1counters'));
+      const names = readFileSync(join(dir, 'sys/kernel/debug/hfi2/hfi2_0/portcounter_names'), 'utf8').split('\n');
       const byKind = (k: string) => u.senders.filter((s) => s.spec.kind === k).reduce((n, s) => n + s.wait.nDmawait, 0);
       expect(byKind('ipoib')).toBeGreaterThan(0);
-      expect(bytes.readBigUInt64LE(0)).toBe(BigInt(byKind('qp') + byKind('ipoib')));
+      expect(bytes.readBigUInt64LE(8 * names.indexOf('DmaWait'))).toBe(BigInt(byKind('qp') + byKind('ipoib')));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -54,3 +54,14 @@ export class Waiter implements WaitClient {
     return true;
   }
 }
+
+/** A two-port CN5000 under the Cornelis hfi1, four engines on small rings, a light QP load: the port-side tests' unit. */
+export const TWO_PORT_CN5000: EmuUnitOptions = {
+  seed: 3,
+  chip: 'jkr',
+  driver: 'cornelis',
+  ports: 2,
+  engines: 4,
+  descqCnt: 256,
+  workload: 'qp:gbps=5',
+};

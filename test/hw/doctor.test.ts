@@ -50,10 +50,12 @@ describe('doctor', () => {
       'interrupts',
       'bar',
       'sysfs',
+      'portCounters',
       'qpStats',
       'procPsm',
       'trace',
     ]);
+    expect(bySource.portCounters).toMatchObject({ readable: false, reason: expect.stringContaining('from sysfs') });
     expect(bySource.qpStats).toMatchObject({ readable: false, reason: expect.stringContaining('not mounted') });
     expect(bySource.trace).toMatchObject({ readable: false, reason: expect.stringContaining('tracefs is not mounted') });
     expect(bySource.counters).toMatchObject({ readable: false, fix: expect.stringContaining('mount -t debugfs') });

@@ -5,6 +5,7 @@ import type {
   BackendKind,
   EngineSample,
   LinkState,
+  PortCounters,
   Recording,
   RingDump,
   SourceWarning,
@@ -12,6 +13,7 @@ import type {
   UnitContext,
   UnitFlavour,
   UnitInfo,
+  UnitSettings,
   Waiter,
   WaiterVisibility,
 } from '../../src/backend.js';
@@ -61,6 +63,10 @@ export interface FakeOptions {
   engineIds?: readonly number[];
   /** The unit's flavour (default hfi1 / wfr / upstream, 1 port); the unit is named `<module>_0`. */
   flavour?: Partial<UnitFlavour>;
+  /** Every port's counters at virtual time t (Unit.portCounters); absent: no portCounters() at all. */
+  portCounters?: (tMs: number) => PortCounters[];
+  /** The driver settings (UnitInfo.settings); absent: none. */
+  settings?: UnitSettings;
 }
 
 /** A one-unit backend whose engines follow `script`; virtual time starts at 0. */
@@ -73,6 +79,7 @@ export class FakeBackend implements Backend {
   private readonly sourceWarnings: readonly SourceWarning[];
   private readonly linkOpt: FakeOptions['link'];
   private readonly waitersOpt: FakeOptions['waiters'];
+  private readonly portCountersOpt: FakeOptions['portCounters'];
   private lastWaiters: Waiter[] = [];
 
   constructor(
@@ -85,6 +92,7 @@ export class FakeBackend implements Backend {
     this.sourceWarnings = opts.warnings ?? [];
     this.linkOpt = opts.link;
     this.waitersOpt = opts.waiters;
+    this.portCountersOpt = opts.portCounters;
     if (opts.recordingTimesMs) this.recording = new FakeRecording('node17.tar.gz', opts.recordingTimesMs);
     const engineIds = opts.engineIds ? [...opts.engineIds] : Array.from({ length: engines }, (_, i) => i);
     const flavour: UnitFlavour = { module: 'hfi1', chip: 'wfr', driver: 'upstream', ports: 1, evidence: [], ...opts.flavour };
@@ -98,6 +106,7 @@ export class FakeBackend implements Backend {
       descqCnt,
       sources: [{ source: 'model', readable: true }],
       ...(opts.context ? { context: opts.context } : {}),
+      ...(opts.settings ? { settings: opts.settings } : {}),
     };
   }
 
@@ -141,6 +150,8 @@ export class FakeBackend implements Backend {
     const unit: Unit = { info: this.info, sample, ring, warnings: () => this.sourceWarnings };
     const l = this.linkOpt;
     if (l !== undefined) unit.link = async () => (typeof l === 'function' ? l(now()) : l);
+    const pc = this.portCountersOpt;
+    if (pc !== undefined) unit.portCounters = async () => pc(now());
     const w = this.waitersOpt;
     if (w !== undefined) {
       unit.waiters = async () => {

@@ -63,8 +63,16 @@ export interface RunningPrometheus {
   log(): string;
 }
 
+/** A scrape job: its name and its one target (host:port). */
+export interface ScrapeJob {
+  job: string;
+  target: string;
+}
+
 /** Starts Prometheus servers for one test file and stops them after its tests. */
-export function prometheusHarness(): { start(target: string, scrapeMs?: number): Promise<RunningPrometheus> } {
+export function prometheusHarness(): {
+  start(target: string | readonly ScrapeJob[], scrapeMs?: number): Promise<RunningPrometheus>;
+} {
   const children: ChildProcess[] = [];
   const dirs: string[] = [];
   afterAll(() => {
@@ -72,8 +80,12 @@ export function prometheusHarness(): { start(target: string, scrapeMs?: number):
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
   return {
-    /** Start Prometheus scraping `target` every `scrapeMs` (500), with the shipped rules at a 1 s `for:`. */
-    async start(target: string, scrapeMs = 500): Promise<RunningPrometheus> {
+    /**
+     * Start Prometheus scraping `target` (job hfi1-sdma), or each job's target, every `scrapeMs` (500), with the
+     * shipped rules at a 1 s `for:`.
+     */
+    async start(target: string | readonly ScrapeJob[], scrapeMs = 500): Promise<RunningPrometheus> {
+      const jobs = typeof target === 'string' ? [{ job: 'hfi1-sdma', target }] : target;
       const dir = mkdtempSync(join(tmpdir(), 'prom-it-'));
       dirs.push(dir);
       const promPort = await freePort();
@@ -86,8 +98,7 @@ export function prometheusHarness(): { start(target: string, scrapeMs?: number):
           `global: { scrape_interval: ${scrapeMs}ms, scrape_timeout: ${scrapeMs}ms, evaluation_interval: ${scrapeMs}ms }`,
           'rule_files: [rules.yml]',
           'scrape_configs:',
-          '  - job_name: hfi1-sdma',
-          `    static_configs: [{ targets: ["${target}"] }]`,
+          ...jobs.flatMap((j) => [`  - job_name: ${j.job}`, `    static_configs: [{ targets: ["${j.target}"] }]`]),
           '',
         ].join('\n'),
       );

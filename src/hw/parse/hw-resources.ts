@@ -40,3 +40,26 @@ export function parseSdeWindow(text: string, file = 'hw_resources'): SdeWindow |
   }
   return null;
 }
+
+/**
+ * The `bulksvc.sde a-b` line of the Cornelis hfi1's hw_resources (hw_resources_show, sysfs.c: the this_idx of the bulk
+ * service's first and last engine, so inclusive), or null when the bulk service owns no engine (no such line).
+ */
+export function parseBulkServiceEngines(text: string, file = 'hw_resources'): { engines: number[]; line: number } | null {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i] as string;
+    if (!raw.startsWith('bulksvc.sde')) continue;
+    const at = { file, line: i + 1, column: 1, text: raw };
+    const m = /^bulksvc\.sde[ \t]+(0|[1-9][0-9]?)-(0|[1-9][0-9]?)[ \t]*$/.exec(raw);
+    if (!m)
+      throw new ParseError(at, "expected the bulk service's engines as 'bulksvc.sde <first>-<last>' (e.g. 'bulksvc.sde 12-15')");
+    const a = Number(m[1]);
+    const b = Number(m[2]);
+    if (a > b || b >= TXE_NUM_SDMA_ENGINES) {
+      throw new ParseError(at, `the bulk service's engines ${a}-${b} are not inside the chip's ${TXE_NUM_SDMA_ENGINES} engines`);
+    }
+    return { engines: Array.from({ length: b - a + 1 }, (_, k) => a + k), line: i + 1 };
+  }
+  return null;
+}
