@@ -269,27 +269,34 @@ export class Captures {
     const { dir, limits } = this.o;
     // Room first, for one more a quarter larger than the largest so far: the directory stays within its limits
     // while this one is written too.
-    const room =
+    let room =
       limits.maxBytes -
       this.prune(limits.keep - 1, limits.maxBytes - Math.ceil(this.largest * 1.25)).reduce((n, k) => n + k.bytes, 0);
     let name = captureName(now, trigger);
     for (let n = 1; lstatSync(join(dir, name), { throwIfNoEntry: false }) !== undefined; n++) name = captureName(now, trigger, n);
     const file = join(dir, name);
     const wait = (ms: number) => this.wait(ms);
-    try {
-      await this.o.take(file, trigger, {
-        samples: limits.samples,
-        intervalMs: limits.intervalMs,
-        maxBytes: room,
-        wait,
-      });
-    } catch (e) {
-      this.counts.failed += 1;
-      // Too large for the room it had: leave more room next time.
-      if (/would take more than/.test((e as Error).message)) this.largest = Math.max(this.largest, room);
-      const why = this.stop.signal.aborted ? 'stopped before it was complete, nothing was kept' : (e as Error).message;
-      this.o.log(`capture for ${trigger.code} (${trigger.text}) not written: ${why}`);
-      return;
+    for (;;) {
+      try {
+        await this.o.take(file, trigger, { samples: limits.samples, intervalMs: limits.intervalMs, maxBytes: room, wait });
+        break;
+      } catch (e) {
+        const tooLarge = /would take more than/.test((e as Error).message);
+        // Too large for the room it had: leave more room next time.
+        if (tooLarge) this.largest = Math.max(this.largest, room);
+        // A new fault's evidence outranks older captures: once, the older ones make way and it is taken again.
+        if (tooLarge && !this.stop.signal.aborted) {
+          const freed = limits.maxBytes - this.prune(0, 0).reduce((n, k) => n + k.bytes, 0);
+          if (freed > room) {
+            room = freed;
+            continue;
+          }
+        }
+        this.counts.failed += 1;
+        const why = this.stop.signal.aborted ? 'stopped before it was complete, nothing was kept' : (e as Error).message;
+        this.o.log(`capture for ${trigger.code} (${trigger.text}) not written: ${why}`);
+        return;
+      }
     }
     const bytes = lstatSync(file, { throwIfNoEntry: false })?.size ?? 0;
     this.counts.written += 1;

@@ -156,6 +156,12 @@ async function walk(file: string, archive: string, limits: SnapshotLimits, dest:
       }
       parser.end();
       await ended;
+      // A tar is whole 512-byte blocks: one cut inside a header block ends the parser without a word.
+      if (bytes % 512 !== 0) {
+        failure ??= Object.assign(new Error(`Truncated input (${bytes} bytes, not a whole number of 512-byte blocks)`), {
+          tarCode: 'TAR_BAD_ARCHIVE',
+        });
+      }
       check();
     });
   } catch (e) {

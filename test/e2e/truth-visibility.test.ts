@@ -1,4 +1,5 @@
-// A host where no kind of waiter can be seen (no qp_stats, no /proc to find PSM writers in, IPoIB never):
+// A host where no kind of waiter can be seen (no qp_stats, no /proc to find PSM writers in, no sys/class/net to find
+// IPoIB netdevs in):
 // no command and no metric may say "0 waiters" or "0 stranded" there; with qp_stats it may.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** A rendered host of 2 engines with QP senders only; without qp_stats and /proc when `blind`. */
+/** A rendered host of 2 engines with QP senders only; without qp_stats, /proc and sys/class/net when `blind`. */
 async function host(blind: boolean): Promise<string> {
   const root = join(mkdtempSync(join(tmpdir(), 'truth-visibility-')), 'root');
   dirs.push(join(root, '..'));
@@ -22,6 +23,8 @@ async function host(blind: boolean): Promise<string> {
     rmSync(join(root, 'sys/kernel/debug/hfi1/hfi1_0/qp_stats'));
     // The emulator lists every process it runs; a tree without /proc shows none, so no PSM writer can be seen.
     rmSync(join(root, 'proc'), { recursive: true });
+    // IPoIB queues are found from their netdevs: without sys/class/net none can be seen.
+    rmSync(join(root, 'sys/class/net'), { recursive: true });
   }
   return root;
 }

@@ -182,6 +182,28 @@ describe('the directory stays within its limits', () => {
     expect(existsSync(join(dir, dead))).toBe(false);
     expect(existsSync(join(dir, live))).toBe(true);
   });
+  it('one that outgrows its room is taken again at once with the older captures removed; lost only past maxBytes alone', async () => {
+    // Captures of 1000 bytes, then one of 2500: it finds 1500 bytes of room, so the two older make way.
+    const sizes = [1000, 1000, 2500, 2500, 9000];
+    let n = 0;
+    const take = (async (file, _trigger, how) => {
+      const bytes = sizes[Math.min(n++, sizes.length - 1)] as number;
+      if (bytes > how.maxBytes) throw new Error(`${file}: the archive would take more than the ${how.maxBytes} bytes it may`);
+      writeFileSync(file, Buffer.alloc(bytes));
+    }) as ReturnType<typeof fakeTake>;
+    const { c, dir, feed, lines } = setup({ samples: 1, keep: 10, maxBytes: 3500, everyMs: 0 }, take);
+    await feed(0, [finding('stalled', 'hfi1_0', 0)]);
+    await feed(1, [finding('stalled', 'hfi1_0', 1)]);
+    expect(captures(dir)).toHaveLength(2);
+    await feed(2, [finding('stalled', 'hfi1_0', 2)]);
+    expect(captures(dir)).toEqual([expect.stringMatching(/-e2-SD101\.tar\.gz$/)]);
+    expect(statSync(join(dir, captures(dir)[0] as string)).size).toBe(2500);
+    expect(c.counts).toMatchObject({ written: 3, failed: 0, removed: 2 });
+    // Larger than the whole budget (its size cannot be known before it is written): said and counted.
+    await feed(3, [finding('stalled', 'hfi1_0', 3)]);
+    expect(c.counts.failed).toBe(1);
+    expect(lines.at(-1)).toMatch(/capture for SD101 .* not written: .*would take more than the 3500 bytes/);
+  });
 });
 
 describe('when the rounds end', () => {
