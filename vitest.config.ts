@@ -17,8 +17,9 @@ export default defineConfig({
     // slower. (No test mocks a module.)
     experimental: { viteModuleRunner: false, nodeLoader: false },
     execArgv: ['--import', TS_LOADER],
-    // Three workers on two cores: many files wait on child processes, a real Prometheus or the file
-    // system, and no test depends on how fast the machine runs (they drive virtual time).
+    // Two workers on two cores: a third overlapped the files that wait on a real Prometheus, but each worker
+    // loads and compiles the modules again, and on two cores that cost more than it saved. No test depends on
+    // how fast the machine runs (they drive virtual time or wait on the condition).
     maxWorkers: 3,
     // A hang fails within a minute. No test takes more than a few seconds on a quiet 2-core machine: the
     // margin is for a machine many times slower or busier (a test that needs longer says so itself).

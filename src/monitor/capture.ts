@@ -318,8 +318,13 @@ export class Captures {
       if (!signal.aborted) await this.o.pace.advance(ms);
     } else {
       await new Promise<void>((resolve) => {
-        this.roundWaits.push({ untilMs: this.lastRoundMs + ms, resolve });
-        signal.addEventListener('abort', () => resolve(), { once: true });
+        // The stop's listener goes when the round comes: an exporter takes captures for months.
+        const done = () => {
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        this.roundWaits.push({ untilMs: this.lastRoundMs + ms, resolve: done });
+        signal.addEventListener('abort', done, { once: true });
         this.wake();
       });
     }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EmuCliOptions } from '../../src/emu/index.js';
 import { Sampler } from '../../src/export/sampler.js';
+import { openHwBackend } from '../../src/hw/index.js';
 import { runCli } from '../support/cli.js';
 import { hasPromtool, promtoolAlerts } from '../support/promtool.js';
 import { renderedHost } from '../support/rendered-host.js';
@@ -75,11 +76,16 @@ function exportedVerdicts(text: string) {
 /** Small rings: the matrix is about verdicts, and every path renders and reads the whole ring each round. */
 const RING = { descqCnt: 256 };
 
-/** What the exporter served at each round. */
-async function exported(s: Scenario): Promise<string[]> {
-  const host = await renderedHost(tmp(), { ...RING, ...s.opts }, s.atMs);
+/**
+ * watch's NDJSON, and what the exporter served at each of its rounds: one rendered tree, read by watch and by
+ * the exporter's sampler (each through a live backend of its own) at the same instants.
+ */
+async function watchedAndExported(s: Scenario): Promise<{ ndjson: string; texts: string[] }> {
+  const root = tmp();
+  const host = await renderedHost(root, { ...RING, ...s.opts }, s.atMs);
+  const own = await openHwBackend({ sysroot: root, clock: { nowMs: () => host.emu.nowMs } });
   const sampler = new Sampler({
-    backend: host,
+    backend: own,
     buildInfo: { version: '0.0.0', backend: 'hw' },
     minIntervalMs: 0,
     stallMs: 400,
@@ -88,24 +94,30 @@ async function exported(s: Scenario): Promise<string[]> {
     log: () => {},
   });
   const texts: string[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    if (i > 0) await host.advanceMs(s.stepMs ?? STEP_MS);
+  const serve = async () => {
     await sampler.refresh();
     texts.push(await sampler.metrics.text.metrics());
+  };
+  await serve();
+  const advance = host.advanceMs;
+  host.advanceMs = async (ms: number) => {
+    await advance(ms);
+    if (texts.length < ROUNDS) await serve();
+  };
+  try {
+    const r = await runCli(
+      ['watch', '--json', '--count', String(ROUNDS), '--interval-ms', String(s.stepMs ?? STEP_MS), '--stall-ms', '400'],
+      {},
+      false,
+      '',
+      host,
+    );
+    // watch takes its last sample without moving time on: the exporter's rounds are the same instants.
+    while (texts.length < ROUNDS) await host.advanceMs(s.stepMs ?? STEP_MS);
+    return { ndjson: r.stdout, texts };
+  } finally {
+    await own.close();
   }
-  return texts;
-}
-
-async function watched(s: Scenario): Promise<string> {
-  const host = await renderedHost(tmp(), { ...RING, ...s.opts }, s.atMs);
-  const r = await runCli(
-    ['watch', '--json', '--count', String(ROUNDS), '--interval-ms', String(s.stepMs ?? STEP_MS), '--stall-ms', '400'],
-    {},
-    false,
-    '',
-    host,
-  );
-  return r.stdout;
 }
 
 /** Three health runs carrying a state, 500 ms apart; the last run's result. */
@@ -274,7 +286,7 @@ const SCENARIOS: Scenario[] = [
 describe('the matrix: health, the exporter with the shipped rules, and watch agree and say what happened', () => {
   for (const s of SCENARIOS) {
     it(s.what, async () => {
-      const [texts, ndjson, h] = await Promise.all([exported(s), watched(s), checked(s)]);
+      const [{ texts, ndjson }, h] = await Promise.all([watchedAndExported(s), checked(s)]);
       const text = texts.at(-1) as string;
       // health, by the third run.
       expect(h.last.code, h.last.stdout).toBe(s.health);

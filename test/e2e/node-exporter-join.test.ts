@@ -94,9 +94,11 @@ describe('the port series join node_exporter’s infiniband collector', () => {
         { device: 'hfi1_0', port: '1', host: '127.0.0.1' },
       ]);
       // The second: every port's XmitWait rate with the adapter's firmware and board from node_exporter.
-      const firmware = await until('the firmware join', 30_000, async () => {
+      // (Waiting for port 1's rate to be above 0: the rate needs two scrapes of the stalled port.)
+      const firmware = await until('the firmware join, port 1 waiting', 30_000, async () => {
         const r = await prom.query(firmwareJoin);
-        return r.data.result?.length === 2 ? r.data.result : undefined;
+        const p1 = r.data.result?.find((s) => s.metric.port === '1');
+        return r.data.result?.length === 2 && Number(p1?.value[1]) > 0 ? r.data.result : undefined;
       });
       for (const s of firmware) {
         expect(s.metric).toMatchObject({ device: 'hfi1_0', firmware_version: expect.any(String) });
