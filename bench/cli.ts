@@ -1,4 +1,5 @@
-// cli.coldStart, cli.version, cli.coldStartHw (a start of the command against `node -e 0`, interleaved) and
+// cli.coldStart, cli.version, cli.coldStartHw, api.importProgress (a start of the command, or of a script importing
+// hfi1-sdma/progress, against `node -e 0`, interleaved) and
 // watch.cpu (a watch at 10 Hz against reading the same files at the same rate): the command line as an operator
 // feels it.
 import { spawnSync } from 'node:child_process';
@@ -58,6 +59,15 @@ function emulatedSysroot(): string {
   return dir;
 }
 
+/** api.importProgress: what a script pays to import the pure core by the package's name (no FFI, no CLI). */
+export const apiSuite: BenchSuite = {
+  name: 'api',
+  async run(): Promise<BenchResult[]> {
+    if (!wanted('api.importProgress')) return [];
+    return [await startRatio('api.importProgress', ['--input-type=module', '-e', "await import('hfi1-sdma/progress')"], 1.2)];
+  },
+};
+
 export const cliSuite: BenchSuite = {
   name: 'cli',
   async run(): Promise<BenchResult[]> {
@@ -77,10 +87,10 @@ export const cliSuite: BenchSuite = {
 };
 
 /** One read of the live-host backend, as its file system saw it. */
-type FsRead = { op: 'readFile' | 'readdir' | 'readlink' | 'canRead' | 'size'; path: string };
+export type FsRead = { op: 'readFile' | 'readdir' | 'readlink' | 'canRead' | 'size'; path: string };
 
 /** The real file system, every read logged in `log`. */
-function loggingFs(log: FsRead[]): HwFs {
+export function loggingFs(log: FsRead[]): HwFs {
   const logged =
     <A extends unknown[], R>(op: FsRead['op'], read: (path: string, ...rest: A) => R) =>
     (path: string, ...rest: A): R => {
@@ -97,7 +107,7 @@ function loggingFs(log: FsRead[]): HwFs {
 }
 
 /** Do `reads` the plainest way (whole-file reads, a listing, a stat, a byte), ignoring files that went away. */
-function replay(reads: readonly FsRead[]): number {
+export function replay(reads: readonly FsRead[]): number {
   let n = 0;
   for (const r of reads) {
     try {

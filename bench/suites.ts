@@ -1,10 +1,11 @@
 // Every benchmark suite `npm run bench` runs, in order.
-import { cliSuite, watchSuite } from './cli.js';
+import { apiSuite, cliSuite, watchSuite } from './cli.js';
 import { containSuite } from './contain.js';
 import { coreSuite } from './core.js';
 import { emuSuite } from './emu.js';
 import type { BenchSuite } from './harness.js';
 import { barBenchSuite, parseBenchSuite } from './hw.js';
+import { monitorSuite } from './monitor.js';
 import { portsSuite } from './ports.js';
 import { qpStatsBenchSuite } from './qpstats.js';
 import { raceSuite } from './race.js';
@@ -17,7 +18,9 @@ export const SUITES: readonly BenchSuite[] = [
   barBenchSuite,
   containSuite,
   portsSuite,
+  monitorSuite,
   cliSuite,
+  apiSuite,
   watchSuite,
   emuSuite,
   raceSuite,

@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import type { QpOwner } from '../backend.js';
 import type { Sender } from './sender.js';
 import type { TreeWriter } from './tree.js';
-import { EMU_QP_PID_BASE, EMU_QPN_BASE, emuQpn } from './waiters.js';
+import { EMU_PID_UNIT_STRIDE, EMU_QP_PID_BASE, EMU_QPN_BASE, emuQpn } from './waiters.js';
 
 /** The user the emulated jobs run as. */
 export const EMU_JOB_USER = { name: 'hpcuser', uid: 1001 };
 
-/** PID of the process (and creating thread) of the QP sender `id`. */
-export function emuQpOwnerPid(id: number): number {
-  return EMU_QP_PID_BASE + id;
+/** PID of the process (and creating thread) of the QP sender `id` of unit `unit`. */
+export function emuQpOwnerPid(id: number, unit = 0): number {
+  return EMU_QP_PID_BASE + unit * EMU_PID_UNIT_STRIDE + id;
 }
 
 /** Command of the QP sender `id`'s process. */
@@ -23,7 +23,7 @@ export function emuQpCommand(id: number): string {
 }
 
 /** The owners of these QPs, from the model (a QPN of no QP sender: not known). */
-export function modelQpOwners(senders: readonly Sender[], qpns: readonly number[]): QpOwner[] {
+export function modelQpOwners(senders: readonly Sender[], qpns: readonly number[], unit = 0): QpOwner[] {
   return qpns.map((qpn) => {
     const s = senders[qpn - EMU_QPN_BASE];
     if (s?.spec.kind !== 'qp') {
@@ -31,7 +31,7 @@ export function modelQpOwners(senders: readonly Sender[], qpns: readonly number[
     }
     return {
       qpn,
-      pid: emuQpOwnerPid(s.id),
+      pid: emuQpOwnerPid(s.id, unit),
       command: emuQpCommand(s.id),
       user: EMU_JOB_USER.name,
       source: 'model',
@@ -46,8 +46,8 @@ function statusText(pid: number, command: string): string {
   return `Name:\t${command}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t${pid}\nNgid:\t0\nPid:\t${pid}\nPPid:\t1\nUid:\t${uid}\t${uid}\t${uid}\t${uid}\nGid:\t${uid}\t${uid}\t${uid}\t${uid}\n`;
 }
 
-/** The JSON `rdma -j res show qp` prints for the unit's QPs: QP0 and QP1 (the kernel's), then each QP sender. */
-export function rdmaResQpText(device: string, ifindex: number, senders: readonly Sender[]): string {
+/** The QPs `rdma -j res show qp` prints for the unit: QP0 and QP1 (the kernel's), then each QP sender. */
+export function rdmaResQps(device: string, ifindex: number, senders: readonly Sender[], unit = 0): object[] {
   const kernel = (lqpn: number, type: string) => ({
     ifindex,
     ifname: device,
@@ -72,23 +72,46 @@ export function rdmaResQpText(device: string, ifindex: number, senders: readonly
       'rq-psn': 0,
       'sq-psn': 0,
       'path-mig-state': 'MIGRATED',
-      pid: emuQpOwnerPid(s.id),
+      pid: emuQpOwnerPid(s.id, unit),
       comm: emuQpCommand(s.id),
     });
   }
-  return `${JSON.stringify(qps)}\n`;
+  return qps;
+}
+
+/** The JSON `rdma -j res show qp` prints for the unit's QPs. */
+export function rdmaResQpText(device: string, ifindex: number, senders: readonly Sender[], unit = 0): string {
+  return `${JSON.stringify(rdmaResQps(device, ifindex, senders, unit))}\n`;
+}
+
+/** Each tree's answer by device: `rdma` answers for every device of the host at once, so units rendered into one tree share it. */
+const answers = new Map<string, Map<string, object[]>>();
+
+/** Forget the unit `device`'s part of the answer of the tree at `root` (its writer is closed). */
+export function forgetRdmaAnswer(root: string, device: string): void {
+  const byDevice = answers.get(root);
+  byDevice?.delete(device);
+  if (byDevice?.size === 0) answers.delete(root);
 }
 
 /** Write the QP owners' /proc entries, etc/passwd and the rdma answer of the unit into the tree. */
 export function writeQpOwners(w: TreeWriter, device: string, ifindex: number, senders: readonly Sender[]): void {
+  const unit = ifindex - 1;
   for (const s of senders) {
     if (s.spec.kind !== 'qp') continue;
-    const pid = emuQpOwnerPid(s.id);
+    const pid = emuQpOwnerPid(s.id, unit);
     const dir = join('proc', String(pid));
     w.file(join(dir, 'comm'), `${emuQpCommand(s.id)}\n`);
     w.file(join(dir, 'status'), statusText(pid, emuQpCommand(s.id)));
   }
   const { name, uid } = EMU_JOB_USER;
   w.file('etc/passwd', `root:x:0:0:root:/root:/bin/bash\n${name}:x:${uid}:${uid}:HPC job user:/home/${name}:/bin/bash\n`);
-  w.file('.hfi1-sdma/rdma-res-qp.json', rdmaResQpText(device, ifindex, senders));
+  let byDevice = answers.get(w.root);
+  if (!byDevice) {
+    byDevice = new Map();
+    answers.set(w.root, byDevice);
+  }
+  byDevice.set(device, rdmaResQps(device, ifindex, senders, unit));
+  const all = [...byDevice.keys()].sort().flatMap((d) => byDevice.get(d) ?? []);
+  w.file('.hfi1-sdma/rdma-res-qp.json', `${JSON.stringify(all)}\n`);
 }

@@ -23,7 +23,7 @@ import { EMU_CMDLINE, EMU_PCI_IDENTITY, emuContext, kmsgText, portRate } from '.
 import { writeNetdevFiles } from './netdev-files.js';
 import { writePortFiles } from './port-files.js';
 import { portFileTexts } from './ports.js';
-import { writeQpOwners } from './qp-owners.js';
+import { forgetRdmaAnswer, writeQpOwners } from './qp-owners.js';
 import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
 import { countersBinary, counterTable, procInterrupts } from './sdes.js';
 import { SdesRenderer } from './sdes-render.js';
@@ -117,6 +117,7 @@ export function closeSysroot(u: EmuUnit, dir: string): void {
   const key = resolve(dir);
   const tree = byDir?.get(key)?.tree;
   if (tree) {
+    forgetRdmaAnswer(tree.root, u.info.name);
     tree.close();
     closeWhenDropped.unregister(tree);
   }
@@ -194,7 +195,7 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
   w.file(join(dbg, 'counters'), countersBinary(values, endianness() === 'LE'));
   w.file(join(dbg, 'sdma_cpu_list'), flavour.driver === 'upstream' ? '' : cpuListText(u, samples));
-  w.file(join(dbg, 'qp_stats'), qpStatsText(u.senders, flavour.firstEngine));
+  w.file(join(dbg, 'qp_stats'), qpStatsText(u.senders, flavour.firstEngine, unit));
   writePsmProc(w, unit, u.senders, state.psmPids, module);
   if (!flavour.classic) writeFlavourFiles(w, u, paths);
   writePortFiles(w, u.host.ports, paths, u.host.sched.nowNs, endianness() === 'LE');

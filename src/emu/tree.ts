@@ -15,6 +15,7 @@ import {
   lstatSync,
   openSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   renameSync,
   rmdirSync,
@@ -46,6 +47,8 @@ const MAX_HELD = 256;
 const SPARE_DEPTH = 2;
 
 /** One tree under a root directory already checked by openTree (cli) or created empty. */
+let nextWriterId = 0;
+
 export class TreeWriter {
   /** The bytes last written per relative path (a symlink: its target). */
   private readonly last = new Map<string, string | Buffer>();
@@ -60,6 +63,8 @@ export class TreeWriter {
   /** The root's descriptor and those of the directories opened in the current pass. */
   private readonly dirs: DirFds;
   private serial = 0;
+  /** This writer among the process's: two units rendered into one tree each have a writer, staging side by side. */
+  private readonly writerId = nextWriterId++;
 
   constructor(
     readonly root: string,
@@ -86,6 +91,17 @@ export class TreeWriter {
     this.spares.clear();
     this.images.clear();
     this.dirs.openRoot();
+    // Another writer of the same tree (a second unit of the host) may have written the marker: it is taken as
+    // ours, or the two would replace it in turn and each pass of either would write the whole tree again.
+    const marker = this.dirs.at(TREE_MARKER);
+    const st = lstatSync(marker, { throwIfNoEntry: false });
+    if (st?.isFile() && st.uid === process.getuid?.() && st.size === Buffer.byteLength(this.markerText)) {
+      if (readFileSync(marker, 'utf8') === this.markerText) {
+        this.inodes.set(TREE_MARKER, { dev: st.dev, ino: st.ino });
+        this.last.set(TREE_MARKER, this.markerText);
+        return;
+      }
+    }
     this.file(TREE_MARKER, this.markerText);
   }
 
@@ -326,7 +342,7 @@ export class TreeWriter {
 
   /** A fresh temporary name in the staging directory, relative to the root (reach it through at()). */
   stagePath(): string {
-    return join(TREE_STAGING, `${process.pid}-${this.serial++}`);
+    return join(TREE_STAGING, `${process.pid}-${this.writerId}-${this.serial++}`);
   }
 
   /** Remove a temporary (relative to the root) that was not renamed into place. */

@@ -402,6 +402,7 @@ export class EmuUnit implements Unit {
     return modelQpOwners(
       this.senders,
       qps.map((q) => q.qpn),
+      this.info.unit,
     );
   }
 

@@ -27,7 +27,7 @@ export function hash32(value: number, bits: number): number {
 }
 
 /** The qp_stats lines of the unit: QP0 (SMI, no engine), QP1 (GSI), then every QP sender. */
-export function qpStatsText(senders: readonly Sender[], firstEngine = 0): string {
+export function qpStatsText(senders: readonly Sender[], firstEngine = 0, unit = 0): string {
   const base = { refcount: 1, state: EMU_QP_STATE, sFlags: 0, sdmaPending: 0, pioPending: 0, onList: false, pid: 0 };
   const lines: QpLineFields[] = [
     { ...base, slot: 0, idle: true, qpn: 0, type: 'SMI', engine: null, sendContext: 0 },
@@ -51,7 +51,7 @@ export function qpStatsText(senders: readonly Sender[], firstEngine = 0): string
       onList,
       engine: s.engine.idx,
       sendContext: 2,
-      pid: emuQpOwnerPid(s.id),
+      pid: emuQpOwnerPid(s.id, unit),
     });
   }
   // Buckets in order; in one bucket the newest QP first (rvt_insert_qp links at the head).
@@ -111,7 +111,7 @@ export function writePsmProc(
   const blocked = new Set(blockedWriters(senders));
   for (const s of senders) {
     if (s.spec.kind !== 'psm') continue;
-    const pid = emuPid(s.id);
+    const pid = emuPid(s.id, unit);
     now.add(pid);
     const dir = join('proc', String(pid));
     if (!shown.has(pid)) {

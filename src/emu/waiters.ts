@@ -22,9 +22,12 @@ export function emuQpn(id: number): number {
   return EMU_QPN_BASE + id;
 }
 
-/** PID of the PSM writer (or bare iowait) `id`. */
-export function emuPid(id: number): number {
-  return EMU_PID_BASE + id;
+/** PIDs of unit N's processes are N times this above unit 0's: two units of one host run other processes. */
+export const EMU_PID_UNIT_STRIDE = 100_000;
+
+/** PID of the PSM writer (or bare iowait) `id` of unit `unit`. */
+export function emuPid(id: number, unit = 0): number {
+  return EMU_PID_BASE + unit * EMU_PID_UNIT_STRIDE + id;
 }
 
 /** Command of the PSM writer of rank `rank` among the unit's PSM writers. */
@@ -56,7 +59,13 @@ export function modelWaiter(m: WaiterModel, e: Engine, w: IoWait): Waiter {
     source: 'model' as const,
   };
   if (w.sleepKind === SleepKind.qp) {
-    return { kind: 'qp', qpn: emuQpn(w.id), qpState: 'RTS', creatorPid: EMU_QP_PID_BASE + w.id, ...common };
+    return {
+      kind: 'qp',
+      qpn: emuQpn(w.id),
+      qpState: 'RTS',
+      creatorPid: EMU_QP_PID_BASE + m.info.unit * EMU_PID_UNIT_STRIDE + w.id,
+      ...common,
+    };
   }
   if (w.sleepKind === SleepKind.ipoib) {
     const q = own?.ipoib ?? null;
@@ -79,7 +88,7 @@ export function modelWaiter(m: WaiterModel, e: Engine, w: IoWait): Waiter {
     }
     return waiter;
   }
-  return { kind: 'psm', pid: emuPid(w.id), command: emuCommand(own ? own.rank : w.id), ...common };
+  return { kind: 'psm', pid: emuPid(w.id, m.info.unit), command: emuCommand(own ? own.rank : w.id), ...common };
 }
 
 /** Every sender asleep on a dmawait list of the unit now; every kind is visible through the model. */
