@@ -2,7 +2,23 @@
 // a field appended, CRLF line ends, NUL bytes, or the file replaced by an oddity (sources-tree.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
+import { expect } from 'vitest';
+import { isHfi1SdmaError } from '../../src/errors.js';
 import { type Oddity, replaceWith } from './sources-tree.js';
+
+/** The errors a mutated source may end in: each names the file (under `root`) or the unit. */
+const OUR_CODES = new Set(['E_PARSE', 'E_UNAVAILABLE', 'E_DEVICE_GONE', 'E_PERMISSION']);
+
+/** Run `what`; it may answer or throw one of our errors naming the source, never anything else. */
+export async function expectOnlyOurErrors(root: string, what: () => Promise<unknown>): Promise<void> {
+  try {
+    await what();
+  } catch (e) {
+    if (!isHfi1SdmaError(e)) throw e;
+    expect(OUR_CODES.has(e.code), `${e.code}: ${e.message}`).toBe(true);
+    expect(e.message.includes(root) || e.message.startsWith('hfi1_0')).toBe(true);
+  }
+}
 
 export const ODDITIES: Oddity[] = ['dir', 'dev-zero', 'dev-urandom', 'loop', 'dangling', 'empty'];
 

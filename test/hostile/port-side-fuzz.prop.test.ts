@@ -21,11 +21,10 @@ import { parseKernelLog } from '../../src/kmsg/parse.js';
 import { parseTxTraceLine } from '../../src/kmsg/trace-tx.js';
 import { runCli } from '../support/cli.js';
 import { fcParams } from '../support/runs.js';
-import { applyMutation, type Mutation, mutation } from './mutate.js';
+import { applyMutation, expectOnlyOurErrors, type Mutation, mutation } from './mutate.js';
 import { replaceWith, tempRoots } from './sources-tree.js';
 
 const fresh = tempRoots();
-const CODES = new Set(['E_PARSE', 'E_UNAVAILABLE', 'E_DEVICE_GONE', 'E_PERMISSION']);
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
@@ -80,16 +79,6 @@ async function goodHost(root: string): Promise<void> {
   );
 }
 
-async function onlyOurs(root: string, what: () => Promise<unknown>): Promise<void> {
-  try {
-    await what();
-  } catch (e) {
-    if (!isHfi1SdmaError(e)) throw e;
-    expect(CODES.has(e.code), `${e.code}: ${e.message}`).toBe(true);
-    expect(e.message.includes(root) || e.message.startsWith('hfi1_0')).toBe(true);
-  }
-}
-
 describe('a mutated port-side source: an answer or one of our errors, printed without control characters', () => {
   it('over random files and mutations', async () => {
     await fc.assert(
@@ -103,8 +92,8 @@ describe('a mutated port-side source: an answer or one of our errors, printed wi
             for (const info of await b.units()) {
               for (const line of info.settings?.evidence ?? []) expect(typeof line).toBe('string');
               const u = await b.unit(info.unit);
-              await onlyOurs(root, async () => u.portCounters?.());
-              await onlyOurs(root, async () => u.waiters?.());
+              await expectOnlyOurErrors(root, async () => u.portCounters?.());
+              await expectOnlyOurErrors(root, async () => u.waiters?.());
               for (const w of u.warnings?.() ?? []) expect(w.message).toContain(root);
             }
           } finally {

@@ -6,25 +6,13 @@
 import { rmSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isHfi1SdmaError } from '../../src/errors.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { fcParams } from '../support/runs.js';
-import { applyMutation, mutation } from './mutate.js';
+import { applyMutation, expectOnlyOurErrors, mutation } from './mutate.js';
 import { goodBar, goodTree, tempRoots } from './sources-tree.js';
 
 const fresh = tempRoots();
 const FILES = ['sdes', 'counters', 'counterNames', 'interrupts', 'vl', 'cpuList', 'param'] as const;
-const CODES = new Set(['E_PARSE', 'E_UNAVAILABLE', 'E_DEVICE_GONE', 'E_PERMISSION']);
-
-async function expectOnlyOurErrors(root: string, what: () => Promise<unknown>): Promise<void> {
-  try {
-    await what();
-  } catch (e) {
-    if (!isHfi1SdmaError(e)) throw e;
-    expect(CODES.has(e.code), `${e.code}: ${e.message}`).toBe(true);
-    expect(e.message.includes(root) || e.message.startsWith('hfi1_0')).toBe(true);
-  }
-}
 
 describe('a mutated source: an answer or one of our errors, never a JS error', () => {
   it('over random files, mutations and BAR presence', async () => {

@@ -6,14 +6,13 @@ import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Unit } from '../../src/backend.js';
-import { emuUnitFromOptions } from '../../src/emu/index.js';
-import { writeSysroot } from '../../src/emu/sysroot.js';
 import { realFs } from '../../src/hw/fsio.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { parsePasswd, parseProcStatus } from '../../src/hw/parse/proc-status.js';
 import { parseRdmaResQp } from '../../src/hw/parse/rdma-res.js';
 import { QpOwnerReader, RDMA_STAND_IN, RECORDED_OWNERS, runRdma } from '../../src/hw/qp-owners.js';
 import { Monitor } from '../../src/monitor/monitor.js';
+import { strandedQpTree } from '../support/rendered-host.js';
 import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('qp-owners-');
@@ -173,17 +172,8 @@ describe('rdma itself', () => {
 
 describe('through an emulated tree', () => {
   it('the monitor names a stranded QP with its owner, asking once per QP while it stays stranded', async () => {
-    const u = emuUnitFromOptions({
-      seed: 1,
-      engines: 4,
-      descqCnt: undefined,
-      workload: 'qp',
-      atMs: undefined,
-      fault: ['lost-wakeup:qp@50:1'],
-    });
-    u.runUntilMs(400);
     const root = tmp();
-    await writeSysroot(u, root);
+    const u = await strandedQpTree(root);
     let t = 0;
     const b = await openHwBackend({ sysroot: root, clock: { nowMs: () => t } });
     try {

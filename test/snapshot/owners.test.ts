@@ -2,27 +2,17 @@
 // them as they were when captured: the processes themselves are not in the snapshot.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emuUnitFromOptions } from '../../src/emu/index.js';
-import { writeSysroot } from '../../src/emu/sysroot.js';
 import { openSnapshotBackend } from '../../src/snapshot/backend.js';
 import { captureSnapshot } from '../../src/snapshot/capture.js';
+import { strandedQpTree } from '../support/rendered-host.js';
 import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('snapshot-owners-');
 
 describe('the owners in a snapshot', () => {
   it('are recorded at each instant for the QPs waiting then, and replayed as recorded', async () => {
-    const u = emuUnitFromOptions({
-      seed: 1,
-      engines: 4,
-      descqCnt: undefined,
-      workload: 'qp',
-      atMs: undefined,
-      fault: ['lost-wakeup:qp@50:1'],
-    });
-    u.runUntilMs(400);
     const root = tmp();
-    await writeSysroot(u, root);
+    const u = await strandedQpTree(root);
     const file = join(tmp(), 'node.tar.gz');
     const m = await captureSnapshot(
       root,
