@@ -1,7 +1,8 @@
 // No false stranded verdict while every workload's senders sleep and wake all the time, read
 // through the rendered sysroot with the unlocked, torn reads a live host gives. npm test keeps a
 // share (1 virtual second of each workload: 10 rounds 100 ms apart, 5 times the 200 ms a strand must last);
-// npm run soak runs the full minute.
+// npm run soak runs the full minute on every flavour (WFR on the driver's normal map of two engines per VL, the
+// CN5000 under the Cornelis hfi1 and under hfi2).
 import { describe, expect, it } from 'vitest';
 import { EmuUnit } from '../../src/emu/index.js';
 import { SOAK } from '../support/runs.js';
@@ -21,10 +22,31 @@ const WORKLOADS: [string, boolean][] = [
   ['idle', false],
 ];
 
+/** The hosts: WFR on the driver's normal map (16 engines, two per VL), and the CN5000 flavours. */
+const FLAVOURS: [string, ConstructorParameters<typeof EmuUnit>[0]][] = [
+  ['wfr upstream, 16 engines (two per VL)', { engines: 16 }],
+  ['jkr cornelis, 16 engines', { chip: 'jkr', driver: 'cornelis', engines: 16 }],
+  ['jkr hfi2, two ports, engines 8-15', { chip: 'jkr', driver: 'hfi2', ports: 2, firstEngine: 8, engines: 8 }],
+];
+
+/** npm test: every workload on 8 engines, and mixed and line rate on the normal two-per-VL map; soak: every workload on every flavour. */
+const CASES: [string, string, boolean, ConstructorParameters<typeof EmuUnit>[0]][] = SOAK
+  ? FLAVOURS.flatMap(([host, o]) => WORKLOADS.map(([w, fills]): [string, string, boolean, typeof o] => [w, host, fills, o]))
+  : [
+      ...WORKLOADS.map(([w, fills]): [string, string, boolean, ConstructorParameters<typeof EmuUnit>[0]] => [
+        w,
+        'wfr upstream, 8 engines',
+        fills,
+        { engines: 8 },
+      ]),
+      ['mixed', 'wfr upstream, 16 engines (two per VL)', true, { engines: 16 }],
+      ['line-rate:gbps=20', 'wfr upstream, 16 engines (two per VL)', true, { engines: 16 }],
+    ];
+
 describe('no false stranded verdict while senders sleep and wake all the time', () => {
   const seconds = SOAK ? 60 : 1;
-  it.each(WORKLOADS)(`${seconds} virtual seconds of %s, read through the sysroot`, async (workload, fills) => {
-    const u = new EmuUnit({ seed: 9, engines: 8, workload });
+  it.each(CASES)(`${seconds} virtual seconds of %s on %s, read through the sysroot`, async (workload, _host, fills, o) => {
+    const u = new EmuUnit({ seed: 9, ...o, workload });
     const wrong: string[] = [];
     let seen = 0;
     await observe(u, tmp(), 100, 100 + seconds * 1000, (t, js) => {

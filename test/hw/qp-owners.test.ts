@@ -173,7 +173,7 @@ describe('rdma itself', () => {
 describe('through an emulated tree', () => {
   it('the monitor names a stranded QP with its owner, asking once per QP while it stays stranded', async () => {
     const root = tmp();
-    const u = await strandedQpTree(root);
+    await strandedQpTree(root);
     let t = 0;
     const b = await openHwBackend({ sysroot: root, clock: { nowMs: () => t } });
     try {

@@ -12,7 +12,7 @@ const tmp = tempDirs('snapshot-owners-');
 describe('the owners in a snapshot', () => {
   it('are recorded at each instant for the QPs waiting then, and replayed as recorded', async () => {
     const root = tmp();
-    const u = await strandedQpTree(root);
+    await strandedQpTree(root);
     const file = join(tmp(), 'node.tar.gz');
     const m = await captureSnapshot(
       root,
