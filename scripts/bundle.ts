@@ -3,7 +3,7 @@
 // `prepare` script) builds it into dist/bundle, where bin/hfi1-sdma.js loads it, with koffi left in
 // node_modules; `npm run package` builds the same into the release artifact.
 import { fileURLToPath } from 'node:url';
-import { type BuildResult, build, type Plugin } from 'esbuild';
+import { type BuildOptions, type BuildResult, build, type Plugin } from 'esbuild';
 
 /** What differs between the checkout's bundle and the artifact's. */
 export interface BundleExtra {
@@ -14,7 +14,15 @@ export interface BundleExtra {
   sourcemap?: boolean;
   /** More entry points beside the command (the artifact's library entries), by output name. */
   entries?: Record<string, string>;
+  /**
+   * Entries among `entries` bundled whole into one file of their own, sharing no chunk (the pure core: a script
+   * that imports only it loads one module, not the chunks it would share with the others).
+   */
+  standalone?: string[];
 }
+
+/** The library entries bundled whole (see BundleExtra.standalone). */
+export const STANDALONE_ENTRIES = ['api/hfi1-sdma-progress'];
 
 /**
  * string-width (through yargs' cliui) builds an Intl.Segmenter when it is loaded, which costs
@@ -34,19 +42,19 @@ const lazySegmenter: Plugin = {
   },
 };
 
-/** Bundle the command-line entry into `outdir` (main.mjs and its chunks). */
+/** Bundle the command-line entry into `outdir` (main.mjs and its chunks), and the library entries beside it. */
 export async function bundleCli(
   rootDir: string,
   outdir: string,
   extra: BundleExtra = {},
 ): Promise<BuildResult<{ metafile: true }>> {
-  return build({
+  const whole = new Set(extra.standalone ?? []);
+  const entries = Object.entries(extra.entries ?? {});
+  const common: BuildOptions & { metafile: true } = {
     absWorkingDir: rootDir,
-    entryPoints: { main: 'scripts/package/entry.ts', ...(extra.entries ?? {}) },
     outdir,
     outExtension: { '.js': '.mjs' },
     bundle: true,
-    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
@@ -61,7 +69,18 @@ export async function bundleCli(
       js: "import{createRequire as __hfi1CreateRequire}from'node:module';const require=__hfi1CreateRequire(import.meta.url);",
     },
     plugins: [lazySegmenter, ...(extra.plugins ?? [])],
+  };
+  const result = await build({
+    ...common,
+    entryPoints: { main: 'scripts/package/entry.ts', ...Object.fromEntries(entries.filter(([name]) => !whole.has(name))) },
+    splitting: true,
   });
+  for (const [name, source] of entries.filter(([n]) => whole.has(n))) {
+    const one = await build({ ...common, entryPoints: { [name]: source }, splitting: false });
+    Object.assign(result.metafile.outputs, one.metafile.outputs);
+    Object.assign(result.metafile.inputs, one.metafile.inputs);
+  }
+  return result;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -72,7 +91,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { API_ENTRIES } = await import('./api.js');
   // The library's entry points beside the command's: the package's exports point here.
   const entries = Object.fromEntries(API_ENTRIES.map((e) => [`api/${e.report}`, `src/${e.types.replace(/\.d\.ts$/, '.ts')}`]));
-  const result = await bundleCli(root, out, { external: ['koffi'], sourcemap: true, entries });
+  const result = await bundleCli(root, out, { external: ['koffi'], sourcemap: true, entries, standalone: STANDALONE_ENTRIES });
   // What each output file holds and imports (the tests check what an entry point loads).
   const { writeFileSync } = await import('node:fs');
   writeFileSync(`${out}/metafile.json`, JSON.stringify(result.metafile));

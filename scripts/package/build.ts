@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Plugin } from 'esbuild';
 import { create } from 'tar';
 import { API_ENTRIES, emitDeclarations, rollUpDeclarations } from '../api.js';
-import { bundleCli } from '../bundle.js';
+import { bundleCli, STANDALONE_ENTRIES } from '../bundle.js';
 import { renderManPage } from '../man.js';
 import { thirdPartyNotices } from './notices.js';
 import { KOFFI_PLATFORMS, vendorKoffi } from './vendor.js';
@@ -35,6 +35,7 @@ export async function buildPackage(rootDir: string, outDir: string): Promise<Pac
     const result = await bundleCli(rootDir, libDir, {
       plugins: [fixedVersion(version)],
       entries: Object.fromEntries(API_ENTRIES.map((e) => [`api/${e.report}`, join('src', e.types.replace(/\.d\.ts$/, '.ts'))])),
+      standalone: STANDALONE_ENTRIES,
     });
     // The library's types: one self-contained declaration file per entry point.
     emitDeclarations(rootDir);
