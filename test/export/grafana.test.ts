@@ -136,10 +136,15 @@ describe('the dashboard over a real Prometheus', () => {
         const answers = new Map<string, { metric: Record<string, string>; value: [number, string] }[]>();
         for (const p of queried) {
           for (const t of p.targets ?? []) {
-            const r = await prom.query(substituted(t.expr));
-            expect(r.status, `${p.title}: ${r.error ?? ''}`).toBe('success');
-            expect(r.data.result?.length, `${p.title} ${t.refId} returns no data: ${substituted(t.expr)}`).toBeGreaterThan(0);
-            answers.set(`${p.title}/${t.refId}`, r.data.result ?? []);
+            // Waiting for data: a rate over the panel's interval needs two scrapes in it, which a loaded machine delays.
+            let last: Awaited<ReturnType<typeof prom.query>> | undefined;
+            const r = await until(`${p.title} ${t.refId} returning data: ${substituted(t.expr)}`, 30_000, async () => {
+              last = await prom.query(substituted(t.expr));
+              return last.status === 'success' && last.data.result?.length ? last : undefined;
+            }).catch(() => last);
+            expect(r?.status, `${p.title}: ${r?.error ?? ''}`).toBe('success');
+            expect(r?.data.result?.length, `${p.title} ${t.refId} returns no data: ${substituted(t.expr)}`).toBeGreaterThan(0);
+            answers.set(`${p.title}/${t.refId}`, r?.data.result ?? []);
           }
         }
         const byEngine = (key: string) =>
