@@ -95,8 +95,8 @@ export function forgetRdmaAnswer(root: string, device: string): void {
 }
 
 /** Write the QP owners' /proc entries, etc/passwd and the rdma answer of the unit into the tree. */
-export function writeQpOwners(w: TreeWriter, device: string, ifindex: number, senders: readonly Sender[]): void {
-  const unit = ifindex - 1;
+export function writeQpOwners(w: TreeWriter, device: string, unit: number, senders: readonly Sender[]): void {
+  const ifindex = unit + 1; // the RDMA device's index, as the emulator numbers its devices
   for (const s of senders) {
     if (s.spec.kind !== 'qp') continue;
     const pid = emuQpOwnerPid(s.id, unit);

@@ -202,7 +202,7 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   writeNetdevFiles(w, u, pci);
   // The kernel's uptime (the virtual time): what a reader needs to date /dev/kmsg records.
   w.file('proc/uptime', `${(u.nowMs / 1000).toFixed(2)} ${((u.nowMs / 1000) * cfg.cpus).toFixed(2)}\n`);
-  writeQpOwners(w, name, unit + 1, u.senders);
+  writeQpOwners(w, name, unit, u.senders);
 
   const params = paths.params;
   w.file(join(params, 'sdma_descq_cnt'), `${cfg.descqCntParam}\n`);
