@@ -1,5 +1,7 @@
 // What the parts of the emulated unit share: the clock and scheduler, the event log, the seeded
 // generator, the configuration, the totals, and the scheduler's event kinds.
+
+import type { TxReq } from '../progress/txreq.js';
 import type { EmuFlavour } from './flavour.js';
 import type { IoWait } from './iowait.js';
 import type { EventLog } from './log.js';
@@ -135,6 +137,17 @@ export interface Host {
   kernelLogSeq: number;
   /** dd->sdma_print_tag: the next tag an engine-error dump of the Cornelis builds prints its descriptors under. */
   sdmaPrintTag: number;
+  /**
+   * The senders' packet templates, shared by every sender whose packets have the same header, fragment, first size
+   * and size step (sender.ts): one copy of each request's words for the whole unit, not one per sender.
+   */
+  readonly templates: Map<string, PacketTemplates>;
+}
+
+/** Templates by size step, (bytes − sizeLo) / step, and their words in the JKR layout (JKR only, else null). */
+export interface PacketTemplates {
+  readonly reqs: (TxReq | undefined)[];
+  readonly chipWords: (Uint32Array | null)[];
 }
 
 /** Kernel log lines kept: about a 1 MiB printk ring of these lines (a full ring's error dump fits; older lines go). */

@@ -1,6 +1,7 @@
-// The emulator's event log: fixed-width numeric records hashed as they are written (sha256 of
-// the records' bytes), so the same seed and scenario give the same hash, and a bounded tail of
-// records kept for reading and for the tests.
+// The emulator's event log: fixed-width numeric records, hashed in the order written (sha256 of the records'
+// bytes), so the same seed and scenario give the same hash, and a bounded tail of records kept for reading and for
+// the tests. A full chunk is hashed when it leaves the retained tail or when a digest is asked for, not when it
+// fills: a run that never asks for its digest hashes only what it drops.
 import { createHash, type Hash } from 'node:crypto';
 
 /** Record kinds. Fields a, b, c are described per kind. */
@@ -65,6 +66,8 @@ export class EventLog {
   private chunk = new Float64Array(CHUNK_RECORDS * FIELDS);
   private used = 0;
   private kept: Float64Array<ArrayBuffer>[] = [];
+  /** The leading `hashedChunks` of `kept` are already in `hash`. */
+  private hashedChunks = 0;
   private keptRecords = 0;
   /** Records written since the start. */
   count = 0;
@@ -86,12 +89,13 @@ export class EventLog {
   }
 
   private flush(): void {
-    this.hash.update(new Uint8Array(this.chunk.buffer, 0, this.used * FIELDS * 8));
     this.kept.push(this.chunk);
     this.keptRecords += this.used;
     let reuse: Float64Array<ArrayBuffer> | undefined;
     while (this.keptRecords > this.retain && this.kept.length > 0) {
+      if (this.hashedChunks === 0) this.hashKept(1);
       reuse = this.kept.shift();
+      this.hashedChunks--;
       this.keptRecords -= CHUNK_RECORDS;
     }
     // A chunk that fell out of the retained tail is reused rather than left to the collector.
@@ -99,8 +103,17 @@ export class EventLog {
     this.used = 0;
   }
 
+  /** Bring the first `upTo` kept chunks into the hash. */
+  private hashKept(upTo: number): void {
+    for (; this.hashedChunks < upTo; this.hashedChunks++) {
+      const ch = this.kept[this.hashedChunks] as Float64Array<ArrayBuffer>;
+      this.hash.update(new Uint8Array(ch.buffer, 0, CHUNK_RECORDS * FIELDS * 8));
+    }
+  }
+
   /** sha256 (hex) of every record written so far. */
   digest(): string {
+    this.hashKept(this.kept.length);
     const h = this.hash.copy();
     h.update(new Uint8Array(this.chunk.buffer, 0, this.used * FIELDS * 8));
     return h.digest('hex');

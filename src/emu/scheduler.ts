@@ -1,5 +1,6 @@
-// The deterministic event scheduler of the emulator: a binary heap of (time, insertion order)
-// held in typed arrays, so scheduling and dispatching an event allocates nothing.
+// The deterministic event scheduler of the emulator: a binary heap of (time, insertion order) held in typed
+// arrays, so scheduling and dispatching an event allocates nothing. The heap holds each event's time, order and
+// slot; the slot holds its kind and arguments, which stay where they were written while the heap reorders.
 
 /** Virtual time in nanoseconds and a queue of pending events. */
 export class Scheduler {
@@ -7,15 +8,26 @@ export class Scheduler {
   nowNs = 0;
   private time = new Float64Array(1024);
   private order = new Float64Array(1024);
+  private slot = new Int32Array(1024);
   private kinds = new Int32Array(1024);
   private argA = new Int32Array(1024);
   private argB = new Float64Array(1024);
+  /** Free slots, a stack: `freeSlots[0 .. freeTop)`. */
+  private freeSlots = Scheduler.identity(1024);
+  private freeTop = 1024;
   private size = 0;
   private counter = 0;
   /** The event being dispatched (valid inside the dispatch callback). */
   kind = 0;
   a = 0;
   b = 0;
+
+  /** The slots 0 … n − 1 as a stack that gives slot 0 first. */
+  private static identity(n: number): Int32Array {
+    const s = new Int32Array(n);
+    for (let i = 0; i < n; i++) s[i] = n - 1 - i;
+    return s;
+  }
 
   /** Events waiting. */
   get pending(): number {
@@ -24,22 +36,29 @@ export class Scheduler {
 
   /** Schedule event `kind` with arguments at absolute time `atNs` (never before now). */
   at(atNs: number, kind: number, a: number, b = 0): void {
-    if (this.size === this.time.length) this.grow();
+    if (this.freeTop === 0) this.grow();
+    const s = this.freeSlots[--this.freeTop] as number;
+    this.kinds[s] = kind;
+    this.argA[s] = a;
+    this.argB[s] = b;
+    const time = this.time;
+    const order = this.order;
+    const slot = this.slot;
     let i = this.size++;
     const t = Math.max(atNs, this.nowNs);
     const o = this.counter++;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      const pt = this.time[p] as number;
-      if (pt < t || (pt === t && (this.order[p] as number) < o)) break;
-      this.move(p, i);
+      const pt = time[p] as number;
+      if (pt < t || (pt === t && (order[p] as number) < o)) break;
+      time[i] = pt;
+      order[i] = order[p] as number;
+      slot[i] = slot[p] as number;
       i = p;
     }
-    this.time[i] = t;
-    this.order[i] = o;
-    this.kinds[i] = kind;
-    this.argA[i] = a;
-    this.argB[i] = b;
+    time[i] = t;
+    order[i] = o;
+    slot[i] = s;
   }
 
   /** Schedule event `kind` `delayNs` from now. */
@@ -54,9 +73,11 @@ export class Scheduler {
   runUntil(untilNs: number, dispatch: () => void): void {
     while (this.size > 0 && (this.time[0] as number) <= untilNs) {
       this.nowNs = this.time[0] as number;
-      this.kind = this.kinds[0] as number;
-      this.a = this.argA[0] as number;
-      this.b = this.argB[0] as number;
+      const s = this.slot[0] as number;
+      this.kind = this.kinds[s] as number;
+      this.a = this.argA[s] as number;
+      this.b = this.argB[s] as number;
+      this.freeSlots[this.freeTop++] = s;
       this.removeTop();
       dispatch();
     }
@@ -66,39 +87,40 @@ export class Scheduler {
   private removeTop(): void {
     const last = --this.size;
     if (last === 0) return;
-    const t = this.time[last] as number;
-    const o = this.order[last] as number;
+    const time = this.time;
+    const order = this.order;
+    const slot = this.slot;
+    const t = time[last] as number;
+    const o = order[last] as number;
+    const s = slot[last] as number;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= last) break;
       const r = l + 1;
       let c = l;
-      if (r < last && this.less(r, l)) c = r;
-      const ct = this.time[c] as number;
-      if (t < ct || (t === ct && o < (this.order[c] as number))) break;
-      this.move(c, i);
+      let ct = time[l] as number;
+      if (r < last) {
+        const rt = time[r] as number;
+        if (rt < ct || (rt === ct && (order[r] as number) < (order[l] as number))) {
+          c = r;
+          ct = rt;
+        }
+      }
+      if (t < ct || (t === ct && o < (order[c] as number))) break;
+      time[i] = ct;
+      order[i] = order[c] as number;
+      slot[i] = slot[c] as number;
       i = c;
     }
-    this.move(last, i);
-  }
-
-  private less(x: number, y: number): boolean {
-    const tx = this.time[x] as number;
-    const ty = this.time[y] as number;
-    return tx < ty || (tx === ty && (this.order[x] as number) < (this.order[y] as number));
-  }
-
-  private move(from: number, to: number): void {
-    this.time[to] = this.time[from] as number;
-    this.order[to] = this.order[from] as number;
-    this.kinds[to] = this.kinds[from] as number;
-    this.argA[to] = this.argA[from] as number;
-    this.argB[to] = this.argB[from] as number;
+    time[i] = t;
+    order[i] = o;
+    slot[i] = s;
   }
 
   private grow(): void {
-    const n = this.time.length * 2;
+    const old = this.time.length;
+    const n = old * 2;
     const f = (a: Float64Array) => {
       const b = new Float64Array(n);
       b.set(a);
@@ -112,7 +134,12 @@ export class Scheduler {
     this.time = f(this.time);
     this.order = f(this.order);
     this.argB = f(this.argB);
+    this.slot = g(this.slot);
     this.kinds = g(this.kinds);
     this.argA = g(this.argA);
+    // Every slot is taken (the stack is empty): the new ones, old … n − 1, go on it.
+    this.freeSlots = new Int32Array(n);
+    for (let i = 0; i < old; i++) this.freeSlots[i] = n - 1 - i;
+    this.freeTop = old;
   }
 }

@@ -61,10 +61,10 @@ export class Sender implements WaitClient, TxOwner {
   /** A bulk packet held back while its port has no credits. */
   private bulkHeld: EmuTx | null = null;
   private readonly nsPerByte: number;
-  /** Templates by size step: (bytes − sizeLo) / step. */
-  private readonly templates: (TxReq | undefined)[] = [];
+  /** Templates by size step, (bytes − sizeLo) / step, shared with the unit's senders of the same packets. */
+  private readonly templates: (TxReq | undefined)[];
   /** Their words in the JKR layout, made once (a JKR chip only). */
-  private readonly chipWords: (Uint32Array | null)[] = [];
+  private readonly chipWords: (Uint32Array | null)[];
 
   constructor(
     private readonly host: Host,
@@ -79,6 +79,14 @@ export class Sender implements WaitClient, TxOwner {
     const bytesPerSec = host.cfg.chip.bytesPerSec;
     this.gapPerByteNs = spec.load > 0 && Number.isFinite(spec.load) ? 1e9 / bytesPerSec / spec.load : 0;
     this.nsPerByte = 1e9 / bytesPerSec;
+    const key = `${spec.header}/${spec.frag}/${spec.sizeLo}/${spec.step}`;
+    let shared = host.templates.get(key);
+    if (shared === undefined) {
+      shared = { reqs: [], chipWords: [] };
+      host.templates.set(key, shared);
+    }
+    this.templates = shared.reqs;
+    this.chipWords = shared.chipWords;
   }
 
   /** Begin sending at `atNs`. */

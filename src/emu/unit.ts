@@ -197,6 +197,7 @@ export class EmuUnit implements Unit {
       kernelLogUs: [],
       kernelLogSeq: 0,
       sdmaPrintTag: 0,
+      templates: new Map(),
       logPrefix: `${flavour.module} ${pci}: ${flavour.module}_${unit}: `,
     };
     this.vectorCounts = new Array<number>(engines).fill(0);
