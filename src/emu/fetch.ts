@@ -1,10 +1,19 @@
 // One fetch step of the chip (descriptors in the chip's layout: WFR qw0, or JKR qw1 for FIRST and the length): from HEAD, descriptors are checked for their generation (SDMA_DESC1_GENERATION, sdma.h) and
 // completed at the engine's rate until the tail, `maxBatch` descriptors, an INT_REQ descriptor, or
 // the DESC_CNT progress threshold (the engine interrupt masks, sdma.c). The loop reads the ring's words and allocates nothing.
-import { SDMA_AHG_APPLY_UPDATE2, SDMA_DESC1_HEAD_TO_HOST, SDMA_DESC1_INT_REQ } from '../progress/constants.js';
+import {
+  SDMA_AHG_APPLY_UPDATE2,
+  SDMA_DESC1_GENERATION_MASK,
+  SDMA_DESC1_GENERATION_SHIFT,
+  SDMA_DESC1_HEAD_TO_HOST,
+  SDMA_DESC1_INT_REQ,
+} from '../progress/constants.js';
 import { descAhgMode, descByteCount, descFirst, descGeneration, generationFromTail } from '../progress/descriptor.js';
 import { jkrDescByteCount, jkrDescFirst } from '../progress/descriptor-chip.js';
 import type { EmuConfig } from './host.js';
+
+/** The generation field of qw1: the only bits a pad (sdma_pad with its slot's generation) may have set. */
+const PAD_GENERATION = SDMA_DESC1_GENERATION_MASK << SDMA_DESC1_GENERATION_SHIFT;
 
 /** Local interrupt bits; the engine turns them into its interrupt masks (sdma.c). */
 export const INT_SDMA = 1;
@@ -62,13 +71,32 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
   let bytes = 0;
   let packets = 0;
   const jkr = cfg.jkr;
-  while (slot !== c.hwTail && k < limit) {
+  const tail = c.hwTail;
+  const genCheck = c.genCheck;
+  while (slot !== tail && k < limit) {
+    if (edit === 0) {
+      // A run of pads (sdma_pad: every word zero but the slot's generation; no data, no flags), taken in a tight
+      // loop: the same checks and counts as below, stopping before the one that meets the DESC_CNT threshold.
+      const stop = Math.min(limit, c.descCnt > 0 ? k + c.descCnt - 1 - prog : limit);
+      const k0 = k;
+      while (slot !== tail && k < stop) {
+        const w = slot << 2;
+        const q = d[w + 2] as number;
+        if (((d[w] as number) | (d[w + 1] as number) | (d[w + 3] as number) | (q & ~PAD_GENERATION)) !== 0) break;
+        if (genCheck && descGeneration(q) !== generationFromTail(gen, shift)) break;
+        gen = (gen + 1) >>> 0;
+        k++;
+        slot = (slot + 1) & mask;
+      }
+      if (c.descCnt > 0) prog += k - k0;
+      if (slot === tail || k >= limit) break;
+    }
     const w = slot << 2;
     const hi = d[w + 1] as number;
     const q1 = d[w + 2] as number;
     if (edit > 0) edit--;
     else {
-      if (c.genCheck && descGeneration(q1) !== generationFromTail(gen, shift)) break;
+      if (genCheck && descGeneration(q1) !== generationFromTail(gen, shift)) break;
       if (jkr ? jkrDescFirst(q1) : descFirst(hi)) {
         packets++;
         const mode = descAhgMode(q1);
