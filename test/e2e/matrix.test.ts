@@ -147,7 +147,8 @@ const SCENARIOS: Scenario[] = [
   { what: 'a healthy host (mixed)', opts: { workload: 'mixed:gbps=10' }, atMs: 100, health: 0, alerts: [] },
   {
     what: 'a healthy host at line rate (every ring full and retiring, XmitWait rising): no stall, no fabric',
-    opts: { workload: 'line-rate', engines: 4 },
+    // A 25 Gb/s link: the rings as full as at 100 Gb/s, a quarter of the packets to emulate.
+    opts: { workload: 'line-rate:gbps=25', engines: 4 },
     atMs: 100,
     health: 0,
     alerts: [],
@@ -273,7 +274,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     what: 'the bulk service on (use_bulksvc=Y) under verbs load: its engines idle, said as normal',
-    opts: { workload: 'line-rate', chip: 'jkr', driver: 'cornelis', param: ['use_bulksvc=Y'] },
+    opts: { workload: 'line-rate:gbps=25', chip: 'jkr', driver: 'cornelis', param: ['use_bulksvc=Y'] },
     atMs: 100,
     health: 0,
     code: 'SD403',

@@ -12,11 +12,11 @@ import { observe } from './strand-support.js';
 const tmp = tempDirs('no-false-strand-');
 
 // Each workload, and whether its rings fill so that senders sleep (the test must see waiters).
-// npm test lightens the two costliest to emulate (many small packets); the soak runs them whole.
+// npm test lightens the three costliest to emulate (many small packets, or many sleeps); the soak runs them whole.
 const WORKLOADS: [string, boolean][] = [
   ['mixed', true],
   [SOAK ? 'qp' : 'qp:gbps=10', false],
-  ['psm', true],
+  [SOAK ? 'psm' : 'psm:gbps=25', true],
   [SOAK ? 'small' : 'small:gbps=1', false],
   ['line-rate:gbps=20', true],
   ['idle', false],
@@ -39,7 +39,9 @@ const CASES: [string, string, boolean, ConstructorParameters<typeof EmuUnit>[0]]
         fills,
         { engines: 8 },
       ]),
-      ['mixed', 'wfr upstream, 16 engines (two per VL)', true, { engines: 16 }],
+      // On 16 engines at a quarter of the link rate: the rings fill and the senders sleep and wake as at full rate,
+      // in a quarter of the events (the soak runs them at full rate).
+      ['mixed:gbps=25', 'wfr upstream, 16 engines (two per VL)', true, { engines: 16 }],
       ['line-rate:gbps=20', 'wfr upstream, 16 engines (two per VL)', true, { engines: 16 }],
     ];
 
