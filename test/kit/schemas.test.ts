@@ -50,6 +50,9 @@ async function validates(
   return docs;
 }
 
+/** The emulator's workload where the JSON's shape, not the traffic, is checked: a tenth of the default link rate. */
+const LIGHT = 'mixed:gbps=10';
+
 /** Commands whose output is not JSON, and why; every other command must have a schema below. */
 const NO_JSON: Record<string, string> = {
   completion: 'a shell script',
@@ -133,6 +136,8 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
         'emu',
         '--engines',
         '4',
+        '--workload',
+        LIGHT,
         '--fault',
         'stop-fetch@30:2',
         '--json',
@@ -151,7 +156,7 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
   });
 
   it('waiters: the emulator (69 while it lists none), a rendered host, and a scripted backend with every kind', async () => {
-    await validates('waiters.schema.json', ['--backend', 'emu', '--json', 'waiters', '--count', '3'], { codes: [0, 69] });
+    await validates('waiters.schema.json', ['--backend', 'emu', '--workload', LIGHT, '--json', 'waiters', '--count', '3'], { codes: [0, 69] });
     await validates('waiters.schema.json', ['--sysroot', sysroot, '--json', 'waiters', '--count', '3'], { codes: [0, 69] });
     const base = { descriptorsNeeded: null, engine: 1, onList: true, ownPending: 0, sinceMs: 0, waitsFor: 'dma-desc' } as const;
     const all: Waiter[] = [
@@ -250,6 +255,8 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
       'emu',
       '--engines',
       '4',
+      '--workload',
+      LIGHT,
       '--fault',
       'stop-fetch@100:3',
       '--json',
