@@ -41,6 +41,17 @@ export class KeyBuilder {
   }
 }
 
+/**
+ * The slot a hash starts probing at: the hash's bits mixed (murmur3's finalizer) so that the low bits the mask
+ * keeps depend on every value of the key, not only on the values' own low bits.
+ */
+function home(h: number, mask: number): number {
+  let x = h;
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) & mask;
+}
+
 /** Bytes per arena chunk: keys never straddle two, and growing never copies what is stored. */
 const CHUNK_BITS = 24;
 const CHUNK = 1 << CHUNK_BITS;
@@ -62,7 +73,7 @@ export class StateTable {
   find(k: KeyBuilder): number {
     const mask = this.slots.length - 1;
     const h = k.hash >>> 0;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
+    for (let i = home(h, mask); ; i = (i + 1) & mask) {
       const s = this.slots[i] as number;
       if (s === 0) return -1;
       const id = s - 1;
@@ -131,7 +142,7 @@ export class StateTable {
 
   private place(id: number): void {
     const mask = this.slots.length - 1;
-    let i = (this.hashes[id] as number) & mask;
+    let i = home(this.hashes[id] as number, mask);
     while (this.slots[i] !== 0) i = (i + 1) & mask;
     this.slots[i] = id + 1;
   }
