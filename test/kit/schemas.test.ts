@@ -156,7 +156,9 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
   });
 
   it('waiters: the emulator (69 while it lists none), a rendered host, and a scripted backend with every kind', async () => {
-    await validates('waiters.schema.json', ['--backend', 'emu', '--workload', LIGHT, '--json', 'waiters', '--count', '3'], { codes: [0, 69] });
+    await validates('waiters.schema.json', ['--backend', 'emu', '--workload', LIGHT, '--json', 'waiters', '--count', '3'], {
+      codes: [0, 69],
+    });
     await validates('waiters.schema.json', ['--sysroot', sysroot, '--json', 'waiters', '--count', '3'], { codes: [0, 69] });
     const base = { descriptorsNeeded: null, engine: 1, onList: true, ownPending: 0, sinceMs: 0, waitsFor: 'dma-desc' } as const;
     const all: Waiter[] = [
