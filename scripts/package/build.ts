@@ -24,8 +24,15 @@ export interface PackageResult {
 /** The fixed time stamp npm gives every entry of a package tarball (reproducible archives). */
 const TARBALL_MTIME = new Date('1985-10-26T08:15:00Z');
 
-/** Build the artifact from the sources under `rootDir` into `outDir`; returns its path and sizes. */
-export async function buildPackage(rootDir: string, outDir: string): Promise<PackageResult> {
+/**
+ * Build the artifact from the sources under `rootDir` into `outDir`; returns its path and sizes. `declarationsEmitted`:
+ * dist/types is already current (tsconfig.api.json was just compiled), so it is rolled up without compiling again.
+ */
+export async function buildPackage(
+  rootDir: string,
+  outDir: string,
+  o: { declarationsEmitted?: boolean } = {},
+): Promise<PackageResult> {
   const repoPkg = JSON.parse(readFileSync(join(rootDir, 'package.json'), 'utf8')) as Record<string, unknown>;
   const version = String(repoPkg.version);
   const stage = mkdtempSync(join(tmpdir(), 'hfi1-sdma-package-'));
@@ -38,7 +45,7 @@ export async function buildPackage(rootDir: string, outDir: string): Promise<Pac
       standalone: STANDALONE_ENTRIES,
     });
     // The library's types: one self-contained declaration file per entry point.
-    emitDeclarations(rootDir);
+    if (!o.declarationsEmitted) emitDeclarations(rootDir);
     rollUpDeclarations(rootDir, join(pkgDir, 'types'));
     let bundleBytes = 0;
     for (const [file, out] of Object.entries(result.metafile.outputs)) if (file.endsWith('.mjs')) bundleBytes += out.bytes;
