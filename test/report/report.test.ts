@@ -3,11 +3,11 @@
 // waiters judged and the kernel log on the capture's time axis; headless Chromium builds the same DOM from
 // them with no console message and paints a page that is not blank. A live read of the emulator and of a
 // rendered tree places the log too. Usage errors exit 64.
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Chromium, type LoadedPage } from '../support/chromium.js';
 import { runCli } from '../support/cli.js';
 import { colourCounts, decodePng } from '../support/png.js';
 import { tempDirs } from '../support/temp.js';
@@ -113,38 +113,27 @@ describe('report of an emulated capture', () => {
 
 const hasChromium = spawnSync('chromium', ['--version'], { stdio: 'ignore' }).status === 0;
 
-/** Run headless Chromium on `page` with a fresh profile; its stdout and its log (console messages included). */
-async function chromium(page: string, ...more: string[]): Promise<{ stdout: string; stderr: string }> {
-  const profile = tmp();
-  const flags = [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    `--user-data-dir=${profile}`,
-    '--enable-logging=stderr',
-    '--v=0',
-  ];
-  return promisify(execFile)('chromium', [...flags, ...more, `file://${page}`], { timeout: 60_000, maxBuffer: 64 << 20 });
+let browser: Chromium | null = null;
+/** The file's one headless Chromium, started on first use and closed after the file's tests. */
+async function chromium(): Promise<Chromium> {
+  browser ??= await Chromium.launch(tmp());
+  return browser;
 }
-
-/** The console messages in a Chromium log. */
-const consoleLines = (log: string) => log.split('\n').filter((l) => /:CONSOLE[:(]/.test(l));
+afterAll(async () => {
+  await browser?.close();
+});
 
 describe.skipIf(!hasChromium)('report in headless Chromium (skipped only when Debian’s chromium is not installed)', () => {
   it('builds the DOM of each page: its findings, every engine, no console message; a thrown error would be seen', async () => {
+    const b = await chromium();
     const control = join(dir, 'control.html');
     writeFileSync(control, "<!DOCTYPE html><html><body><script>throw new Error('control')</script></body></html>");
     const names = Object.keys(pages) as (keyof typeof pages)[];
     const [controlRun, ...runs] = await Promise.all([
-      chromium(control, '--dump-dom'),
-      ...names.map((n) => chromium(join(dir, `${n}.html`), '--dump-dom')),
+      b.load(`file://${control}`),
+      ...names.map((n) => b.load(`file://${join(dir, `${n}.html`)}`)),
     ]);
-    expect(consoleLines(controlRun?.stderr ?? '').join('\n')).toContain('Uncaught Error: control');
+    expect(controlRun?.messages.join('\n')).toContain('Uncaught Error: control');
     const codes: Record<keyof typeof pages, string[]> = {
       stall: ['SD101'],
       stranded: ['SD201'],
@@ -152,9 +141,9 @@ describe.skipIf(!hasChromium)('report in headless Chromium (skipped only when De
       healthy: ['SD401'],
     };
     names.forEach((name, i) => {
-      const run = runs[i] as { stdout: string; stderr: string };
-      expect(consoleLines(run.stderr), name).toEqual([]);
-      const dom = run.stdout;
+      const run = runs[i] as LoadedPage;
+      expect(run.messages, name).toEqual([]);
+      const dom = run.dom;
       expect(engineIds(dom), name).toEqual(engineIds(pages[name]));
       for (const code of codes[name])
         expect(dom, name).toMatch(
@@ -165,10 +154,9 @@ describe.skipIf(!hasChromium)('report in headless Chromium (skipped only when De
   }, 120_000);
 
   it('paints the stall page: not blank, many colours, the stalled engine in red', async () => {
-    const shot = join(dir, 'stall.png');
-    const r = await chromium(join(dir, 'stall.html'), `--screenshot=${shot}`, '--window-size=1200,1400', '--hide-scrollbars');
-    expect(consoleLines(r.stderr)).toEqual([]);
-    const img = decodePng(readFileSync(shot));
+    const r = await (await chromium()).load(`file://${join(dir, 'stall.html')}`, { width: 1200, height: 1400, screenshot: true });
+    expect(r.messages).toEqual([]);
+    const img = decodePng(r.png as Buffer);
     expect([img.width, img.height]).toEqual([1200, 1400]);
     const colours = colourCounts(img);
     const total = img.width * img.height;
