@@ -46,11 +46,24 @@ export function parseHelp(text: string): HelpText {
   return { options, commands, choices };
 }
 
+/**
+ * What each `--help` printed, by command path: the text depends on nothing but the code (runCli's width is fixed),
+ * and several test files walk every command's help; a worker renders each one once.
+ */
+const helpTexts = new Map<string, Promise<string>>();
+
 /** The text `hfi1-sdma PATH… --help` prints. */
-export async function helpText(path: string[]): Promise<string> {
-  const r = await runCli([...path, '--help']);
-  if (r.code !== 0) throw new Error(`hfi1-sdma ${path.join(' ')} --help exited ${r.code}: ${r.stderr}`);
-  return r.stdout;
+export function helpText(path: string[]): Promise<string> {
+  const key = path.join(' ');
+  let text = helpTexts.get(key);
+  if (!text) {
+    text = runCli([...path, '--help']).then((r) => {
+      if (r.code !== 0) throw new Error(`hfi1-sdma ${key} --help exited ${r.code}: ${r.stderr}`);
+      return r.stdout;
+    });
+    helpTexts.set(key, text);
+  }
+  return text;
 }
 
 async function help(path: string[]): Promise<HelpText> {
