@@ -73,8 +73,10 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
   const jkr = cfg.jkr;
   const tail = c.hwTail;
   const genCheck = c.genCheck;
+  // Only the padding builds (the Cornelis hfi1 and hfi2 with pad_sdma_desc) write pads: elsewhere the run is skipped.
+  const padded = cfg.flavour.driver !== 'upstream' && cfg.flavour.settings.padSdmaDesc > 0;
   while (slot !== tail && k < limit) {
-    if (edit === 0) {
+    if (edit === 0 && padded) {
       // A run of pads (sdma_pad: every word zero but the slot's generation; no data, no flags), taken in a tight
       // loop: the same checks and counts as below, stopping before the one that meets the DESC_CNT threshold.
       const stop = Math.min(limit, c.descCnt > 0 ? k + c.descCnt - 1 - prog : limit);
