@@ -49,9 +49,9 @@ export async function renderedHost(
   };
 }
 
-/** A 4-engine QP host whose QP on engine 1 a lost wake-up strands at 50 ms, run to 400 ms and rendered under `root`. */
+/** A 4-engine QP host (10 Gb/s) whose QP on engine 1 a lost wake-up strands at 50 ms, run to 400 ms and rendered under `root`. */
 export async function strandedQpTree(root: string): Promise<EmuUnit> {
-  const u = emuUnitFromOptions(emuOptions({ engines: 4, workload: 'qp', fault: ['lost-wakeup:qp@50:1'] }));
+  const u = emuUnitFromOptions(emuOptions({ engines: 4, workload: 'qp:gbps=10', fault: ['lost-wakeup:qp@50:1'] }));
   u.runUntilMs(400);
   await writeSysroot(u, root);
   return u;
