@@ -88,7 +88,7 @@ describe('fault lost-wakeup', () => {
   });
 
   it('leaves exactly one QP stranded on engine E, and nowhere else, for good; emu run counts one lost wake-up', async () => {
-    const u = new EmuUnit({ seed: 1, engines: 8, workload: 'mixed', faults: ['lost-wakeup@50:5'] });
+    const u = new EmuUnit({ seed: 1, engines: 8, workload: 'mixed:gbps=10', faults: ['lost-wakeup@50:5'] });
     u.runUntilMs(49);
     expect(await stranded(u)).toEqual([]);
     u.runUntilMs(60);
