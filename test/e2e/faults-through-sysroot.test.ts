@@ -24,9 +24,9 @@ afterAll(() => {
 async function observe(fault: string, untilMs: number): Promise<{ t: number; c: Classification[] }[]> {
   const dir = mkdtempSync(join(tmpdir(), 'fault-e2e-'));
   dirs.push(dir);
-  // A light load (10 Gb/s): each fault's signature does not depend on the rate, and the emulator's
+  // A light load (2 Gb/s): each fault's signature does not depend on the rate, and the emulator's
   // time then goes to the fault, not to traffic (60 s at line rate is no-false-stall's job).
-  const u = new EmuUnit({ seed: 11, engines: ENGINES, workload: 'qp:gbps=10', faults: [fault] });
+  const u = new EmuUnit({ seed: 11, engines: ENGINES, workload: 'qp:gbps=2', faults: [fault] });
   u.runUntilMs(100);
   await writeSysroot(u, dir);
   const hw = await openHwBackend({ sysroot: dir });
