@@ -228,7 +228,7 @@ describe('a lost wake-up on an IPoIB queue', () => {
       seed: 1,
       engines: 3,
       descqCnt: undefined,
-      workload: 'ipoib',
+      workload: 'ipoib:gbps=10',
       atMs: 40,
       fault: ['lost-wakeup:ipoib@50:2'],
     });
@@ -259,7 +259,7 @@ describe('a lost wake-up on an IPoIB queue', () => {
 
   it('the waiters command on the emulated backend names the stranded queue by netdev and txq', async () => {
     const r = await runCli(
-      ['--backend', 'emu', '--workload', 'ipoib', '--engines', '3', '--fault', 'lost-wakeup:ipoib@50:2', 'waiters', '--json'],
+      ['--backend', 'emu', '--workload', 'ipoib:gbps=10', '--engines', '3', '--fault', 'lost-wakeup:ipoib@50:2', 'waiters', '--json'],
       {},
     );
     expect(r.code, r.stderr).toBe(0);
