@@ -12,7 +12,7 @@ const tmp = tempDirs('stranded-e2e-');
 
 // Eight engines serve eight VLs, one each: a waiter's printed engine is then certainly the one it
 // sleeps on, and the rule can call it stranded rather than probably stranded.
-const HOST = { seed: 5, engines: 8, workload: 'qp:gbps=10' };
+const HOST = { seed: 5, engines: 8, workload: 'qp:gbps=2' };
 
 describe('a lost wake-up through the rendered sysroot', () => {
   it('lost-wakeup@1000:5 leaves one QP stranded on engine 5, found within --strand-ms + 2 intervals, and nowhere else', async () => {
