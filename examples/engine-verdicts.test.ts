@@ -19,6 +19,8 @@ describe('examples/engine-verdicts.mjs', () => {
         'emu',
         '--engines',
         '4',
+        '--workload',
+        'mixed:gbps=10',
         '--fault',
         'stop-fetch@50:3',
         'snapshot',

@@ -139,7 +139,7 @@ describe('hfi1-sdma as a child process', () => {
   });
 
   it('health is OK on a healthy emulator and CRITICAL with a stop-fetch fault (the status of the process)', async () => {
-    const ok = await runCli([...EMU, '--workload', 'qp', 'health', '--stall-ms', '200']);
+    const ok = await runCli([...EMU, '--workload', 'qp:gbps=10', 'health', '--stall-ms', '200']);
     expect(ok.stdout).toMatch(/^HFI1-SDMA OK/);
     expect(ok.code).toBe(0);
     const bad = runChild([

@@ -80,7 +80,7 @@ describe('health as a Nagios plugin', () => {
     const r = await runCli([
       ...EMU,
       '--workload',
-      'qp',
+      'qp:gbps=10',
       '--at-ms',
       '50',
       '--fault',
