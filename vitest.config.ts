@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 // The global setup files are TypeScript loaded by Node in this process too (see `experimental` below).
 import './test/setup/ts-loader.mjs';
+import { SlowestFirst } from './test/setup/sequencer.js';
 
 const TS_LOADER = fileURLToPath(new URL('./test/setup/ts-loader.mjs', import.meta.url));
 
@@ -17,10 +18,11 @@ export default defineConfig({
     // slower. (No test mocks a module.)
     experimental: { viteModuleRunner: false, nodeLoader: false },
     execArgv: ['--import', TS_LOADER],
-    // Two workers on two cores: a third overlapped the files that wait on a real Prometheus, but each worker
-    // loads and compiles the modules again, and on two cores that cost more than it saved. No test depends on
-    // how fast the machine runs (they drive virtual time or wait on the condition).
+    // Three workers on two cores: the third overlaps the files that mostly wait (on a real Prometheus, a browser,
+    // a child's real-time loop) with the others' CPU work; two or four were no faster. No test depends on how fast
+    // the machine runs (they drive virtual time or wait on the condition).
     maxWorkers: 3,
+    sequence: { sequencer: SlowestFirst },
     // A hang fails within a minute. No test takes more than a few seconds on a quiet 2-core machine: the
     // margin is for a machine many times slower or busier (a test that needs longer says so itself).
     testTimeout: 60_000,
