@@ -259,7 +259,18 @@ describe('a lost wake-up on an IPoIB queue', () => {
 
   it('the waiters command on the emulated backend names the stranded queue by netdev and txq', async () => {
     const r = await runCli(
-      ['--backend', 'emu', '--workload', 'ipoib:gbps=10', '--engines', '3', '--fault', 'lost-wakeup:ipoib@50:2', 'waiters', '--json'],
+      [
+        '--backend',
+        'emu',
+        '--workload',
+        'ipoib:gbps=10',
+        '--engines',
+        '3',
+        '--fault',
+        'lost-wakeup:ipoib@50:2',
+        'waiters',
+        '--json',
+      ],
       {},
     );
     expect(r.code, r.stderr).toBe(0);
