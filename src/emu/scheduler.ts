@@ -13,8 +13,8 @@ export class Scheduler {
   private argA = new Int32Array(1024);
   private argB = new Float64Array(1024);
   /** Free slots, a stack: `freeSlots[0 .. freeTop)`. */
-  private freeSlots = Scheduler.identity(1024);
-  private freeTop = 1024;
+  private freeSlots = new Int32Array(1024);
+  private freeTop = 0;
   private size = 0;
   private counter = 0;
   /** The event being dispatched (valid inside the dispatch callback). */
@@ -22,11 +22,13 @@ export class Scheduler {
   a = 0;
   b = 0;
 
-  /** The slots 0 … n − 1 as a stack that gives slot 0 first. */
-  private static identity(n: number): Int32Array {
-    const s = new Int32Array(n);
-    for (let i = 0; i < n; i++) s[i] = n - 1 - i;
-    return s;
+  constructor() {
+    this.freeSlotRange(0, this.time.length);
+  }
+
+  /** Put the slots `from` … `to` − 1 on the free stack, `from` on top. */
+  private freeSlotRange(from: number, to: number): void {
+    for (let s = to - 1; s >= from; s--) this.freeSlots[this.freeTop++] = s;
   }
 
   /** Events waiting. */
@@ -139,7 +141,6 @@ export class Scheduler {
     this.argA = g(this.argA);
     // Every slot is taken (the stack is empty): the new ones, old … n − 1, go on it.
     this.freeSlots = new Int32Array(n);
-    for (let i = 0; i < old; i++) this.freeSlots[i] = n - 1 - i;
-    this.freeTop = old;
+    this.freeSlotRange(old, n);
   }
 }

@@ -3,6 +3,7 @@
 // short ones and the workers end together. Vitest orders by the durations of the last run when it has them; a clean
 // clone has none, and would start files by size. With --sequence.shuffle every file is shuffled (by --sequence.seed).
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { Sfc32 } from '../../src/emu/prng.js';
 
 /** The slowest files, slowest first (their project-relative paths). */
 export const SLOWEST = [
@@ -37,19 +38,12 @@ export class SlowestFirst extends BaseSequencer {
   }
 }
 
-/** `files` in an order drawn from `seed` (Fisher–Yates over a mulberry32 stream): the same seed, the same order. */
+/** `files` in an order drawn from `seed` (Fisher–Yates over the emulator's seeded generator): the same seed, the same order. */
 function shuffled<T>(files: readonly T[], seed: number): T[] {
   const out = [...files];
-  let s = seed >>> 0;
-  const next = (): number => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  const rng = new Sfc32(seed);
   for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(next() * (i + 1));
+    const j = rng.int(0, i);
     [out[i], out[j]] = [out[j] as T, out[i] as T];
   }
   return out;
