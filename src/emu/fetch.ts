@@ -81,14 +81,18 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
       // loop: the same checks and counts as below, stopping before the one that meets the DESC_CNT threshold.
       const stop = Math.min(limit, c.descCnt > 0 ? k + c.descCnt - 1 - prog : limit);
       const k0 = k;
+      // A pad's qw1 is its generation alone: with the check on, one comparison against the word a pad at this
+      // slot must hold (it changes only where the generation counter crosses a ring's length).
+      let padQ = genCheck ? generationFromTail(gen, shift) << SDMA_DESC1_GENERATION_SHIFT : -1;
       while (slot !== tail && k < stop) {
         const w = slot << 2;
         const q = d[w + 2] as number;
-        if (((d[w] as number) | (d[w + 1] as number) | (d[w + 3] as number) | (q & ~PAD_GENERATION)) !== 0) break;
-        if (genCheck && descGeneration(q) !== generationFromTail(gen, shift)) break;
+        if (((d[w] as number) | (d[w + 1] as number) | (d[w + 3] as number)) !== 0) break;
+        if (padQ >= 0 ? q !== padQ : (q & ~PAD_GENERATION) !== 0) break;
         gen = (gen + 1) >>> 0;
         k++;
         slot = (slot + 1) & mask;
+        if (genCheck && (gen & mask) === 0) padQ = generationFromTail(gen, shift) << SDMA_DESC1_GENERATION_SHIFT;
       }
       if (c.descCnt > 0) prog += k - k0;
       if (slot === tail || k >= limit) break;
