@@ -157,6 +157,8 @@ class Scanner implements ScanState {
   line = 1;
   lastFirst = false; // the previous line was a FIRST descriptor (an AHG line may follow)
   nextSlot = 0; // the slot the next descriptor line must show
+  /** Headers-only mode: offset of the next ' d0:0x' at or after the line being skipped, −1 when there is none. */
+  private nextD0 = -2;
   readonly mask: number;
   readonly dv: DataView;
 
@@ -224,9 +226,12 @@ class Scanner implements ScanState {
       if (buf[p + 1] === TAB) {
         if (matchAt(buf, p, LIT_AIDX)) this.sawNew('ahg');
       } else {
-        let at = p;
-        while (at < eol && !matchAt(buf, at, LIT_D0)) at++;
-        if (at < eol) this.sawNew('descriptor');
+        // The next ' d0:0x' in the whole input, found natively once and kept until the scan passes it (a dump of
+        // the older form has none, so one search answers every line).
+        if (this.nextD0 !== -1 && this.nextD0 < p) {
+          this.nextD0 = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).indexOf(LIT_D0, p);
+        }
+        if (this.nextD0 !== -1 && this.nextD0 < eol) this.sawNew('descriptor');
       }
     }
     if (buf[p + 1] !== TAB) {
