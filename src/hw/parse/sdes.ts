@@ -157,7 +157,7 @@ class Scanner implements ScanState {
   line = 1;
   lastFirst = false; // the previous line was a FIRST descriptor (an AHG line may follow)
   nextSlot = 0; // the slot the next descriptor line must show
-  /** Headers-only mode: offset of the next ' d0:0x' at or after the line being skipped, −1 when there is none. */
+  /** Headers-only mode: offset of the next ' d0:0x' at or after the line being skipped; −1 when there is none, −2 before the first search. */
   private nextD0 = -2;
   readonly mask: number;
   readonly dv: DataView;
