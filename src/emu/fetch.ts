@@ -11,6 +11,7 @@ import {
 import { descAhgMode, descByteCount, descFirst, descGeneration, generationFromTail } from '../progress/descriptor.js';
 import { jkrDescByteCount, jkrDescFirst } from '../progress/descriptor-chip.js';
 import type { EmuConfig } from './host.js';
+import { padQw1Lo } from './ring-layout.js';
 
 /** The generation field of qw1: the only bits a pad (sdma_pad with its slot's generation) may have set. */
 const PAD_GENERATION = SDMA_DESC1_GENERATION_MASK << SDMA_DESC1_GENERATION_SHIFT;
@@ -83,7 +84,7 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
       const k0 = k;
       // A pad's qw1 is its generation alone: with the check on, one comparison against the word a pad at this
       // slot must hold (it changes only where the generation counter crosses a ring's length).
-      let padQ = genCheck ? generationFromTail(gen, shift) << SDMA_DESC1_GENERATION_SHIFT : -1;
+      let padQ = genCheck ? padQw1Lo(gen, shift) : -1;
       while (slot !== tail && k < stop) {
         const w = slot << 2;
         const q = d[w + 2] as number;
@@ -92,7 +93,7 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
         gen = (gen + 1) >>> 0;
         k++;
         slot = (slot + 1) & mask;
-        if (genCheck && (gen & mask) === 0) padQ = generationFromTail(gen, shift) << SDMA_DESC1_GENERATION_SHIFT;
+        if (genCheck && (gen & mask) === 0) padQ = padQw1Lo(gen, shift);
       }
       if (c.descCnt > 0) prog += k - k0;
       if (slot === tail || k >= limit) break;

@@ -15,6 +15,14 @@ import type { EmuTx } from './tx.js';
 
 const FIRST_LAST = 0xc000_0000;
 
+/**
+ * The low qw1 word of the pad at ring position `counter` (descq_tail or the chip's generation counter): the
+ * generation alone, as _submit_tx stamps the static sdma_pad; every other word of a pad is 0, in either chip layout.
+ */
+export function padQw1Lo(counter: number, shift: number): number {
+  return withGeneration(0, generationFromTail(counter, shift));
+}
+
 /** One WFR-layout descriptor (four u32 words) in the JKR layout, written at word `w` of `d`. */
 export function putJkr(d: Uint32Array, w: number, lo0: number, hi0: number, lo1: number, hi1: number): void {
   const flags = hi0 & FIRST_LAST; // FIRST (bit 63) and LAST (bit 62) of qw0 become qw1 bits 31 and 30
@@ -61,13 +69,15 @@ export function writeRingDescriptors(e: Engine, tx: EmuTx, pad: number): void {
   for (let k = 0; k < n; k++) {
     if (k === n - 1 && k > 0) {
       // The pads: the all-zero sdma_pad with each slot's generation, the same words in either chip layout.
+      let q = padQw1Lo(tail, shift); // changes only where descq_tail crosses a ring's length
       for (let j = 0; j < pad; j++) {
         const w = (tail & mask) << 2;
         d[w] = 0;
         d[w + 1] = 0;
-        d[w + 2] = ((tail >>> shift) & 3) << 2;
+        d[w + 2] = q;
         d[w + 3] = 0;
         tail = (tail + 1) >>> 0;
+        if ((tail & mask) === 0) q = padQw1Lo(tail, shift);
       }
     }
     const w = (tail & mask) << 2;
