@@ -12,6 +12,7 @@ import {
 import { computeStep, FetchStep, INT_IDLE, INT_PROGRESS, INT_SDMA } from './fetch.js';
 import { Ev, type Host } from './host.js';
 import { LogKind } from './log.js';
+import { TrafficMeter } from './port-counters.js';
 import type { EmuPort } from './ports.js';
 
 export { INT_IDLE, INT_PROGRESS, INT_SDMA } from './fetch.js';
@@ -53,15 +54,18 @@ export class Chip {
   /** Descriptors completed since the last progress interrupt or DESC_CNT write. */
   progressCount = 0;
   // Scheduling state.
-  private active = false;
-  private epoch = 0;
-  private idleEpoch = 0;
-  private idleArmed = false;
-  private pending = 0;
-  private irqScheduled = false;
-  private errIrqScheduled = false;
+  active = false;
+  epoch = 0;
+  idleEpoch = 0;
+  idleArmed = false;
+  pending = 0;
+  irqScheduled = false;
+  errIrqScheduled = false;
+  /** Scheduler handles of the pending step end and idle timer (cancelled when the chip stops or the timer is disarmed). */
+  doneEvent = -1;
+  idleEvent = -1;
   /** The step in progress, applied by done(). */
-  private readonly step = new FetchStep();
+  readonly step = new FetchStep();
   // Faults and controls.
   stopFetch = false;
   lostInterrupt = false;
@@ -74,14 +78,22 @@ export class Chip {
   interruptsLost = 0;
   /** The port the engine's packets leave by (ports.ts transmitPorts); null while no port is ACTIVE. */
   txPort: EmuPort | null = null;
+  /** What the engine has sent, and its own measure of its load (port-counters.ts). */
+  readonly traffic: TrafficMeter;
 
+  /**
+   * `idx` is the absolute hardware index; `pos` the engine's place in the unit's window, which is also the
+   * scheduler domain of its events (scheduler.ts).
+   */
   constructor(
     private readonly host: Host,
     readonly idx: number,
     private readonly descq: Uint32Array,
+    readonly pos: number = idx,
   ) {
     this.baseAddr = 0x1_0000_0000 + idx * 0x10_0000;
     this.headAddr = 0x2_0000_0000 + idx * 64; // one cache line per engine (struct sdma_engine, sdma.h head_dma)
+    this.traffic = new TrafficMeter(host.cfg.chip.bytesPerSec / 1e9);
     const src = interruptSources(host.cfg.flavour.chip, idx);
     this.masks = [Number(src.intMask), Number(src.progressMask), Number(src.idleMask)];
   }
@@ -146,11 +158,15 @@ export class Chip {
   /** SEND_DMA_TAIL written by software (sdma_send_txreq, sdma.c). */
   writeTail(slot: number): void {
     this.hwTail = slot;
-    if (this.idleArmed) {
-      this.idleArmed = false;
-      this.idleEpoch++;
-    }
+    if (this.idleArmed) this.disarmIdle();
     this.kick();
+  }
+
+  private disarmIdle(): void {
+    this.idleArmed = false;
+    this.idleEpoch++;
+    this.host.sched.cancel(this.idleEvent);
+    this.idleEvent = -1;
   }
 
   /** SEND_DMA_CTRL written on a state change (the state names, sdma.c); the clean-up bit is a pulse. */
@@ -159,9 +175,9 @@ export class Chip {
     const s = this.host.sched;
     if (v & CTRL_HALT && !this.halted) {
       this.stop();
-      s.after(this.host.cfg.chip.haltLatencyNs, Ev.chipHaltDone, this.idx);
+      s.after(this.host.cfg.chip.haltLatencyNs, Ev.chipHaltDone, this.idx, 0, this.pos);
     }
-    if (v & CTRL_CLEANUP) s.after(this.host.cfg.chip.cleanUpLatencyNs, Ev.chipCleanUpDone, this.idx);
+    if (v & CTRL_CLEANUP) s.after(this.host.cfg.chip.cleanUpLatencyNs, Ev.chipCleanUpDone, this.idx, 0, this.pos);
     if (v & CTRL_ENABLE) {
       this.cleanedUp = false;
       this.kick();
@@ -173,6 +189,8 @@ export class Chip {
     if (this.active) {
       this.active = false;
       this.epoch++;
+      this.host.sched.cancel(this.doneEvent);
+      this.doneEvent = -1;
     }
   }
 
@@ -190,8 +208,7 @@ export class Chip {
     this.cleanedUp = true;
     this.editRemaining = 0;
     this.progressCount = 0;
-    this.idleArmed = false;
-    this.idleEpoch++;
+    if (this.idleArmed) this.disarmIdle();
   }
 
   /** Set SEND_DMA_ENG_ERR_STATUS bits; a halt-class bit stops the engine (SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h). */
@@ -204,7 +221,7 @@ export class Chip {
     }
     if (!this.errIrqScheduled && !this.host.gone) {
       this.errIrqScheduled = true;
-      this.host.sched.after(this.host.cfg.chip.irqLatencyNs, Ev.engineErrorInterrupt, this.idx);
+      this.host.sched.after(this.host.cfg.chip.irqLatencyNs, Ev.engineErrorInterrupt, this.idx, 0, this.pos);
     }
   }
 
@@ -228,7 +245,7 @@ export class Chip {
     this.pending |= bits;
     if (!this.irqScheduled) {
       this.irqScheduled = true;
-      this.host.sched.after(this.host.cfg.chip.irqLatencyNs, Ev.interrupt, this.idx);
+      this.host.sched.after(this.host.cfg.chip.irqLatencyNs, Ev.interrupt, this.idx, 0, this.pos);
     }
   }
 
@@ -258,12 +275,19 @@ export class Chip {
   idleTimer(epoch: number): void {
     if (epoch !== this.idleEpoch || !this.idleArmed) return;
     this.idleArmed = false;
+    this.idleEvent = -1;
     if (this.hwHead === this.hwTail && (this.ctrl & CTRL_ENABLE) !== 0 && !this.halted) this.raise(INT_IDLE);
   }
 
-  /** Fetch and complete descriptors from HEAD (scheduler event chipRun). */
+  /** The idle timeout in whole ns: RELOAD_CNT core clocks (init_sdma_regs, sdma.c). */
+  idleDelayNs(): number {
+    return Math.round((this.reloadCnt * this.host.cfg.flavour.chip.cclockPs) / 1000);
+  }
+
+  /** Fetch and complete descriptors from HEAD (scheduler event chipDone, or at once from kick()). */
   run(epoch: number): void {
     if (epoch !== this.epoch) return;
+    this.doneEvent = -1;
     if (!this.canFetch()) {
       this.active = false;
       return;
@@ -273,7 +297,7 @@ export class Chip {
       this.active = false;
       if (!this.idleArmed && this.reloadCnt > 0) {
         this.idleArmed = true;
-        sched.after((this.reloadCnt * this.host.cfg.flavour.chip.cclockPs) / 1000, Ev.idleTimer, this.idx, this.idleEpoch);
+        this.idleEvent = sched.after(this.idleDelayNs(), Ev.idleTimer, this.idx, this.idleEpoch, this.pos);
       }
       return;
     }
@@ -287,7 +311,7 @@ export class Chip {
       this.raiseError(1 << GEN_MISMATCH_BIT);
       return;
     }
-    sched.at(step.endNs, Ev.chipDone, this.idx, this.epoch);
+    this.doneEvent = sched.at(step.endNs, Ev.chipDone, this.idx, this.epoch, this.pos);
   }
 
   /** The step has completed: HEAD, head write-back, interrupts, then the next step. */
@@ -300,7 +324,7 @@ export class Chip {
   }
 
   private apply(step: FetchStep): void {
-    if (step.bytes > 0) this.txPort?.counters.sent(step.bytes, step.packets, this.host.sched.nowNs);
+    if (step.bytes > 0 && this.txPort !== null) this.traffic.sent(this.txPort.counters, step.bytes, step.packets, this.host.sched.nowNs);
     this.hwHead = step.end;
     this.descFetched = (this.descFetched + step.count) >>> 0;
     this.genCount = step.gen;

@@ -182,7 +182,7 @@ export function applyFault(u: EmuUnit, f: FaultSpec): void {
         c.frozen = true;
         c.stop();
         processEvent(e, f.name === 'freeze' ? 'e80_HwFreeze' : 'e85_LinkDown');
-        if (!already) s.after(FREEZE_TO_FROZEN_NS, Ev.freezeStep, e.idx, 1);
+        if (!already) s.after(FREEZE_TO_FROZEN_NS, Ev.freezeStep, e.idx, 1, e.pos);
         break;
       }
       case 'link-up':
@@ -215,7 +215,7 @@ export function applyFault(u: EmuUnit, f: FaultSpec): void {
 function freezeStep(u: EmuUnit, e: Engine, step: number): void {
   if (step === 1) {
     processEvent(e, 'e81_HwFrozen');
-    u.host.sched.after(FROZEN_TO_UNFREEZE_NS, Ev.freezeStep, e.idx, 2);
+    u.host.sched.after(FROZEN_TO_UNFREEZE_NS, Ev.freezeStep, e.idx, 2, e.pos);
     return;
   }
   const c = e.chip;

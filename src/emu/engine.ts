@@ -11,6 +11,7 @@ import { Ev, type Host } from './host.js';
 import { deferPacketQueue, type IoWait, iowaitSleep, SleepKind } from './iowait.js';
 import { ipoibSdmaSleep } from './ipoib.js';
 import { LogKind } from './log.js';
+import type { Sfc32 } from './prng.js';
 import { ahgEdits, writeRingDescriptors } from './ring-layout.js';
 import { EAGAIN, EBUSY, ECOMM, EINVAL, type EmuTx, TxPhase } from './tx.js';
 
@@ -55,6 +56,10 @@ export class Engine {
   haltWaitStartNs = 0;
   /** hw clean-up polls so far (the Cornelis hfi1 and hfi2 give up past 100). */
   cleanPolls = 0;
+  /** Submissions so far: the serial number of the last txreq this engine took (EmuTx.serial). */
+  serial = 0;
+  /** The engine's own generator (the halt-wait worker's poll times): engines draw nothing from each other's. */
+  readonly rng: Sfc32;
   chip!: Chip;
 
   /**
@@ -66,7 +71,9 @@ export class Engine {
     readonly idx: number,
     readonly cpu: number,
     readonly pos: number = idx,
+    rng?: Sfc32,
   ) {
+    this.rng = rng ?? host.rng.fork();
     this.descqCnt = host.cfg.descqCnt;
     this.mask = this.descqCnt - 1;
     this.shift = sdmaShift(this.descqCnt);
@@ -145,7 +152,7 @@ export class Engine {
     this.txTail = (this.txTail + 1) & 0xffff;
     this.descAvail = (this.descAvail - tx.numDesc - pad) & 0xffff;
     tx.phase = TxPhase.ring;
-    tx.serial = ++this.host.stats.serial;
+    tx.serial = ++this.serial;
     this.host.stats.txSubmitted++;
   }
 
@@ -157,12 +164,12 @@ export class Engine {
     }
     tx.nextDescqIdx = 0;
     tx.phase = TxPhase.flush;
-    tx.serial = ++this.host.stats.serial;
+    tx.serial = ++this.serial;
     this.host.stats.txSubmitted++;
     this.flushlist.push(tx);
     if (!this.flushQueued) {
       this.flushQueued = true;
-      this.host.sched.after(3000, Ev.flushWorker, this.idx);
+      this.host.sched.after(3000, Ev.flushWorker, this.idx, 0, this.pos);
     }
   }
 

@@ -61,7 +61,7 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
   const nsPerDesc = (1e9 / cfg.chip.descPerSec) * c.slow;
   const nsPerByte = (1e9 / cfg.chip.bytesPerSec) * c.slow;
   const limit = cfg.chip.maxBatch;
-  let t = nowNs;
+  let t = 0;
   let slot = c.hwHead;
   let gen = c.genCount;
   let prog = c.progressCount;
@@ -136,7 +136,7 @@ export function computeStep(d: Uint32Array, c: FetchStart, cfg: EmuConfig, nowNs
   out.edit = edit;
   out.headDma = headDma;
   out.bits = bits;
-  out.endNs = t;
+  out.endNs = nowNs + Math.round(t);
   out.bytes = bytes;
   out.packets = packets;
   return k;

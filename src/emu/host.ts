@@ -94,7 +94,6 @@ export class EmuStats {
   lostWakeups = 0;
   genMismatches = 0;
   violations: string[] = [];
-  serial = 0;
 
   /** Record an invariant violation (kept to the first 100). */
   violate(text: string): void {

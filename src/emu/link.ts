@@ -23,17 +23,12 @@ export function portLogPrefix(u: EmuUnit, p: EmuPort): string {
   return u.host.ports.length === 1 ? prefix : `${prefix.slice(0, -2)}.${p.port - 1}: `;
 }
 
-/** Point each chip at the port its engine transmits on now, and size each port's capacity by its engines. */
+/** Point each chip at the port its engine transmits on now. */
 export function assignTransmitPorts(u: EmuUnit): void {
   const tx = transmitPorts(u.host.ports, u.engines.length);
-  const perEngine = u.host.cfg.chip.bytesPerSec / 1e9;
-  const count = new Map<EmuPort, number>();
   u.engines.forEach((e, pos) => {
-    const p = tx[pos] ?? null;
-    e.chip.txPort = p;
-    if (p) count.set(p, (count.get(p) ?? 0) + 1);
+    e.chip.txPort = tx[pos] ?? null;
   });
-  for (const p of u.host.ports) p.counters.capacityBytesPerNs = Math.max(1, count.get(p) ?? 0) * perEngine;
 }
 
 function logDown(u: EmuUnit, p: EmuPort, trainsBack: boolean): void {

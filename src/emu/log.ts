@@ -1,8 +1,13 @@
-// The emulator's event log: fixed-width numeric records, hashed in the order written (sha256 of the records'
-// bytes), so the same seed and scenario give the same hash, and a bounded tail of records kept for reading and for
-// the tests. A full chunk is hashed when it leaves the retained tail or when a digest is asked for, not when it
-// fills: a run that never asks for its digest hashes only what it drops.
-import { createHash, type Hash } from 'node:crypto';
+// The emulator's event log: fixed-width numeric records (time, kind, engine, a, b, c), a bounded tail of them kept
+// for reading and for the tests, and a digest of every record written.
+//
+// The digest is made so that a run skipped over by the fast model (fast-forward.ts) digests exactly as the same run
+// stepped: each engine's records (and the unit's) form a stream, and a stream is digested as a polynomial (Horner's
+// rule modulo two primes) over its records with each field written as its difference from the same field of the
+// stream's previous record of that kind (the time as the difference from the previous record's time). A periodic
+// stretch then repeats the same words, and k repetitions of a block digest in closed form (a geometric sum), whatever
+// their number. The published digest is the sha256 of every stream's two residues and record count.
+import { createHash } from 'node:crypto';
 
 /** Record kinds. Fields a, b, c are described per kind. */
 export const LogKind = {
@@ -40,12 +45,26 @@ export const LogKind = {
   subqueue: 16,
   /** An IPoIB txreq dropped, its netdev unregistered: a = iowait id, b = num_desc, c = 1 the sleep callback's -EINVAL / 0 parked on the queue's list. */
   ipoibDrop: 17,
+  /**
+   * The fast model skipped a periodic stretch of the engine (kept in the retained tail only, not digested): a =
+   * periods skipped, b = the period (ns), c = records the stretch held (they are digested, not kept).
+   */
+  repeat: 18,
 } as const;
 
 export type LogKindName = keyof typeof LogKind;
 
 const FIELDS = 6; // time, kind, engine, a, b, c
 const CHUNK_RECORDS = 16384;
+/** Kinds a stream remembers the last fields of (LogKind values are below this). */
+const KINDS = 20;
+/** The two primes of the polynomial digest (below 2^26, so a residue times the base stays exact in a double). */
+const P1 = 67_108_859;
+const P2 = 67_108_837;
+const BASE1 = 40_503;
+const BASE2 = 52_973;
+/** Words each record adds to its stream's polynomial: the time's difference, the kind, and a, b, c's differences. */
+const WORDS = 5;
 
 /** One decoded record. */
 export interface LogRecord {
@@ -60,22 +79,134 @@ export interface LogRecord {
 const KIND_NAMES: LogKindName[] = [];
 for (const [k, v] of Object.entries(LogKind)) KIND_NAMES[v] = k as LogKindName;
 
-/** Append-only log; `retain` bounds the number of records kept in memory (all are hashed). */
+/** The digest state of one stream: where it stands, and what the next record's fields are written against. */
+export interface StreamState {
+  h1: number;
+  h2: number;
+  /** Records digested. */
+  n: number;
+  /** The previous record's time. */
+  lastNs: number;
+  /** Per kind, the previous record's a, b, c (3 × KINDS). */
+  last: Float64Array;
+}
+
+function newStream(): StreamState {
+  return { h1: 0, h2: 0, n: 0, lastNs: 0, last: new Float64Array(3 * KINDS) };
+}
+
+/** A copy of a stream's state (the fast model keeps one at each point it may repeat from). */
+export function copyStream(s: StreamState): StreamState {
+  return { h1: s.h1, h2: s.h2, n: s.n, lastNs: s.lastNs, last: s.last.slice() };
+}
+
+/** `v` (an integer, any sign) modulo the prime `p`. */
+function mod(v: number, p: number): number {
+  const r = v % p;
+  return r < 0 ? r + p : r;
+}
+
+const U32 = 4_294_967_296;
+
+/** A field as an integer (a fraction, which only a fault's parameter can be, in 1/65536ths). */
+function whole(v: number): number {
+  return Number.isInteger(v) ? v : Math.round(v * 65_536);
+}
+
+/**
+ * The difference of two field values modulo 2^32: a free-running 32-bit counter (a descq_head) that wraps still
+ * differs by the same amount from one period to the next.
+ */
+function fieldDelta(v: number, before: number): number {
+  const d = (whole(v) - whole(before)) % U32;
+  return d < 0 ? d + U32 : d;
+}
+
+/** (b^e) mod p for bigint arguments. */
+function powMod(b: bigint, e: bigint, p: bigint): bigint {
+  let r = 1n;
+  let x = b % p;
+  let n = e;
+  while (n > 0n) {
+    if (n & 1n) r = (r * x) % p;
+    x = (x * x) % p;
+    n >>= 1n;
+  }
+  return r;
+}
+
+/**
+ * The residue after the block that took the stream from `h0` to `h1` (`words` Horner steps) repeats `k` more times:
+ * each repetition maps h to h·R + c with R = base^words and c = h1 − h0·R, so k of them give
+ * h1·R^k + c·(R^k − 1)/(R − 1) (or c·k when R = 1).
+ */
+function repeatResidue(h0: number, h1: number, words: number, k: number, base: number, p: number): number {
+  const P = BigInt(p);
+  const R = powMod(BigInt(base), BigInt(words), P);
+  const c = (((BigInt(h1) - BigInt(h0) * R) % P) + P) % P;
+  const Rk = powMod(R, BigInt(k), P);
+  const geo = R === 1n ? BigInt(k) % P : (((Rk - 1n + P) % P) * powMod(R - 1n, P - 2n, P)) % P;
+  return Number((BigInt(h1) * Rk + c * geo) % P);
+}
+
+/** Append-only log; `retain` bounds the number of records kept in memory (all are digested). */
 export class EventLog {
-  private hash: Hash = createHash('sha256');
   private chunk = new Float64Array(CHUNK_RECORDS * FIELDS);
   private used = 0;
   private kept: Float64Array<ArrayBuffer>[] = [];
-  /** The leading `hashedChunks` of `kept` are already in `hash`. */
-  private hashedChunks = 0;
   private keptRecords = 0;
-  /** Records written since the start. */
+  /** Digest streams: [0] the unit's (engine −1), [1 + i] engine i's (absolute index). */
+  private readonly streams: StreamState[] = [];
+  /** Records written since the start, those the fast model skipped included. */
   count = 0;
 
   constructor(private readonly retain = 1_000_000) {}
 
+  /** The digest stream of records of `engine` (−1: the unit's). */
+  stream(engine: number): StreamState {
+    const i = engine < 0 ? 0 : engine + 1;
+    let s = this.streams[i];
+    if (s === undefined) {
+      for (let j = this.streams.length; j <= i; j++) this.streams[j] = newStream();
+      s = this.streams[i] as StreamState;
+    }
+    return s;
+  }
+
   /** Write one record. */
   write(timeNs: number, kind: number, engine: number, a: number, b: number, c: number): void {
+    this.digestRecord(this.stream(engine), timeNs, kind, a, b, c);
+    this.keep(timeNs, kind, engine, a, b, c);
+    this.count++;
+  }
+
+  private digestRecord(s: StreamState, timeNs: number, kind: number, a: number, b: number, c: number): void {
+    const last = s.last;
+    const k = 3 * kind;
+    const da = fieldDelta(a, last[k] as number);
+    const db = fieldDelta(b, last[k + 1] as number);
+    const dc = fieldDelta(c, last[k + 2] as number);
+    const dt = timeNs - s.lastNs;
+    last[k] = a;
+    last[k + 1] = b;
+    last[k + 2] = c;
+    s.lastNs = timeNs;
+    let h = s.h1;
+    h = (h * BASE1 + mod(whole(dt), P1)) % P1;
+    h = (h * BASE1 + kind) % P1;
+    h = (h * BASE1 + (da % P1)) % P1;
+    h = (h * BASE1 + (db % P1)) % P1;
+    s.h1 = (h * BASE1 + (dc % P1)) % P1;
+    h = s.h2;
+    h = (h * BASE2 + mod(whole(dt), P2)) % P2;
+    h = (h * BASE2 + kind) % P2;
+    h = (h * BASE2 + (da % P2)) % P2;
+    h = (h * BASE2 + (db % P2)) % P2;
+    s.h2 = (h * BASE2 + (dc % P2)) % P2;
+    s.n++;
+  }
+
+  private keep(timeNs: number, kind: number, engine: number, a: number, b: number, c: number): void {
     const ch = this.chunk;
     let i = this.used * FIELDS;
     ch[i++] = timeNs;
@@ -84,8 +215,29 @@ export class EventLog {
     ch[i++] = a;
     ch[i++] = b;
     ch[i] = c;
-    this.count++;
     if (++this.used === CHUNK_RECORDS) this.flush();
+  }
+
+  /**
+   * The records of `engine`'s stream from state `from` to its state now repeat `k` more times, `periodNs` apart (the
+   * fast model skipped them): digest them in closed form, count them, and keep one `repeat` record in their place.
+   */
+  repeat(engine: number, from: StreamState, k: number, periodNs: number, nowNs: number): void {
+    const s = this.stream(engine);
+    const records = s.n - from.n;
+    if (k <= 0) return;
+    if (records > 0) {
+      const words = records * WORDS;
+      s.h1 = repeatResidue(from.h1, s.h1, words, k, BASE1, P1);
+      s.h2 = repeatResidue(from.h2, s.h2, words, k, BASE2, P2);
+      s.n += records * k;
+      s.lastNs += k * periodNs;
+      for (let i = 0; i < s.last.length; i++) {
+        s.last[i] = (s.last[i] as number) + k * ((s.last[i] as number) - (from.last[i] as number));
+      }
+      this.count += records * k;
+    }
+    this.keep(nowNs, LogKind.repeat, engine, k, periodNs, records * k);
   }
 
   private flush(): void {
@@ -93,9 +245,7 @@ export class EventLog {
     this.keptRecords += this.used;
     let reuse: Float64Array<ArrayBuffer> | undefined;
     while (this.keptRecords > this.retain && this.kept.length > 0) {
-      if (this.hashedChunks === 0) this.hashKept(1);
       reuse = this.kept.shift();
-      this.hashedChunks--;
       this.keptRecords -= CHUNK_RECORDS;
     }
     // A chunk that fell out of the retained tail is reused rather than left to the collector.
@@ -103,19 +253,16 @@ export class EventLog {
     this.used = 0;
   }
 
-  /** Bring the first `upTo` kept chunks into the hash. */
-  private hashKept(upTo: number): void {
-    for (; this.hashedChunks < upTo; this.hashedChunks++) {
-      const ch = this.kept[this.hashedChunks] as Float64Array<ArrayBuffer>;
-      this.hash.update(new Uint8Array(ch.buffer, 0, CHUNK_RECORDS * FIELDS * 8));
-    }
-  }
-
-  /** sha256 (hex) of every record written so far. */
+  /** sha256 (hex) of every stream's residues and record count: the same for a run however it was stepped or skipped. */
   digest(): string {
-    this.hashKept(this.kept.length);
-    const h = this.hash.copy();
-    h.update(new Uint8Array(this.chunk.buffer, 0, this.used * FIELDS * 8));
+    const h = createHash('sha256');
+    const words = new Float64Array(3 * this.streams.length);
+    this.streams.forEach((s, i) => {
+      words[3 * i] = s.h1;
+      words[3 * i + 1] = s.h2;
+      words[3 * i + 2] = s.n;
+    });
+    h.update(new Uint8Array(words.buffer));
     return h.digest('hex');
   }
 

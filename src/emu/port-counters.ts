@@ -4,13 +4,15 @@
 //
 // XmitWait counts flit times (64-bit flits at the port's rate) in which the port had data and no credit to send it.
 // The driver's TxWait counts TXE cycles that mad.c converts to flit times; the emulator counts flit times directly (a
-// choice: the cycle length is not public). A healthy port waits now and then: while it sends above SATURATED of its
-// rate, 1/16 of the flits it sends waited a tick (a choice standing for the far end's buffers filling at such a load);
-// under `fabric-stall` the far end returns no credits and every tick waits.
+// choice: the cycle length is not public). A healthy port waits now and then: each sender of traffic on it (an
+// engine, or a QP the bulk service carries) measures what it sent over its last 100 µs, and while that was above
+// SATURATED of its own share of the link, 1/16 of the flits it sends wait a tick (a choice standing for the far end's
+// buffers filling at such a load; measured per sender, from its own sends, so that one engine's traffic never
+// depends on when another's was sent); under `fabric-stall` the far end returns no credits and every tick waits.
 
-/** A bucket of sent bytes above this fraction of what the port's engines can send counts as a saturated link. */
+/** A window of sent bytes above this fraction of its sender's share of the link counts as saturated. */
 const SATURATED = 0.8;
-/** The span (ns) over which a port's load is measured: 100 µs. */
+/** The span (ns) over which a sender's load is measured: 100 µs. */
 const BUCKET_NS = 100_000;
 /** Bytes per flit (OPA's 64-bit flits). */
 export const FLIT_BYTES = 8;
@@ -34,33 +36,9 @@ export class PortCounterState {
   credits = true;
   /** Since when (ns) the port waits with no credit; the wait is settled into xmitWait when read. */
   noCreditSinceNs = 0;
-  /** What the engines transmitting on the port can send together (bytes per ns): the load a saturated link is measured by. */
-  capacityBytesPerNs: number;
-  private bucketStartNs = 0;
-  private bucketBytes = 0;
-  private lastBucketBytes = 0;
 
   /** `rateBytesPerNs`: the port's link rate (bytes per ns), whose flit times a port without credits waits. */
-  constructor(private readonly rateBytesPerNs: number) {
-    this.capacityBytesPerNs = rateBytesPerNs;
-  }
-
-  /** `bytes` in `packets` left the port at `nowNs` (an engine's step, or the bulk service). */
-  sent(bytes: number, packets: number, nowNs: number): void {
-    this.xmitBytes += bytes;
-    this.xmitPackets += packets;
-    // The far end answers in kind: as much comes back (a choice; receive counters only feed the RDMA core's view).
-    this.rcvBytes += bytes;
-    this.rcvPackets += packets;
-    if (nowNs - this.bucketStartNs >= BUCKET_NS) {
-      this.lastBucketBytes = nowNs - this.bucketStartNs < 2 * BUCKET_NS ? this.bucketBytes : 0;
-      this.bucketStartNs = nowNs - ((nowNs - this.bucketStartNs) % BUCKET_NS);
-      this.bucketBytes = 0;
-    }
-    this.bucketBytes += bytes;
-    if (this.lastBucketBytes > SATURATED * this.capacityBytesPerNs * BUCKET_NS)
-      this.xmitWait += Math.floor(bytes / FLIT_BYTES / 16);
-  }
+  constructor(private readonly rateBytesPerNs: number) {}
 
   /** The credits stop (`fabric-stall`) at `nowNs`. */
   stopCredits(nowNs: number): void {
@@ -73,6 +51,45 @@ export class PortCounterState {
   xmitWaitAt(nowNs: number): number {
     if (this.credits) return this.xmitWait;
     return this.xmitWait + Math.floor(((nowNs - this.noCreditSinceNs) * this.rateBytesPerNs) / FLIT_BYTES);
+  }
+}
+
+/**
+ * What one sender of traffic (an engine's chip, or a QP's bulk service) puts on its port, and its own measure of
+ * its load: a window opens at its first send after the last one closed and lasts BUCKET_NS.
+ */
+export class TrafficMeter {
+  /** Start (ns) of the open window, its bytes, and the bytes of the window before it when that one was adjacent. */
+  windowStartNs = Number.NEGATIVE_INFINITY;
+  windowBytes = 0;
+  lastWindowBytes = 0;
+  /** What this sender has put on ports so far: bytes, packets and waited flit times. */
+  bytes = 0;
+  packets = 0;
+  waits = 0;
+
+  /** `shareBytesPerNs`: the sender's share of its port's link, against which its load is measured. */
+  constructor(private readonly shareBytesPerNs: number) {}
+
+  /** `bytes` in `packets` left by port `p` at `nowNs` (an engine's step, or the bulk service). */
+  sent(p: PortCounterState, bytes: number, packets: number, nowNs: number): void {
+    const since = nowNs - this.windowStartNs;
+    if (since >= BUCKET_NS) {
+      this.lastWindowBytes = since < 2 * BUCKET_NS ? this.windowBytes : 0;
+      this.windowStartNs = nowNs;
+      this.windowBytes = 0;
+    }
+    this.windowBytes += bytes;
+    const waits = this.lastWindowBytes > SATURATED * this.shareBytesPerNs * BUCKET_NS ? Math.floor(bytes / FLIT_BYTES / 16) : 0;
+    this.bytes += bytes;
+    this.packets += packets;
+    this.waits += waits;
+    p.xmitBytes += bytes;
+    p.xmitPackets += packets;
+    // The far end answers in kind: as much comes back (a choice; receive counters only feed the RDMA core's view).
+    p.rcvBytes += bytes;
+    p.rcvPackets += packets;
+    p.xmitWait += waits;
   }
 }
 

@@ -9,6 +9,7 @@ import { IoWait, iowaitUnlink, SleepKind, type WaitClient } from './iowait.js';
 import { IpoibState } from './ipoib-queue.js';
 import { LogKind } from './log.js';
 import { BULKSVC_MIN_BYTES } from './params.js';
+import { TrafficMeter } from './port-counters.js';
 import type { Sfc32 } from './prng.js';
 import { jkrLayout } from './ring-layout.js';
 import { EBUSY, ECOMM, EmuTx, type TxOwner, TxPhase } from './tx.js';
@@ -22,6 +23,13 @@ const ECOMM_BACKOFF_NS = 50_000;
 const RUN_BUDGET = 64; // packets per run before yielding to other events
 const BULK_AHEAD_NS = 100_000; // the bulk service takes a sender's packets this far ahead of their link time
 const BULK_RETRY_NS = 1_000_000; // a bulk sender whose port has no credits tries again after this long
+/**
+ * Packets in a sender's pattern: the sizes and gaps it draws from its seed once and then replays, as a traffic
+ * generator replays a capture. A pattern lasts exactly the time its mean packet takes at the sender's offered load,
+ * so the senders of one engine (which share a load) repeat together and a steady engine settles into a cycle the
+ * fast model can skip (fast-forward.ts).
+ */
+export const PATTERN_PACKETS = 64;
 
 /** The txreq builder's device settings: the idle timeout, and on cornelis/hfi2 pad_sdma_desc and sdma_align. */
 export function txOptions(host: Host): TxOptions {
@@ -49,18 +57,26 @@ export class Sender implements WaitClient, TxOwner {
   rank = 0;
   /** An IPoIB queue's list, subqueue, netdev queue index and counts; null for QPs and PSM writers. */
   readonly ipoib: IpoibState | null;
-  private runScheduled = false;
-  private nextSendNs = 0;
-  private readonly gapPerByteNs: number;
+  runScheduled = false;
+  nextSendNs = 0;
+  readonly gapPerByteNs: number;
   private readonly free: EmuTx[] = [];
-  private readonly batch: EmuTx[] = [];
+  readonly batch: EmuTx[] = [];
   private readonly count = { value: 0 };
-  private token = 0;
+  token = 0;
+  /** The scheduler handle of the pending PSM wait timeout, or −1. */
+  timeoutEvent = -1;
+  /** Where the sender is in its pattern (the next packet's index). */
+  patternAt = 0;
+  /** The pattern: size steps, the gap before the next packet and how far pacing may slip (ns), once drawn. */
+  private pattern: { steps: Int32Array; gapNs: Float64Array; slipNs: Float64Array } | null = null;
   /** When the bulk service has sent this sender's packets so far (ns of link time). */
-  private bulkFreeNs = 0;
+  bulkFreeNs = 0;
   /** A bulk packet held back while its port has no credits. */
-  private bulkHeld: EmuTx | null = null;
+  bulkHeld: EmuTx | null = null;
   private readonly nsPerByte: number;
+  /** What the bulk service has sent of this sender's packets (port-counters.ts). */
+  readonly bulkTraffic: TrafficMeter;
   /** Templates by size step, (bytes − sizeLo) / step, shared with the unit's senders of the same packets. */
   private readonly templates: (TxReq | undefined)[];
   /** Their words in the JKR layout, made once (a JKR chip only). */
@@ -79,6 +95,7 @@ export class Sender implements WaitClient, TxOwner {
     const bytesPerSec = host.cfg.chip.bytesPerSec;
     this.gapPerByteNs = spec.load > 0 && Number.isFinite(spec.load) ? 1e9 / bytesPerSec / spec.load : 0;
     this.nsPerByte = 1e9 / bytesPerSec;
+    this.bulkTraffic = new TrafficMeter(bytesPerSec / 1e9);
     const key = `${spec.header}/${spec.frag}/${spec.sizeLo}/${spec.step}`;
     let shared = host.templates.get(key);
     if (shared === undefined) {
@@ -99,7 +116,7 @@ export class Sender implements WaitClient, TxOwner {
   private schedule(delayNs: number): void {
     if (this.runScheduled) return;
     this.runScheduled = true;
-    this.host.sched.after(delayNs, Ev.senderRun, this.id);
+    this.host.sched.after(delayNs, Ev.senderRun, this.id, 0, this.engine.pos);
   }
 
   /** A txreq built with src/progress/txreq.ts for a payload of `bytes` (cached per size). */
@@ -122,15 +139,51 @@ export class Sender implements WaitClient, TxOwner {
     return t;
   }
 
-  /** A new txreq from the sender's pool, of a size drawn from the workload (and the pacing moved on). */
-  newTx(): EmuTx {
+  /**
+   * The sender's pattern, drawn once: PATTERN_PACKETS sizes uniform over the workload's range and, for a paced
+   * sender, gaps of the packet's time at the offered load times a uniform factor in [0.5, 1.5), scaled so the
+   * pattern lasts exactly PATTERN_PACKETS mean packets at that load (whole ns, the rounding carried along).
+   */
+  private drawPattern(): { steps: Int32Array; gapNs: Float64Array; slipNs: Float64Array } {
     const s = this.spec;
     const steps = Math.floor((s.sizeHi - s.sizeLo) / s.step);
-    const k = steps > 0 ? this.rng.int(0, steps) : 0;
+    const n = PATTERN_PACKETS;
+    const p = { steps: new Int32Array(n), gapNs: new Float64Array(n), slipNs: new Float64Array(n) };
+    const raw = new Float64Array(n);
+    let sum = 0;
+    for (let i = 0; i < n; i++) {
+      const k = steps > 0 ? this.rng.int(0, steps) : 0;
+      p.steps[i] = k;
+      const len = this.template(k, s.sizeLo + s.step * k).packetLen;
+      p.slipNs[i] = Math.round(len * this.gapPerByteNs);
+      raw[i] = this.gapPerByteNs > 0 ? len * this.gapPerByteNs * (0.5 + this.rng.unit()) : 0;
+      sum += raw[i] as number;
+    }
+    if (sum > 0) {
+      const meanLen = this.template(0, s.sizeLo).packetLen + (s.step * steps) / 2;
+      const total = Math.round(n * meanLen * this.gapPerByteNs);
+      let cum = 0;
+      let before = 0;
+      for (let i = 0; i < n; i++) {
+        cum += raw[i] as number;
+        const upTo = Math.round((total * cum) / sum);
+        p.gapNs[i] = upTo - before;
+        before = upTo;
+      }
+    }
+    return p;
+  }
+
+  /** A new txreq from the sender's pool, the next of its pattern (and the pacing moved on). */
+  newTx(): EmuTx {
+    const p = (this.pattern ??= this.drawPattern());
+    const i = this.patternAt;
+    this.patternAt = i + 1 === PATTERN_PACKETS ? 0 : i + 1;
+    const k = p.steps[i] as number;
+    const s = this.spec;
     const tx = (this.free.pop() ?? new EmuTx(this)).load(this.template(k, s.sizeLo + s.step * k), this.chipWords[k] ?? null);
     if (this.gapPerByteNs > 0) {
-      const gap = tx.packetLen * this.gapPerByteNs;
-      this.nextSendNs = Math.max(this.nextSendNs, this.host.sched.nowNs - gap) + gap * (0.5 + this.rng.unit());
+      this.nextSendNs = Math.max(this.nextSendNs, this.host.sched.nowNs - (p.slipNs[i] as number)) + (p.gapNs[i] as number);
     }
     return tx;
   }
@@ -217,7 +270,9 @@ export class Sender implements WaitClient, TxOwner {
         if (ret === EBUSY) {
           this.host.stats.failedPlacements++;
           this.asleep = this.wait.queuedOn !== null;
-          if (this.asleep) this.host.sched.after(PSM_WAIT_NS, Ev.senderTimeout, this.id, ++this.token);
+          if (this.asleep) {
+            this.timeoutEvent = this.host.sched.after(PSM_WAIT_NS, Ev.senderTimeout, this.id, ++this.token, this.engine.pos);
+          }
           else this.schedule(WAKE_LATENCY_NS);
           return;
         }
@@ -254,8 +309,8 @@ export class Sender implements WaitClient, TxOwner {
       this.schedule(BULK_RETRY_NS);
       return false;
     }
-    this.bulkFreeNs = Math.max(this.bulkFreeNs, now) + tx.packetLen * this.nsPerByte;
-    port?.counters.sent(tx.packetLen, 1, now);
+    this.bulkFreeNs = Math.max(this.bulkFreeNs, now) + Math.round(tx.packetLen * this.nsPerByte);
+    if (port !== null) this.bulkTraffic.sent(port.counters, tx.packetLen, 1, now);
     this.free.push(tx);
     if (this.bulkFreeNs - now > BULK_AHEAD_NS) {
       this.schedule(this.bulkFreeNs - now - BULK_AHEAD_NS);
@@ -267,6 +322,7 @@ export class Sender implements WaitClient, TxOwner {
   /** The PSM writer's timed wait ran out (user_sdma.c): leave dmawait and carry on. */
   timeout(token: number): void {
     if (token !== this.token || !this.asleep) return;
+    this.timeoutEvent = -1;
     iowaitUnlink(this.wait);
     this.wait.deferred = false;
     this.asleep = false;
@@ -290,6 +346,10 @@ export class Sender implements WaitClient, TxOwner {
     this.asleep = false;
     this.wokenPending = true;
     this.token++;
+    if (this.timeoutEvent >= 0) {
+      this.host.sched.cancel(this.timeoutEvent);
+      this.timeoutEvent = -1;
+    }
     this.schedule(WAKE_LATENCY_NS);
   }
 

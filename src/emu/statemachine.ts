@@ -88,9 +88,9 @@ export function processEvent(e: Engine, event: EventName, locked = false): void 
       if (a === 'hw-start-up') hwStartUp(e);
       else if (a === 'schedule-halt-wait') {
         e.haltWaitStartNs = s.nowNs;
-        s.after(e.host.rng.int(80_000, 120_000), Ev.haltWait, e.idx);
-      } else if (a === 'start-hw-clean-up') s.after(HW_CLEAN_POLL_NS, Ev.hwCleanPoll, e.idx);
-      else if (a === 'schedule-sw-clean-up') s.after(SW_CLEAN_DELAY_NS, Ev.swCleanUp, e.idx);
+        s.after(e.rng.int(80_000, 120_000), Ev.haltWait, e.idx, 0, e.pos);
+      } else if (a === 'start-hw-clean-up') s.after(HW_CLEAN_POLL_NS, Ev.hwCleanPoll, e.idx, 0, e.pos);
+      else if (a === 'schedule-sw-clean-up') s.after(SW_CLEAN_DELAY_NS, Ev.swCleanUp, e.idx, 0, e.pos);
     }
     e.go = r.go;
     if (r.to !== r.from) {
@@ -125,7 +125,7 @@ export function haltWait(e: Engine): void {
     processEvent(e, 'e15_HwHaltDone');
     return;
   }
-  s.after(e.host.rng.int(80_000, 120_000), Ev.haltWait, e.idx);
+  s.after(e.rng.int(80_000, 120_000), Ev.haltWait, e.idx, 0, e.pos);
 }
 
 /**
@@ -141,7 +141,7 @@ export function hwCleanPoll(e: Engine): void {
     e.cleanPolls = 0;
     kernelLog(e, `SDMA engine ${e.idx} - timeout waiting for engine to clean`);
     processEvent(e, 'e25_HwCleanUpDone');
-  } else e.host.sched.after(HW_CLEAN_POLL_NS, Ev.hwCleanPoll, e.idx);
+  } else e.host.sched.after(HW_CLEAN_POLL_NS, Ev.hwCleanPoll, e.idx, 0, e.pos);
 }
 
 /** The engine-error interrupt (__sdma_process_event, sdma.c): count, e60 for a halt-class bit, log unless only SDmaHaltErr. */

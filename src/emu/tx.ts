@@ -31,7 +31,7 @@ const NO_WORDS = new Uint32Array(0);
 
 /** One request. `words` holds 4 u32 per descriptor: qw0 low, qw0 high, qw1 low, qw1 high. */
 export class EmuTx {
-  /** Submission serial number, unique per unit (0 before the first submission). */
+  /** Submission serial number, unique per engine (0 before the first submission). */
   serial = 0;
   numDesc = 0;
   /** num_pad (sdma_desc_pad_count, sdma.h; 0 upstream): the pads sdma_send_txreq writes with it. */

@@ -205,7 +205,7 @@ export class EmuUnit implements Unit {
     for (let pos = 0; pos < engines; pos++) {
       const idx = first + pos;
       const e = new Engine(this.host, idx, idx % this.host.cfg.cpus, pos);
-      const c = new Chip(this.host, idx, e.descq);
+      const c = new Chip(this.host, idx, e.descq, pos);
       e.chip = c;
       c.init(descqCnt, this.host.cfg.idleCntNs, engines, SEND_DMA_MEM_SIZE_OBSERVED, pos);
       this.engines.push(e);

@@ -36,7 +36,8 @@ async function tree(u: EmuUnit): Promise<string> {
 
 describe('port counters', () => {
   it('count what each port sends; XmitWait rises on a saturated healthy link and stays flat on a light one', async () => {
-    const light = new EmuUnit({ ...CN5000, ports: 1, chip: 'wfr', driver: 'upstream' });
+    // mixed at half its load: the busiest engine offers 55% of its share of the link, under the 80% that waits.
+    const light = new EmuUnit({ ...CN5000, ports: 1, chip: 'wfr', driver: 'upstream', workload: 'mixed:load=0.3' });
     light.runUntilMs(200);
     const a = await counters(light, 1);
     expect(a.xmitData).toBeGreaterThan(0n);
