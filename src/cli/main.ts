@@ -60,6 +60,8 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
     atMs: args.atMs === undefined ? undefined : parseIntArg('--at-ms', args.atMs, 0, 86_400_000),
     fault: Array.isArray(faults) ? faults.map(String) : faults === undefined ? [] : [String(faults)],
     param: Array.isArray(params) ? params.map(String) : params === undefined ? [] : [String(params)],
+    wall: args.wall === true,
+    stepped: args.stepped === true,
   };
 }
 
@@ -124,6 +126,19 @@ function parser(
     .option('fault', {
       type: 'string',
       describe: 'emulator: NAME@MS[:ENGINE], repeatable (e.g. stop-fetch@2000:3, fabric-stall@500:1)',
+      global: true,
+      group: 'Emulator:',
+    })
+    .option('wall', {
+      type: 'boolean',
+      describe:
+        'emulator: wait as much wall time between samples as the emulator advances (default: its virtual time runs as fast as it computes; an open-ended watch and emu serve follow the wall clock)',
+      global: true,
+      group: 'Emulator:',
+    })
+    .option('stepped', {
+      type: 'boolean',
+      describe: "emulator: step every event (the fast model's oracle: the same results, slower)",
       global: true,
       group: 'Emulator:',
     })

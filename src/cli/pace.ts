@@ -1,22 +1,14 @@
-// Letting time pass between samples: wall time on a live host; on the emulator, its virtual
-// clock is advanced by the same amount so that a watch shows traffic moving; on a recording (a
-// snapshot of several instants), the next recorded instant, in the recording's own time.
+// Letting time pass between samples: wall time on a live host; on the emulator, its virtual clock is advanced by the
+// same amount (at once in virtual time, after as much wall time with `--wall`); on a recording (a snapshot of several
+// instants), the next recorded instant, in the recording's own time.
 import type { Backend } from '../backend.js';
 import { onStop, stopRequested } from '../cleanup.js';
+import { isAdvanceable, isVirtual } from '../monitor/pace.js';
 import type { Io } from './io.js';
 
-/** A backend whose time can be advanced (the emulator). */
-interface Advanceable {
-  advanceMs(ms: number): void | Promise<void>;
-}
-
-function isAdvanceable(b: unknown): b is Advanceable {
-  return typeof b === 'object' && b !== null && typeof (b as Partial<Advanceable>).advanceMs === 'function';
-}
-
-/** Wait `ms`: sleep on the wall clock, and advance an emulated backend's virtual time. */
+/** Wait `ms`: sleep on the wall clock (not for an emulator in virtual time), and advance an emulator's time. */
 export async function pace(backend: Backend, io: Io, ms: number): Promise<void> {
-  await io.sleep(ms);
+  if (!isVirtual(backend)) await io.sleep(ms);
   if (isAdvanceable(backend)) await backend.advanceMs(ms);
 }
 
@@ -53,7 +45,8 @@ export function watchForStop(): StopWatch {
 export async function nextInstant(backend: Backend, io: Io, ms: number, stop: StopWatch): Promise<boolean> {
   if (stop.stopped()) return false;
   if (backend.recording) return backend.recording.advance();
-  await Promise.race([io.sleep(ms, stop.signal), stop.requested]);
+  if (isVirtual(backend)) await new Promise((resolve) => setImmediate(resolve));
+  else await Promise.race([io.sleep(ms, stop.signal), stop.requested]);
   if (stop.stopped()) return false;
   if (isAdvanceable(backend)) await backend.advanceMs(ms);
   return true;

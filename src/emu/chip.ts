@@ -10,7 +10,7 @@ import {
   SEND_DMA_LEN_GEN_LENGTH_SHIFT,
 } from '../progress/constants.js';
 import { computeStep, FetchStep, INT_IDLE, INT_PROGRESS, INT_SDMA } from './fetch.js';
-import { Ev, type Host } from './host.js';
+import { type EmuStats, Ev, type Host } from './host.js';
 import { LogKind } from './log.js';
 import { TrafficMeter } from './port-counters.js';
 import type { EmuPort } from './ports.js';
@@ -90,10 +90,11 @@ export class Chip {
     readonly idx: number,
     private readonly descq: Uint32Array,
     readonly pos: number = idx,
+    private readonly stats: EmuStats = host.stats,
   ) {
     this.baseAddr = 0x1_0000_0000 + idx * 0x10_0000;
     this.headAddr = 0x2_0000_0000 + idx * 64; // one cache line per engine (struct sdma_engine, sdma.h head_dma)
-    this.traffic = new TrafficMeter(host.cfg.chip.bytesPerSec / 1e9);
+    this.traffic = new TrafficMeter();
     const src = interruptSources(host.cfg.flavour.chip, idx);
     this.masks = [Number(src.intMask), Number(src.progressMask), Number(src.idleMask)];
   }
@@ -284,8 +285,11 @@ export class Chip {
     return Math.round((this.reloadCnt * this.host.cfg.flavour.chip.cclockPs) / 1000);
   }
 
-  /** Fetch and complete descriptors from HEAD (scheduler event chipDone, or at once from kick()). */
-  run(epoch: number): void {
+  /**
+   * Fetch and complete descriptors from HEAD (at once from kick(), or from done() when a step has completed and the
+   * next follows it without a pause: `continues`).
+   */
+  run(epoch: number, continues = false): void {
     if (epoch !== this.epoch) return;
     this.doneEvent = -1;
     if (!this.canFetch()) {
@@ -307,10 +311,11 @@ export class Chip {
       // The descriptor at HEAD carries the wrong generation: halt (SDMA_DESC1_GENERATION, sdma.h). A mismatch later in
       // the step ends the step and is found here at the start of the next one.
       this.active = false;
-      this.host.stats.genMismatches++;
+      this.stats.genMismatches++;
       this.raiseError(1 << GEN_MISMATCH_BIT);
       return;
     }
+    this.traffic.start(sched.nowNs, continues);
     this.doneEvent = sched.at(step.endNs, Ev.chipDone, this.idx, this.epoch, this.pos);
   }
 
@@ -320,11 +325,12 @@ export class Chip {
     const step = this.step;
     this.apply(step);
     if (step.bits) this.raise(step.bits);
-    this.run(epoch);
+    this.run(epoch, true);
   }
 
   private apply(step: FetchStep): void {
-    if (step.bytes > 0 && this.txPort !== null) this.traffic.sent(this.txPort.counters, step.bytes, step.packets, this.host.sched.nowNs);
+    if (step.bytes > 0 && this.txPort !== null)
+      this.traffic.sent(this.txPort.counters, step.bytes, step.packets, this.host.sched.nowNs);
     this.hwHead = step.end;
     this.descFetched = (this.descFetched + step.count) >>> 0;
     this.genCount = step.gen;

@@ -227,6 +227,16 @@ function freezeStep(u: EmuUnit, e: Engine, step: number): void {
 }
 
 /**
+ * Whether the check below would look at a waiter of `e` now: the engine runs with its ring retired and its chip
+ * quiet, and a waiter with a wake-up is on dmawait. Reads only (the fast model asks it after every event of the
+ * engine: a stretch in which it held at some moment is never skipped).
+ */
+export function lostWakeupPossible(u: EmuUnit, e: Engine): boolean {
+  if (e.dmawait.length === 0 || e.descqHead !== e.descqTail || !e.running() || !e.chip.quiescent() || u.host.gone) return false;
+  return e.dmawait.some((w) => w.hasWakeup && !w.stuck);
+}
+
+/**
  * A lost wake-up: the engine runs, the chip has nothing left to do (so no interrupt will come),
  * software has retired everything, and a waiter that would fit is still on dmawait.
  */

@@ -1,19 +1,22 @@
 // The software side of one engine (struct sdma_engine, struct sdma_engine, sdma.h) and submission: sdma_send_txreq
 // (sdma_send_txreq, sdma.c), sdma_send_txlist (sdma_send_txlist, sdma.c), sdma_check_progress (sdma_check_progress, sdma.c) and submit_tx (submit_tx, sdma.c).
 import { SDMA_TAIL_UPDATE_THRESH } from '../progress/constants.js';
-import { generationFromTail, withGeneration } from '../progress/descriptor.js';
 import { progressScheduleFiresFor } from '../progress/driver.js';
 import { freeCount, sdmaShift } from '../progress/ring.js';
 import { sampleSeq } from '../progress/seq.js';
 import type { StateName } from '../progress/state.js';
 import { type Chip, INT_PROGRESS } from './chip.js';
-import { Ev, type Host } from './host.js';
+import { EmuStats, Ev, type Host } from './host.js';
 import { deferPacketQueue, type IoWait, iowaitSleep, SleepKind } from './iowait.js';
 import { ipoibSdmaSleep } from './ipoib.js';
 import { LogKind } from './log.js';
 import type { Sfc32 } from './prng.js';
-import { ahgEdits, writeRingDescriptors } from './ring-layout.js';
+import { writeTxAt } from './ring-layout.js';
 import { EAGAIN, EBUSY, ECOMM, EINVAL, type EmuTx, TxPhase } from './tx.js';
+
+/** Entries of Engine.skewLog (a power of two). */
+export const SKEW_LOG = 1 << 14;
+const SKEW_MASK = SKEW_LOG - 1;
 
 /** One engine's software state. Counters follow the kernel's C types (struct sdma_engine, sdma.h). */
 export class Engine {
@@ -56,6 +59,20 @@ export class Engine {
   haltWaitStartNs = 0;
   /** hw clean-up polls so far (the Cornelis hfi1 and hfi2 give up past 100). */
   cleanPolls = 0;
+  /** The engine's running totals (the unit's are their sums, EmuUnit.stats()). */
+  readonly stats = new EmuStats();
+  /** Times a waiter slept on this engine's dmawait counting on its port's DmaWait (sleepOnDmawait, iowait.ts). */
+  dmaWaitCount = 0;
+  /**
+   * For the fast model (fast-forward.ts), while it watches: each placement's desc_avail threshold, charge and the
+   * free count before it (3 words each, the last SKEW_LOG entries), and how many were recorded.
+   */
+  skewLog: Int32Array | null = null;
+  skewCount = 0;
+  /** sdma_check_progress calls that found the ring short (the only ones in which desc_avail decides more than when it is refreshed). */
+  deepChecks = 0;
+  /** Placements of sdma_send_txlist with pads (whose placement of the pads depends on desc_avail). */
+  paddedListSubs = 0;
   /** Submissions so far: the serial number of the last txreq this engine took (EmuTx.serial). */
   serial = 0;
   /** The engine's own generator (the halt-wait worker's poll times): engines draw nothing from each other's. */
@@ -119,30 +136,20 @@ export class Engine {
    * num_desc + `pad`. On JKR or with pads (the Cornelis hfi1 and hfi2) the ring gets the chip's layout and the pads
    * before the last descriptor (ring-layout.ts).
    */
-  submitTx(tx: EmuTx, pad: number): void {
-    if (pad !== 0 || (this.host.cfg.jkr && tx.chipWords === null)) {
-      writeRingDescriptors(this, tx, pad);
-      this.recordTx(tx, pad);
-      return;
+  submitTx(tx: EmuTx, pad: number, need: number = tx.slots): void {
+    const log = this.skewLog;
+    if (log !== null) {
+      // What the fast model needs to carry desc_avail over a skipped stretch (fast-forward.ts).
+      const i = (this.skewCount & SKEW_MASK) * 3;
+      log[i] = need;
+      log[i + 1] = tx.numDesc + pad;
+      log[i + 2] = this.freecnt();
+      this.skewCount++;
     }
-    const d = this.descq;
-    const src = tx.chipWords ?? tx.words;
-    const edits = ahgEdits(src[2] as number);
-    const mask = this.mask;
-    const shift = this.shift;
-    let tail = this.descqTail;
-    for (let k = 0; k < tx.numDesc; k++) {
-      const w = (tail & mask) << 2;
-      const s = k << 2;
-      d[w] = src[s] as number;
-      d[w + 1] = src[s + 1] as number;
-      const q1 = src[s + 2] as number;
-      d[w + 2] = k >= 1 && k <= edits ? q1 : withGeneration(q1, generationFromTail(tail, shift));
-      d[w + 3] = src[s + 3] as number;
-      tail = (tail + 1) >>> 0;
-    }
-    this.descqTail = tail;
-    this.recordTx(tx, 0);
+    if (need !== tx.slots && this.padSdmaDesc !== 0) this.paddedListSubs++;
+    tx.padWritten = pad;
+    this.descqTail = writeTxAt(this, tx, pad, this.descqTail);
+    this.recordTx(tx, pad);
   }
 
   /** The end of _submit_tx: the txreq recorded in tx_ring after its last descriptor, desc_avail less num_desc + pad. */
@@ -153,7 +160,7 @@ export class Engine {
     this.descAvail = (this.descAvail - tx.numDesc - pad) & 0xffff;
     tx.phase = TxPhase.ring;
     tx.serial = ++this.serial;
-    this.host.stats.txSubmitted++;
+    this.stats.txSubmitted++;
   }
 
   /** Hand a txreq to the flush list while the engine is not running (sdma_send_txreq, sdma.c noconn). */
@@ -165,7 +172,7 @@ export class Engine {
     tx.nextDescqIdx = 0;
     tx.phase = TxPhase.flush;
     tx.serial = ++this.serial;
-    this.host.stats.txSubmitted++;
+    this.stats.txSubmitted++;
     this.flushlist.push(tx);
     if (!this.flushQueued) {
       this.flushQueued = true;
@@ -177,6 +184,7 @@ export class Engine {
   checkProgress(wait: IoWait | null, tx: EmuTx, pktsSent: boolean): number {
     this.descAvail = this.freecnt();
     if (tx.slots <= this.descAvail) return EAGAIN;
+    this.deepChecks++;
     if (wait === null || wait.sleepKind === SleepKind.none) return EBUSY;
     this.host.beforeSeqSample?.(this.idx, wait);
     const seq = sampleSeq(this.headSeq);
@@ -273,7 +281,7 @@ export class Engine {
             avail -= pad;
           }
         }
-        this.submitTx(tx, pad);
+        this.submitTx(tx, pad, tx.numDesc);
         submitCount++;
         if ((submitCount & SDMA_TAIL_UPDATE_THRESH) === 0) this.chip.writeTail(this.descqTail & this.mask);
       }

@@ -147,6 +147,8 @@ export interface Host {
 export interface PacketTemplates {
   readonly reqs: (TxReq | undefined)[];
   readonly chipWords: (Uint32Array | null)[];
+  /** The unit-wide number of this family of templates (a template is `family × 65536 + size step`). */
+  readonly family: number;
 }
 
 /** Kernel log lines kept: about a 1 MiB printk ring of these lines (a full ring's error dump fits; older lines go). */

@@ -32,6 +32,10 @@ export interface EmuCliOptions {
   fault: string[];
   /** `--param NAME=VALUE` (repeatable): module parameters the emulator renders and follows (params.ts). */
   param?: string[] | undefined;
+  /** `--wall`: between samples, let as much wall time pass as virtual time (default: virtual time runs on its own). */
+  wall?: boolean | undefined;
+  /** `--stepped`: run the stepped model, every event stepped (the fast model's oracle), not the fast one. */
+  stepped?: boolean | undefined;
 }
 
 /** Virtual time run before sampling when --at-ms is not given and no fault is scheduled. */
@@ -81,6 +85,7 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
     workload: opts.workload,
     faults,
     params: opts.param ?? [],
+    model: opts.stepped === true ? 'stepped' : 'fast',
   });
 }
 
@@ -92,6 +97,11 @@ export interface EmuBackend extends Backend {
   readonly model: EmuUnit;
   /** The virtual time it runs to before its first sample (ms). */
   readonly atMs: number;
+  /**
+   * How time passes between samples: `virtual` (the default), the emulator is advanced at once, as fast as it
+   * computes; `wall`, a command waits as much wall time as it advances (`--wall`, an open-ended watch, emu serve).
+   */
+  pace: 'virtual' | 'wall';
 }
 
 /** Create the emulated backend: unit 0, run to `atMs` (default DEFAULT_AT_MS) on first use. */
@@ -108,6 +118,7 @@ export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
     kind: 'emu',
     model: unit,
     atMs,
+    pace: opts.wall === true ? 'wall' : 'virtual',
     async units(): Promise<UnitInfo[]> {
       return [(await ready()).info];
     },

@@ -12,7 +12,7 @@ import type { EmuUnit } from './unit.js';
 /** Every invariant the unit breaks now, as sentences; empty when all hold. */
 export function invariantViolations(u: EmuUnit): string[] {
   checkLostWakeups(u);
-  const stats = u.host.stats;
+  const stats = u.stats();
   const out = [...stats.violations];
   const t = u.totals();
   if (t.txSubmitted !== t.txCompleted + t.txAborted + t.txInFlight) {
@@ -77,6 +77,7 @@ function ipoibConservation(u: EmuUnit): string[] {
   if (taken !== placed + dropped + parked) {
     out.push(`conservation (IPoIB): taken ${taken} ≠ submitted ${placed} + dropped ${dropped} + parked ${parked}`);
   }
-  if (dropped !== u.host.stats.ipoibDropped) out.push(`IPoIB drops counted ${u.host.stats.ipoibDropped} ≠ ${dropped}`);
+  const counted = u.stats().ipoibDropped;
+  if (dropped !== counted) out.push(`IPoIB drops counted ${counted} ≠ ${dropped}`);
   return out;
 }

@@ -134,6 +134,7 @@ export function sleepOnDmawait(e: Engine, w: IoWait, tx: EmuTx, pktsSent: boolea
     // ibp->rvp.n_dmawait of the port the engine transmits on: the port counter DmaWait (chip.c SW_IBP_CNTR).
     const port = e.chip.txPort ?? e.host.ports[0];
     if (port) port.counters.dmaWait++;
+    e.dmaWaitCount++;
   }
   w.needDesc = tx.numDesc;
   computePriority(w);

@@ -78,7 +78,7 @@ export class IpoibState {
       return ret;
     }
     // descq_full_count counted the -EBUSY and the -EINVAL alike (sdma_send_txreq, sdma.c nodesc).
-    s.engine.host.stats.failedPlacements++;
+    s.engine.stats.failedPlacements++;
     if (ret === EINVAL) {
       this.drop(s, tx, 1);
       s.stopped = true;
@@ -106,7 +106,7 @@ export class IpoibState {
     if (i >= 0) this.list.splice(i, 1);
     this.dropped++;
     const host = s.engine.host;
-    host.stats.ipoibDropped++;
+    s.engine.stats.ipoibDropped++;
     host.log.write(host.sched.nowNs, LogKind.ipoibDrop, s.engine.idx, s.wait.id, tx.numDesc, fromCallback);
     s.release(tx);
   }

@@ -4,9 +4,10 @@
 // The digest is made so that a run skipped over by the fast model (fast-forward.ts) digests exactly as the same run
 // stepped: each engine's records (and the unit's) form a stream, and a stream is digested as a polynomial (Horner's
 // rule modulo two primes) over its records with each field written as its difference from the same field of the
-// stream's previous record of that kind (the time as the difference from the previous record's time). A periodic
-// stretch then repeats the same words, and k repetitions of a block digest in closed form (a geometric sum), whatever
-// their number. The published digest is the sha256 of every stream's two residues and record count.
+// stream's previous record of that kind (the time as the difference from the previous record's time), in two lanes
+// of Horner's rule modulo 2^32 with different odd bases. A periodic stretch then repeats the same words, and k
+// repetitions of a block digest in closed form (a geometric sum, by doubling), whatever their number. The published
+// digest is the sha256 of every stream's two lanes and record count.
 import { createHash } from 'node:crypto';
 
 /** Record kinds. Fields a, b, c are described per kind. */
@@ -58,13 +59,14 @@ const FIELDS = 6; // time, kind, engine, a, b, c
 const CHUNK_RECORDS = 16384;
 /** Kinds a stream remembers the last fields of (LogKind values are below this). */
 const KINDS = 20;
-/** The two primes of the polynomial digest (below 2^26, so a residue times the base stays exact in a double). */
-const P1 = 67_108_859;
-const P2 = 67_108_837;
-const BASE1 = 40_503;
-const BASE2 = 52_973;
-/** Words each record adds to its stream's polynomial: the time's difference, the kind, and a, b, c's differences. */
-const WORDS = 5;
+/**
+ * The two bases of the polynomial digest (odd, so that multiplying by them is a bijection modulo 2^32): each lane is
+ * Horner's rule modulo 2^32, which Math.imul computes exactly.
+ */
+const BASE1 = 0x01000193;
+const BASE2 = 0x5bd1e995;
+/** Words each record adds to a lane: the time's difference (low and high 32 bits), the kind, and a, b, c's differences. */
+const WORDS = 6;
 
 /** One decoded record. */
 export interface LogRecord {
@@ -100,12 +102,6 @@ export function copyStream(s: StreamState): StreamState {
   return { h1: s.h1, h2: s.h2, n: s.n, lastNs: s.lastNs, last: s.last.slice() };
 }
 
-/** `v` (an integer, any sign) modulo the prime `p`. */
-function mod(v: number, p: number): number {
-  const r = v % p;
-  return r < 0 ? r + p : r;
-}
-
 const U32 = 4_294_967_296;
 
 /** A field as an integer (a fraction, which only a fault's parameter can be, in 1/65536ths). */
@@ -122,31 +118,43 @@ function fieldDelta(v: number, before: number): number {
   return d < 0 ? d + U32 : d;
 }
 
-/** (b^e) mod p for bigint arguments. */
-function powMod(b: bigint, e: bigint, p: bigint): bigint {
-  let r = 1n;
-  let x = b % p;
+/** (x · y) mod 2^32 and (x + y) mod 2^32, as unsigned. */
+const mul = (x: number, y: number): number => Math.imul(x, y) >>> 0;
+const add = (x: number, y: number): number => (x + y) >>> 0;
+
+/** base^e mod 2^32 (e a non-negative integer, possibly beyond 2^32). */
+function pow32(base: number, e: number): number {
+  let r = 1;
+  let x = base >>> 0;
   let n = e;
-  while (n > 0n) {
-    if (n & 1n) r = (r * x) % p;
-    x = (x * x) % p;
-    n >>= 1n;
+  while (n > 0) {
+    if (n % 2 === 1) r = mul(r, x);
+    x = mul(x, x);
+    n = Math.floor(n / 2);
   }
   return r;
 }
 
+/** [R^k, 1 + R + … + R^(k−1)] mod 2^32, by doubling (no division: 2^32 is not prime). */
+function powAndSum(R: number, k: number): [number, number] {
+  if (k === 0) return [1, 0];
+  if (k % 2 === 1) {
+    const [p, s] = powAndSum(R, k - 1);
+    return [mul(p, R), add(1, mul(R, s))];
+  }
+  const [p, s] = powAndSum(R, k / 2);
+  return [mul(p, p), add(s, mul(p, s))];
+}
+
 /**
- * The residue after the block that took the stream from `h0` to `h1` (`words` Horner steps) repeats `k` more times:
- * each repetition maps h to h·R + c with R = base^words and c = h1 − h0·R, so k of them give
- * h1·R^k + c·(R^k − 1)/(R − 1) (or c·k when R = 1).
+ * A lane after the block that took it from `h0` to `h1` (`words` Horner steps) repeats `k` more times: each
+ * repetition maps h to h·R + c with R = base^words and c = h1 − h0·R, so k of them give h1·R^k + c·(1 + … + R^(k−1)).
  */
-function repeatResidue(h0: number, h1: number, words: number, k: number, base: number, p: number): number {
-  const P = BigInt(p);
-  const R = powMod(BigInt(base), BigInt(words), P);
-  const c = (((BigInt(h1) - BigInt(h0) * R) % P) + P) % P;
-  const Rk = powMod(R, BigInt(k), P);
-  const geo = R === 1n ? BigInt(k) % P : (((Rk - 1n + P) % P) * powMod(R - 1n, P - 2n, P)) % P;
-  return Number((BigInt(h1) * Rk + c * geo) % P);
+function repeatLane(h0: number, h1: number, words: number, k: number, base: number): number {
+  const R = pow32(base, words);
+  const c = (h1 - mul(h0, R)) >>> 0;
+  const [Rk, sum] = powAndSum(R, k);
+  return add(mul(h1, Rk), mul(c, sum));
 }
 
 /** Append-only log; `retain` bounds the number of records kept in memory (all are digested). */
@@ -186,23 +194,27 @@ export class EventLog {
     const da = fieldDelta(a, last[k] as number);
     const db = fieldDelta(b, last[k + 1] as number);
     const dc = fieldDelta(c, last[k + 2] as number);
-    const dt = timeNs - s.lastNs;
+    const dt = whole(timeNs - s.lastNs);
     last[k] = a;
     last[k + 1] = b;
     last[k + 2] = c;
     s.lastNs = timeNs;
+    const lo = dt >>> 0;
+    const hi = Math.floor(dt / U32) >>> 0;
     let h = s.h1;
-    h = (h * BASE1 + mod(whole(dt), P1)) % P1;
-    h = (h * BASE1 + kind) % P1;
-    h = (h * BASE1 + (da % P1)) % P1;
-    h = (h * BASE1 + (db % P1)) % P1;
-    s.h1 = (h * BASE1 + (dc % P1)) % P1;
+    h = (Math.imul(h, BASE1) + lo) >>> 0;
+    h = (Math.imul(h, BASE1) + hi) >>> 0;
+    h = (Math.imul(h, BASE1) + kind) >>> 0;
+    h = (Math.imul(h, BASE1) + da) >>> 0;
+    h = (Math.imul(h, BASE1) + db) >>> 0;
+    s.h1 = (Math.imul(h, BASE1) + dc) >>> 0;
     h = s.h2;
-    h = (h * BASE2 + mod(whole(dt), P2)) % P2;
-    h = (h * BASE2 + kind) % P2;
-    h = (h * BASE2 + (da % P2)) % P2;
-    h = (h * BASE2 + (db % P2)) % P2;
-    s.h2 = (h * BASE2 + (dc % P2)) % P2;
+    h = (Math.imul(h, BASE2) + lo) >>> 0;
+    h = (Math.imul(h, BASE2) + hi) >>> 0;
+    h = (Math.imul(h, BASE2) + kind) >>> 0;
+    h = (Math.imul(h, BASE2) + da) >>> 0;
+    h = (Math.imul(h, BASE2) + db) >>> 0;
+    s.h2 = (Math.imul(h, BASE2) + dc) >>> 0;
     s.n++;
   }
 
@@ -228,8 +240,8 @@ export class EventLog {
     if (k <= 0) return;
     if (records > 0) {
       const words = records * WORDS;
-      s.h1 = repeatResidue(from.h1, s.h1, words, k, BASE1, P1);
-      s.h2 = repeatResidue(from.h2, s.h2, words, k, BASE2, P2);
+      s.h1 = repeatLane(from.h1, s.h1, words, k, BASE1);
+      s.h2 = repeatLane(from.h2, s.h2, words, k, BASE2);
       s.n += records * k;
       s.lastNs += k * periodNs;
       for (let i = 0; i < s.last.length; i++) {

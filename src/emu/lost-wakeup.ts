@@ -57,6 +57,11 @@ export function lostWakeupFaultOn(host: Host, engine: number): string | null {
   return armedByHost.get(host)?.faults.get(engine) ?? null;
 }
 
+/** Whether a `lost-wakeup` fault has armed engine `engine` and not yet stalled its sender. */
+export function lostWakeupArmed(host: Host, engine: number): boolean {
+  return armedByHost.get(host)?.victims.has(engine) ?? false;
+}
+
 /** Apply a `lost-wakeup` fault to engine `e` when its time comes. */
 export function armLostWakeup(host: Host, e: Engine, senders: readonly Sender[], f: FaultSpec, vectorCounts: number[]): void {
   const victim = lostWakeupVictim(senders, e.idx, f.param);

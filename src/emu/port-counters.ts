@@ -4,16 +4,14 @@
 //
 // XmitWait counts flit times (64-bit flits at the port's rate) in which the port had data and no credit to send it.
 // The driver's TxWait counts TXE cycles that mad.c converts to flit times; the emulator counts flit times directly (a
-// choice: the cycle length is not public). A healthy port waits now and then: each sender of traffic on it (an
-// engine, or a QP the bulk service carries) measures what it sent over its last 100 µs, and while that was above
-// SATURATED of its own share of the link, 1/16 of the flits it sends wait a tick (a choice standing for the far end's
-// buffers filling at such a load; measured per sender, from its own sends, so that one engine's traffic never
-// depends on when another's was sent); under `fabric-stall` the far end returns no credits and every tick waits.
+// choice: the cycle length is not public). A healthy port waits now and then: a sender of traffic on it (an engine,
+// or a QP the bulk service carries) that has been sending without a pause for STREAMING_NS or longer has 1/16 of the
+// flits it sends wait a tick (a choice standing for the far end's buffers filling under a stream; each sender is
+// judged by its own sends, so that one engine's traffic never depends on when another's was sent); under
+// `fabric-stall` the far end returns no credits and every tick waits.
 
-/** A window of sent bytes above this fraction of its sender's share of the link counts as saturated. */
-const SATURATED = 0.8;
-/** The span (ns) over which a sender's load is measured: 100 µs. */
-const BUCKET_NS = 100_000;
+/** How long a sender streams without a pause before the far end's buffers make it wait: 100 µs. */
+export const STREAMING_NS = 100_000;
 /** Bytes per flit (OPA's 64-bit flits). */
 export const FLIT_BYTES = 8;
 
@@ -54,33 +52,23 @@ export class PortCounterState {
   }
 }
 
-/**
- * What one sender of traffic (an engine's chip, or a QP's bulk service) puts on its port, and its own measure of
- * its load: a window opens at its first send after the last one closed and lasts BUCKET_NS.
- */
+/** What one sender of traffic (an engine's chip, or a QP's bulk service) puts on its port, and since when it streams. */
 export class TrafficMeter {
-  /** Start (ns) of the open window, its bytes, and the bytes of the window before it when that one was adjacent. */
-  windowStartNs = Number.NEGATIVE_INFINITY;
-  windowBytes = 0;
-  lastWindowBytes = 0;
+  /** When its current stretch of sending without a pause began (ns). */
+  streamingSinceNs = Number.POSITIVE_INFINITY;
   /** What this sender has put on ports so far: bytes, packets and waited flit times. */
   bytes = 0;
   packets = 0;
   waits = 0;
 
-  /** `shareBytesPerNs`: the sender's share of its port's link, against which its load is measured. */
-  constructor(private readonly shareBytesPerNs: number) {}
+  /** The sender starts sending at `nowNs`: a new stretch unless it `continues` the last one without a pause. */
+  start(nowNs: number, continues: boolean): void {
+    if (!continues) this.streamingSinceNs = nowNs;
+  }
 
   /** `bytes` in `packets` left by port `p` at `nowNs` (an engine's step, or the bulk service). */
   sent(p: PortCounterState, bytes: number, packets: number, nowNs: number): void {
-    const since = nowNs - this.windowStartNs;
-    if (since >= BUCKET_NS) {
-      this.lastWindowBytes = since < 2 * BUCKET_NS ? this.windowBytes : 0;
-      this.windowStartNs = nowNs;
-      this.windowBytes = 0;
-    }
-    this.windowBytes += bytes;
-    const waits = this.lastWindowBytes > SATURATED * this.shareBytesPerNs * BUCKET_NS ? Math.floor(bytes / FLIT_BYTES / 16) : 0;
+    const waits = nowNs - this.streamingSinceNs >= STREAMING_NS ? Math.floor(bytes / FLIT_BYTES / 16) : 0;
     this.bytes += bytes;
     this.packets += packets;
     this.waits += waits;

@@ -45,6 +45,11 @@ export class Sfc32 {
     return lo + Math.floor(this.unit() * (hi - lo + 1));
   }
 
+  /** The four state words (the fast model compares generators by them). */
+  state(): [number, number, number, number] {
+    return [this.a, this.b, this.c, this.d];
+  }
+
   /** An independent generator derived from this one (for a sub-component). */
   fork(): Sfc32 {
     return new Sfc32(this.u32());

@@ -19,9 +19,9 @@ export function statusMask(i: number, bits: number): number {
 
 /** complete_tx (complete_tx, sdma.c): exactly once per txreq; the owner's callback, then sdma_busy − 1. */
 export function completeTx(e: Engine, tx: EmuTx, status: number): void {
-  const stats = e.host.stats;
+  const stats = e.stats;
   if (tx.phase !== TxPhase.ring && tx.phase !== TxPhase.flush) {
-    stats.violate(`engine ${e.idx}: txreq ${tx.serial} completed twice (status ${status})`);
+    e.host.stats.violate(`engine ${e.idx}: txreq ${tx.serial} completed twice (status ${status})`);
     return;
   }
   tx.phase = TxPhase.done;

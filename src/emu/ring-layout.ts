@@ -52,12 +52,39 @@ export function jkrLayout(words: Uint32Array, numDesc: number): Uint32Array {
 }
 
 /**
- * _submit_tx's copy (sdma.c of the Cornelis hfi1 and hfi2): the request's descriptors from descq_tail in the
- * engine's chip layout (`tx.chipWords` when the sender made them once, else moved here), with `pad` pads before the
- * last one (none for a one-descriptor request); descq_tail moves past what was written. The caller records the
- * txreq and charges desc_avail num_desc + pad.
+ * _submit_tx's copy (submit_tx, sdma.c): the request's descriptors written into the ring from the free-running
+ * position `tail`, each with the generation of its slot (AHG edit descriptors as they are), in the engine's chip
+ * layout; returns the position after them. The submission path writes at descq_tail; the fast model writes the
+ * requests in flight again after it skips a stretch (fast-forward.ts), so a ring's words are always the ones its
+ * txreq records say.
  */
-export function writeRingDescriptors(e: Engine, tx: EmuTx, pad: number): void {
+export function writeTxAt(e: Engine, tx: EmuTx, pad: number, tail: number): number {
+  if (pad !== 0 || (e.host.cfg.jkr && tx.chipWords === null)) return writeRingDescriptors(e, tx, pad, tail);
+  const d = e.descq;
+  const src = tx.chipWords ?? tx.words;
+  const edits = ahgEdits(src[2] as number);
+  const mask = e.mask;
+  const shift = e.shift;
+  for (let k = 0; k < tx.numDesc; k++) {
+    const w = (tail & mask) << 2;
+    const s = k << 2;
+    d[w] = src[s] as number;
+    d[w + 1] = src[s + 1] as number;
+    const q1 = src[s + 2] as number;
+    d[w + 2] = k >= 1 && k <= edits ? q1 : withGeneration(q1, generationFromTail(tail, shift));
+    d[w + 3] = src[s + 3] as number;
+    tail = (tail + 1) >>> 0;
+  }
+  return tail;
+}
+
+/**
+ * The copy of the Cornelis hfi1 and hfi2 (_submit_tx, sdma.c of those builds): the request's descriptors from `tail`
+ * in the engine's chip layout (`tx.chipWords` when the sender made them once, else moved here), with `pad` pads
+ * before the last one (none for a one-descriptor request); returns the position after what was written. The caller
+ * records the txreq and charges desc_avail num_desc + pad.
+ */
+function writeRingDescriptors(e: Engine, tx: EmuTx, pad: number, tail: number): number {
   const d = e.descq;
   const mask = e.mask;
   const shift = e.shift;
@@ -65,7 +92,6 @@ export function writeRingDescriptors(e: Engine, tx: EmuTx, pad: number): void {
   const src = tx.chipWords ?? tx.words;
   const n = tx.numDesc;
   const edits = ahgEdits(src[2] as number);
-  let tail = e.descqTail;
   for (let k = 0; k < n; k++) {
     if (k === n - 1 && k > 0) {
       // The pads: the all-zero sdma_pad with each slot's generation, the same words in either chip layout.
@@ -93,5 +119,5 @@ export function writeRingDescriptors(e: Engine, tx: EmuTx, pad: number): void {
     }
     tail = (tail + 1) >>> 0;
   }
-  e.descqTail = tail;
+  return tail;
 }

@@ -123,10 +123,18 @@ export class Scheduler {
     for (let i = 0; i < this.size; i++) {
       const s = this.slot[i] as number;
       if (this.dom[s] !== domain) continue;
-      out.push([s + (this.gen[s] as number) * SLOT_SPAN, this.time[i] as number, this.kinds[s] as number, this.argA[s] as number, this.argB[s] as number]);
+      out.push([
+        s + (this.gen[s] as number) * SLOT_SPAN,
+        this.time[i] as number,
+        this.kinds[s] as number,
+        this.argA[s] as number,
+        this.argB[s] as number,
+      ]);
       order.push(this.order[i] as number);
     }
-    const idx = out.map((_, k) => k).sort((x, y) => (out[x]?.[1] as number) - (out[y]?.[1] as number) || (order[x] as number) - (order[y] as number));
+    const idx = out
+      .map((_, k) => k)
+      .sort((x, y) => (out[x]?.[1] as number) - (out[y]?.[1] as number) || (order[x] as number) - (order[y] as number));
     return idx.map((k) => out[k] as [number, number, number, number, number]);
   }
 
@@ -134,7 +142,8 @@ export class Scheduler {
   reschedule(handle: number, atNs: number, b: number): void {
     const s = handle % SLOT_SPAN;
     const i = this.heapPos[s] as number;
-    if (i < 0 || (this.gen[s] as number) !== (handle - s) / SLOT_SPAN) throw new Error(`reschedule: event ${handle} is not pending`);
+    if (i < 0 || (this.gen[s] as number) !== (handle - s) / SLOT_SPAN)
+      throw new Error(`reschedule: event ${handle} is not pending`);
     this.argB[s] = b;
     const o = this.order[i] as number;
     this.removeAt(i);

@@ -68,6 +68,10 @@ export class Sender implements WaitClient, TxOwner {
   timeoutEvent = -1;
   /** Where the sender is in its pattern (the next packet's index). */
   patternAt = 0;
+  /** The largest slip of its pattern (0 until drawn, or for a greedy sender). */
+  private maxSlip = 0;
+  /** The pattern's own period in packets (it may repeat within PATTERN_PACKETS: every packet alike, say). */
+  private patternPeriod = PATTERN_PACKETS;
   /** The pattern: size steps, the gap before the next packet and how far pacing may slip (ns), once drawn. */
   private pattern: { steps: Int32Array; gapNs: Float64Array; slipNs: Float64Array } | null = null;
   /** When the bulk service has sent this sender's packets so far (ns of link time). */
@@ -79,6 +83,8 @@ export class Sender implements WaitClient, TxOwner {
   readonly bulkTraffic: TrafficMeter;
   /** Templates by size step, (bytes − sizeLo) / step, shared with the unit's senders of the same packets. */
   private readonly templates: (TxReq | undefined)[];
+  /** The unit-wide number of its template family (EmuTx.template). */
+  private readonly family: number;
   /** Their words in the JKR layout, made once (a JKR chip only). */
   private readonly chipWords: (Uint32Array | null)[];
 
@@ -95,14 +101,15 @@ export class Sender implements WaitClient, TxOwner {
     const bytesPerSec = host.cfg.chip.bytesPerSec;
     this.gapPerByteNs = spec.load > 0 && Number.isFinite(spec.load) ? 1e9 / bytesPerSec / spec.load : 0;
     this.nsPerByte = 1e9 / bytesPerSec;
-    this.bulkTraffic = new TrafficMeter(bytesPerSec / 1e9);
+    this.bulkTraffic = new TrafficMeter();
     const key = `${spec.header}/${spec.frag}/${spec.sizeLo}/${spec.step}`;
     let shared = host.templates.get(key);
     if (shared === undefined) {
-      shared = { reqs: [], chipWords: [] };
+      shared = { reqs: [], chipWords: [], family: host.templates.size };
       host.templates.set(key, shared);
     }
     this.templates = shared.reqs;
+    this.family = shared.family;
     this.chipWords = shared.chipWords;
   }
 
@@ -174,14 +181,41 @@ export class Sender implements WaitClient, TxOwner {
     return p;
   }
 
+  /** Where the sender is in its pattern, up to the pattern's own period (two places a period apart send alike). */
+  patternPhase(): number {
+    return this.patternAt % this.patternPeriod;
+  }
+
+  /** Whether the pattern has been drawn (the first packet draws it). */
+  patternDrawn(): boolean {
+    return this.pattern !== null;
+  }
+
+  /** The largest slip of the pattern (ns): a next-send time further behind now than this behaves as this. */
+  maxSlipNs(): number {
+    return this.maxSlip;
+  }
+
+  /** The state of the sender's generator (the fast model compares it). */
+  rngState(): [number, number, number, number] {
+    return this.rng.state();
+  }
+
   /** A new txreq from the sender's pool, the next of its pattern (and the pacing moved on). */
   newTx(): EmuTx {
-    const p = (this.pattern ??= this.drawPattern());
+    let p = this.pattern;
+    if (p === null) {
+      p = this.drawPattern();
+      this.pattern = p;
+      if (this.gapPerByteNs > 0) for (const v of p.slipNs) this.maxSlip = Math.max(this.maxSlip, v);
+      this.patternPeriod = patternPeriod(p);
+    }
     const i = this.patternAt;
     this.patternAt = i + 1 === PATTERN_PACKETS ? 0 : i + 1;
     const k = p.steps[i] as number;
     const s = this.spec;
     const tx = (this.free.pop() ?? new EmuTx(this)).load(this.template(k, s.sizeLo + s.step * k), this.chipWords[k] ?? null);
+    tx.template = this.family * 65_536 + k;
     if (this.gapPerByteNs > 0) {
       this.nextSendNs = Math.max(this.nextSendNs, this.host.sched.nowNs - (p.slipNs[i] as number)) + (p.gapNs[i] as number);
     }
@@ -241,15 +275,15 @@ export class Sender implements WaitClient, TxOwner {
           sent++;
           pktsSent = true;
         } else if (ret === 0) {
-          this.host.stats.dropped++;
-          this.host.stats.failedPlacements++;
+          this.engine.stats.dropped++;
+          this.engine.stats.failedPlacements++;
           this.free.push(tx);
         } else if (ret === ECOMM) {
           this.outstanding++;
           this.schedule(ECOMM_BACKOFF_NS);
           return;
         } else {
-          if (ret === EBUSY) this.host.stats.failedPlacements++;
+          if (ret === EBUSY) this.engine.stats.failedPlacements++;
           this.asleep = this.wait.queuedOn !== null;
           if (!this.asleep) this.schedule(WAKE_LATENCY_NS);
           return;
@@ -268,12 +302,11 @@ export class Sender implements WaitClient, TxOwner {
           return;
         }
         if (ret === EBUSY) {
-          this.host.stats.failedPlacements++;
+          this.engine.stats.failedPlacements++;
           this.asleep = this.wait.queuedOn !== null;
           if (this.asleep) {
             this.timeoutEvent = this.host.sched.after(PSM_WAIT_NS, Ev.senderTimeout, this.id, ++this.token, this.engine.pos);
-          }
-          else this.schedule(WAKE_LATENCY_NS);
+          } else this.schedule(WAKE_LATENCY_NS);
           return;
         }
         if (ret !== 0) return;
@@ -309,6 +342,7 @@ export class Sender implements WaitClient, TxOwner {
       this.schedule(BULK_RETRY_NS);
       return false;
     }
+    this.bulkTraffic.start(now, this.bulkFreeNs >= now);
     this.bulkFreeNs = Math.max(this.bulkFreeNs, now) + Math.round(tx.packetLen * this.nsPerByte);
     if (port !== null) this.bulkTraffic.sent(port.counters, tx.packetLen, 1, now);
     this.free.push(tx);
@@ -364,4 +398,16 @@ export class Sender implements WaitClient, TxOwner {
   stopSubqueue(): void {
     this.ipoib?.stopSubqueue(this);
   }
+}
+
+/** The smallest number of packets after which a pattern repeats itself (a divisor of PATTERN_PACKETS). */
+function patternPeriod(p: { steps: Int32Array; gapNs: Float64Array; slipNs: Float64Array }): number {
+  for (let d = 1; d < PATTERN_PACKETS; d *= 2) {
+    let same = true;
+    for (let i = d; i < PATTERN_PACKETS && same; i++) {
+      same = p.steps[i] === p.steps[i - d] && p.gapNs[i] === p.gapNs[i - d] && p.slipNs[i] === p.slipNs[i - d];
+    }
+    if (same) return d;
+  }
+  return PATTERN_PACKETS;
 }

@@ -12,7 +12,7 @@ import { LogKind } from './log.js';
 import { descAvail, flush, makeProgress } from './retire.js';
 import { decodeSlot, errorDumpLines, upstreamDumpLines } from './ring-lines.js';
 
-const HALT_WAIT_LIMIT_NS = 10_000_000; // the event names, sdma.c: halt-wait gives up after 10 ms
+export const HALT_WAIT_LIMIT_NS = 10_000_000; // the event names, sdma.c: halt-wait gives up after 10 ms
 const HW_CLEAN_POLL_NS = 10_000; // the event names, sdma.c: 10 µs steps
 const SW_CLEAN_DELAY_NS = 3_000;
 const ENG_ERR_COR_MASK = 0xf8_0000; // SEND_DMA_ENG_ERR_STATUS bits 19-23, the correctable (…CorErr) ones

@@ -45,6 +45,10 @@ export class EmuTx {
   tlen = 0;
   packetLen = 0;
   flags = 0;
+  /** The unit-wide number of the template it was loaded from (a sender's packet; −1 for a request built elsewhere). */
+  template = -1;
+  /** The pads written with it into the ring (0 or, on the padding builds, the batch's or the request's). */
+  padWritten = 0;
   /** Ring slot after the request's last descriptor (submit_tx, sdma.c). */
   nextDescqIdx = 0;
   phase: number = TxPhase.idle;
@@ -65,6 +69,7 @@ export class EmuTx {
 
   /** Take the descriptors and lengths of a request built with src/progress/txreq.ts (and its JKR-layout words). */
   load(req: TxReq, chipWords: Uint32Array | null = null): this {
+    this.template = -1;
     this.words = req.words;
     this.chipWords = chipWords;
     this.numDesc = req.numDesc;

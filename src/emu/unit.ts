@@ -23,6 +23,7 @@ import { Chip } from './chip.js';
 import { EMU_CAP_MASK, emuContext, portRate } from './context.js';
 import { dispatch } from './dispatch.js';
 import { Engine } from './engine.js';
+import { FastForward, type SkipTotals } from './fast-forward.js';
 import { type FaultSpec, parseFault } from './faults.js';
 import { type EmuFlavour, extraCtrlBits, resolveFlavour, unitFlavour, windowText } from './flavour.js';
 import { type ChipConfig, EmuStats, Ev, type Host, kernelLogLine } from './host.js';
@@ -79,9 +80,17 @@ export interface EmuUnitOptions {
   chipTiming?: Partial<ChipConfig>;
   /** Event-log records kept in memory (all are hashed). */
   retainLog?: number;
+  /**
+   * `fast` (the default): periodic stretches of each engine are skipped in closed form (fast-forward.ts); `stepped`:
+   * every event is stepped, the oracle the fast model is checked against. Both give the same state at every instant.
+   */
+  model?: EmuModel;
   /** Module parameters as `NAME=VALUE` (`--param`): use_bulksvc and the bulksvc_* ones (cornelis), num_vls, cap_mask (params.ts). */
   params?: readonly string[];
 }
+
+/** Which model runs a unit (EmuUnitOptions.model). */
+export type EmuModel = 'fast' | 'stepped';
 
 /** Totals of a run (`emu run --json`, docs/json.md). */
 export interface EmuTotals {
@@ -121,6 +130,12 @@ export class EmuUnit implements Unit {
   /** Engines by absolute index (holes outside the window). */
   private readonly byIdx: (Engine | undefined)[];
   private readonly direct: TxOwner;
+  /** The fast model (null: stepped). */
+  private readonly fast: FastForward | null;
+  /** What the scheduler calls for each event. */
+  private readonly dispatcher: () => void;
+  /** The model this unit runs. */
+  readonly model: EmuModel;
 
   constructor(opts: EmuUnitOptions = {}) {
     const flavour = resolveFlavour({
@@ -205,7 +220,7 @@ export class EmuUnit implements Unit {
     for (let pos = 0; pos < engines; pos++) {
       const idx = first + pos;
       const e = new Engine(this.host, idx, idx % this.host.cfg.cpus, pos);
-      const c = new Chip(this.host, idx, e.descq, pos);
+      const c = new Chip(this.host, idx, e.descq, pos, e.stats);
       e.chip = c;
       c.init(descqCnt, this.host.cfg.idleCntNs, engines, SEND_DMA_MEM_SIZE_OBSERVED, pos);
       this.engines.push(e);
@@ -251,6 +266,16 @@ export class EmuUnit implements Unit {
     assignTransmitPorts(this);
     startNetdevWatchdog(this);
     for (const f of opts.faults ?? []) this.injectFault(f);
+    this.model = opts.model ?? 'fast';
+    const fast = this.model === 'fast' ? new FastForward(this) : null;
+    this.fast = fast;
+    const sched = this.host.sched;
+    this.dispatcher = fast
+      ? () => {
+          dispatch(this);
+          fast.after(sched);
+        }
+      : () => dispatch(this);
   }
 
   /** Virtual time now, in ms. */
@@ -261,7 +286,14 @@ export class EmuUnit implements Unit {
   /** Run the model until virtual time `ms`. */
   runUntilMs(ms: number): void {
     const target = ms * 1e6;
-    if (target > this.host.sched.nowNs) this.host.sched.runUntil(target, () => dispatch(this));
+    if (target <= this.host.sched.nowNs) return;
+    this.fast?.begin(target);
+    this.host.sched.runUntil(target, this.dispatcher);
+  }
+
+  /** What the fast model has skipped so far (all zero with the stepped model). */
+  skipped(): SkipTotals {
+    return this.fast ? { ...this.fast.totals } : { periods: 0, skippedNs: 0, jumps: 0 };
   }
 
   /** Advance virtual time by `ms`. */
@@ -323,15 +355,16 @@ export class EmuUnit implements Unit {
     const ret = e.sendTxreq(opts.wait ?? null, tx, opts.pktsSent ?? false);
     // -EINVAL for tlen ≠ 0 is refused before the ring is looked at; the IPoIB callback's -EINVAL counts in descq_full_count.
     const refused = ret === EINVAL && tx.tlen !== 0;
-    if (ret !== ECOMM && !refused && tx.phase === TxPhase.idle) this.host.stats.failedPlacements++;
+    if (ret !== ECOMM && !refused && tx.phase === TxPhase.idle) e.stats.failedPlacements++;
     return ret;
   }
 
   /** Submit a list with sdma_send_txlist (sdma_send_txlist, sdma.c); unsubmitted requests stay in `list`. */
   submitList(engine: number, list: EmuTx[], wait: IoWait | null = null): { ret: number; count: number } {
     const count = { value: 0 };
-    const ret = this.engineAt(engine).sendTxlist(wait, list, count);
-    if (ret === EBUSY) this.host.stats.failedPlacements++;
+    const e = this.engineAt(engine);
+    const ret = e.sendTxlist(wait, list, count);
+    if (ret === EBUSY) e.stats.failedPlacements++;
     return { ret, count: count.value };
   }
 
@@ -345,9 +378,31 @@ export class EmuUnit implements Unit {
     return this.host.log.digest();
   }
 
+  /** The unit's running totals: every engine's, and the unit's own (lost wake-ups, invariant violations). */
+  stats(): EmuStats {
+    const s = new EmuStats();
+    const own = this.host.stats;
+    for (const e of this.engines) {
+      const t = e.stats;
+      s.txSubmitted += t.txSubmitted;
+      s.txCompleted += t.txCompleted;
+      s.txAborted += t.txAborted;
+      s.descriptors += t.descriptors;
+      s.failedPlacements += t.failedPlacements;
+      s.dropped += t.dropped;
+      s.ipoibDropped += t.ipoibDropped;
+      s.genMismatches += t.genMismatches;
+      s.lostWakeups += t.lostWakeups;
+      for (const v of t.violations) s.violate(v);
+    }
+    s.lostWakeups += own.lostWakeups;
+    for (const v of own.violations) s.violate(v);
+    return s;
+  }
+
   /** Running totals. */
   totals(): EmuTotals {
-    const s = this.host.stats;
+    const s = this.stats();
     let inFlight = 0;
     let asleep = 0;
     for (const e of this.engines) {

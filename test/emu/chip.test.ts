@@ -62,7 +62,7 @@ describe('chip', () => {
     e.descq[2 * 4 + 2] = (e.descq[2 * 4 + 2] as number) ^ 0x4; // second tx's first descriptor
     u.resume();
     u.advance(2);
-    expect(u.host.stats.genMismatches).toBe(1);
+    expect(u.stats().genMismatches).toBe(1);
     expect(
       u
         .events(['chipHalt'])

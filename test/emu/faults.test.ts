@@ -130,7 +130,7 @@ describe('faults (__sdma_process_event, sdma.c life cycles)', () => {
     expect(e.chip.hwHead).toBe(e.chip.hwTail);
     expect(e.descqHead & e.mask).not.toBe(e.chip.hwHead);
     expect(e.dmawait.length).toBeGreaterThan(0);
-    expect(u.host.stats.lostWakeups).toBe(0); // software sees no room: not a lost wake-up
+    expect(u.stats().lostWakeups).toBe(0); // software sees no room: not a lost wake-up
   });
 
   it('head-writeback-stall: head_dma freezes while the HEAD CSR moves', () => {

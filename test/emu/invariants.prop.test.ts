@@ -135,7 +135,7 @@ describe('emulator invariants with IPoIB queues (random seeds, fault schedules, 
         const t = u.totals();
         expect(t.txSubmitted).toBe(t.txCompleted + t.txAborted + t.txInFlight);
         expect(t.lostWakeups).toBe(0);
-        if (sc.unregisterAtMs === null) expect(u.host.stats.ipoibDropped).toBe(0);
+        if (sc.unregisterAtMs === null) expect(u.stats().ipoibDropped).toBe(0);
         else expect(u.senders.every((s) => !s.ipoib || s.stopped || s.asleep)).toBe(true);
       }),
       fcParams(12, 3_000),

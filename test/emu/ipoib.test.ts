@@ -55,7 +55,7 @@ describe('the IPoIB sleep callback', () => {
     expect(q.wait.nDmawait).toBe(2);
     expect(u.events(['subqueue']).map((r) => [r.a, r.b])).toEqual([[q.wait.id, 1]]);
     // Both sleeps counted in descq_full_count (the txreq came from the test, not the queue: no IPoIB conservation here).
-    expect(u.engines[0]?.descqFullCount).toBe(u.host.stats.failedPlacements);
+    expect(u.engines[0]?.descqFullCount).toBe(u.stats().failedPlacements);
   });
 
   it('a wake-up restarts the subqueue and the queue submits again, its parked txreq first', () => {
@@ -139,7 +139,7 @@ describe('fault netdev-unregister', () => {
     u.runUntilMs(3.1);
     expect(u.events(['ipoibDrop']).map((r) => [r.a, r.b, r.c])).toEqual([[q.wait.id, 2, 1]]);
     expect(q.ipoib).toMatchObject({ dropped: 1, taken: taken + 1 });
-    expect(u.host.stats.ipoibDropped).toBe(1);
+    expect(u.stats().ipoibDropped).toBe(1);
     expect(q.stopped).toBe(true);
     expect(q.wait.queuedOn).toBeNull();
     u.resume();

@@ -99,7 +99,7 @@ describe('ring arithmetic shortage example (descq_cnt 2048)', () => {
     expect(w.wakes).toEqual([{ flushed: false, seq: 5001 }]);
     expect(e.dmawait).toEqual([]);
     expect(e.headSeq).toBe(5002);
-    expect(u.host.stats.failedPlacements).toBe(1);
+    expect(u.stats().failedPlacements).toBe(1);
   });
 
   it('alternative interleaving: the interrupt between sample and check makes sdma_progress return 1', () => {

@@ -1,0 +1,618 @@
+// One engine's domain as the fast model sees it: the engine, its chip, its senders with their iowaits, and its
+// pending events. Nothing outside the domain reads or writes it between the unit's own events, so when its state at
+// two instants is the same seen from the engine's own frame (ring positions from its head, times from the instant,
+// counters aside), everything between the two repeats from then on, shifted by the period, and can be skipped.
+//
+// capture() writes that state as two lists: `key`, everything relative (equal at two instants the engine repeats
+// between), and `counters`, the free-running counts (their change over one period is what each period adds).
+// translate() moves the domain on by k periods: counters by k times their change, times by k periods, the requests
+// in flight to their new ring slots, their descriptor words written again from their txreq records (as submit_tx
+// writes them), and the pending events later by k periods; the port counters and the event log get what the
+// skipped periods added (the log's digest in closed form).
+import { STATE_NAMES } from '../progress/state.js';
+import { type Engine, SKEW_LOG } from './engine.js';
+import { Ev } from './host.js';
+import { copyStream, type StreamState } from './log.js';
+import { lostWakeupArmed } from './lost-wakeup.js';
+import { STREAMING_NS, type TrafficMeter } from './port-counters.js';
+import { writeTxAt } from './ring-layout.js';
+import type { Sender } from './sender.js';
+import { HALT_WAIT_LIMIT_NS } from './statemachine.js';
+import type { EmuTx } from './tx.js';
+import type { EmuUnit } from './unit.js';
+
+/** One engine's domain at an instant (capture()). */
+export interface DomainCapture {
+  atNs: number;
+  /** The state seen from the engine's frame: equal at two instants between which the domain repeats. */
+  key: Float64Array;
+  /** The free-running counters, in the order translate() applies them. */
+  counters: number[];
+  /** The engine's event-log stream at the instant. */
+  stream: StreamState;
+  /**
+   * desc_avail, kept out of the key: the cache is refreshed whenever it runs short, and while every refresh finds
+   * room (no sdma_check_progress call went further: `deepChecks` the same at both ends) and no padded txlist placed
+   * anything, its value decides nothing but when the next refresh comes. Two instants that differ only in it then
+   * repeat all the same, and translate() carries it over the skipped periods placement by placement.
+   */
+  descAvail: number;
+  deepChecks: number;
+  paddedListSubs: number;
+  /** Placements recorded in the engine's skew log up to the instant. */
+  skewCount: number;
+}
+
+/** Counters that must not move over a period for it to be skipped (they touch what the unit shares). */
+const GUARDED = ['errCnt', 'genMismatches', 'violations', 'kernelLog', 'printTag', 'unitViolations', 'unitLost'] as const;
+
+/** A time relative to `now`, no earlier than `floor` before it (older values all behave alike). */
+function clampRel(t: number, now: number, floor: number): number {
+  return Math.max(t - now, -floor);
+}
+
+/** Identities of the objects a key names (a txreq's template, a waiter, a sender, a port) as small numbers. */
+export class Ids {
+  private readonly map = new Map<object, number>();
+  of(o: object | null | undefined): number {
+    if (o === null || o === undefined) return -1;
+    let i = this.map.get(o);
+    if (i === undefined) {
+      i = this.map.size;
+      this.map.set(o, i);
+    }
+    return i;
+  }
+}
+
+/** A growable list of numbers, reused from one scan to the next. */
+class Buf {
+  a = new Float64Array(512);
+  n = 0;
+  push(v: number): void {
+    if (this.n === this.a.length) {
+      const b = new Float64Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.n++] = v;
+  }
+  bool(v: boolean): void {
+    this.push(v ? 1 : 0);
+  }
+  copy(): Float64Array {
+    return this.a.slice(0, this.n);
+  }
+  equals(x: Float64Array): boolean {
+    const n = this.n;
+    if (x.length !== n) return false;
+    const a = this.a;
+    for (let i = 0; i < n; i++) if (a[i] !== x[i]) return false;
+    return true;
+  }
+}
+
+/** The domain of one engine: what capture() and translate() walk. */
+export class Domain {
+  /** The last scan: the key and the counters (see DomainCapture). */
+  private readonly key = new Buf();
+  private readonly ctr = new Buf();
+  private scannedAt = 0;
+  // The run of equal requests being written (scan()).
+  private run = 0;
+  private r0 = 0;
+  private r1 = 0;
+  private r2 = 0;
+  private r3 = 0;
+  private r4 = 0;
+  private r5 = 0;
+
+  constructor(
+    readonly u: EmuUnit,
+    readonly e: Engine,
+    readonly senders: readonly Sender[],
+    private readonly ids: Ids,
+  ) {}
+
+  /** A sender's next send time seen from `now`: every time earlier than its largest slip behaves alike. */
+  static nextRel(s: Sender, now: number): number {
+    return clampRel(s.nextSendNs, now, s.maxSlipNs());
+  }
+
+  /** A cheap hash of the parts of the state that move most: two instants with different hashes cannot repeat. */
+  cheapHash(): number {
+    const e = this.e;
+    const c = e.chip;
+    const now = this.u.host.sched.nowNs;
+    const mask = e.mask;
+    const base = e.descqHead & mask;
+    let h = 0x811c9dc5;
+    h = Math.imul(h ^ ((e.descqTail - e.descqHead) >>> 0), 0x01000193);
+    h = Math.imul(h ^ ((e.txTail - e.txHead) & 0xffff), 0x01000193);
+    h = Math.imul(h ^ ((c.hwHead - base) & mask), 0x01000193);
+    h = Math.imul(h ^ ((c.hwTail - base) & mask), 0x01000193);
+    h = Math.imul(h ^ (c.progressCount + (c.pending << 8) + (c.active ? 1 << 12 : 0) + (c.idleArmed ? 1 << 13 : 0)), 0x01000193);
+    if (c.active) h = Math.imul(h ^ ((c.step.endNs - now) | 0), 0x01000193);
+    h = Math.imul(h ^ e.dmawait.length, 0x01000193);
+    if (e.txHead !== e.txTail) {
+      h = Math.imul(h ^ (e.txRing[e.txHead & mask] as EmuTx).template, 0x01000193);
+      h = Math.imul(h ^ (e.txRing[(e.txTail - 1) & mask] as EmuTx).template, 0x01000193);
+    }
+    for (const s of this.senders) {
+      h = Math.imul(h ^ s.outstanding, 0x01000193);
+      h = Math.imul(
+        h ^ (s.patternPhase() + (s.asleep ? 256 : 0) + (s.wokenPending ? 512 : 0) + (s.runScheduled ? 1024 : 0)),
+        0x01000193,
+      );
+      h = Math.imul(h ^ (Domain.nextRel(s, now) | 0), 0x01000193);
+    }
+    return h >>> 0;
+  }
+
+  /** Whether the last scan() found the domain as `c` was (the same key). */
+  scanMatches(c: DomainCapture): boolean {
+    return this.key.equals(c.key);
+  }
+
+  /** The last scan() as a capture to keep. */
+  captureScanned(): DomainCapture {
+    const e = this.e;
+    const host = this.u.host;
+    return {
+      atNs: this.scannedAt,
+      key: this.key.copy(),
+      counters: Array.from(this.ctr.a.subarray(0, this.ctr.n)),
+      stream: copyStream(host.log.stream(e.idx)),
+      descAvail: e.descAvail,
+      deepChecks: e.deepChecks,
+      paddedListSubs: e.paddedListSubs,
+      skewCount: e.skewCount,
+    };
+  }
+
+  /** The domain at `now` (the clock's time, or the instant a skip just moved the domain to). */
+  capture(now = this.u.host.sched.nowNs): DomainCapture {
+    this.scan(now);
+    return this.captureScanned();
+  }
+
+  /** A request as the key writes it: its template (or its words' identity), pads, phase, status, waiter and owner; runs of equal ones once with their count. */
+  private tx(t: EmuTx): void {
+    const ids = this.ids;
+    const v0 = t.template >= 0 ? t.template : -2 - ids.of(t.words);
+    const v2 = t.phase * 8 + t.status;
+    const v3 = t.wait === null ? -1 : t.wait.client === (t.owner as unknown) ? t.wait.id : -2 - ids.of(t.wait);
+    const owner = t.owner as { id?: number } | null;
+    const v4 = owner === null ? -1 : (owner.id ?? -2 - ids.of(owner));
+    if (
+      this.run > 0 &&
+      v0 === this.r0 &&
+      t.padWritten === this.r1 &&
+      v2 === this.r2 &&
+      v3 === this.r3 &&
+      v4 === this.r4 &&
+      t.tlen === this.r5
+    ) {
+      this.run++;
+      return;
+    }
+    this.endRun();
+    this.run = 1;
+    this.r0 = v0;
+    this.r1 = t.padWritten;
+    this.r2 = v2;
+    this.r3 = v3;
+    this.r4 = v4;
+    this.r5 = t.tlen;
+  }
+
+  private endRun(): void {
+    if (this.run > 0) {
+      const k = this.key;
+      k.push(this.run);
+      k.push(this.r0);
+      k.push(this.r1);
+      k.push(this.r2);
+      k.push(this.r3);
+      k.push(this.r4);
+      k.push(this.r5);
+    }
+    this.run = 0;
+  }
+
+  private list(l: readonly EmuTx[]): void {
+    this.key.push(l.length);
+    for (const t of l) this.tx(t);
+    this.endRun();
+  }
+
+  private meter(m: TrafficMeter, now: number): void {
+    this.key.push(clampRel(m.streamingSinceNs, now, STREAMING_NS));
+    this.ctr.push(m.bytes);
+    this.ctr.push(m.packets);
+    this.ctr.push(m.waits);
+  }
+
+  /** Write the domain at `now` into the scan buffers: `key` (relative) and `ctr` (free-running counters). */
+  scan(now = this.u.host.sched.nowNs): void {
+    const { u, e, ids } = this;
+    const c = e.chip;
+    const host = u.host;
+    const mask = e.mask;
+    const H = e.descqHead;
+    const base = H & mask;
+    const key = this.key;
+    const n = this.ctr;
+    key.n = 0;
+    n.n = 0;
+    this.run = 0;
+    this.scannedAt = now;
+    const events = host.sched.eventsOf(e.pos);
+    // The engine.
+    key.push((e.descqTail - H) >>> 0);
+    key.push((e.txTail - e.txHead) & 0xffff);
+    key.push(e.lastStatus);
+    key.push(STATE_NAMES.indexOf(e.state));
+    key.push(STATE_NAMES.indexOf(e.previousState));
+    key.bool(e.go);
+    key.push(e.pSendDmaCtrl);
+    key.bool(e.flushQueued);
+    key.push(e.cleanPolls);
+    // When the halt-wait began is read only by its pending work (statemachine.ts haltWait).
+    const haltWaiting = events.some((ev) => ev[2] === Ev.haltWait);
+    key.push(haltWaiting ? clampRel(e.haltWaitStartNs, now, HALT_WAIT_LIMIT_NS) : 0);
+    key.push(e.harvest.length);
+    for (const v of e.rng.state()) key.push(v);
+    key.bool(lostWakeupArmed(host, e.idx));
+    key.push(e.dmawait.length);
+    for (const w of e.dmawait) key.push(ids.of(w));
+    this.list(e.flushlist);
+    // The requests in flight (their slots follow from their sizes and pads, back from descq_tail: translate() checks).
+    for (let i = e.txHead; i !== e.txTail; i = (i + 1) & 0xffff) this.tx(e.txRing[i & mask] as EmuTx);
+    this.endRun();
+    n.push(e.descqHead);
+    n.push(e.descqTail);
+    n.push(e.txHead);
+    n.push(e.txTail);
+    n.push(e.descqFullCount);
+    n.push(e.headSeq);
+    n.push(e.waitSeq);
+    n.push(e.sdmaIntCnt);
+    n.push(e.progressIntCnt);
+    n.push(e.idleIntCnt);
+    n.push(e.serial);
+    n.push(e.dmaWaitCount);
+    n.push(u.vectorCounts[e.pos] ?? 0);
+    const st = e.stats;
+    n.push(st.txSubmitted);
+    n.push(st.txCompleted);
+    n.push(st.txAborted);
+    n.push(st.descriptors);
+    n.push(st.failedPlacements);
+    n.push(st.dropped);
+    n.push(st.ipoibDropped);
+    // The chip.
+    key.push(c.ctrl);
+    key.bool(c.halted);
+    key.bool(c.cleanedUp);
+    key.push(c.errStatus);
+    key.push((c.hwTail - base) & mask);
+    key.push((c.hwHead - base) & mask);
+    key.push((c.headDma - base) & mask);
+    key.push(c.lenGen);
+    key.push(c.reloadCnt);
+    key.push(c.descCnt);
+    key.push(c.checkSlid);
+    key.push(c.memory);
+    key.push(c.priorityThld);
+    key.push((c.genCount - H) >>> 0);
+    key.bool(c.genCheck);
+    key.push(c.editRemaining);
+    key.push(c.progressCount);
+    key.bool(c.active);
+    key.bool(c.idleArmed);
+    key.push(c.pending);
+    key.bool(c.irqScheduled);
+    key.bool(c.errIrqScheduled);
+    key.bool(c.stopFetch);
+    key.bool(c.lostInterrupt);
+    key.bool(c.headWritebackStall);
+    key.push(c.slow);
+    key.bool(c.frozen);
+    key.bool(c.paused);
+    key.bool(c.haltStuck);
+    key.push(ids.of(c.txPort));
+    if (c.active) {
+      const s = c.step;
+      key.push((s.end - base) & mask);
+      key.push(s.count);
+      key.push((s.gen - H) >>> 0);
+      key.push(s.progress);
+      key.push(s.edit);
+      key.push(s.headDma < 0 ? -1 : (s.headDma - base) & mask);
+      key.push(s.bits);
+      key.push(s.endNs - now);
+      key.push(s.bytes);
+      key.push(s.packets);
+    }
+    this.meter(c.traffic, now);
+    n.push(c.descFetched);
+    n.push(c.genCount);
+    n.push(c.epoch);
+    n.push(c.idleEpoch);
+    n.push(c.interruptsLost);
+    // The senders.
+    for (const s of this.senders) {
+      const w = s.wait;
+      key.push(s.outstanding);
+      key.bool(s.asleep);
+      key.bool(s.sendable);
+      key.bool(s.stopped);
+      key.bool(s.burst);
+      key.bool(s.wokenPending);
+      key.bool(s.runScheduled);
+      key.push(Domain.nextRel(s, now));
+      key.push(s.patternPhase());
+      key.bool(s.patternDrawn());
+      for (const v of s.rngState()) key.push(v);
+      this.list(s.batch);
+      key.push(Math.max(s.bulkFreeNs - now, 0));
+      key.push(s.bulkHeld === null ? -1 : ids.of(s.bulkHeld.words));
+      this.meter(s.bulkTraffic, now);
+      key.push(w.priority);
+      key.push(w.starvedCnt);
+      key.bool(w.queuedOn !== null);
+      key.push(w.sdmaBusy);
+      key.push(w.ackPending);
+      key.bool(w.deferred);
+      key.bool(w.lostReported);
+      key.bool(w.stuck);
+      // When it went to sleep is read only while it is on a list (waiters.ts).
+      key.push(w.queuedOn !== null ? w.sleptAtNs - now : 0);
+      key.push(w.needDesc);
+      this.list(w.txHead);
+      n.push(s.aborted);
+      n.push(s.token);
+      n.push(w.txCount);
+      n.push(w.count);
+      n.push(w.nDmawait);
+      const q = s.ipoib;
+      if (q !== null) {
+        this.list(q.list);
+        key.bool(q.subqueueStopped);
+        key.push(q.txq);
+        key.bool(q.pktsSent);
+        key.bool(q.inHand);
+        key.push(q.timeouts);
+        key.push(q.lastTimeoutNs);
+        // The netdev watchdog reads the last transmit and the stop only while the subqueue is stopped (netdev.ts).
+        if (q.subqueueStopped) {
+          key.push(q.lastXmitNs - now);
+          key.push(q.stoppedAtNs - now);
+        }
+        n.push(q.stops);
+        n.push(q.restarts);
+        n.push(q.taken);
+        n.push(q.placed);
+        n.push(q.dropped);
+      }
+    }
+    // The pending events, in the order they will run; epochs and tokens from their owners'.
+    for (const [, t, kind, a, arg] of events) {
+      let rb = arg;
+      if (kind === Ev.chipDone) rb = arg - c.epoch;
+      else if (kind === Ev.idleTimer) rb = arg - c.idleEpoch;
+      else if (kind === Ev.senderTimeout) rb = arg - (u.senders[a] as Sender).token;
+      key.push(kind);
+      key.push(a);
+      key.push(t - now);
+      key.push(rb);
+    }
+    // The guards, last.
+    n.push(e.errCnt);
+    n.push(st.genMismatches);
+    n.push(st.violations.length);
+    n.push(host.kernelLogSeq);
+    n.push(host.sdmaPrintTag);
+    n.push(host.stats.violations.length);
+    n.push(host.stats.lostWakeups);
+  }
+
+  /**
+   * Whether the stretch from `a` to `b` repeats with desc_avail as it is at `b`: the same value at both ends, or one
+   * that decides nothing in between (see DomainCapture.descAvail) with every placement of the stretch still logged.
+   */
+  static availRepeats(a: DomainCapture, b: DomainCapture): boolean {
+    if (a.descAvail === b.descAvail) return true;
+    return a.deepChecks === b.deepChecks && a.paddedListSubs === b.paddedListSubs && b.skewCount - a.skewCount <= SKEW_LOG;
+  }
+
+  /** desc_avail after `k` more periods like the one from `a` to `b`, placement by placement (the engine's skew log). */
+  private availAfter(a: DomainCapture, b: DomainCapture, k: number): number {
+    const log = this.e.skewLog as Int32Array;
+    const from = a.skewCount;
+    const n = b.skewCount - from;
+    const period = (d0: number): number => {
+      let d = d0;
+      for (let j = 0; j < n; j++) {
+        const i = ((from + j) & (SKEW_LOG - 1)) * 3;
+        if ((log[i] as number) > d) d = log[i + 2] as number;
+        d = (d - (log[i + 1] as number)) & 0xffff;
+      }
+      return d;
+    };
+    // The value at the start of each period determines the rest: once one repeats, the values cycle.
+    const seen = new Map<number, number>();
+    let d = b.descAvail;
+    for (let j = 0; j < k; j++) {
+      const first = seen.get(d);
+      if (first !== undefined) {
+        const cycle = j - first;
+        for (let r = (k - j) % cycle; r > 0; r--) d = period(d);
+        return d;
+      }
+      seen.set(d, j);
+      d = period(d);
+    }
+    return d;
+  }
+
+  /** Whether the guards (errors, kernel log lines, violations) stayed where they were from `a` to `b`. */
+  static quiet(a: DomainCapture, b: DomainCapture): boolean {
+    const g = GUARDED.length;
+    for (let i = a.counters.length - g; i < a.counters.length; i++) if (a.counters[i] !== b.counters[i]) return false;
+    return true;
+  }
+
+  /**
+   * Move the domain on by `k` periods of what went from `a` to `b` (b now, the same key as a): `b` becomes the domain
+   * k periods later. The caller has checked the keys and the guards.
+   */
+  translate(a: DomainCapture, b: DomainCapture, k: number): void {
+    const { u, e } = this;
+    const c = e.chip;
+    const host = u.host;
+    const sched = host.sched;
+    const mask = e.mask;
+    const periodNs = b.atNs - a.atNs;
+    const shiftNs = k * periodNs;
+    const dn = b.counters.map((v, i) => k * (v - (a.counters[i] as number)));
+    let i = 0;
+    const next = (): number => dn[i++] as number;
+    const u32 = (v: number, d: number): number => (v + (d % 4_294_967_296)) >>> 0;
+    const meter = (m: TrafficMeter): [number, number, number] => {
+      m.streamingSinceNs += shiftNs;
+      const add: [number, number, number] = [next(), next(), next()];
+      m.bytes += add[0];
+      m.packets += add[1];
+      m.waits += add[2];
+      return add;
+    };
+    // The engine: its counters, then the requests in flight moved to their slots k periods on.
+    const dHead = next();
+    const dTail = next();
+    const dTxHead = next();
+    const dTxTail = next();
+    const shiftSlots = dHead % 4_294_967_296;
+    const inFlight: EmuTx[] = [];
+    for (let j = e.txHead; j !== e.txTail; j = (j + 1) & 0xffff) {
+      inFlight.push(e.txRing[j & mask] as EmuTx);
+      e.txRing[j & mask] = null;
+    }
+    e.descqHead = u32(e.descqHead, dHead);
+    e.descqTail = u32(e.descqTail, dTail);
+    e.txHead = (e.txHead + (dTxHead % 65_536)) & 0xffff;
+    e.txTail = (e.txTail + (dTxTail % 65_536)) & 0xffff;
+    e.descqFullCount = u32(e.descqFullCount, next());
+    e.headSeq = u32(e.headSeq, next());
+    e.waitSeq = u32(e.waitSeq, next());
+    e.sdmaIntCnt += next();
+    e.progressIntCnt += next();
+    e.idleIntCnt += next();
+    const dSerial = next();
+    e.serial += dSerial;
+    const dDmaWait = next();
+    e.dmaWaitCount += dDmaWait;
+    u.vectorCounts[e.pos] = (u.vectorCounts[e.pos] ?? 0) + next();
+    const st = e.stats;
+    st.txSubmitted += next();
+    st.txCompleted += next();
+    st.txAborted += next();
+    st.descriptors += next();
+    st.failedPlacements += next();
+    st.dropped += next();
+    st.ipoibDropped += next();
+    e.haltWaitStartNs += shiftNs;
+    for (const t of e.flushlist) t.serial += dSerial;
+    inFlight.forEach((t, j) => {
+      t.nextDescqIdx = (t.nextDescqIdx + shiftSlots) & mask;
+      t.serial += dSerial;
+      e.txRing[(e.txHead + j) & mask] = t;
+    });
+    // Their descriptor words, written again from the tail back as submit_tx wrote them.
+    let end = e.descqTail;
+    for (let j = inFlight.length - 1; j >= 0; j--) {
+      const t = inFlight[j] as EmuTx;
+      const start = (end - t.numDesc - (t.numDesc > 1 ? t.padWritten : 0)) >>> 0;
+      if (writeTxAt(e, t, t.padWritten, start) !== end || (end & mask) !== t.nextDescqIdx) {
+        throw new Error(`fast model: engine ${e.idx}'s ring does not match its txreq records after a skip`);
+      }
+      end = start;
+    }
+    // The chip.
+    c.hwTail = (c.hwTail + shiftSlots) & mask;
+    c.hwHead = (c.hwHead + shiftSlots) & mask;
+    c.headDma = (c.headDma + shiftSlots) & mask;
+    const [bytes, packets, waits] = meter(c.traffic);
+    c.descFetched = u32(c.descFetched, next());
+    const dGen = next();
+    c.genCount = u32(c.genCount, dGen);
+    const dEpoch = next();
+    c.epoch += dEpoch;
+    const dIdleEpoch = next();
+    c.idleEpoch += dIdleEpoch;
+    c.interruptsLost += next();
+    if (c.active) {
+      const s = c.step;
+      s.end = (s.end + shiftSlots) & mask;
+      s.gen = u32(s.gen, dGen);
+      if (s.headDma >= 0) s.headDma = (s.headDma + shiftSlots) & mask;
+      s.endNs += shiftNs;
+    }
+    // The senders.
+    let bulkBytes = 0;
+    let bulkPackets = 0;
+    let bulkWaits = 0;
+    const dToken = new Map<number, number>();
+    for (const s of this.senders) {
+      s.nextSendNs += shiftNs;
+      s.bulkFreeNs += shiftNs;
+      const [bb, bp, bw] = meter(s.bulkTraffic);
+      bulkBytes += bb;
+      bulkPackets += bp;
+      bulkWaits += bw;
+      const w = s.wait;
+      if (w.queuedOn !== null) w.sleptAtNs += shiftNs;
+      s.aborted += next();
+      const dt = next();
+      s.token += dt;
+      dToken.set(s.id, dt);
+      w.txCount += next();
+      w.count += next();
+      w.nDmawait += next();
+      const q = s.ipoib;
+      if (q !== null) {
+        q.lastXmitNs += shiftNs;
+        q.stoppedAtNs += shiftNs;
+        q.stops += next();
+        q.restarts += next();
+        q.taken += next();
+        q.placed += next();
+        q.dropped += next();
+      }
+    }
+    // What the skipped periods sent on the port, and the sleeps its DmaWait counted.
+    const port = c.txPort;
+    if (port !== null) {
+      const p = port.counters;
+      p.xmitBytes += bytes + bulkBytes;
+      p.rcvBytes += bytes + bulkBytes;
+      p.xmitPackets += packets + bulkPackets;
+      p.rcvPackets += packets + bulkPackets;
+      p.xmitWait += waits + bulkWaits;
+    }
+    const dmaPort = c.txPort ?? host.ports[0];
+    if (dmaPort) dmaPort.counters.dmaWait += dDmaWait;
+    // The pending events, k periods later.
+    for (const [handle, t, kind, a, arg] of sched.eventsOf(e.pos)) {
+      let nb = arg;
+      if (kind === Ev.chipDone) nb = arg + dEpoch;
+      else if (kind === Ev.idleTimer) nb = arg + dIdleEpoch;
+      else if (kind === Ev.senderTimeout) nb = arg + (dToken.get(a) ?? 0);
+      sched.reschedule(handle, t + shiftNs, nb);
+    }
+    if (a.descAvail !== b.descAvail) e.descAvail = this.availAfter(a, b, k);
+    // The log: the skipped periods' records digested, one `repeat` record kept.
+    host.log.repeat(e.idx, a.stream, k, periodNs, sched.nowNs);
+  }
+}

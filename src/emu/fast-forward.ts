@@ -1,0 +1,157 @@
+// The fast model: the stepped model with the periodic stretches of each engine skipped in closed form.
+//
+// Every event of the emulator is stepped as the driver and the chip would take it, except that each engine (with its
+// chip, its senders and their pending events: its domain, domain.ts) is watched at its interrupts, the points it
+// passes most regularly. When the domain is found in the same state, seen from its own frame, as at an earlier
+// interrupt (a cheap hash first, then the whole state), nothing that happened in between depended on anything but
+// that state, so it repeats, period after period, until something from outside the engine arrives: a fault, the port
+// coming up or going down, the netdev watchdog, or the end of the run (a sample instant). The domain is then moved on
+// by as many whole periods as fit before that (domain.ts translate()): its counters by that many times what a period
+// adds, its ring slots, times and pending events along, its descriptor words written again from the txreq records,
+// the skipped records digested in closed form. What is left to the bound is stepped as usual.
+//
+// The unit's periodic check for lost wake-ups reads every engine, skipped or not: a stretch is skipped only if no
+// moment of it had a sleeper on an engine with an empty ring (the check's precondition), so the check finds nothing
+// in it either way. Stretches in which an engine raised an error, wrote a kernel log line or broke an invariant are
+// never skipped.
+import { lostWakeupPossible } from './dispatch.js';
+import { Domain, type DomainCapture, Ids } from './domain.js';
+import { type Engine, SKEW_LOG } from './engine.js';
+import { Ev } from './host.js';
+import type { Scheduler } from './scheduler.js';
+import type { EmuUnit } from './unit.js';
+
+/** Interrupt states remembered per engine before the memory is cleared (an engine that never repeats). */
+const MAX_SEEN = 1 << 15;
+/**
+ * Whole states kept per engine. Past this the engine is watched at fewer of its interrupts (those whose hash has
+ * one more low bit clear), so an engine that does not repeat costs little, and one that does is still found at
+ * some point of its cycle.
+ */
+const MAX_KEPT = 256;
+/** Captures in a row that find no repeat before the engine is watched at fewer interrupts. */
+const MAX_MISSES = 64;
+
+/** What the fast model has skipped (the `emu run` report and the benchmarks). */
+export interface SkipTotals {
+  /** Periods skipped, over all engines. */
+  periods: number;
+  /** Virtual ns skipped, summed over engines. */
+  skippedNs: number;
+  /** Skips made. */
+  jumps: number;
+}
+
+interface Watch {
+  readonly domain: Domain;
+  /** Captures by cheap hash (null: the hash was seen once, not yet captured). */
+  readonly seen: Map<number, DomainCapture | null>;
+  /** Captures held in `seen`. */
+  kept: number;
+  /** Only interrupts whose hash has these bits clear are watched. */
+  mask: number;
+  /** Captures since the last skip that found no repeat. */
+  misses: number;
+  /** The last instant the unit's check could have found a lost wake-up on the engine (a skipped stretch holds none). */
+  quietSleeperNs: number;
+}
+
+/** The fast model of one unit. */
+export class FastForward {
+  private readonly watches: Watch[];
+  /** The latest instant a skip may reach: the run's end or the next event of the unit's own. */
+  private boundNs = 0;
+  private targetNs = 0;
+  readonly totals: SkipTotals = { periods: 0, skippedNs: 0, jumps: 0 };
+
+  constructor(private readonly u: EmuUnit) {
+    const ids = new Ids();
+    for (const e of u.engines) e.skewLog = new Int32Array(SKEW_LOG * 3);
+    this.watches = u.engines.map((e: Engine) => ({
+      domain: new Domain(
+        u,
+        e,
+        u.senders.filter((s) => s.engine === e),
+        ids,
+      ),
+      seen: new Map(),
+      kept: 0,
+      mask: 0,
+      misses: 0,
+      quietSleeperNs: Number.NEGATIVE_INFINITY,
+    }));
+  }
+
+  /** A run to `targetNs` begins. */
+  begin(targetNs: number): void {
+    this.targetNs = targetNs;
+    this.refreshBound();
+  }
+
+  private refreshBound(): void {
+    this.boundNs = Math.min(this.targetNs, this.u.host.sched.nextInDomain(-1, Ev.check));
+  }
+
+  /** After each event the scheduler dispatched. */
+  after(s: Scheduler): void {
+    const d = s.domain;
+    if (d < 0) {
+      this.refreshBound();
+      return;
+    }
+    const w = this.watches[d] as Watch;
+    const e = w.domain.e;
+    if (e.dmawait.length !== 0 && e.descqHead === e.descqTail && lostWakeupPossible(this.u, e)) w.quietSleeperNs = s.nowNs;
+    if (s.kind === Ev.interrupt) this.atInterrupt(w);
+  }
+
+  /** An interrupt handler of the domain has run: remember its state, or skip if it repeats one. */
+  private atInterrupt(w: Watch): void {
+    const dom = w.domain;
+    const h = dom.cheapHash();
+    if ((h & w.mask) !== 0) return;
+    const earlier = w.seen.get(h);
+    if (earlier === undefined) {
+      if (w.seen.size >= MAX_SEEN) {
+        w.seen.clear();
+        w.kept = 0;
+      }
+      w.seen.set(h, null);
+      return;
+    }
+    const t = this.u.host.sched.nowNs;
+    // A repeat found now could not be skipped before the bound: keep the earlier state to compare with later (a
+    // whole number of periods on is a period too), and spare the scan.
+    if (earlier !== null && (t - earlier.atNs <= 0 || this.boundNs - t < t - earlier.atNs)) return;
+    dom.scan(t);
+    if (earlier !== null && earlier.atNs > w.quietSleeperNs && dom.scanMatches(earlier)) {
+      const now = dom.captureScanned();
+      if (Domain.quiet(earlier, now) && Domain.availRepeats(earlier, now)) {
+        const periodNs = now.atNs - earlier.atNs;
+        const k = Math.floor((this.boundNs - now.atNs) / periodNs);
+        dom.translate(earlier, now, k);
+        this.totals.periods += k;
+        this.totals.skippedNs += k * periodNs;
+        this.totals.jumps++;
+        w.seen.set(h, dom.capture(now.atNs + k * periodNs));
+        w.misses = 0;
+        return;
+      }
+    }
+    // No repeat: keep this state in the hash's place (an earlier one that does not come back is replaced).
+    if (earlier === null) w.kept++;
+    w.seen.set(h, dom.captureScanned());
+    if (w.kept > MAX_KEPT || ++w.misses > MAX_MISSES) thin(w);
+  }
+}
+
+/** Watch the engine at half as many interrupts: one more hash bit must be clear; forget the states that fail it. */
+function thin(w: Watch): void {
+  w.mask = Math.min(w.mask * 2 + 1, 0xffff);
+  w.kept = 0;
+  w.misses = 0;
+  for (const [h, c] of w.seen) {
+    if ((h & w.mask) !== 0) w.seen.delete(h);
+    else if (c !== null) w.kept++;
+  }
+}

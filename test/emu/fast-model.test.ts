@@ -1,0 +1,77 @@
+// The fast model is the stepped model with each engine's periodic stretches skipped in closed form: on every flavour
+// (WFR upstream, JKR Cornelis, JKR hfi2 two-port), every workload and every fault, the two give the same engine
+// samples, rings, waiters, links, port counters, totals, event-log digest and kernel log at every sample instant,
+// and the same rendered sysroot byte for byte; and on the steady workloads the fast model does skip.
+import { describe, expect, it } from 'vitest';
+import { FAULT_NAMES } from '../../src/emu/faults.js';
+import { EmuUnit } from '../../src/emu/unit.js';
+import { WORKLOADS } from '../../src/emu/workload.js';
+import { compareModels, FLAVOURS } from '../support/emu-equivalence.js';
+
+/** Instants (virtual ms) compared: before the port comes up, in the first stretch, and after the skips. */
+const AT = [0.5, 12, 47, 90];
+
+/** A fault of each kind, as a scenario's fault list (at 30 ms, an engine of the window or every port). */
+function faultsOf(name: string, first: number): string[] {
+  switch (name) {
+    case 'engine-error':
+      return [`engine-error:1@30:${first}`, `engine-error:6@31:${first + 1}`];
+    case 'slow':
+      return [`slow:3@30:${first}`];
+    case 'lost-wakeup':
+      return [`lost-wakeup@30:${first}`];
+    case 'link-up':
+      return ['link-down@30', 'link-up@55'];
+    case 'netdev-unregister':
+      return ['netdev-unregister@30'];
+    case 'ipoib-timeout':
+      return [`ipoib-timeout@30:${first}`];
+    case 'link-down':
+    case 'link-flap':
+    case 'fabric-stall':
+      return [`${name}@30`];
+    default:
+      return [`${name}@30:${first}`];
+  }
+}
+
+/** Four engines (the hfi2 window of a two-port adapter starts at 8), a smaller ring: short periods, cheap runs. */
+function options(flavour: (typeof FLAVOURS)[number], workload: string, faults: string[]) {
+  return { ...flavour.opts, seed: 11, engines: 4, descqCnt: 256, workload, faults };
+}
+
+describe('the fast model against the stepped one', () => {
+  const steady = FLAVOURS.flatMap((f) =>
+    // (`small` at 10 Gb/s: 1–64 B packets at 100 Gb/s are millions of descriptors for the stepped model; the soak runs it.)
+    WORKLOADS.map((w) => {
+      const name = w.name === 'small' ? 'small:gbps=10' : w.name;
+      return [`${f.name}, ${name}`, f, name, w.name === 'line-rate'] as const;
+    }),
+  );
+  it.each(steady)('%s: the same at every instant', async (_name, flavour, workload, skips) => {
+    const v = await compareModels({ name: _name, opts: options(flavour, workload, []), atMs: AT });
+    expect(v.difference).toBeNull();
+    if (skips) expect(v.skippedNs).toBeGreaterThan(0);
+  });
+
+  // Each fault once, on a flavour and workload of its own (the IPoIB faults on the ipoib workload).
+  const faulted = FAULT_NAMES.map((name, i) => {
+    const flavour = FLAVOURS[i % FLAVOURS.length] as (typeof FLAVOURS)[number];
+    const ipoib = name === 'ipoib-timeout' || name === 'netdev-unregister';
+    const workload = ipoib ? 'ipoib' : i % 2 === 0 ? 'line-rate' : 'mixed';
+    return [`${name} on ${flavour.name}, ${workload}`, flavour, workload, name] as const;
+  });
+  it.each(faulted)(
+    '%s: the same at every instant, the sysroot byte for byte at the last',
+    async (_name, flavour, workload, fault) => {
+      const first = new EmuUnit({ ...options(flavour, workload, []), model: 'stepped' }).info.engineIds[0] as number;
+      const v = await compareModels({
+        name: _name,
+        opts: options(flavour, workload, faultsOf(fault, first)),
+        atMs: AT,
+        render: 'last',
+      });
+      expect(v.difference).toBeNull();
+    },
+  );
+});
