@@ -66,6 +66,7 @@ export async function emuRunJson(u: EmuUnit, wallMs: number) {
     ipoibDropped: t.ipoibDropped,
     invariantViolations: invariantViolations(u),
     logHash: u.logHash(),
+    model: u.model,
     engines: samples.map((s) => engineJson(s, u.info)),
   };
 }
@@ -100,6 +101,12 @@ const run: Action = async (args, ctx) => {
         ]
       : []),
     ['log hash', j.logHash],
+    [
+      'model',
+      j.model === 'fast'
+        ? `fast: ${((100 * u.skipped().skippedNs) / 1e6 / Math.max(1, j.virtualMs * u.engines.length)).toFixed(0)}% of the engines' time skipped in closed form`
+        : 'stepped (every event)',
+    ],
   ]);
   const rows = (await u.sample()).map((s) => {
     const w = s.sw;

@@ -16,6 +16,7 @@ import { copyStream, type StreamState } from './log.js';
 import { lostWakeupArmed } from './lost-wakeup.js';
 import { STREAMING_NS, type TrafficMeter } from './port-counters.js';
 import { writeTxAt } from './ring-layout.js';
+import { EventList } from './scheduler.js';
 import type { Sender } from './sender.js';
 import { HALT_WAIT_LIMIT_NS } from './statemachine.js';
 import type { EmuTx } from './tx.js';
@@ -41,6 +42,8 @@ export interface DomainCapture {
   paddedListSubs: number;
   /** Placements recorded in the engine's skew log up to the instant. */
   skewCount: number;
+  /** Times a later state with the same cheap hash did not match it (fast-forward.ts replaces it now and then). */
+  misses: number;
 }
 
 /** Counters that must not move over a period for it to be skipped (they touch what the unit shares). */
@@ -69,12 +72,17 @@ export class Ids {
 class Buf {
   a = new Float64Array(512);
   n = 0;
+  /** A key the values pushed are compared with as they come (scan() stops at the first that differs), or null. */
+  against: Float64Array | null = null;
+  differs = false;
   push(v: number): void {
     if (this.n === this.a.length) {
       const b = new Float64Array(this.a.length * 2);
       b.set(this.a);
       this.a = b;
     }
+    const x = this.against;
+    if (x !== null && x[this.n] !== v) this.differs = true;
     this.a[this.n++] = v;
   }
   bool(v: boolean): void {
@@ -97,6 +105,7 @@ export class Domain {
   /** The last scan: the key and the counters (see DomainCapture). */
   private readonly key = new Buf();
   private readonly ctr = new Buf();
+  private readonly events = new EventList();
   private scannedAt = 0;
   // The run of equal requests being written (scan()).
   private run = 0;
@@ -151,7 +160,7 @@ export class Domain {
 
   /** Whether the last scan() found the domain as `c` was (the same key). */
   scanMatches(c: DomainCapture): boolean {
-    return this.key.equals(c.key);
+    return !this.key.differs && this.key.equals(c.key);
   }
 
   /** The last scan() as a capture to keep. */
@@ -167,6 +176,27 @@ export class Domain {
       deepChecks: e.deepChecks,
       paddedListSubs: e.paddedListSubs,
       skewCount: e.skewCount,
+      misses: 0,
+    };
+  }
+
+  /**
+   * The domain just after translate(a, b, k): the key of `b` (a skip keeps everything relative), its counters moved
+   * on k periods, its time k periods later, the stream and desc_avail as they are now. (The counters are used only
+   * for their differences, taken modulo their width.)
+   */
+  skipped(a: DomainCapture, b: DomainCapture, k: number): DomainCapture {
+    const e = this.e;
+    return {
+      atNs: b.atNs + k * (b.atNs - a.atNs),
+      key: b.key,
+      counters: b.counters.map((v, i) => v + k * (v - (a.counters[i] as number))),
+      stream: copyStream(this.u.host.log.stream(e.idx)),
+      descAvail: e.descAvail,
+      deepChecks: e.deepChecks,
+      paddedListSubs: e.paddedListSubs,
+      skewCount: e.skewCount,
+      misses: 0,
     };
   }
 
@@ -233,8 +263,11 @@ export class Domain {
     this.ctr.push(m.waits);
   }
 
-  /** Write the domain at `now` into the scan buffers: `key` (relative) and `ctr` (free-running counters). */
-  scan(now = this.u.host.sched.nowNs): void {
+  /**
+   * Write the domain at `now` into the scan buffers: `key` (relative) and `ctr` (free-running counters). With
+   * `against`, stop as soon as the key departs from it: false then (the buffers hold a part only).
+   */
+  scan(now = this.u.host.sched.nowNs, against: Float64Array | null = null): boolean {
     const { u, e, ids } = this;
     const c = e.chip;
     const host = u.host;
@@ -244,10 +277,13 @@ export class Domain {
     const key = this.key;
     const n = this.ctr;
     key.n = 0;
+    key.against = against;
+    key.differs = false;
     n.n = 0;
     this.run = 0;
     this.scannedAt = now;
-    const events = host.sched.eventsOf(e.pos);
+    const events = this.events;
+    const nEvents = host.sched.eventsInto(e.pos, events);
     // The engine.
     key.push((e.descqTail - H) >>> 0);
     key.push((e.txTail - e.txHead) & 0xffff);
@@ -259,7 +295,8 @@ export class Domain {
     key.bool(e.flushQueued);
     key.push(e.cleanPolls);
     // When the halt-wait began is read only by its pending work (statemachine.ts haltWait).
-    const haltWaiting = events.some((ev) => ev[2] === Ev.haltWait);
+    let haltWaiting = false;
+    for (let i = 0; i < nEvents; i++) if (events.kind[i] === Ev.haltWait) haltWaiting = true;
     key.push(haltWaiting ? clampRel(e.haltWaitStartNs, now, HALT_WAIT_LIMIT_NS) : 0);
     key.push(e.harvest.length);
     for (const v of e.rng.state()) key.push(v);
@@ -267,8 +304,12 @@ export class Domain {
     key.push(e.dmawait.length);
     for (const w of e.dmawait) key.push(ids.of(w));
     this.list(e.flushlist);
+    if (key.differs) return false;
     // The requests in flight (their slots follow from their sizes and pads, back from descq_tail: translate() checks).
-    for (let i = e.txHead; i !== e.txTail; i = (i + 1) & 0xffff) this.tx(e.txRing[i & mask] as EmuTx);
+    for (let i = e.txHead; i !== e.txTail; i = (i + 1) & 0xffff) {
+      this.tx(e.txRing[i & mask] as EmuTx);
+      if (key.differs) return false;
+    }
     this.endRun();
     n.push(e.descqHead);
     n.push(e.descqTail);
@@ -322,6 +363,7 @@ export class Domain {
     key.bool(c.paused);
     key.bool(c.haltStuck);
     key.push(ids.of(c.txPort));
+    key.bool(c.txPort?.counters.credits ?? false);
     if (c.active) {
       const s = c.step;
       key.push((s.end - base) & mask);
@@ -336,6 +378,7 @@ export class Domain {
       key.push(s.packets);
     }
     this.meter(c.traffic, now);
+    if (key.differs) return false;
     n.push(c.descFetched);
     n.push(c.genCount);
     n.push(c.epoch);
@@ -396,16 +439,20 @@ export class Domain {
         n.push(q.placed);
         n.push(q.dropped);
       }
+      if (key.differs) return false;
     }
     // The pending events, in the order they will run; epochs and tokens from their owners'.
-    for (const [, t, kind, a, arg] of events) {
+    for (let i = 0; i < nEvents; i++) {
+      const kind = events.kind[i] as number;
+      const a = events.a[i] as number;
+      const arg = events.b[i] as number;
       let rb = arg;
       if (kind === Ev.chipDone) rb = arg - c.epoch;
       else if (kind === Ev.idleTimer) rb = arg - c.idleEpoch;
       else if (kind === Ev.senderTimeout) rb = arg - (u.senders[a] as Sender).token;
       key.push(kind);
       key.push(a);
-      key.push(t - now);
+      key.push((events.time[i] as number) - now);
       key.push(rb);
     }
     // The guards, last.
@@ -416,6 +463,8 @@ export class Domain {
     n.push(host.sdmaPrintTag);
     n.push(host.stats.violations.length);
     n.push(host.stats.lostWakeups);
+    key.against = null;
+    return !key.differs;
   }
 
   /**

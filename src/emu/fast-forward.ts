@@ -61,6 +61,11 @@ export class FastForward {
   private readonly watches: Watch[];
   /** The latest instant a skip may reach: the run's end or the next event of the unit's own. */
   private boundNs = 0;
+  /**
+   * When the unit last changed what its engines see from outside their domains (a fault, a port coming up or
+   * back): a repeat is taken only from a state captured since.
+   */
+  private changedNs = Number.NEGATIVE_INFINITY;
   private targetNs = 0;
   readonly totals: SkipTotals = { periods: 0, skippedNs: 0, jumps: 0 };
 
@@ -96,6 +101,7 @@ export class FastForward {
   after(s: Scheduler): void {
     const d = s.domain;
     if (d < 0) {
+      if (s.kind !== Ev.check && s.kind !== Ev.netdevWatchdog) this.changedNs = s.nowNs;
       this.refreshBound();
       return;
     }
@@ -120,11 +126,19 @@ export class FastForward {
       return;
     }
     const t = this.u.host.sched.nowNs;
+    if (earlier === null) {
+      // The second time this hash is seen: keep the whole state, to compare with the next.
+      dom.scan(t);
+      w.kept++;
+      w.seen.set(h, dom.captureScanned());
+      if (w.kept > MAX_KEPT) thin(w);
+      return;
+    }
     // A repeat found now could not be skipped before the bound: keep the earlier state to compare with later (a
     // whole number of periods on is a period too), and spare the scan.
-    if (earlier !== null && (t - earlier.atNs <= 0 || this.boundNs - t < t - earlier.atNs)) return;
-    dom.scan(t);
-    if (earlier !== null && earlier.atNs > w.quietSleeperNs && dom.scanMatches(earlier)) {
+    if (t - earlier.atNs <= 0 || this.boundNs - t < t - earlier.atNs) return;
+    const valid = earlier.atNs > w.quietSleeperNs && earlier.atNs >= this.changedNs;
+    if (valid && dom.scan(t, earlier.key) && dom.scanMatches(earlier)) {
       const now = dom.captureScanned();
       if (Domain.quiet(earlier, now) && Domain.availRepeats(earlier, now)) {
         const periodNs = now.atNs - earlier.atNs;
@@ -133,15 +147,18 @@ export class FastForward {
         this.totals.periods += k;
         this.totals.skippedNs += k * periodNs;
         this.totals.jumps++;
-        w.seen.set(h, dom.capture(now.atNs + k * periodNs));
+        w.seen.set(h, dom.skipped(earlier, now, k));
         w.misses = 0;
         return;
       }
     }
-    // No repeat: keep this state in the hash's place (an earlier one that does not come back is replaced).
-    if (earlier === null) w.kept++;
-    w.seen.set(h, dom.captureScanned());
-    if (w.kept > MAX_KEPT || ++w.misses > MAX_MISSES) thin(w);
+    // No repeat. The earlier state is replaced by this one now and then (an earlier one that does not come back must
+    // not hide one that does), always when it can no longer be used.
+    if (!valid || (++earlier.misses & 7) === 0) {
+      dom.scan(t);
+      w.seen.set(h, dom.captureScanned());
+    }
+    if (++w.misses > MAX_MISSES) thin(w);
   }
 }
 

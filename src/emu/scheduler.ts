@@ -116,6 +116,37 @@ export class Scheduler {
     if (end > this.nowNs) this.nowNs = end;
   }
 
+  /**
+   * The events of `domain` now pending, in the order they will run, written into `out` (reused: nothing is
+   * allocated once it is large enough); returns how many.
+   */
+  eventsInto(domain: number, out: EventList): number {
+    let n = 0;
+    for (let i = 0; i < this.size; i++) {
+      const s = this.slot[i] as number;
+      if (this.dom[s] !== domain) continue;
+      if (n === out.time.length) out.grow();
+      const t = this.time[i] as number;
+      const o = this.order[i] as number;
+      // Insertion into place by (time, order): a domain has a handful of events pending.
+      let j = n++;
+      while (
+        j > 0 &&
+        ((out.time[j - 1] as number) > t || ((out.time[j - 1] as number) === t && (out.order[j - 1] as number) > o))
+      ) {
+        out.move(j - 1, j);
+        j--;
+      }
+      out.time[j] = t;
+      out.order[j] = o;
+      out.handle[j] = s + (this.gen[s] as number) * SLOT_SPAN;
+      out.kind[j] = this.kinds[s] as number;
+      out.a[j] = this.argA[s] as number;
+      out.b[j] = this.argB[s] as number;
+    }
+    return n;
+  }
+
   /** The events of `domain` now pending, in the order they will run: [handle, time, kind, a, b] each. */
   eventsOf(domain: number): [number, number, number, number, number][] {
     const out: [number, number, number, number, number][] = [];
@@ -260,5 +291,45 @@ export class Scheduler {
     // Every slot is taken (the stack is empty): the new ones, old … n − 1, go on it.
     this.freeSlots = new Int32Array(n);
     this.freeSlotRange(old, n);
+  }
+}
+
+/** A reusable list of one domain's pending events (Scheduler.eventsInto). */
+export class EventList {
+  time = new Float64Array(16);
+  order = new Float64Array(16);
+  handle = new Float64Array(16);
+  b = new Float64Array(16);
+  kind = new Int32Array(16);
+  a = new Int32Array(16);
+
+  /** Copy entry `from` to `to`. */
+  move(from: number, to: number): void {
+    this.time[to] = this.time[from] as number;
+    this.order[to] = this.order[from] as number;
+    this.handle[to] = this.handle[from] as number;
+    this.b[to] = this.b[from] as number;
+    this.kind[to] = this.kind[from] as number;
+    this.a[to] = this.a[from] as number;
+  }
+
+  grow(): void {
+    const n = this.time.length * 2;
+    const f = (x: Float64Array) => {
+      const y = new Float64Array(n);
+      y.set(x);
+      return y;
+    };
+    const g = (x: Int32Array) => {
+      const y = new Int32Array(n);
+      y.set(x);
+      return y;
+    };
+    this.time = f(this.time);
+    this.order = f(this.order);
+    this.handle = f(this.handle);
+    this.b = f(this.b);
+    this.kind = g(this.kind);
+    this.a = g(this.a);
   }
 }

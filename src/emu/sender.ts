@@ -147,20 +147,34 @@ export class Sender implements WaitClient, TxOwner {
   }
 
   /**
-   * The sender's pattern, drawn once: PATTERN_PACKETS sizes uniform over the workload's range and, for a paced
-   * sender, gaps of the packet's time at the offered load times a uniform factor in [0.5, 1.5), scaled so the
-   * pattern lasts exactly PATTERN_PACKETS mean packets at that load (whole ns, the rounding carried along).
+   * The sender's pattern, drawn once: PATTERN_PACKETS sizes uniform over the workload's range, in pairs that mirror
+   * each other about the middle of the range (so the pattern's mean size is the range's, and its bytes the offered
+   * load's exactly), in a random order; and, for a paced sender, gaps of the packet's time at the offered load times
+   * a uniform factor in [0.5, 1.5), scaled so the pattern lasts exactly its bytes at that load (whole ns, the
+   * rounding carried along).
    */
   private drawPattern(): { steps: Int32Array; gapNs: Float64Array; slipNs: Float64Array } {
     const s = this.spec;
     const steps = Math.floor((s.sizeHi - s.sizeLo) / s.step);
     const n = PATTERN_PACKETS;
     const p = { steps: new Int32Array(n), gapNs: new Float64Array(n), slipNs: new Float64Array(n) };
+    if (steps > 0) {
+      for (let i = 0; i < n; i += 2) {
+        const k = this.rng.int(0, steps);
+        p.steps[i] = k;
+        p.steps[i + 1] = steps - k;
+      }
+      for (let i = n - 1; i > 0; i--) {
+        const j = this.rng.int(0, i);
+        const t = p.steps[i] as number;
+        p.steps[i] = p.steps[j] as number;
+        p.steps[j] = t;
+      }
+    }
     const raw = new Float64Array(n);
     let sum = 0;
     for (let i = 0; i < n; i++) {
-      const k = steps > 0 ? this.rng.int(0, steps) : 0;
-      p.steps[i] = k;
+      const k = p.steps[i] as number;
       const len = this.template(k, s.sizeLo + s.step * k).packetLen;
       p.slipNs[i] = Math.round(len * this.gapPerByteNs);
       raw[i] = this.gapPerByteNs > 0 ? len * this.gapPerByteNs * (0.5 + this.rng.unit()) : 0;

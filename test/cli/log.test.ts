@@ -192,7 +192,9 @@ describe('addresses are strings of one form in every JSON output', () => {
   });
 
   it('ring: addr and the qwords where the source has them', async () => {
-    const j = JSON.parse((await runCli(['--backend', 'emu', '--at-ms', '5', 'ring', '1', '--json'])).stdout);
+    const j = JSON.parse(
+      (await runCli(['--backend', 'emu', '--workload', 'line-rate', '--at-ms', '5', 'ring', '1', '--json'])).stdout,
+    );
     expect(j.descriptors.length).toBeGreaterThan(0);
     for (const d of j.descriptors) {
       expect(d.addr).toMatch(ADDR);
