@@ -137,7 +137,7 @@ const LINE_NOT_ENOUGH_PORTS = 293;
 
 function probeFails(p: EmuParams, why: string, driverLine: string, fix: string): never {
   throw usageError(
-    `--param use_bulksvc=Y (bulksvc_num_sdma ${p.bulksvcNumSdma}): the Cornelis hfi1 fails the probe of this adapter, ${why}, logging "${driverLine}", and registers no unit; ${fix}`,
+    `--param use_bulksvc=Y with bulksvc_num_sdma ${p.bulksvcNumSdma}: the Cornelis hfi1 would fail the probe of this adapter (${why}); it logs "${driverLine}" and registers no unit. ${fix}`,
   );
 }
 
@@ -161,14 +161,19 @@ export function bulkService(p: EmuParams, h: BulkServiceHost): BulkService {
   }
   const n = p.bulksvcNumSdma;
   const most = h.count - h.numVls;
-  const fix = most >= 1 ? `give bulksvc_num_sdma from 1 to ${most}, or a smaller num_vls` : `give a num_vls below ${h.count}`;
+  const fix = most >= 1 ? `Give bulksvc_num_sdma from 1 to ${most}, or a smaller num_vls.` : `Give a num_vls below ${h.count}.`;
   if (n === 0 || n > h.count) {
-    probeFails(p, 'in init_one', `bulksvc requires ${n} SDMA engines, but only ${h.count} available`, fix);
+    probeFails(
+      p,
+      `init_one: the service needs 1 to ${h.count} engines`,
+      `bulksvc requires ${n} SDMA engines, but only ${h.count} available`,
+      fix,
+    );
   }
   if (h.count - n < h.numVls) {
     probeFails(
       p,
-      `hfi1_bulksvc_loan_resources leaving fewer than num_vls (${h.numVls}) of the ${h.count} engines for SDMA`,
+      `hfi1_bulksvc_loan_resources: it would leave fewer than num_vls (${h.numVls}) of the ${h.count} engines to SDMA`,
       `bulksvc.c:${LINE_NOT_ENOUGH_SDMA}:hfi1_bulksvc_loan_resources() Not enough sdma engines(${h.count}) to cover VLs(${h.numVls}) and enable hfisvc (${n})`,
       fix,
     );
