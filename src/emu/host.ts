@@ -155,8 +155,7 @@ export interface PacketTemplates {
 /** Kernel log lines kept: about a 1 MiB printk ring of these lines (a full ring's error dump fits; older lines go). */
 export const KERNEL_LOG_LINES = 8192;
 
-/** printk levels (include/linux/kern_levels.h): netdev_crit, dd_dev_err, dd_dev_warn and WARN, dd_dev_info and pr_info. */
-export const KERN_CRIT = 2;
+/** printk levels (include/linux/kern_levels.h): dd_dev_err; dd_dev_warn and a WARN's lines; dd_dev_info and pr_info. */
 export const KERN_ERR = 3;
 export const KERN_WARNING = 4;
 export const KERN_INFO = 6;

@@ -78,6 +78,18 @@ export function timeoutBlock(u: EmuUnit, s: Sender): string[] {
   ];
 }
 
+/** The call trace of the watchdog's WARNING: a timer softirq's frames (stand-ins: offsets and trace id are a choice). */
+const WARN_TRACE: readonly string[] = [
+  'Call Trace:',
+  ' <IRQ>',
+  ' call_timer_fn+0x27/0x130',
+  ' __run_timers.part.0+0x1e6/0x280',
+  ' run_timer_softirq+0x26/0x50',
+  ' __do_softirq+0xc7/0x2ac',
+  ' </IRQ>',
+  '---[ end trace 9e3779b97f4a7c15 ]---',
+];
+
 /**
  * The WARN_ONCE of dev_watchdog (sch_generic.c, 5.14) as the kernel logs it: `cut here` (KERN_WARNING), the
  * message at the KERN_INFO its format carries, then __warn's WARNING line, the module list, the CPU line and a call
@@ -93,14 +105,7 @@ function watchdogWarning(host: Host, u: EmuUnit, s: Sender, netdev: string): voi
   warn(`WARNING: CPU: ${cpu} PID: 0 at net/sched/sch_generic.c:477 dev_watchdog+0x1f2/0x200`);
   warn(`Modules linked in: ${u.flavour.module} rdmavt ib_ipoib ib_umad rdma_ucm ib_uverbs ib_core`);
   warn(`CPU: ${cpu} PID: 0 Comm: swapper/${cpu} Not tainted ${EMU_CONTEXT.kernelRelease} #1`);
-  for (const line of ['Call Trace:', ' <IRQ>', ' call_timer_fn+0x27/0x130', ' __run_timers.part.0+0x1e6/0x280']) warn(line);
-  for (const line of [
-    ' run_timer_softirq+0x26/0x50',
-    ' __do_softirq+0xc7/0x2ac',
-    ' </IRQ>',
-    '---[ end trace 9e3779b97f4a7c15 ]---',
-  ])
-    warn(line);
+  for (const line of WARN_TRACE) warn(line);
 }
 
 /**
