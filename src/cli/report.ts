@@ -34,7 +34,7 @@ async function sourceOf(backend: Backend, ctx: CliContext, snapshot: string | un
   const g = await import('../report/gather.js');
   if (backend.recording) return g.snapshotSource(backend, `snapshot ${snapshot ?? backend.recording.source}`);
   if (backend.kind === 'emu') {
-    const [{ kmsgText }, { hfi1Lines }] = await Promise.all([import('../emu/context.js'), import('../snapshot/kmsg.js')]);
+    const [{ kmsgText }, { hfi1Lines }] = await Promise.all([import('../emu/kmsg.js'), import('../snapshot/kmsg.js')]);
     const unit = (await backend.unit((await backend.units())[0]?.name ?? 0)) as unknown as {
       nowMs: number;
       host: Parameters<typeof kmsgText>[0];

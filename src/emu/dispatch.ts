@@ -4,7 +4,7 @@
 import { SDMA_ENG_ERR_HALT_BIT } from '../progress/constants.js';
 import type { Engine } from './engine.js';
 import { FAULT_NAMES, type FaultSpec } from './faults.js';
-import { Ev } from './host.js';
+import { Ev, KERN_INFO } from './host.js';
 import { harvestNeed, type IoWait } from './iowait.js';
 import { assignTransmitPorts, LINK_FLAP_DOWN_MS, setPortLinks } from './link.js';
 import { LogKind } from './log.js';
@@ -36,7 +36,8 @@ export function dispatch(u: EmuUnit): void {
       const bits = e.chip.takeStatus();
       if (u.host.gone) break;
       u.vectorCounts[e.pos] = (u.vectorCounts[e.pos] ?? 0) + 1;
-      if (bits === 0) kernelLog(e, `SDMA engine ${a} interrupt, but no status bits set`);
+      if (bits === 0)
+        kernelLog(e, `SDMA engine ${a} interrupt, but no status bits set`, KERN_INFO); // dd_dev_info_ratelimited, chip.c
       else engineInterrupt(e, bits);
       break;
     }

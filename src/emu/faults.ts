@@ -30,7 +30,7 @@ export const FAULTS = {
   'fabric-stall':
     'the far end of the port (every port when PORT is left out) returns no more credits: the engines transmitting on it stop fetching (HEAD freezes while software keeps submitting) and XmitWait counts every flit time; the port stays ACTIVE',
   'ipoib-timeout':
-    "the engine's IPoIB queue fills the ring, sleeps on dmawait and is woken no more (sdma_desc_avail passes it over): its netdev subqueue stays stopped, and each second past the netdev watchdog timeout (1 s) the kernel logs NETDEV WATCHDOG and the driver's timeout block and the queue's tx_timeout counts one more",
+    "the engine's IPoIB queue fills the ring, sleeps on dmawait and is woken no more (sdma_desc_avail passes it over): its netdev subqueue stays stopped, and each second past the netdev watchdog timeout (1 s) the kernel logs the driver's timeout block (the first time after its NETDEV WATCHDOG warning) and the queue's tx_timeout counts one more",
 } as const;
 
 /** The sender kind a `lost-wakeup` fault picks (its param): a QP if the engine has one, else a PSM writer, else an IPoIB queue; or as named. */

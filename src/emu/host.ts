@@ -132,6 +132,8 @@ export interface Host {
   kernelLog: string[];
   /** Virtual time of each kept kernel log line, in µs (what /dev/kmsg stamps a record with). */
   kernelLogUs: number[];
+  /** The printk level of each kept kernel log line (KERN_ERR for dd_dev_err, KERN_INFO for dd_dev_info, …). */
+  kernelLogPri: number[];
   /** Kernel log lines ever written: the sequence number of the next one. */
   kernelLogSeq: number;
   /** dd->sdma_print_tag: the next tag an engine-error dump of the Cornelis builds prints its descriptors under. */
@@ -154,19 +156,29 @@ export interface PacketTemplates {
 /** Kernel log lines kept: about a 1 MiB printk ring of these lines (a full ring's error dump fits; older lines go). */
 export const KERNEL_LOG_LINES = 8192;
 
-/** Append a kernel log line (the driver log lines, sdma.c text) with the unit's prefix, keeping the last KERNEL_LOG_LINES. */
-export function kernelLogLine(host: Host, text: string): void {
-  kernelLogRaw(host, `${host.logPrefix}${text}`);
+/** printk levels (include/linux/kern_levels.h): dd_dev_err; dd_dev_warn and a WARN's lines; dd_dev_info and pr_info. */
+export const KERN_ERR = 3;
+export const KERN_WARNING = 4;
+export const KERN_INFO = 6;
+
+/**
+ * Append a kernel log line (the driver log lines, sdma.c text) with the unit's prefix, keeping the last
+ * KERNEL_LOG_LINES; `level` is the printk level it is logged at (dd_dev_err by default, as the SDMA lines are).
+ */
+export function kernelLogLine(host: Host, text: string, level = KERN_ERR): void {
+  kernelLogRaw(host, `${host.logPrefix}${text}`, level);
 }
 
 /** Append a kernel log line as printed, prefix and all (a port's or a netdev's lines), keeping the last KERNEL_LOG_LINES. */
-export function kernelLogRaw(host: Host, line: string): void {
+export function kernelLogRaw(host: Host, line: string, level = KERN_ERR): void {
   host.kernelLog.push(line);
   host.kernelLogUs.push(Math.floor(host.sched.nowNs / 1000));
+  host.kernelLogPri.push(level);
   host.kernelLogSeq++;
   // Trimmed in chunks, so a long dump does not move the whole array once per line.
   if (host.kernelLog.length > KERNEL_LOG_LINES + 1024) {
     host.kernelLog.splice(0, host.kernelLog.length - KERNEL_LOG_LINES);
     host.kernelLogUs.splice(0, host.kernelLogUs.length - KERNEL_LOG_LINES);
+    host.kernelLogPri.splice(0, host.kernelLogPri.length - KERNEL_LOG_LINES);
   }
 }

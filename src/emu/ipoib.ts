@@ -7,9 +7,12 @@ import type { Engine } from './engine.js';
 import { type IoWait, progress, sleepOnDmawait, takeWaitlock } from './iowait.js';
 import { EAGAIN, EBUSY, EINVAL, type EmuTx } from './tx.js';
 
-/** The netdev of unit `unit`'s IPoIB queues: `ib<unit>` (the emulated queues all send on the first port). */
-export function emuNetdev(unit: number): string {
-  return `ib${unit}`;
+/**
+ * The IPoIB netdev of port `port` of unit `unit`: ipoib registers one per port, `ib%d` in the order the ports come
+ * (ipoib_add_one), so `ib<unit × ports + port − 1>` on a host of like adapters. The emulated queues all send on port 1.
+ */
+export function emuNetdev(unit: number, port = 1, ports = 1): string {
+  return `ib${unit * ports + port - 1}`;
 }
 
 /**

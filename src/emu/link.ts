@@ -1,16 +1,21 @@
 // A port's link going down and coming back as the emulated host shows it: the port's state, its counters (LinkDowned,
 // SwLinkUp, the packets the engines lose), the ports the engines transmit on, and the driver's link lines in the
-// kernel log (handle_link_down, handle_8051_interrupt, log_state_transition and the logical-state line of chip.c:
-// `8051: Link down`, `Link down reason: Unexpected link down`, `physical state changed to PHYS_POLL (0x2), phy
-// 0x20`, `Link error: Failed LNI(Polling)` for a link that does not train back, and `8051: Link up`, `physical
-// state changed to PHYS_LINKUP (0x5), phy 0x50`, `logical state changed to PORT_ACTIVE (0x4)`).
+// kernel log, in the order chip.c prints them (all dd_dev_info, KERN_INFO):
+//   down: `8051: Link down` (handle_8051_interrupt), then handle_link_down takes the link offline (goto_offline:
+//   `physical state changed to PHYS_OFFLINE (0x9), phy 0x90` from wait_phys_link_offline_substates, then
+//   `logical state changed to PORT_DOWN (0x1)` from update_statusp), reads the reason (`Link down reason: Unexpected
+//   link down`) and starts polling (`physical state changed to PHYS_POLL (0x2), phy 0x20`); a link that does not
+//   train back adds `Link error: Failed LNI(Polling)`.
+//   up: `8051: Link up`, then set_link_state's HLS_UP_INIT (`physical state changed to PHYS_LINKUP (0x5), phy 0x50`,
+//   `logical state changed to PORT_INIT (0x2)`), HLS_UP_ARMED (`PORT_ARMED (0x3)`) and HLS_UP_ACTIVE (`PORT_ACTIVE
+//   (0x4)`). The fabric manager's ARMED and ACTIVE requests follow at once here (a choice: the emulator has no SM).
 //
 // The lines name no port: hfi1 prints them with its device prefix (`hfi1_0: `), which on a one-port adapter is the
 // port. How the CN5000 builds word a port's link events is not public; the emulator prints the same lines with the
 // per-port prefix of hfi2's ppd_dev_info (`hfi1_0.1: `, the unit's name, a dot and the port's hardware index from 0)
 // on a two-port adapter (a choice).
 import type { Engine } from './engine.js';
-import { kernelLogRaw } from './host.js';
+import { KERN_INFO, kernelLogRaw } from './host.js';
 import { cutOff, type EmuPort, transmitPorts } from './ports.js';
 import type { EmuUnit } from './unit.js';
 
@@ -33,18 +38,27 @@ export function assignTransmitPorts(u: EmuUnit): void {
 
 function logDown(u: EmuUnit, p: EmuPort, trainsBack: boolean): void {
   const at = portLogPrefix(u, p);
-  kernelLogRaw(u.host, `${at}8051: Link down`);
-  kernelLogRaw(u.host, `${at}logical state changed to PORT_DOWN (0x1)`);
-  kernelLogRaw(u.host, `${at}Link down reason: Unexpected link down`);
-  kernelLogRaw(u.host, `${at}physical state changed to PHYS_POLL (0x2), phy 0x20`);
-  if (!trainsBack) kernelLogRaw(u.host, `${at}Link error: Failed LNI(Polling)`);
+  const lines = [
+    '8051: Link down',
+    'physical state changed to PHYS_OFFLINE (0x9), phy 0x90',
+    'logical state changed to PORT_DOWN (0x1)',
+    'Link down reason: Unexpected link down',
+    'physical state changed to PHYS_POLL (0x2), phy 0x20',
+  ];
+  if (!trainsBack) lines.push('Link error: Failed LNI(Polling)');
+  for (const line of lines) kernelLogRaw(u.host, `${at}${line}`, KERN_INFO);
 }
 
 function logUp(u: EmuUnit, p: EmuPort): void {
   const at = portLogPrefix(u, p);
-  kernelLogRaw(u.host, `${at}8051: Link up`);
-  kernelLogRaw(u.host, `${at}physical state changed to PHYS_LINKUP (0x5), phy 0x50`);
-  kernelLogRaw(u.host, `${at}logical state changed to PORT_ACTIVE (0x4)`);
+  const lines = [
+    '8051: Link up',
+    'physical state changed to PHYS_LINKUP (0x5), phy 0x50',
+    'logical state changed to PORT_INIT (0x2)',
+    'logical state changed to PORT_ARMED (0x3)',
+    'logical state changed to PORT_ACTIVE (0x4)',
+  ];
+  for (const line of lines) kernelLogRaw(u.host, `${at}${line}`, KERN_INFO);
 }
 
 /**

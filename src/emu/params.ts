@@ -2,13 +2,18 @@
 // (use_bulksvc and the bulksvc_* parameters of bulksvc.c), num_vls and cap_mask (driver.c). Parsing is pure; a value
 // the driver would refuse, or a parameter the chosen build does not have, is a usage error naming what it takes.
 //
-// The bulk service (hfi1_bulksvc_loan_resources, bulksvc.c) takes the last bulksvc_num_sdma engines of the unit
-// (dd->rsrcs.last_sdma_engine moves down to the first of them) provided num_vls engines are left for SDMA; else the
-// driver logs that it has not enough engines and runs without it. With it, verbs traffic is carried by the bulk
-// service: the emulator sends a QP's packets larger than BULKSVC_MIN_BYTES through it, off SDMA (a choice: Cornelis
-// describes the service as taking verbs messages over 2 KB; its selection rule is not in the public sources).
+// The bulk service, as the Cornelis hfi1 sets it up (hfi1_alloc_devdata, init.c; hfi1_bulksvc_init,
+// hfi1_bulksvc_loan_resources, bulksvc.c): never on a WFR chip (the driver only notes it at debug level); on a JKR it
+// takes the last bulksvc_num_sdma engines of the unit (dd->rsrcs.last_sdma_engine moves down to the first of them),
+// provided num_vls engines are left for SDMA. Where the driver cannot have them it fails the probe and the adapter is
+// not registered at all: the emulator, which models a registered unit, refuses that setting as a usage error that
+// quotes the driver's line. With the service on, verbs traffic is carried by it: the emulator sends a QP's packets
+// larger than BULKSVC_MIN_BYTES through it, off SDMA (a choice: Cornelis describes the service as taking verbs
+// messages over 2 KB; its selection rule is not in the public sources).
 import type { UnitSettings } from '../backend.js';
 import { usageError } from '../errors.js';
+import { SEND_DMA_MEM_SIZE_OBSERVED } from '../progress/constants.js';
+import { KERN_ERR, KERN_INFO } from './host.js';
 
 /** A QP packet larger than this goes through the bulk service when it is on. */
 export const BULKSVC_MIN_BYTES = 2048;
@@ -97,23 +102,92 @@ export function checkParamsForBuild(p: EmuParams, driver: string, given: readonl
   void p;
 }
 
+/** A line the driver logs while setting the bulk service up: its printk level, text, and whether dd_dev_* prints it (the unit's prefix). */
+export interface BulkLogLine {
+  level: number;
+  text: string;
+  device: boolean;
+}
+
+/** What the bulk service takes: its engines (absolute) and the lines the driver logs at probe. */
+export interface BulkService {
+  engines: number[];
+  log: BulkLogLine[];
+}
+
+/** What the bulk service's set-up looks at. */
+export interface BulkServiceHost {
+  chip: 'wfr' | 'jkr';
+  /** The unit's engine window. */
+  first: number;
+  count: number;
+  /** The num_vls module parameter (not capped by the engine count). */
+  numVls: number;
+  ports: number;
+  unit: number;
+}
+
+/** SDMA_BLOCK_SIZE (sdma.h): the unit of the engines' memory the credit check of hfi1_bulksvc_init counts in. */
+const SDMA_BLOCK_SIZE = 64;
+/** The chip's receive contexts (chip_rcv_contexts: 160). */
+const CHIP_RCV_CONTEXTS = 160;
+/** __LINE__ of the dd_dev_err calls of hfi1_bulksvc_loan_resources in the Cornelis release read (bulksvc.c). */
+const LINE_NOT_ENOUGH_SDMA = 259;
+const LINE_NOT_ENOUGH_PORTS = 293;
+
+function probeFails(p: EmuParams, why: string, driverLine: string, fix: string): never {
+  throw usageError(
+    `--param use_bulksvc=Y with bulksvc_num_sdma ${p.bulksvcNumSdma}: the Cornelis hfi1 would fail the probe of this adapter (${why}); it logs "${driverLine}" and registers no unit. ${fix}`,
+  );
+}
+
 /**
- * The engines the bulk service takes from a window of `count` engines from `first` (the last bulksvc_num_sdma), or
- * null with the driver's complaint when it cannot have them (fewer than num_vls engines would be left for SDMA).
+ * The bulk service of a Cornelis hfi1 unit with use_bulksvc=Y (hfi1_alloc_devdata and init_one, init.c;
+ * hfi1_bulksvc_init and hfi1_bulksvc_loan_resources, bulksvc.c): none on WFR; on a JKR the last bulksvc_num_sdma
+ * engines of the window and the lines the driver logs, `Bulksvc configured to run on CPU %d` (the unit's CPU on its
+ * node, the first CPU counted from 0), `Not enough ports to enable bulk service (1)` on a one-port adapter (the
+ * service keeps its engines) and pr_info's `Bulksvc configured to be event driven`. A setting the driver cannot take
+ * fails the probe: a usage error.
  */
-export function bulkServiceEngines(
-  p: EmuParams,
-  first: number,
-  count: number,
-  numVls: number,
-): { engines: number[] } | { refused: string } {
-  const n = p.bulksvcNumSdma;
-  if (n === 0 || n > count || count - n < numVls) {
-    return {
-      refused: `bulksvc.c:hfi1_bulksvc_loan_resources() Not enough sdma engines(${count}) to cover VLs(${numVls}) and enable hfisvc (${n})`,
-    };
+export function bulkService(p: EmuParams, h: BulkServiceHost): BulkService {
+  if (!p.useBulksvc || h.chip === 'wfr') return { engines: [], log: [] };
+  const credits = Number(p.bulksvc.bulksvc_per_sdma_credits);
+  const rctx = Number(p.bulksvc.bulksvc_num_rctx);
+  const blocks = SEND_DMA_MEM_SIZE_OBSERVED / SDMA_BLOCK_SIZE;
+  if (!(credits < blocks && rctx < CHIP_RCV_CONTEXTS)) {
+    throw usageError(
+      `--param use_bulksvc=Y: the Cornelis hfi1 fails the probe of this adapter: hfi1_bulksvc_init takes bulksvc_per_sdma_credits below ${blocks} (the engines' memory in ${SDMA_BLOCK_SIZE}-byte blocks) and bulksvc_num_rctx below ${CHIP_RCV_CONTEXTS} (the chip's receive contexts), got ${credits} and ${rctx}`,
+    );
   }
-  return { engines: Array.from({ length: n }, (_, i) => first + count - n + i) };
+  const n = p.bulksvcNumSdma;
+  const most = h.count - h.numVls;
+  const fix = most >= 1 ? `Give bulksvc_num_sdma from 1 to ${most}, or a smaller num_vls.` : `Give a num_vls below ${h.count}.`;
+  if (n === 0 || n > h.count) {
+    probeFails(
+      p,
+      `init_one: the service needs 1 to ${h.count} engines`,
+      `bulksvc requires ${n} SDMA engines, but only ${h.count} available`,
+      fix,
+    );
+  }
+  if (h.count - n < h.numVls) {
+    probeFails(
+      p,
+      `hfi1_bulksvc_loan_resources: it would leave fewer than num_vls (${h.numVls}) of the ${h.count} engines to SDMA`,
+      `bulksvc.c:${LINE_NOT_ENOUGH_SDMA}:hfi1_bulksvc_loan_resources() Not enough sdma engines(${h.count}) to cover VLs(${h.numVls}) and enable hfisvc (${n})`,
+      fix,
+    );
+  }
+  const log: BulkLogLine[] = [{ level: KERN_INFO, text: `Bulksvc configured to run on CPU ${h.unit}`, device: true }];
+  if (h.ports < 2) {
+    log.push({
+      level: KERN_ERR,
+      text: `bulksvc.c:${LINE_NOT_ENOUGH_PORTS}:hfi1_bulksvc_loan_resources() Not enough ports to enable bulk service (${h.ports})`,
+      device: true,
+    });
+  }
+  log.push({ level: KERN_INFO, text: 'Bulksvc configured to be event driven', device: false });
+  return { engines: Array.from({ length: n }, (_, i) => h.first + h.count - n + i), log };
 }
 
 /** The settings a unit shows (UnitSettings) from its parameters, bulk engines and build. */

@@ -135,25 +135,19 @@ const DRIVER_COUNTERS: readonly DriverCounter[] = [
 const VLS = [0, 1, 2, 3, 4, 5, 6, 7, 15];
 
 /**
- * Receive contexts whose header-queue overflow counter follows (RcvHdrOvr<ctx>): the driver keeps those of the
- * contexts in use (num_rcv_contexts, chip.c init_cntrs) and disables the rest; the emulated host uses 18 (a choice).
+ * The names of portcounter_names, `,32` on the 32-bit ones, one per line (chip.c init_cntrs), then RcvHdrOvr<ctx> for
+ * each receive context in use (the driver disables those from num_rcv_contexts on; rcv-contexts.ts).
  */
-const RCV_CONTEXTS = 18;
-
-/** The names of portcounter_names, `,32` on the 32-bit ones, one per line (chip.c init_cntrs). */
-export function portCounterNames(): string[] {
+export function portCounterNames(rcvContexts: number): string[] {
   const out: string[] = [];
   for (const c of DRIVER_COUNTERS) {
     const suffix = c.bits32 ? ',32' : '';
     if (c.perVl) for (const vl of VLS) out.push(`${c.name}${vl}${suffix}`);
     else out.push(`${c.name}${suffix}`);
   }
-  for (let ctx = 0; ctx < RCV_CONTEXTS; ctx++) out.push(`RcvHdrOvr${ctx}`);
+  for (let ctx = 0; ctx < rcvContexts; ctx++) out.push(`RcvHdrOvr${ctx}`);
   return out;
 }
-
-/** The names, computed once (the table never changes). */
-export const PORT_COUNTER_NAMES: readonly string[] = portCounterNames();
 
 /** The values the model has for the driver's names (by bare name); every other counter reads 0. */
 export function driverCounterValues(c: PortCounterState, nowNs: number): Map<string, bigint> {
@@ -171,24 +165,11 @@ export function driverCounterValues(c: PortCounterState, nowNs: number): Map<str
   ]);
 }
 
-/** The port<N>counters values in PORT_COUNTER_NAMES order. */
-export function portCounterValues(c: PortCounterState, nowNs: number): bigint[] {
+/** The port<N>counters values in the order of `names` (portCounterNames). */
+export function portCounterValues(c: PortCounterState, nowNs: number, names: readonly string[]): bigint[] {
   const known = driverCounterValues(c, nowNs);
-  return PORT_COUNTER_NAMES.map((n) => known.get(n.endsWith(',32') ? n.slice(0, -3) : n) ?? 0n);
+  return names.map((n) => known.get(n.endsWith(',32') ? n.slice(0, -3) : n) ?? 0n);
 }
-
-/** The driver counters the port's `hw_counters` directory shows (the same names; the rest stay 0, so only these are written). */
-export const HW_COUNTER_FILES: readonly string[] = [
-  'TxPkt',
-  'TxWords',
-  'TxWait',
-  'RxPkt',
-  'RxWords',
-  'SwLinkDown,32',
-  'SwLinkUp,32',
-  'XmitDscd,32',
-  'DmaWait',
-];
 
 /**
  * The RDMA core's `ports/<N>/counters/` files as hfi1 answers them (ib_core sysfs.c pma_attrs_ext; mad.c

@@ -4,7 +4,8 @@
 // and the same counters as the contract gives them.
 import { join } from 'node:path';
 import type { PortCounters } from '../backend.js';
-import { FLIT_BYTES, HW_COUNTER_FILES, PORT_COUNTER_NAMES, pmaCounterFiles, portCounterValues } from './port-counters.js';
+import { HW_STATS_LIFESPAN_TEXT } from './dev-counters.js';
+import { FLIT_BYTES, pmaCounterFiles, portCounterNames, portCounterValues } from './port-counters.js';
 import type { EmuPort } from './ports.js';
 import { countersBinary } from './sdes.js';
 import type { TreeWriter } from './tree.js';
@@ -41,12 +42,23 @@ export function modelPortCounters(p: EmuPort, nowNs: number): PortCounters {
 /** A sysfs counter (one short line, read whole): overwritten in place when its length is unchanged. */
 const IN_PLACE = true;
 
-/** The portcounter_names text (the same for every port of a unit). */
-const NAMES_TEXT = PORT_COUNTER_NAMES.map((n) => `${n}\n`).join('');
+/** The port counter names and their portcounter_names text, by receive contexts in use (the same for every port of a unit). */
+const namesByContexts = new Map<number, { names: string[]; text: string }>();
+
+function namesOf(rcvContexts: number): { names: string[]; text: string } {
+  let n = namesByContexts.get(rcvContexts);
+  if (!n) {
+    const names = portCounterNames(rcvContexts);
+    n = { names, text: names.map((x) => `${x}\n`).join('') };
+    namesByContexts.set(rcvContexts, n);
+  }
+  return n;
+}
 
 /**
- * Write every port's counter files: `dbg` is the unit's debugfs directory, `classDir` its sysfs class directory.
- * The driver's counters the model does not move read 0; hw_counters shows the ones it moves.
+ * Write every port's counter files: `dbg` is the unit's debugfs directory, `classDir` its sysfs class directory,
+ * `rcvContexts` the unit's receive contexts in use (its RcvHdrOvr counters). The driver's counters the model does
+ * not move read 0.
  */
 export function writePortFiles(
   w: TreeWriter,
@@ -54,15 +66,18 @@ export function writePortFiles(
   dirs: { dbg: string; classDir: string },
   nowNs: number,
   littleEndian: boolean,
+  rcvContexts: number,
 ): void {
-  w.file(join(dirs.dbg, 'portcounter_names'), NAMES_TEXT);
+  const { names, text } = namesOf(rcvContexts);
+  w.file(join(dirs.dbg, 'portcounter_names'), text);
   for (const p of ports) {
-    const values = portCounterValues(p.counters, nowNs);
+    const values = portCounterValues(p.counters, nowNs, names);
     w.file(join(dirs.dbg, `port${p.port}counters`), countersBinary(values, littleEndian));
     const portDir = join(dirs.classDir, 'ports', String(p.port));
     w.file(join(portDir, 'link_layer'), 'InfiniBand\n');
     for (const [name, text] of pmaCounterFiles(p.counters)) w.file(join(portDir, 'counters', name), text, IN_PLACE);
-    const byName = new Map(PORT_COUNTER_NAMES.map((n, i) => [n, values[i] ?? 0n]));
-    for (const name of HW_COUNTER_FILES) w.file(join(portDir, 'hw_counters', name), `${byName.get(name) ?? 0n}\n`, IN_PLACE);
+    // The RDMA core's port hw stats (hfi_alloc_hw_port_stats, verbs.c): every port counter, then `lifespan`.
+    for (const [i, name] of names.entries()) w.file(join(portDir, 'hw_counters', name), `${values[i] ?? 0n}\n`, IN_PLACE);
+    w.file(join(portDir, 'hw_counters', 'lifespan'), HW_STATS_LIFESPAN_TEXT, IN_PLACE);
   }
 }

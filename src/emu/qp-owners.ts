@@ -46,8 +46,20 @@ function statusText(pid: number, command: string): string {
   return `Name:\t${command}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t${pid}\nNgid:\t0\nPid:\t${pid}\nPPid:\t1\nUid:\t${uid}\t${uid}\t${uid}\t${uid}\nGid:\t${uid}\t${uid}\t${uid}\t${uid}\n`;
 }
 
-/** The QPs `rdma -j res show qp` prints for the unit: QP0 and QP1 (the kernel's), then each QP sender. */
-export function rdmaResQps(device: string, ifindex: number, senders: readonly Sender[], unit = 0): object[] {
+/**
+ * The PD number of QP sender `rank` (counted among the unit's QP senders): the resource tracker numbers a device's PDs
+ * from 0 as they are made (rdma_restrack_add), the kernel's first (a choice: the MAD agent's and IPoIB's, one each
+ * per port), then one per process, each QP sender being a process of its own.
+ */
+export function emuPdn(rank: number, ports = 1): number {
+  return 2 * ports + rank;
+}
+
+/**
+ * The QPs `rdma -j res show qp` prints for the unit: QP0 and QP1 (the kernel's), then each QP sender, keys in the
+ * order res_qp_line (iproute2 rdma/res-qp.c) prints them; `pdn` only for a user QP (fill_res_qp_entry, nldev.c).
+ */
+export function rdmaResQps(device: string, ifindex: number, senders: readonly Sender[], unit = 0, ports = 1): object[] {
   const kernel = (lqpn: number, type: string) => ({
     ifindex,
     ifname: device,
@@ -59,6 +71,7 @@ export function rdmaResQps(device: string, ifindex: number, senders: readonly Se
     comm: 'ib_core',
   });
   const qps: object[] = [kernel(0, 'SMI'), kernel(1, 'GSI')];
+  let rank = 0;
   for (const s of senders) {
     if (s.spec.kind !== 'qp') continue;
     qps.push({
@@ -72,6 +85,7 @@ export function rdmaResQps(device: string, ifindex: number, senders: readonly Se
       'rq-psn': 0,
       'sq-psn': 0,
       'path-mig-state': 'MIGRATED',
+      pdn: emuPdn(rank++, ports),
       pid: emuQpOwnerPid(s.id, unit),
       comm: emuQpCommand(s.id),
     });
@@ -80,8 +94,8 @@ export function rdmaResQps(device: string, ifindex: number, senders: readonly Se
 }
 
 /** The JSON `rdma -j res show qp` prints for the unit's QPs. */
-export function rdmaResQpText(device: string, ifindex: number, senders: readonly Sender[], unit = 0): string {
-  return `${JSON.stringify(rdmaResQps(device, ifindex, senders, unit))}\n`;
+export function rdmaResQpText(device: string, ifindex: number, senders: readonly Sender[], unit = 0, ports = 1): string {
+  return `${JSON.stringify(rdmaResQps(device, ifindex, senders, unit, ports))}\n`;
 }
 
 /** Each tree's answer by device: `rdma` answers for every device of the host at once, so units rendered into one tree share it. */
@@ -95,7 +109,7 @@ export function forgetRdmaAnswer(root: string, device: string): void {
 }
 
 /** Write the QP owners' /proc entries, etc/passwd and the rdma answer of the unit into the tree. */
-export function writeQpOwners(w: TreeWriter, device: string, unit: number, senders: readonly Sender[]): void {
+export function writeQpOwners(w: TreeWriter, device: string, unit: number, senders: readonly Sender[], ports = 1): void {
   const ifindex = unit + 1; // the RDMA device's index, as the emulator numbers its devices
   for (const s of senders) {
     if (s.spec.kind !== 'qp') continue;
@@ -111,7 +125,7 @@ export function writeQpOwners(w: TreeWriter, device: string, unit: number, sende
     byDevice = new Map();
     answers.set(w.root, byDevice);
   }
-  byDevice.set(device, rdmaResQps(device, ifindex, senders, unit));
+  byDevice.set(device, rdmaResQps(device, ifindex, senders, unit, ports));
   const all = [...byDevice.keys()].sort().flatMap((d) => byDevice.get(d) ?? []);
   w.file('.hfi1-sdma/rdma-res-qp.json', `${JSON.stringify(all)}\n`);
 }

@@ -33,6 +33,14 @@ export function hashedPointer(object: number | null): string {
   return (0x9e3779b1 * (object + 1)).toString(16).slice(-8).padStart(16, '0');
 }
 
+/**
+ * qp->pmtu, the MTU in bytes qp_iter_print prints: for an RC QP the path MTU it was given (IB_MTU_4096 here) capped by
+ * its VL's MTU (mtu_from_qp, qp.c), 4096; a QP never given a path MTU (the special QPs, UD) keeps 0.
+ */
+export function qpPmtu(type: QpType): number {
+  return type === 'RC' || type === 'UC' ? 4096 : 0;
+}
+
 /** One line of qp_stats with its newline, in qp_iter_print's field order. */
 export function qpStatsLine(q: QpLineFields): string {
   const hex = (n: number) => (n >>> 0).toString(16);
@@ -41,7 +49,7 @@ export function qpStatsLine(q: QpLineFields): string {
     `f=${hex(q.sFlags)} ${q.sdmaPending} ${q.pioPending} ${q.onList ? 1 : 0} 14 0 0`, // timeout, ssn, s_lsn
     'SPSN 0 0 0 0 0 RPSN 0', // s_last_psn, s_psn, s_next_psn, s_sending_psn, s_sending_hpsn; r_psn
     'S(0 0 0 0 0 257 256) R(0 0 16)', // s_last … s_avail; the ack queue and rvt_max_atomic
-    'RQP 0 LID 0 SL 0 MTU 5 7 7 7 7', // remote QP, DLID, SL; pmtu, retries
+    `RQP 0 LID 0 SL 0 MTU ${qpPmtu(q.type)} 7 7 7 7`, // remote QP, DLID, SL; qp->pmtu, retries
     `SDE ${hashedPointer(q.engine)},${q.engine ?? 0}`,
     `SC ${hashedPointer(1000 + q.sendContext)},${q.sendContext} SCQ 0 0 PID ${q.pid}`,
     'OS 0 0 E 0 0 0 RNR 0 RQ 257', // s_state, s_ack_state; the ack entry; r_min_rnr_timer, the receive queue

@@ -132,7 +132,8 @@ export function sampleEngine(u: EmuUnit, e: Engine, asKernelPrints = false): Eng
           memory: r(SEND_DMA_MEMORY),
           lenGen: r(SEND_DMA_LEN_GEN),
           reloadCnt: r(SEND_DMA_RELOAD_CNT),
-          checkSlid: r(SEND_DMA_CHECK_SLID),
+          // sdma_seqfile_dump_sde (sdma.c) reads SEND_DMA_CHECK_SLID on WFR only and prints 0 on a JKR, which has none.
+          checkSlid: u.host.cfg.jkr ? 0n : r(SEND_DMA_CHECK_SLID),
           descFetchedCnt: r(SEND_DMA_DESC_FETCHED_CNT),
         },
     sw: {
@@ -158,8 +159,9 @@ export function sampleEngine(u: EmuUnit, e: Engine, asKernelPrints = false): Eng
     seqSource: 'head-lock',
     vl: vl < 0 ? null : vl,
     // The emulated Cornelis hfi1 and hfi2 units map each engine's interrupt CPU for user processes (a choice:
-    // sdma_cpu_list then shows their pidx lines); the upstream unit maps none.
-    cpuList: u.host.cfg.flavour.driver === 'upstream' ? 'empty' : String(e.cpu),
+    // sdma_cpu_list then shows their pidx lines); the upstream unit maps none, and no map keeps an engine the bulk
+    // service took: sdma_set_cpu_to_sde_map refuses an engine without a VL (sdma_engine_get_vl, sdma.c).
+    cpuList: u.host.cfg.flavour.driver === 'upstream' || u.bulkEngines.includes(e.idx) ? 'empty' : String(e.cpu),
     gone,
   };
 }

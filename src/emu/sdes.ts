@@ -1,5 +1,6 @@
 // The kernel's text and binary formats the sysroot writer produces: the debugfs `sdes` records
-// (sdma_seqfile_dump_sde, sdma.c), counter_names / counters (the debugfs counters, debugfs.c) and /proc/interrupts (/proc/interrupts). Pure functions of samples.
+// (sdma_seqfile_dump_sde, sdma.c), counter_names / counters (the debugfs counters, debugfs.c) and /proc/interrupts
+// (show_interrupts, kernel/irq/proc.c). Pure functions of samples.
 import type { DriverBuild, EngineSample, RingDescriptor, RingDump } from '../backend.js';
 import {
   COUNTER_DESC_FETCHED,
@@ -8,9 +9,9 @@ import {
   COUNTER_PROGRESS_INT,
   COUNTER_SDMA_INT,
   ENG_ERR_BITS,
-  TXE_NUM_SDMA_ENGINES,
 } from '../progress/constants.js';
 import { hex, hex16 } from '../progress/descriptor.js';
+import { DEV_COUNTER_NAMES } from './dev-counters.js';
 
 const ONES = 0xffffffffffffffffn;
 
@@ -55,13 +56,18 @@ export function sdesText(samples: readonly EngineSample[], rings: readonly RingD
   return samples.map((s, i) => sdesRecord(s, rings[i] as RingDump, driver)).join('');
 }
 
-/** counter_names entries and values (the debugfs counters, debugfs.c): per-engine 32-bit counters for all 16 chip engines, then the error counters. */
+/**
+ * counter_names entries and values (the debugfs counters, debugfs.c; init_cntrs, chip.c): every device counter in
+ * dev_cntrs[] order (dev-counters.ts). The model moves the per-engine 32-bit counters (keyed by absolute engine index;
+ * 0 outside the unit's window), the SDMA error counters and the port's flit and packet counts (`extra`, by name); the
+ * others read 0.
+ */
 export function counterTable(
   samples: readonly EngineSample[],
   errBitCounts: readonly number[],
-): { names: string[]; values: bigint[] } {
-  const names: string[] = [];
-  const values: bigint[] = [];
+  extra: ReadonlyMap<string, bigint> = new Map(),
+): { names: readonly string[]; values: bigint[] } {
+  const known = new Map<string, bigint>(extra);
   const perEngine: [string, (s: EngineSample) => bigint | undefined][] = [
     [COUNTER_DESC_FETCHED, (s) => s.counters?.descFetched],
     [COUNTER_SDMA_INT, (s) => s.counters?.sdmaInt],
@@ -69,23 +75,11 @@ export function counterTable(
     [COUNTER_IDLE_INT, (s) => s.counters?.idleInt],
     [COUNTER_PROGRESS_INT, (s) => s.counters?.progressInt],
   ];
-  const byEngine: (EngineSample | undefined)[] = [];
-  for (const s of samples) byEngine[s.engine] = s; // keyed by absolute index: 0 outside the unit's window
-  for (const [name, get] of perEngine) {
-    for (let i = 0; i < TXE_NUM_SDMA_ENGINES; i++) {
-      const s = byEngine[i];
-      names.push(`${name}${i},32`);
-      values.push(s ? (get(s) ?? 0n) & 0xffff_ffffn : 0n);
-    }
+  for (const s of samples) {
+    for (const [name, get] of perEngine) known.set(`${name}${s.engine},32`, (get(s) ?? 0n) & 0xffff_ffffn);
   }
-  for (const b of ENG_ERR_BITS) {
-    if (b.name === 'reserved') continue;
-    names.push(b.name);
-    values.push(BigInt(errBitCounts[b.bit] ?? 0));
-  }
-  names.push('SDmaRpyTagErr', 'SDmaCsrParityErr');
-  values.push(0n, 0n);
-  return { names, values };
+  for (const b of ENG_ERR_BITS) if (b.name !== 'reserved') known.set(b.name, BigInt(errBitCounts[b.bit] ?? 0));
+  return { names: DEV_COUNTER_NAMES, values: DEV_COUNTER_NAMES.map((n) => known.get(n) ?? 0n) };
 }
 
 /** The binary `counters` file: native-endian u64 per name (the debugfs counters, debugfs.c). */
@@ -98,7 +92,29 @@ export function countersBinary(values: readonly bigint[], littleEndian: boolean)
   return b;
 }
 
-/** /proc/interrupts with one MSI-X vector per engine named `hfi1_<u> sdma<E>` (`hfi2_…` for hfi2; E absolute) (msix.c). */
+/** The IRQ column's width (show_interrupts, kernel/irq/proc.c: 3 while nr_irqs ≤ 1000, as on a 16-CPU host with one I/O APIC). */
+const IRQ_PREC = 3;
+
+/**
+ * hwirq of MSI-X entry `entry` of PCI function `pci` in the PCI-MSI domain of a 5.14 kernel (pci_msi_domain_calc_hwirq,
+ * drivers/pci/msi.c): the entry, the requester ID (bus << 8 | devfn) from bit 11, the PCI domain from bit 27.
+ */
+export function pciMsiHwirq(pci: string, entry: number): number {
+  const m = /^([0-9a-f]{4}):([0-9a-f]{2}):([0-9a-f]{2})\.([0-7])$/i.exec(pci);
+  if (!m) throw new Error(`${pci}: not a PCI address (dddd:bb:dd.f)`);
+  const [domain, bus, dev, fn] = [m[1], m[2], m[3], m[4]].map((x) => Number.parseInt(x as string, 16)) as number[];
+  const rid = ((bus as number) << 8) | ((dev as number) << 3) | (fn as number);
+  return entry + rid * 2 ** 11 + (domain as number) * 2 ** 27;
+}
+
+/**
+ * /proc/interrupts as show_interrupts (kernel/irq/proc.c) prints it on the emulated 5.14 host: a header of `%*s`
+ * (IRQ_PREC + 8) and `CPU%-8d` per CPU; per IRQ `%*d: `, `%10u ` per CPU, the chip name ` %8s`, the hwirq ` %*lu`, the
+ * flow handler's name `-%-8s` and `  %s` the action. The unit's MSI-X vectors (pci_alloc_irq_vectors with PCI_IRQ_MSIX,
+ * msix.c) are in the interrupt-remapped PCI-MSI domain of that kernel, `IR-PCI-MSI` with pciMsiHwirq numbers (kernels
+ * from 6.2 name a per-device domain `IR-PCI-MSIX-<bdf>` with the entry as hwirq): entry 0 the general vector
+ * `hfi1_<u>`, then one per engine, `hfi1_<u> sdma<E>` (`hfi2_…` for hfi2; E absolute).
+ */
 export function procInterrupts(
   unit: number,
   pci: string,
@@ -108,19 +124,20 @@ export function procInterrupts(
   module: 'hfi1' | 'hfi2' = 'hfi1',
   engineIds?: readonly number[],
 ): string {
-  const prec = 3;
-  let out = `${' '.repeat(prec + 8)}${Array.from({ length: cpus }, (_, j) => `CPU${j}`.padEnd(11)).join('')}`.trimEnd();
+  let out = ' '.repeat(IRQ_PREC + 8);
+  for (let j = 0; j < cpus; j++) out += `CPU${String(j).padEnd(8)}`;
   out += '\n';
-  const line = (irq: number, perCpu: number[], chip: string, name: string) =>
-    `${String(irq).padStart(prec)}: ${perCpu.map((n) => `${String(n).padStart(10)} `).join('')} ${chip}  ${name}\n`;
+  const line = (irq: number, perCpu: number[], chip: string, hwirq: number, name: string) =>
+    `${String(irq).padStart(IRQ_PREC)}: ${perCpu.map((n) => `${String(n).padStart(10)} `).join('')}` +
+    ` ${chip.padStart(8)} ${String(hwirq).padStart(IRQ_PREC)}-${'edge'.padEnd(8)}  ${name}\n`;
   const zeros = () => new Array<number>(cpus).fill(0);
-  out += line(0, zeros(), '  IO-APIC    2-edge     ', 'timer');
-  out += line(150, zeros(), ` IR-PCI-MSI-${pci}    0-edge     `, `${module}_${unit}`);
+  out += line(0, zeros(), 'IO-APIC', 2, 'timer');
+  out += line(150, zeros(), 'IR-PCI-MSI', pciMsiHwirq(pci, 0), `${module}_${unit}`);
   engineCpu.forEach((cpu, i) => {
     const per = zeros();
     per[cpu % cpus] = counts[i] ?? 0;
     const e = engineIds?.[i] ?? i;
-    out += line(151 + i, per, ` IR-PCI-MSI-${pci} ${String(i + 1).padStart(4)}-edge     `, `${module}_${unit} sdma${e}`);
+    out += line(151 + i, per, 'IR-PCI-MSI', pciMsiHwirq(pci, i + 1), `${module}_${unit} sdma${e}`);
   });
   return out;
 }

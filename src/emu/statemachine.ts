@@ -1,7 +1,7 @@
 // Driving the engine state machine (sdma.c): events through step() of src/progress/state.ts, the CTRL
 // write on entry (the state names, sdma.c), the workers the transitions schedule (halt-wait, hw clean-up, sw
 // clean-up), hw start-up (init_sdma_regs, sdma.c) and the engine-error interrupt (__sdma_process_event, sdma.c; SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
-import { ENG_ERR_BITS, SDMA_ENG_ERR_HALT_MASK } from '../progress/constants.js';
+import { ENG_ERR_BITS, SDMA_ENG_ERR_HALT_BIT, SDMA_ENG_ERR_HALT_MASK } from '../progress/constants.js';
 import { isLoggedError } from '../progress/csr.js';
 import { emptyDescriptor, hex } from '../progress/descriptor.js';
 import { inProcessFor } from '../progress/driver.js';
@@ -16,6 +16,7 @@ export const HALT_WAIT_LIMIT_NS = 10_000_000; // the event names, sdma.c: halt-w
 const HW_CLEAN_POLL_NS = 10_000; // the event names, sdma.c: 10 µs steps
 const SW_CLEAN_DELAY_NS = 3_000;
 const ENG_ERR_COR_MASK = 0xf8_0000; // SEND_DMA_ENG_ERR_STATUS bits 19-23, the correctable (…CorErr) ones
+const ENG_ERR_HALT_BIT = 1 << SDMA_ENG_ERR_HALT_BIT; // SDmaHaltErr, the chip reporting its own halt
 const CLEAN_POLLS = 100; // sdma_hw_clean_up_worker (Cornelis hfi1, hfi2): gives up when ++count exceeds 100
 
 /**
@@ -152,9 +153,9 @@ export function engineError(e: Engine, status: number): void {
   const halts = (BigInt(status) & SDMA_ENG_ERR_HALT_MASK) !== 0n;
   e.host.log.write(e.host.sched.nowNs, LogKind.engineError, e.idx, status, halts ? 1 : 0, 0);
   if (halts) processEvent(e, 'e60_HwHalted', true);
-  // The Cornelis hfi1 and hfi2 also stay silent when only correctable bits are set (sdma_engine_error, sdma.c:
-  // status & ~(SDmaHaltErr | ALL_SDMA_ENG_COR_ERRS), bits 19-23).
-  const quiet = e.host.cfg.flavour.driver !== 'upstream' && (status & ~ENG_ERR_COR_MASK) === 0;
+  // The Cornelis hfi1 and hfi2 also stay silent when nothing but SDmaHaltErr and the correctable bits is set
+  // (sdma_engine_error, sdma.c: status & ~(SDmaHaltErr | ALL_SDMA_ENG_COR_ERRS), bits 6 and 19-23).
+  const quiet = e.host.cfg.flavour.driver !== 'upstream' && (status & ~(ENG_ERR_COR_MASK | ENG_ERR_HALT_BIT)) === 0;
   if (isLoggedError(BigInt(status)) && !quiet) {
     kernelLog(e, `SDMA (${e.idx}) engine error: ${hex(status)} state ${e.state}`);
     for (const line of errorDump(e)) kernelLog(e, line);
@@ -167,7 +168,7 @@ export function errorBitName(bit: number): string {
   return ENG_ERR_BITS[bit]?.name ?? `bit${bit}`;
 }
 
-/** Append a kernel log line (the driver log lines, sdma.c text), keeping the last 1000. */
-export function kernelLog(e: Engine, text: string): void {
-  kernelLogLine(e.host, text);
+/** Append a kernel log line (the driver log lines, sdma.c text) at printk `level` (dd_dev_err unless told). */
+export function kernelLog(e: Engine, text: string, level?: number): void {
+  kernelLogLine(e.host, text, level);
 }

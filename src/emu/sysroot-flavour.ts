@@ -5,9 +5,17 @@
 import { join } from 'node:path';
 import type { EngineSample } from '../backend.js';
 import { engineRegOffset, interruptSources, memoryRegOffset } from '../progress/chip.js';
-import { ALL_ONES_64, CCE_INT_STATUS, SEND_DMA_CTRL, SEND_DMA_MEM_SIZE_OBSERVED, VL_UNMAPPED } from '../progress/constants.js';
+import {
+  ALL_ONES_64,
+  CCE_INT_STATUS,
+  CCE_REVISION,
+  SEND_DMA_CTRL,
+  SEND_DMA_MEM_SIZE_OBSERVED,
+  VL_UNMAPPED,
+} from '../progress/constants.js';
 import { defaultDriverSettings } from '../progress/driver.js';
-import { EMU_PCI_IDENTITY } from './context.js';
+import { EMU_CCE_REVISION, EMU_PCI_IDENTITY } from './context.js';
+import { CHIP_RCV_CONTEXTS, CHIP_RCVARRAY_ENTRIES, type PortContexts, portContexts } from './rcv-contexts.js';
 import { readCsr } from './sample.js';
 import type { TreeWriter } from './tree.js';
 import type { EmuUnit } from './unit.js';
@@ -42,8 +50,8 @@ export function sysrootPaths(u: EmuUnit): SysrootPaths {
 
 /**
  * The BAR image blocks of a JKR unit (chip_registers_jkr.h): each engine's registers at 0x1A00000 + 0x2000·e, its
- * SEND_DMA_CFG_MEMORY at 0x1B00B00 + 8·e, SEND_DMA_ENGINES and SEND_DMA_MEM_SIZE, and CCE_INT_STATUS #4 holding the
- * engines' pending SDMA sources. All-ones once the device is gone.
+ * SEND_DMA_CFG_MEMORY at 0x1B00B00 + 8·e, SEND_DMA_ENGINES and SEND_DMA_MEM_SIZE, CCE_REVISION, and CCE_INT_STATUS #4
+ * holding the engines' pending SDMA sources. All-ones once the device is gone.
  */
 export function jkrBarBlocks(u: EmuUnit): [number, Buffer][] {
   const chip = u.flavour.chip;
@@ -67,6 +75,7 @@ export function jkrBarBlocks(u: EmuUnit): [number, Buffer][] {
     reg(memoryRegOffset(chip, c.idx), BigInt(c.memory));
     status |= BigInt(c.pendingStatusMask());
   }
+  reg(CCE_REVISION, EMU_CCE_REVISION.jkr); // at the WFR offset (a choice: the JKR map of the CCE block is not public)
   reg(chip.sendDmaEngines, BigInt(u.engines.length));
   reg(chip.sendDmaMemSize, BigInt(SEND_DMA_MEM_SIZE_OBSERVED));
   reg(CCE_INT_STATUS + 8 * interruptSources(chip, 0).reg, status);
@@ -88,15 +97,45 @@ export function jkrPciIdentity(u: EmuUnit): Record<string, string> {
 /**
  * The `hw_resources` device attribute of the Cornelis hfi1 and hfi2 (hw_resources_show, sysfs.c): pfunit, si_idx,
  * numvfs, then `%u-%u` ranges, `sde` the SDMA engines with their last one (first, last − 1 of the driver's half-open
- * bounds), and `bulksvc.sde a-b` when the bulk service owns engines (the loan moves last_sdma_engine down to its
- * first engine, bulksvc.c). The per-port `p%d.` lines are left out (the emulator models no receive contexts).
+ * bounds), then per port `p%d not used` or its receive contexts (rcv-contexts.ts; hfi2 without the bulk-service
+ * lines and with narrower labels), and on the Cornelis hfi1 `bulksvc.sde a-b` when the bulk service owns engines (the
+ * loan moves last_sdma_engine down to its first engine, bulksvc.c). hfi2's vf2pf lines of a function without VFs
+ * print nothing (a choice: vf2pf_sysfs_emit_at is not in the public sources).
  */
 export function hwResourcesText(u: EmuUnit): string {
-  const first = u.flavour.firstEngine;
+  const f = u.flavour;
+  const first = f.firstEngine;
   const bulk = u.bulkEngines;
-  const last = first + u.flavour.count - 1 - bulk.length;
-  const bulkLine = bulk.length > 0 ? `bulksvc.sde ${bulk[0]}-${bulk[bulk.length - 1]}\n` : '';
-  return `pfunit 0\nsi_idx 0\nnumvfs 0\nsctxt  0-159\nrctxt  0-159\nsde    ${first}-${last}\nrcvary 0-65535\npio    0-159\n${bulkLine}`;
+  const last = first + f.count - 1 - bulk.length;
+  let out = `pfunit 0\nsi_idx 0\nnumvfs 0\nsctxt  0-159\nrctxt  0-${CHIP_RCV_CONTEXTS - 1}\nsde    ${first}-${last}\n`;
+  out += `rcvary 0-${CHIP_RCVARRAY_ENTRIES - 1}\npio    0-159\n`;
+  const hfi2 = f.driver === 'hfi2';
+  for (const p of unitContexts(u)) {
+    const at = `p${p.pidx}.`;
+    if (p.base === null) {
+      out += `p${p.pidx} not used\n`;
+      continue;
+    }
+    const lastCtxt = p.base + p.kernel + p.bulksvc + p.netdev + p.user - 1;
+    const firstDyn = p.base + p.kernel + p.bulksvc;
+    out += hfi2
+      ? `${at}rctxt    ${p.base}-${lastCtxt}\n${at}firstdyn ${firstDyn}\n${at}nkrcvq   ${p.kernel}\n${at}nnetdev  ${p.netdev}\n${at}nuctxts  ${p.user}\n${at}rcvary   ${p.rcvArrayBase}\n`
+      : `${at}rctxt        ${p.base}-${lastCtxt}\n${at}firstbulksvc ${p.base + p.kernel}\n${at}firstdyn     ${firstDyn}\n` +
+        `${at}nkrcvq    ${p.kernel}\n${at}nbulksvc  ${p.bulksvc}\n${at}nnetdev   ${p.netdev}\n${at}nuctxts   ${p.user}\n${at}rcvary    ${p.rcvArrayBase}\n`;
+  }
+  if (bulk.length > 0) out += `bulksvc.sde ${bulk[0]}-${bulk[bulk.length - 1]}\n`;
+  return out;
+}
+
+/** The unit's receive contexts per port (rcv-contexts.ts). */
+export function unitContexts(u: EmuUnit): PortContexts[] {
+  return portContexts({
+    cpus: u.host.cfg.cpus,
+    capMask: u.host.cfg.capMask,
+    ports: u.flavour.ports,
+    activePorts: u.flavour.activePorts,
+    bulksvcContexts: u.bulkEngines.length > 0 ? Number(u.params.bulksvc.bulksvc_num_rctx) : 0,
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   BAR0_SIZE,
   CCE_INT_SDMA_REG,
   CCE_INT_STATUS,
+  CCE_REVISION,
   PCI_DEVICE_HFI1_DISCRETE,
   PCI_VENDOR_INTEL,
   SDMA_CSR_BLOCK_SIZE,
@@ -19,21 +20,36 @@ import {
   SEND_DMA_MEM_SIZE_OBSERVED,
 } from '../progress/constants.js';
 import { version } from '../version.js';
-import { EMU_CMDLINE, EMU_PCI_IDENTITY, emuContext, kmsgText, portRate } from './context.js';
+import { EMU_CCE_REVISION, EMU_CMDLINE, EMU_PCI_IDENTITY, emuContext, portRate } from './context.js';
+import { DRIVER_COUNTER_NAMES, HW_STATS_LIFESPAN_TEXT } from './dev-counters.js';
+import { kmsgText } from './kmsg.js';
 import { writeNetdevFiles } from './netdev-files.js';
+import { FLIT_BYTES } from './port-counters.js';
 import { writePortFiles } from './port-files.js';
 import { portFileTexts } from './ports.js';
 import { forgetRdmaAnswer, writeQpOwners } from './qp-owners.js';
+import { usedContexts } from './rcv-contexts.js';
 import { CSR_OFFSETS, readCsr, sampleEngine } from './sample.js';
 import { countersBinary, counterTable, procInterrupts } from './sdes.js';
 import { SdesRenderer } from './sdes-render.js';
-import { cpuListText, jkrBarBlocks, jkrPciIdentity, sysrootPaths, vlText, writeFlavourFiles } from './sysroot-flavour.js';
+import {
+  cpuListText,
+  jkrBarBlocks,
+  jkrPciIdentity,
+  sysrootPaths,
+  unitContexts,
+  vlText,
+  writeFlavourFiles,
+} from './sysroot-flavour.js';
 import type { TreeWriter } from './tree.js';
 import { openTree } from './tree-root.js';
 import type { EmuUnit } from './unit.js';
 import { qpStatsText, writePsmProc } from './waiter-files.js';
 
-/** The BAR0 bytes the writer owns, as (offset, 8-byte value) pairs: the SDMA CSR block and the SEND_DMA device registers (chip_registers.h). */
+/**
+ * The BAR0 bytes the writer owns, as (offset, 8-byte value) pairs: the SDMA CSR block, the SEND_DMA device registers
+ * and CCE_REVISION, whose revision fields `boardversion` and `hw_rev` print (chip_registers.h).
+ */
 export function barRegisters(u: EmuUnit): { block: Buffer; device: [number, bigint][] } {
   const gone = u.host.gone;
   const block = Buffer.alloc(SDMA_CSR_BLOCK_SIZE, gone ? 0xff : 0);
@@ -50,6 +66,7 @@ export function barRegisters(u: EmuUnit): { block: Buffer; device: [number, bigi
   return {
     block,
     device: [
+      [CCE_REVISION, v(EMU_CCE_REVISION.wfr)],
       [SEND_DMA_ENGINES, v(BigInt(u.engines.length))],
       [SEND_DMA_MEM_SIZE, v(BigInt(SEND_DMA_MEM_SIZE_OBSERVED))],
       [CCE_INT_STATUS + 8 * CCE_INT_SDMA_REG, v(status)],
@@ -74,6 +91,44 @@ function barBlocks(u: EmuUnit): [number, Buffer][] {
 
 /** A sysfs counter (one short line, read whole): overwritten in place when its length is unchanged. */
 const IN_PLACE = true;
+
+/** The device counters of the link the model moves (DcXmitFlits and the rest, chip.c dev_cntrs): its ports' traffic summed. */
+function linkCounters(u: EmuUnit): Map<string, bigint> {
+  let xmitFlits = 0;
+  let rcvFlits = 0;
+  let xmitPkts = 0;
+  let rcvPkts = 0;
+  for (const p of u.host.ports) {
+    xmitFlits += Math.floor(p.counters.xmitBytes / FLIT_BYTES);
+    rcvFlits += Math.floor(p.counters.rcvBytes / FLIT_BYTES);
+    xmitPkts += p.counters.xmitPackets;
+    rcvPkts += p.counters.rcvPackets;
+  }
+  return new Map([
+    ['DcXmitFlits', BigInt(xmitFlits)],
+    ['DcRcvFlits', BigInt(rcvFlits)],
+    ['DcXmitPkts', BigInt(xmitPkts)],
+    ['DcRcvPkts', BigInt(rcvPkts)],
+  ]);
+}
+
+/**
+ * The device's `hw_counters/` (the RDMA core's hw stats, ib_setup_device_attrs; hfi1_alloc_hw_device_stats and
+ * get_hw_stats, verbs.c): one file per device counter, then the driver's DRIVER_* counters (DRIVER_KernIntr the
+ * interrupts the unit's handlers took; the others 0 here), then `lifespan`.
+ */
+function writeDeviceHwCounters(
+  w: TreeWriter,
+  dir: string,
+  names: readonly string[],
+  values: readonly bigint[],
+  vectorCounts: readonly number[],
+): void {
+  for (const [i, n] of names.entries()) w.file(join(dir, n), `${values[i] ?? 0n}\n`, IN_PLACE);
+  const interrupts = vectorCounts.reduce((a, b) => a + b, 0);
+  for (const n of DRIVER_COUNTER_NAMES) w.file(join(dir, n), `${n === 'DRIVER_KernIntr' ? interrupts : 0}\n`, IN_PLACE);
+  w.file(join(dir, 'lifespan'), HW_STATS_LIFESPAN_TEXT, IN_PLACE);
+}
 
 /** What one unit keeps between writes of one tree. */
 interface SysrootState {
@@ -188,8 +243,8 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
     w.file(join(classDir, `sdma${s.engine}`, 'vl'), vlText(u, s.engine - flavour.firstEngine));
     w.file(join(classDir, `sdma${s.engine}`, 'cpu_list'), `${s.cpuList ?? 'empty'}\n`);
   }
-  const { names, values } = counterTable(samples, u.errBitCounts);
-  for (const [i, n] of names.entries()) w.file(join(classDir, 'hw_counters', n), `${values[i] ?? 0n}\n`, IN_PLACE);
+  const { names, values } = counterTable(samples, u.errBitCounts, linkCounters(u));
+  writeDeviceHwCounters(w, join(classDir, 'hw_counters'), names, values, u.vectorCounts);
 
   w.file(join(dbg, 'sdes'), state.sdes.render(u, samples));
   w.file(join(dbg, 'counter_names'), names.map((n) => `${n}\n`).join(''));
@@ -198,11 +253,11 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file(join(dbg, 'qp_stats'), qpStatsText(u.senders, flavour.firstEngine, unit));
   writePsmProc(w, unit, u.senders, state.psmPids, module);
   if (!flavour.classic) writeFlavourFiles(w, u, paths);
-  writePortFiles(w, u.host.ports, paths, u.host.sched.nowNs, endianness() === 'LE');
+  writePortFiles(w, u.host.ports, paths, u.host.sched.nowNs, endianness() === 'LE', usedContexts(unitContexts(u)));
   writeNetdevFiles(w, u, pci);
   // The kernel's uptime (the virtual time): what a reader needs to date /dev/kmsg records.
   w.file('proc/uptime', `${(u.nowMs / 1000).toFixed(2)} ${((u.nowMs / 1000) * cfg.cpus).toFixed(2)}\n`);
-  writeQpOwners(w, name, unit, u.senders);
+  writeQpOwners(w, name, unit, u.senders, u.host.ports.length);
 
   const params = paths.params;
   w.file(join(params, 'sdma_descq_cnt'), `${cfg.descqCntParam}\n`);

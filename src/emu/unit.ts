@@ -26,13 +26,13 @@ import { Engine } from './engine.js';
 import { FastForward, type SkipTotals } from './fast-forward.js';
 import { type FaultSpec, parseFault } from './faults.js';
 import { type EmuFlavour, extraCtrlBits, resolveFlavour, unitFlavour, windowText } from './flavour.js';
-import { type ChipConfig, EmuStats, Ev, type Host, kernelLogLine } from './host.js';
+import { type ChipConfig, EmuStats, Ev, type Host, kernelLogLine, kernelLogRaw } from './host.js';
 import type { IoWait } from './iowait.js';
 import { assignTransmitPorts } from './link.js';
 import { EventLog, type LogKindName, type LogRecord } from './log.js';
 import { checkLostWakeup } from './lost-wakeup.js';
 import { checkIpoibTimeout, startNetdevWatchdog } from './netdev.js';
-import { bulkServiceEngines, CAP_SDMA, checkParamsForBuild, emuSettings, parseParams } from './params.js';
+import { bulkService, CAP_SDMA, checkParamsForBuild, emuSettings, parseParams } from './params.js';
 import { modelPortCounters } from './port-files.js';
 import { makePorts, portLink, shownPort } from './ports.js';
 import { Sfc32 } from './prng.js';
@@ -159,8 +159,15 @@ export class EmuUnit implements Unit {
     checkParamsForBuild(params, flavour.driver, given);
     const numVls = Math.min(params.numVls ?? opts.numVls ?? 8, engines);
     // The bulk service takes the window's last engines; SDMA keeps the rest and maps its VLs over them (params.ts).
-    const bulk = params.useBulksvc ? bulkServiceEngines(params, flavour.firstEngine, engines, numVls) : { engines: [] };
-    const bulkEngines = 'engines' in bulk ? bulk.engines : [];
+    const bulk = bulkService(params, {
+      chip: flavour.chip.name,
+      first: flavour.firstEngine,
+      count: engines,
+      numVls: params.numVls ?? opts.numVls ?? 8,
+      ports: flavour.ports,
+      unit: opts.unit ?? 0,
+    });
+    const bulkEngines = bulk.engines;
     const sdmaEngines = engines - bulkEngines.length;
     this.vlMap = buildVlMap(sdmaEngines, numVls);
     this.seed = (opts.seed ?? 1) >>> 0;
@@ -168,7 +175,7 @@ export class EmuUnit implements Unit {
     const unit = opts.unit ?? 0;
     const pci = opts.pci ?? '0000:05:00.0';
     const capMask = params.capMask ?? opts.capMask ?? EMU_CAP_MASK;
-    const wl = parseWorkload(opts.workload ?? DEFAULT_WORKLOAD, sdmaEngines, this.vlMap, numVls);
+    const wl = parseWorkload(opts.workload ?? DEFAULT_WORKLOAD, sdmaEngines, this.vlMap, numVls, engines);
     // SDMA off in cap_mask: the driver sends nothing through an engine (the senders go by PIO, not modelled).
     if ((capMask & CAP_SDMA) === 0) wl.senders.length = 0;
     this.workload = wl;
@@ -210,6 +217,7 @@ export class EmuUnit implements Unit {
       afterSeqSample: null,
       kernelLog: [],
       kernelLogUs: [],
+      kernelLogPri: [],
       kernelLogSeq: 0,
       sdmaPrintTag: 0,
       templates: new Map(),
@@ -258,7 +266,10 @@ export class EmuUnit implements Unit {
       }),
     };
     this.params = params;
-    if ('refused' in bulk) kernelLogLine(this.host, bulk.refused);
+    for (const l of bulk.log) {
+      if (l.device) kernelLogLine(this.host, l.text, l.level);
+      else kernelLogRaw(this.host, l.text, l.level);
+    }
     // Driver load (__sdma_process_event, sdma.c): e10 to every engine at time 0, the port ACTIVE later.
     this.host.sched.at(0, Ev.portActive, -1);
     this.host.sched.at(this.host.cfg.portActiveNs, Ev.portActive, 1);

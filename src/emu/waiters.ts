@@ -69,7 +69,12 @@ export function modelWaiter(m: WaiterModel, e: Engine, w: IoWait): Waiter {
   }
   if (w.sleepKind === SleepKind.ipoib) {
     const q = own?.ipoib ?? null;
-    const waiter: Waiter = { kind: 'ipoib', netdev: emuNetdev(m.info.unit), txq: q ? q.txq : null, ...common };
+    const waiter: Waiter = {
+      kind: 'ipoib',
+      netdev: emuNetdev(m.info.unit, 1, e.host.ports.length),
+      txq: q ? q.txq : null,
+      ...common,
+    };
     if (q && own) {
       const stopped = q.subqueueStopped ? 1 : 0;
       waiter.evidence = {

@@ -35,6 +35,12 @@ export async function readDebugfsCounters(fs: HwFs, p: UnitPaths, engines: reado
 }
 
 const BASES = [COUNTER_DESC_FETCHED, COUNTER_SDMA_INT, COUNTER_IDLE_INT, COUNTER_PROGRESS_INT, COUNTER_ERR];
+const ENGINE_COUNTER = new RegExp(`^(?:${BASES.join('|')})\\d{1,2}$`);
+
+/** True for a device hw_counters file readHwCounters reads (an engine's counter, `SDMAInt3` or `SDMAInt3,32`); the rest it never reads. */
+export function isEngineHwCounter(fileName: string): boolean {
+  return ENGINE_COUNTER.test(hwCounterName(fileName));
+}
 
 /** sysfs hw_counters (the hfi1 sysfs attributes, sysfs.c): one file per counter, `SDMAInt3` or `SDMAInt3,32`, for the engines. */
 export async function readHwCounters(fs: HwFs, dir: string, engines: readonly number[]): Promise<CountersByEngine> {

@@ -305,6 +305,22 @@ export const MAX_UNITS = 64;
  */
 export const MAX_KEPT_LINE_CHARS = 2048;
 
+/** At most this many pieces of one wrapped line are joined (a wrapped driver line of under 200 characters has 2 or 3). */
+const MAX_WRAP_PIECES = 4;
+
+/** A driver line no rule read, kept in case the lines after it are its wrapped rest (KernelLogParser.continueWrapped). */
+interface Wrapped {
+  /** The line up to its message (timestamp and device prefix), and the message so far. */
+  head: string;
+  msg: string;
+  line: number;
+  /** The event the head made (unrecognised, or a rule's from a head cut at a soft break), taken back once the whole line is read. */
+  event: LogEvent | null;
+  pieces: number;
+  /** A quoted-printable soft break joined a piece: `=XX` escapes are decoded. */
+  soft?: boolean;
+}
+
 /** Reads a kernel log line by line, keeping only what the report needs (units, SDMA events). */
 export class KernelLogParser {
   private readonly units = new Map<string, LogUnit>();
@@ -321,6 +337,8 @@ export class KernelLogParser {
   private looksLikeLog: boolean | null = null;
   /** Events (and lines of units beyond MAX_UNITS) not kept. */
   eventsDropped = 0;
+  /** The last line, when it was a driver line no rule read: the head of a line a mail client may have wrapped. */
+  private wrapped: Wrapped | null = null;
 
   constructor(opts: ParseOptions = {}) {
     this.chip = opts.chip ?? 'wfr';
@@ -341,9 +359,12 @@ export class KernelLogParser {
     const raw = escapeControls(text).slice(0, MAX_KEPT_LINE_CHARS);
     const m = PREFIX.exec(raw);
     if (!m) {
+      if (this.continueWrapped(raw)) return;
+      this.wrapped = null;
       if (!this.pushWatchdog(raw, line)) this.pushTrace(raw, line);
       return;
     }
+    this.wrapped = null;
     this.hfi1Lines += 1;
     const [, bdf = '', name = '', module = '1', pidx, msg = ''] = m;
     const pci = bdf.toLowerCase();
@@ -391,17 +412,55 @@ export class KernelLogParser {
       },
     };
     const rule = RULES.find((r) => r.re.test(msg));
-    const continuation = /^\s*(desc0:|aidx:)|^\[desc \d+\]/.test(msg);
+    // A descriptor's later lines (and an empty message: the head of such a line wrapped after the prefix) keep it.
+    const continuation = /^\s*(desc0:|aidx:)|^\[desc \d+\]|^\s*$/.test(msg);
     if (!continuation) ctx.desc = undefined;
+    const before = this.events.length;
     if (rule) {
       const mm = rule.re.exec(msg);
       if (mm) rule.apply(mm, ctx);
     } else if (/SDMA|sdma|sde /.test(msg)) {
       ctx.emit({ kind: 'unrecognised', text: msg });
     }
+    // A line no rule reads, or one ending in `=` (a quoted-printable soft break a rule may have read as text), may
+    // go on in the lines after it (continueWrapped).
+    if (!rule || msg.endsWith('=')) {
+      const made = this.events.length > before ? (this.events.at(-1) ?? null) : null;
+      this.wrapped = { head: raw.slice(0, raw.length - msg.length), msg, line, event: made, pieces: 1 };
+    }
     this.engineOf.set(name, ctx.engine);
     this.descOf.set(name, ctx.desc);
     this.blockOf.set(name, ctx.block);
+  }
+
+  /**
+   * A line without a timestamp after a driver line no rule read: the rest of that line as a mail client wrapped it
+   * (at a space, which it took) or as quoted-printable soft breaks split it (`=` at the end of a piece; `=XX` escapes
+   * then decoded). When the pieces joined make a line a rule reads, the head's unrecognised event is taken back and
+   * the whole line read in its place, under the head's line number; a piece that still makes none is held, up to
+   * MAX_WRAP_PIECES. False when `raw` is not such a piece (it is then read as a line of its own).
+   */
+  private continueWrapped(raw: string): boolean {
+    const w = this.wrapped;
+    const piece = raw.trimEnd();
+    // Only in a log whose lines carry timestamps can a line without one be told for a piece of the one before.
+    if (!w || piece.trim() === '' || lineTimestamp(raw.slice(0, 64)) !== null || lineTimestamp(w.head) === null) return false;
+    const soft = w.msg.endsWith('=');
+    const head = w.msg.trimEnd();
+    const joined = soft ? `${w.msg.slice(0, -1)}${piece}` : head === '' ? piece : `${head} ${piece.trimStart()}`;
+    const whole =
+      soft || w.soft ? joined.replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16))) : joined;
+    if (!whole.endsWith('=') && RULES.some((r) => r.re.test(whole))) {
+      if (w.event && this.events.at(-1) === w.event) this.events.pop();
+      this.hfi1Lines -= 1;
+      this.wrapped = null;
+      this.push(`${w.head}${whole}`, w.line);
+      return true;
+    }
+    if (w.pieces >= MAX_WRAP_PIECES || raw.includes('NETDEV WATCHDOG') || parseTxTraceLine(raw) !== null) return false;
+    this.wrapped = { ...w, msg: joined, pieces: w.pieces + 1, soft: soft || w.soft === true };
+    if (w.event?.kind === 'unrecognised') w.event.text = whole;
+    return true;
   }
 
   /**

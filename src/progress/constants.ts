@@ -25,11 +25,11 @@ export const MAX_SDMA_PKT_SIZE = 16383; // largest tlen
 export const SDMA_WAIT_BATCH_SIZE = 20;
 /**
  * The most descriptors one waiter can need before sdma_desc_avail (sdma.c) takes it off dmawait: iowait_get_all_desc
- * (iowait.h) adds the first txreq of each of its two work lists (IB and TID), each at most MAX_DESC, and a Cornelis
- * or hfi2 build may pad each by up to 32 (pad_sdma_desc). A pass that finds at least this many free takes the
- * waiter at the head of the list.
+ * (iowait.h) adds the first txreq of each of its two work lists (IB and TID), each at most MAX_DESC: iowait_get_desc
+ * counts a txreq's num_desc, never its pads (num_pad), on every build. A pass that finds at least this many free
+ * takes the waiter at the head of the list.
  */
-export const MAX_WAITER_NEED = 2 * (MAX_DESC + 32);
+export const MAX_WAITER_NEED = 2 * MAX_DESC;
 // sdma_send_txlist, sdma.c tail written every 32 submissions in a batch
 export const SDMA_TAIL_UPDATE_THRESH = 0x1f;
 

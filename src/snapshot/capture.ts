@@ -14,6 +14,7 @@ import { hwFsFor } from '../hw/fsio.js';
 import { driverFileNames, PMA_PORT_COUNTERS } from '../hw/parse/port-counters.js';
 import { readRegularFile, SourceFileError } from '../hw/read-file.js';
 import { openRegisterWindow } from '../hw/regs.js';
+import { isEngineHwCounter } from '../hw/unit-reads.js';
 import { ContextBudget, everyContextFiles, onceContextFiles } from './context.js';
 import {
   barBlockOf,
@@ -116,7 +117,8 @@ function everyFiles(u: FoundUnit, within: Containment | null): string[] {
   const p = u.paths;
   const out: string[] = [];
   for (const e of u.engineDirIds) out.push(join(p.classDir, `sdma${e}`, 'vl'), join(p.classDir, `sdma${e}`, 'cpu_list'));
-  out.push(...filesUnder(p.hwCounters, within));
+  // Of the device's hw_counters (every device counter of the driver, 471 files on hfi1), the engines' ones the reader uses.
+  out.push(...filesUnder(p.hwCounters, within).filter((f) => isEngineHwCounter(basename(f))));
   out.push(p.sdes, p.counterNames, p.counters, p.sdmaCpuList);
   // The port counters (one port<n>counters per port) beside their names.
   const portCounters = filesUnder(p.debugDir, within).filter((f) => /\/(?:port[1-9]counters|portcounter_names)$/.test(f));

@@ -265,7 +265,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     what: 'ipoib-timeout on engine 3: the IPoIB queue stuck on engine 3, IPoIB visible',
-    opts: { workload: 'mixed:ipoib=1,gbps=2', engines: 4, fault: ['ipoib-timeout@100:3'] },
+    opts: { workload: 'mixed:ipoib=1,sl=3,gbps=2', engines: 4, fault: ['ipoib-timeout@100:3'] }, // SL 3: VL 3's engine 3
     atMs: 2100,
     health: 2,
     code: 'SD207',

@@ -107,21 +107,33 @@ describe('emulator invariants on every chip and driver build (random seeds and f
   });
 });
 
-// IPoIB queues beside the other senders (workload key ipoib=N), with the netdev unregistered at some point.
-const ipoibArb = fc.record({
-  seed: fc.integer({ min: 0, max: 0xffff_ffff }),
-  workload: fc.constantFrom('mixed:ipoib=1', 'ipoib', 'qp:ipoib=2,load=2', 'psm:ipoib=1', 'small:ipoib=1'),
-  descqCnt: fc.constantFrom(64, 256, 2048),
-  unregisterAtMs: fc.option(fc.integer({ min: 2, max: 16 })),
-  faults: fc.array(
-    fc.record({
-      name: fc.oneof(faultArb, fc.constant('ipoib-timeout')),
-      atMs: fc.integer({ min: 2, max: 14 }),
-      engine: fc.option(fc.integer({ min: 0, max: 3 })),
-    }),
-    { maxLength: 2 },
-  ),
-});
+// IPoIB queues beside the other senders (workload key ipoib=N), with the netdev unregistered at some point. The
+// queues send on VL 0's engines (sl=0) or VL 2's (sl=2): an ipoib-timeout takes engine 0, or 2 with sl=2, or every
+// engine with a queue.
+const ipoibArb = fc
+  .record({
+    seed: fc.integer({ min: 0, max: 0xffff_ffff }),
+    workload: fc.constantFrom('mixed:ipoib=1', 'ipoib', 'qp:ipoib=2,load=2', 'psm:ipoib=1', 'small:ipoib=1'),
+    sl: fc.constantFrom(0, 2),
+    descqCnt: fc.constantFrom(64, 256, 2048),
+    unregisterAtMs: fc.option(fc.integer({ min: 2, max: 16 })),
+    faults: fc.array(
+      fc.oneof(
+        fc.record({ name: faultArb, atMs: fc.integer({ min: 2, max: 14 }), engine: fc.option(fc.integer({ min: 0, max: 3 })) }),
+        fc.record({
+          name: fc.constant('ipoib-timeout'),
+          atMs: fc.integer({ min: 2, max: 14 }),
+          engine: fc.option(fc.constant(0)),
+        }),
+      ),
+      { maxLength: 2 },
+    ),
+  })
+  .map((sc) => ({
+    ...sc,
+    workload: `${sc.workload}${sc.workload.includes(':') ? ',' : ':'}sl=${sc.sl}`,
+    faults: sc.faults.map((f) => (f.name === 'ipoib-timeout' && f.engine !== null ? { ...f, engine: sc.sl } : f)),
+  }));
 
 describe('emulator invariants with IPoIB queues (random seeds, fault schedules, netdev-unregister)', () => {
   it('hold for every scenario, counting the txreqs dropped once the netdev is unregistered', () => {

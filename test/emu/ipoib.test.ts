@@ -88,7 +88,7 @@ describe('the IPoIB sleep callback', () => {
 
 describe('fault netdev-unregister', () => {
   it('emu run with netdev-unregister keeps every invariant; with an ENGINE it is a usage error', async () => {
-    const run = ['emu', 'run', '--seed', '3', '--engines', '4', '--workload', 'mixed:ipoib=1,load=3', '--duration-ms', '60'];
+    const run = ['emu', 'run', '--seed', '3', '--engines', '4', '--workload', 'mixed:ipoib=4,load=3', '--duration-ms', '60'];
     const ok = await runCli([...run, '--fault', 'netdev-unregister@30', '--json'], {});
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ invariantViolations: [], lostWakeups: 0 });
@@ -182,7 +182,7 @@ describe('IPoIB queues as waiters', () => {
   });
 
   it('the model lists them as kind ipoib, netdev ib0 and their queue index; the rendered tree shows none waiting less than the watchdog timeout', async () => {
-    const u = new EmuUnit({ seed: 2, engines: 4, workload: 'mixed:ipoib=1,load=3' });
+    const u = new EmuUnit({ seed: 2, engines: 4, workload: 'mixed:ipoib=4,load=3' });
     const seen = new Set<number>();
     for (let ms = 5; ms <= 20; ms += 0.5) {
       u.runUntilMs(ms);
@@ -228,7 +228,7 @@ describe('a lost wake-up on an IPoIB queue', () => {
       seed: 1,
       engines: 3,
       descqCnt: undefined,
-      workload: 'ipoib:gbps=10',
+      workload: 'ipoib:gbps=10,sl=2', // VL 2, whose one engine is engine 2
       atMs: 40,
       fault: ['lost-wakeup:ipoib@50:2'],
     });
@@ -249,11 +249,11 @@ describe('a lost wake-up on an IPoIB queue', () => {
     expect(last).toMatchObject({
       verdict: 'stranded',
       reason: 'lost-wakeup',
-      waiter: { kind: 'ipoib', netdev: 'ib0', txq: 4, engine: 2, ownPending: 0 },
+      waiter: { kind: 'ipoib', netdev: 'ib0', txq: 0, engine: 2, ownPending: 0 },
     });
     const u = unit as EmuUnit;
     expect(u.totals().lostWakeups).toBe(1);
-    expect(invariantViolations(u)[0]).toMatch(/^lost wake-up on engine 2: IPoIB queue ib0 txq 4 sleeps on dmawait/);
+    expect(invariantViolations(u)[0]).toMatch(/^lost wake-up on engine 2: IPoIB queue ib0 txq 0 sleeps on dmawait/);
     await b.close();
   });
 
@@ -263,7 +263,7 @@ describe('a lost wake-up on an IPoIB queue', () => {
         '--backend',
         'emu',
         '--workload',
-        'ipoib:gbps=10',
+        'ipoib:gbps=10,sl=2',
         '--engines',
         '3',
         '--fault',
@@ -280,7 +280,7 @@ describe('a lost wake-up on an IPoIB queue', () => {
     expect(unit.visibility.find((v: { kind: string }) => v.kind === 'ipoib')).toMatchObject({ visible: true, source: 'model' });
     const stranded = unit.waiters.filter((w: { verdict: string }) => w.verdict === 'stranded');
     expect(stranded).toHaveLength(1);
-    expect(stranded[0]).toMatchObject({ kind: 'ipoib', netdev: 'ib0', txq: 4, engine: 2, reason: 'lost-wakeup' });
+    expect(stranded[0]).toMatchObject({ kind: 'ipoib', netdev: 'ib0', txq: 0, engine: 2, reason: 'lost-wakeup' });
   });
 
   it('is refused on an engine without an IPoIB queue', () => {
@@ -289,13 +289,20 @@ describe('a lost wake-up on an IPoIB queue', () => {
 });
 
 describe('workloads with IPoIB queues', () => {
-  it('key ipoib=N adds N queues per engine after the QPs and PSM writers; the load is shared by all', () => {
+  it('key ipoib=N makes queues 0..N-1 of the netdev send (num_sdma of them), after the QPs and PSM writers', () => {
     const map = buildVlMap(2, 2);
     const w = parseWorkload('mixed:ipoib=2', 2, map, 2);
-    expect(w.senders.map((s) => s.kind)).toEqual(['qp', 'psm', 'ipoib', 'ipoib', 'qp', 'psm', 'ipoib', 'ipoib']);
-    expect(parseWorkload('ipoib', 2, map, 2).senders.map((s) => s.kind)).toEqual(['ipoib', 'ipoib', 'ipoib', 'ipoib']);
-    expect(() => parseWorkload('mixed:ipoib=65', 2, map, 2)).toThrow(/ipoib must be from 0 to 64/);
-    expect(() => parseWorkload('nope', 2, map, 2)).toThrow(/ipoib, idle and keys load, spread, qps, psms, ipoib,/);
+    expect(w.senders.map((s) => s.kind)).toEqual(['qp', 'psm', 'qp', 'psm', 'ipoib', 'ipoib']);
+    expect(w.senders.filter((s) => s.kind === 'ipoib').map((s) => [s.selector, s.vl])).toEqual([
+      [0, 0],
+      [1, 0],
+    ]);
+    // The ipoib workload: every queue, one per engine of the unit (the bulk service's included).
+    expect(parseWorkload('ipoib', 2, map, 2, 4).senders.map((s) => s.selector)).toEqual([0, 1, 2, 3]);
+    expect(parseWorkload('ipoib:sl=1', 2, map, 2).senders.map((s) => s.vl)).toEqual([1, 1]);
+    expect(() => parseWorkload('mixed:ipoib=3', 2, map, 2)).toThrow(/ipoib must be from 0 to 2/);
+    expect(() => parseWorkload('mixed:sl=32', 2, map, 2)).toThrow(/sl must be from 0 to 31/);
+    expect(() => parseWorkload('nope', 2, map, 2)).toThrow(/ipoib, idle and keys load, spread, qps, psms, ipoib, sl,/);
   });
 });
 

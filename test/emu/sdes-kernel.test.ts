@@ -30,6 +30,8 @@ const CASES: Case[] = [
   { chip: 'jkr', driver: 'hfi2', ports: 2, firstEngine: 8, workload: 'mixed', descqCnt: 2048 },
   { chip: 'jkr', driver: 'hfi2', ports: 1, firstEngine: 12, workload: 'small', descqCnt: 256 },
   { chip: 'jkr', driver: 'hfi2', ports: 1, firstEngine: 12, workload: 'qp', descqCnt: 256, faults: ['engine-error:1@4:13'] },
+  // A gone CN5000: every CSR reads all-ones, but the driver never reads SEND_DMA_CHECK_SLID on JKR and prints SLC 0.
+  { chip: 'jkr', driver: 'cornelis', ports: 1, firstEngine: 12, workload: 'qp', descqCnt: 256, faults: ['device-gone@4'] },
   { chip: 'wfr', driver: 'hfi2', ports: 1, firstEngine: 8, workload: 'line-rate', descqCnt: 256 },
 ];
 

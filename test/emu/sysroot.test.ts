@@ -104,7 +104,10 @@ describe('writeSysroot', () => {
     expect(sdes.startsWith(EXPECTED_SDES.split('SDE 1')[0] as string)).toBe(true);
     expect(sdes.match(/^SDE /gm)).toHaveLength(16);
     const names = readFileSync(join(dbg, 'counter_names'), 'utf8').split('\n').slice(0, -1);
-    expect(names.slice(0, 2)).toEqual(['SDEDscFdCn0,32', 'SDEDscFdCn1,32']);
+    // Every device counter in dev_cntrs[] order (init_cntrs, chip.c): 460 on WFR, starting RcvOverflow,32.
+    expect(names.slice(0, 2)).toEqual(['RcvOverflow,32', 'RxLenErr,32']);
+    expect(names).toHaveLength(460);
+    expect(names).toContain('SDEDscFdCn0,32');
     expect(names).toContain('SDMAPrIntCn15,32');
     expect(names).toContain('SDmaGenMismatchErr');
     const counters = readFileSync(join(dbg, 'counters'));

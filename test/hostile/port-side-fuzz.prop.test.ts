@@ -62,7 +62,7 @@ const HOST = new EmuUnit({
   ports: 2,
   engines: 3,
   descqCnt: 64,
-  workload: 'mixed:ipoib=1,gbps=2',
+  workload: 'mixed:ipoib=1,sl=1,gbps=2', // SL 1: VL 1's engine 1
   faults: ['ipoib-timeout@100:1'],
   params: ['use_bulksvc=Y', 'bulksvc_num_sdma=1', 'num_vls=2'],
 });

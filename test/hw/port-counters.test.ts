@@ -151,7 +151,10 @@ describe('driver settings of a live unit', () => {
   });
 
   it('a use_bulksvc that is not a bool is a warning and left out', async () => {
-    const { dir } = await rendered({ seed: 7, chip: 'jkr', driver: 'cornelis', engines: 2, params: ['use_bulksvc=Y'] }, 10);
+    const { dir } = await rendered(
+      { seed: 7, chip: 'jkr', driver: 'cornelis', engines: 2, params: ['use_bulksvc=Y', 'bulksvc_num_sdma=1', 'num_vls=1'] },
+      10,
+    );
     const file = join(dir, 'sys/module/hfi1/parameters/use_bulksvc');
     writeFileSync(file, 'maybe\n');
     const hw = await openHwBackend({ sysroot: dir });
@@ -163,7 +166,10 @@ describe('driver settings of a live unit', () => {
   });
 
   it('a parameter holding control characters is shown escaped and cut short, never raw', async () => {
-    const { dir } = await rendered({ seed: 7, chip: 'jkr', driver: 'cornelis', engines: 2, params: ['use_bulksvc=Y'] }, 10);
+    const { dir } = await rendered(
+      { seed: 7, chip: 'jkr', driver: 'cornelis', engines: 2, params: ['use_bulksvc=Y', 'bulksvc_num_sdma=1', 'num_vls=1'] },
+      10,
+    );
     writeFileSync(join(dir, 'sys/module/hfi1/parameters/cap_mask'), '\u00000x4c09a08cb9a\n');
     writeFileSync(join(dir, 'sys/module/hfi1/parameters/bulksvc_num_sdma'), `\u001b[2J${'9'.repeat(200)}\n`);
     const hw = await openHwBackend({ sysroot: dir });

@@ -15,8 +15,9 @@ const tempDir = tempDirs('hw-ipoib-');
 const STUCK: EmuUnitOptions = {
   seed: 5,
   engines: 2,
+  numVls: 1, // VL 0 maps both engines: queue q sends on engine q & 1 (sdma_select_engine_sc)
   descqCnt: 256,
-  workload: 'mixed:ipoib=1,gbps=2',
+  workload: 'mixed:ipoib=2,gbps=2',
   faults: ['ipoib-timeout@100:1'],
 };
 

@@ -3,8 +3,8 @@
 // every instant, and each unit at its caps of findings, waiters and log events.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend.js';
-import { kmsgText } from '../../src/emu/context.js';
 import { EmuUnit } from '../../src/emu/index.js';
+import { kmsgText } from '../../src/emu/kmsg.js';
 import { Monitor } from '../../src/monitor/monitor.js';
 import type { Verdict } from '../../src/progress/classify.js';
 import { MAX_FINDINGS_PER_UNIT } from '../../src/report/collect.js';
