@@ -106,6 +106,8 @@ export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
   };
   return {
     kind: 'emu',
+    emulated: true,
+    origin: { host: null, capturedAtMs: null, toolVersion: null, emulated: true },
     model: unit,
     atMs,
     async units(): Promise<UnitInfo[]> {

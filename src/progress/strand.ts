@@ -128,23 +128,23 @@ export function newStrandTrack(): StrandTrack {
 
 /** The rule's answer for one waiter. */
 export interface WaiterJudgement {
-  waiter: Waiter;
-  verdict: WaiterVerdict;
-  reason: WaiterReason;
+  readonly waiter: Waiter;
+  readonly verdict: WaiterVerdict;
+  readonly reason: WaiterReason;
   /**
    * The engine is the one qp_stats printed (recomputed at print time, qp_to_sdma_engine) and
    * another engine serving the same VL was not idle, or the VL map is unknown: it probably, not
    * certainly, waits there.
    */
-  probable: boolean;
+  readonly probable: boolean;
   /** When the current candidate verdict started to hold (ms), or null. */
-  holdingSinceMs: number | null;
+  readonly holdingSinceMs: number | null;
   /** Confirmed stranded or psm-stall episodes of this waiter so far. */
-  episodes: number;
+  readonly episodes: number;
   /** When the rule first saw it waiting (ms of the backend's clock). */
-  firstSeenMs: number;
+  readonly firstSeenMs: number;
   /** It may have waited long before firstSeenMs (first seen at the first sample, or after a gap): its age is a lower bound. */
-  ageAtLeast: boolean;
+  readonly ageAtLeast: boolean;
 }
 
 function identityOf(w: Waiter): string {

@@ -29,7 +29,7 @@ function loadedSources(entry: string): string[] {
 
 describe('the public API', () => {
   it('its reports are current (else run npm run api and review the change)', () => {
-    expect(checkReports(ROOT, false)).toEqual([]);
+    expect(checkReports(ROOT, false).changed).toEqual([]);
   }, 120_000);
 
   it.each(['hfi1-sdma', 'hfi1-sdma-emulator', 'hfi1-sdma-progress', 'hfi1-sdma-contract'])(
