@@ -35,6 +35,7 @@ export {
   type SiblingEvidence,
   type StrandTrack,
   WAITER_REASONS,
+  WAITER_REASONS_BY_VERDICT,
   WAITER_VERDICTS,
   type WaiterJudgement,
   type WaiterReason,
@@ -55,3 +56,4 @@ export type {
 } from './emulator.js';
 export { type CreateMonitorOptions, createMonitor, type Hfi1Monitor, type MonitorRoundsOptions } from './monitor.js';
 export { type OpenBackendOptions, type OpenedBackend, openBackend } from './open.js';
+export { type CaptureSnapshotOptions, captureSnapshot, type SnapshotSummary } from './snapshot.js';

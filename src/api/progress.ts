@@ -67,7 +67,7 @@ export type {
   WaiterTrack,
   WaiterVerdict,
 } from '../progress/strand.js';
-export { DEFAULT_STRAND_MS, STRAND_SAMPLES, WAITER_REASONS, WAITER_VERDICTS } from '../progress/strand.js';
+export { DEFAULT_STRAND_MS, STRAND_SAMPLES, WAITER_REASONS, WAITER_REASONS_BY_VERDICT, WAITER_VERDICTS } from '../progress/strand.js';
 
 // The checks, each in the words of the function's own parameters.
 

@@ -55,6 +55,16 @@ export const WAITER_REASONS = [
 ] as const;
 export type WaiterReason = (typeof WAITER_REASONS)[number];
 
+/** The reasons each waiter verdict is given with. */
+export const WAITER_REASONS_BY_VERDICT = {
+  waiting: ['engine-busy', 'own-pending', 'other-list', 'off-list', 'confirming', 'unit-busy'],
+  stranded: ['lost-wakeup', 'batch-limit'],
+  orphaned: ['engine-not-running'],
+  'psm-stall': ['lost-wakeup'],
+  'error-state': ['qp-error'],
+  unknown: ['confirming', 'engine-unknown', 'no-ring-state', 'device-gone'],
+} as const satisfies { readonly [V in WaiterVerdict]: readonly WaiterReason[] };
+
 /** Consecutive samples a candidate verdict must hold before it is given. */
 export const STRAND_SAMPLES = 3;
 
