@@ -42,18 +42,7 @@ export {
   type WaiterTrack,
   type WaiterVerdict,
 } from '../progress/strand.js';
-export type {
-  Emulator,
-  EmulatorOptions,
-  EmulatorTotals,
-  Fault,
-  FaultName,
-  ScheduledFault,
-  ServeOptions,
-  Workload,
-  WorkloadKey,
-  WorkloadName,
-} from './emulator.js';
+export type * from './emulator-types.js';
 export { type CreateMonitorOptions, createMonitor, type Hfi1Monitor, type MonitorRoundsOptions } from './monitor.js';
 export { type OpenBackendOptions, type OpenedBackend, openBackend } from './open.js';
 export { type CaptureSnapshotOptions, captureSnapshot, type SnapshotSummary } from './snapshot.js';

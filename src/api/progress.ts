@@ -7,7 +7,7 @@
 // exist is E_USAGE naming the argument, where C's wrap-around arithmetic would have returned a number.
 import type { EngineSample, WaitersSample } from '../backend.js';
 import { usageError } from '../errors.js';
-import { CHIP_NAMES, type ChipName } from '../progress/chip.js';
+import type { ChipName } from '../progress/chip.js';
 import type { Classification, ClassifyOptions, EngineTrack } from '../progress/classify.js';
 import * as classifier from '../progress/classify.js';
 import type { DescriptorFields } from '../progress/descriptor.js';
@@ -23,6 +23,7 @@ import * as progressSeq from '../progress/seq.js';
 import type { StrandOptions, StrandTrack, WaiterJudgement } from '../progress/strand.js';
 import * as strand from '../progress/strand.js';
 import { checkNumber, checkOneOf, checkPeriodMs } from './check.js';
+import { chipName, descCount, driverName, encoded, progressState, qword, ringArgs, ringSize, u32 } from './progress-args.js';
 
 export type * from '../backend.js';
 export type { ChipName } from '../progress/chip.js';
@@ -67,68 +68,13 @@ export type {
   WaiterTrack,
   WaiterVerdict,
 } from '../progress/strand.js';
-export { DEFAULT_STRAND_MS, STRAND_SAMPLES, WAITER_REASONS, WAITER_REASONS_BY_VERDICT, WAITER_VERDICTS } from '../progress/strand.js';
-
-// The checks, each in the words of the function's own parameters.
-
-/** A ring size: what descqCntFromParam gives, a power of two from 64 to 32768 (sdma_get_descq_cnt, sdma.c). */
-function ringSize(where: string, v: unknown): number {
-  if (typeof v === 'number' && ring.isValidDescqCnt(v)) return v;
-  checkNumber(where, 'descqCnt', v, { min: 64, max: 32768, integer: true, what: 'a ring size' });
-  throw usageError(
-    `${where}: descqCnt must be a ring size, a power of two from 64 to 32768 (descqCntFromParam turns a module parameter into one); got ${v}`,
-  );
-}
-
-/** A free-running u32 counter (descq_head, descq_tail, the head-lock sequence). */
-function u32(where: string, name: string, v: unknown): number {
-  return checkNumber(where, name, v, { min: 0, max: 0xffff_ffff, integer: true, what: 'an unsigned 32-bit counter' });
-}
-
-/** The descriptors of one request (num_desc, a u16 of struct sdma_txreq). */
-function descCount(where: string, v: unknown): number {
-  return checkNumber(where, 'numDesc', v, { min: 0, max: 0xffff, integer: true, what: 'a count of descriptors' });
-}
-
-function driverName(where: string, v: unknown): DriverName {
-  return checkOneOf(where, 'driver', v, driver.DRIVER_NAMES);
-}
-
-function chipName(where: string, v: unknown): ChipName {
-  return checkOneOf(where, 'chip', v, CHIP_NAMES);
-}
-
-/** A 64-bit descriptor word. */
-function qword(where: string, name: string, v: unknown): bigint {
-  if (typeof v === 'bigint' && v >= 0n && v <= 0xffff_ffff_ffff_ffffn) return v;
-  throw usageError(`${where}: ${name} must be a 64-bit word as a bigint (0n to 0xffffffffffffffffn); got ${String(v)}`);
-}
-
-/** The head, tail and size of a ring. */
-function ringArgs(where: string, descqCnt: unknown, descqHead: unknown, descqTail: unknown): void {
-  ringSize(where, descqCnt);
-  u32(where, 'descqHead', descqHead);
-  u32(where, 'descqTail', descqTail);
-}
-
-/** What sdma_progress reads of an engine. */
-function progressState(where: string, s: unknown): void {
-  if (s === null || typeof s !== 'object')
-    throw usageError(`${where}: state must be { seq, descqCnt, descqHead, descqTail }; got ${String(s)}`);
-  const st = s as Record<string, unknown>;
-  u32(where, 'state.seq', st.seq);
-  ringArgs(where, st.descqCnt, st.descqHead, st.descqTail);
-}
-
-/** An encoder's RangeError as the library's usage error. */
-function encoded<T>(where: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof RangeError) throw usageError(`${where}: ${e.message}`);
-    throw e;
-  }
-}
+export {
+  DEFAULT_STRAND_MS,
+  STRAND_SAMPLES,
+  WAITER_REASONS,
+  WAITER_REASONS_BY_VERDICT,
+  WAITER_VERDICTS,
+} from '../progress/strand.js';
 
 // Ring arithmetic (sdma_descq_freecnt and friends, sdma.h).
 
