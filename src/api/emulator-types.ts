@@ -92,8 +92,8 @@ export interface ServeOptions {
   speed?: number;
 }
 
-/** The emulated backend. Once closed, every method rejects with E_USAGE. */
-export interface Emulator extends Backend {
+/** The emulated backend. Once closed, every method rejects with E_USAGE; `await using` closes it. */
+export interface Emulator extends Backend, AsyncDisposable {
   readonly kind: 'emu';
   /** Always: its unit is the emulator's, not an adapter (as its UnitInfo says). */
   readonly emulated: true;

@@ -115,6 +115,7 @@ export async function createEmuBackend(options?: EmulatorOptions): Promise<Emula
       closed = true;
       await inner.close();
     },
+    [Symbol.asyncDispose]: () => emulator.close(),
     get nowMs() {
       return u.nowMs;
     },

@@ -32,8 +32,11 @@ export interface OpenBackendOptions {
   signal?: AbortSignal;
 }
 
-/** An opened backend: the contract, saying whether its units are adapters. */
-export interface OpenedBackend extends Backend {
+/**
+ * An opened backend: the contract, saying whether its units are adapters. `await using b = await openBackend()`
+ * closes it when the block is left, by an error too.
+ */
+export interface OpenedBackend extends Backend, AsyncDisposable {
   /** The units are the emulator's, an emulated sysroot's or a capture of one: not adapters (as on every UnitInfo). */
   readonly emulated: boolean;
 }
@@ -103,6 +106,7 @@ function onlyUnit(b: OpenedBackend, id: number | string, infos: readonly UnitInf
     emulated: b.emulated,
     ...(b.recording ? { recording: b.recording } : {}),
     ...(b.origin ? { origin: b.origin } : {}),
+    [Symbol.asyncDispose]: () => b.close(),
     units: async () => (await b.units()).filter((u) => u.name === name),
     unit: async (n): Promise<Unit> => {
       const u = await b.unit(n);
@@ -113,10 +117,10 @@ function onlyUnit(b: OpenedBackend, id: number | string, infos: readonly UnitInf
   };
 }
 
-/** The backend with `emulated` said, as every backend of this package says it. */
+/** The backend with `emulated` said, as every backend of this package says it, and closed when disposed of. */
 function opened(b: Backend): OpenedBackend {
   const emulated = b.emulated ?? (b.kind === 'emu' || b.origin?.emulated === true);
-  return Object.assign(b, { emulated });
+  return Object.assign(b, { emulated, [Symbol.asyncDispose]: () => b.close() });
 }
 
 /** Open the backend `o` names. Close it when done: that releases the BAR mapping and removes an unpacked snapshot. */

@@ -97,6 +97,12 @@ describe('openBackend', () => {
     expect(e.message).not.toMatch(/(^|\s)--[a-z]/);
   });
 
+  it('disposing of a backend closes it (await using)', async () => {
+    const b = await openBackend({ backend: 'emu', emulator: light });
+    await b[Symbol.asyncDispose]();
+    expect((await rejection(b.units())).message).toMatch(/the emulator was closed/);
+  });
+
   it('a unit that is not there is E_NO_DEVICE naming the units there are', async () => {
     const e = await rejection(openBackend({ backend: 'emu', emulator: light, unit: 3 }));
     expect(e).toMatchObject({ code: 'E_NO_DEVICE', message: 'openBackend: no unit hfi1_3 or hfi2_3: the units are hfi1_0' });

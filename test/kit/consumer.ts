@@ -50,6 +50,7 @@ const PROBES = `import type {
   SourceName,
   UnitSettings,
 } from 'hfi1-sdma';
+import { openBackend } from 'hfi1-sdma';
 import type { Emulator } from 'hfi1-sdma/emulator';
 import type { EngineSample, FitReport, SubmitPath, Waiter, WaitersSample } from 'hfi1-sdma/progress';
 
@@ -82,5 +83,11 @@ export function probes(f: Finding, c: Classification, r: Round, emu: Emulator, s
   const path: SubmitPath = 'txlist';
   const waiters: readonly Waiter[] = ([] as WaitersSample[]).flatMap((w) => w.waiters);
   return [typo, pair, fault, workload, unset, fine, code, counters, settings, source, sources, state, fit, path, waiters];
+}
+
+/** A backend closed when the block is left, however it is left. */
+export async function unitsOf(sysroot: string): Promise<number> {
+  await using backend = await openBackend({ sysroot });
+  return (await backend.units()).length;
 }
 `;
