@@ -128,5 +128,19 @@ describe.runIf(npmFound)('the npm package (skipped: npm not on PATH)', { timeout
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/^# pass 2$/m);
     expect(r.stdout).toMatch(/^# fail 0$/m);
+    // The command, from the install: yargs parses its options, tar writes and reads a snapshot, both from node_modules.
+    const bin = join(modules, '.bin', 'hfi1-sdma');
+    const home = join(work, 'home');
+    expect(run(bin, ['explain', 'SD101'], project, home)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^SD101 /) });
+    const snap = run(
+      bin,
+      ['--backend', 'emu', '--engines', '1', '--workload', 'idle', 'snapshot', '-o', 's.tar.gz'],
+      project,
+      home,
+    );
+    expect(snap.code, snap.stderr).toBe(0);
+    const back = run(bin, ['--sysroot', 's.tar.gz', 'engines'], project, home);
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).toMatch(/^hfi1_0\/0\s/m);
   });
 });
