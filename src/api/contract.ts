@@ -3,10 +3,9 @@
 // (vitest, jest, mocha, node:test) and asserts with node:assert, so it brings no test framework with it.
 import { strict as assert } from 'node:assert';
 import type { Backend } from '../backend.js';
+import { isStateName } from '../progress/state.js';
 
 export type * from '../backend.js';
-
-import { isStateName } from '../progress/state.js';
 
 /** The runner's two registration functions. */
 export interface ContractRunner {

@@ -2,15 +2,14 @@
 // every command read it the same way), plus what only an emulator can do: let virtual time pass, inject a fault
 // now or at a time, and write or serve a sysroot that the live backend reads as it reads a host. Every argument
 // is checked here, in the library's words: the model underneath trusts what it is given.
+import { type Hfi1SdmaError, usageError } from '../errors.js';
+import { checkNumber, checkOneOf, checkOptions, checkSignal, checkText, checkTimeMs, shown } from './check.js';
 import type { Emulator, EmulatorOptions } from './emulator-types.js';
+import { inLibraryTerms } from './library-terms.js';
+import { remember } from './opened.js';
 
 export type * from '../backend.js';
 export type * from './emulator-types.js';
-
-import { type Hfi1SdmaError, usageError } from '../errors.js';
-import { checkNumber, checkOneOf, checkOptions, checkSignal, checkText, checkTimeMs, shown } from './check.js';
-import { inLibraryTerms } from './library-terms.js';
-import { remember } from './opened.js';
 
 const OPTIONS = [
   'seed',
@@ -27,7 +26,10 @@ const OPTIONS = [
   'signal',
 ] as const;
 
-/** The options, each checked in the library's words (the emulator's own checks name the command's flags). */
+/**
+ * The options, each checked in the library's words (the emulator's own checks name the command's flags). A new
+ * option (a capture to start from, say) is one more name here and one more check.
+ */
 function checkEmulatorOptions(given: EmulatorOptions | undefined): EmulatorOptions {
   const where = 'createEmuBackend';
   const o: EmulatorOptions = checkOptions(where, given, OPTIONS);

@@ -1,6 +1,7 @@
 // hfi1-sdma as a library: open a backend (the live host, a sysroot or a snapshot, or the emulator), watch it
 // with the monitor that every command and the exporter render, and the contract every backend keeps. The live
-// backend only reads: the BAR is mapped read-only, nothing is written to a device, sysfs or debugfs.
+// backend only reads: the BAR is mapped read-only, nothing is written to a device, sysfs or debugfs. Backends, units
+// and rounds say whether they are the emulator's; the default never runs the emulator in a host's place.
 
 export type * from '../backend.js';
 export { type ErrorCode, EXIT_CODES, Hfi1SdmaError, isHfi1SdmaError, ParseError, type ParsePosition } from '../errors.js';
