@@ -131,7 +131,6 @@ describe.runIf(npmFound)('the npm package (skipped: npm not on PATH)', { timeout
     // The command, from the install: yargs parses its options, tar writes and reads a snapshot, both from node_modules.
     const bin = join(modules, '.bin', 'hfi1-sdma');
     const home = join(work, 'home');
-    expect(run(bin, ['explain', 'SD101'], project, home)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^SD101 /) });
     const snap = run(
       bin,
       ['--backend', 'emu', '--engines', '1', '--workload', 'idle', 'snapshot', '-o', 's.tar.gz'],
