@@ -61,6 +61,9 @@ export class Hfi1SdmaError extends Error {
   }
 }
 
+// The class keeps its name in a minified bundle, for a caller that prints `e.constructor.name`.
+Object.defineProperty(Hfi1SdmaError, 'name', { value: 'Hfi1SdmaError' });
+
 /** Where in an input a parse failed. `line` and `column` count from 1. */
 export interface ParsePosition {
   file: string;
@@ -92,6 +95,8 @@ export class ParseError extends Hfi1SdmaError {
     this.text = pos.text;
   }
 }
+
+Object.defineProperty(ParseError, 'name', { value: 'ParseError' });
 
 /** A bad argument or flag: exit 64 with the message. */
 export function usageError(message: string): Hfi1SdmaError {

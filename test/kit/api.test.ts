@@ -62,6 +62,8 @@ describe('the public API', () => {
     }
     expect(err).toBeInstanceOf(Hfi1SdmaError);
     expect(isHfi1SdmaError(err)).toBe(true);
+    // Named as in the source, minified or not.
+    expect((err as Error).constructor.name).toBe('Hfi1SdmaError');
     expect(err).not.toBeInstanceOf(ParseError);
     expect(new Error('x')).not.toBeInstanceOf(Hfi1SdmaError);
   });
