@@ -1,15 +1,20 @@
 // sdma_progress and the ring arithmetic with no backend at all: the free count as the command's fit reports it
 // for explicit counters, and sdma_progress deciding to sleep or go on.
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { freeCount, sdmaProgress } from 'hfi1-sdma/progress';
 import { describe, expect, it } from 'vitest';
+
+/** The installed command (the package's bin), wherever the package is. */
+const bin = join(dirname(createRequire(import.meta.url).resolve('hfi1-sdma/package.json')), 'bin', 'hfi1-sdma.js');
 
 /** `hfi1-sdma fit` on explicit counters, as JSON. */
 function runFit(descqCnt: number, head: number, tail: number, numDesc: number) {
   const r = spawnSync(
     process.execPath,
     [
-      'bin/hfi1-sdma.js',
+      bin,
       '--json',
       'fit',
       '--descq-cnt',

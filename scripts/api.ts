@@ -22,8 +22,15 @@ export function emitDeclarations(root: string): void {
   });
 }
 
-/** Check (or, with `update`, rewrite) every report; returns the entries whose report differs. */
-export function checkReports(root: string, update: boolean): string[] {
+/** What the check found: the entries whose report differs, and the types the surface reaches but no entry exports. */
+export interface ApiCheck {
+  changed: string[];
+  /** `<entry>: <message>` for each type a caller meets and cannot import by name. */
+  forgotten: string[];
+}
+
+/** Check (or, with `update`, rewrite) every report; returns the entries whose report differs and the forgotten exports. */
+export function checkReports(root: string, update: boolean): ApiCheck {
   return extract(root, { update, rollupDir: null });
 }
 
@@ -35,9 +42,10 @@ export function rollUpDeclarations(root: string, outDir: string): void {
   extract(root, { update: false, rollupDir: outDir });
 }
 
-function extract(root: string, o: { update: boolean; rollupDir: string | null }): string[] {
+function extract(root: string, o: { update: boolean; rollupDir: string | null }): ApiCheck {
   const { update } = o;
   const changed: string[] = [];
+  const forgotten: string[] = [];
   const temp = join(root, 'dist/api-report');
   mkdirSync(temp, { recursive: true });
   mkdirSync(join(root, 'api'), { recursive: true });
@@ -72,7 +80,8 @@ function extract(root: string, o: { update: boolean; rollupDir: string | null })
         messages: {
           extractorMessageReporting: {
             default: { logLevel: ExtractorLogLevel.None },
-            'ae-forgotten-export': { logLevel: ExtractorLogLevel.None, addToApiReportFile: false },
+            // A type the surface reaches that no entry point exports: a caller could not name it.
+            'ae-forgotten-export': { logLevel: ExtractorLogLevel.Warning, addToApiReportFile: false },
             'ae-missing-release-tag': { logLevel: ExtractorLogLevel.None, addToApiReportFile: false },
           },
           tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None, addToApiReportFile: false } },
@@ -94,20 +103,25 @@ function extract(root: string, o: { update: boolean; rollupDir: string | null })
       localBuild: update,
       showVerboseMessages: false,
       messageCallback: (m: ExtractorMessage) => {
-        if (m.category === 'Compiler' && m.logLevel !== ExtractorLogLevel.None) process.stderr.write(`${m.text}\n`);
+        if (m.messageId === 'ae-forgotten-export') forgotten.push(`${e.report}: ${m.text}`);
+        else if (m.category === 'Compiler' && m.logLevel !== ExtractorLogLevel.None) process.stderr.write(`${m.text}\n`);
         m.handled = true;
       },
     });
     if (result.apiReportChanged) changed.push(e.report);
   }
-  return changed;
+  return { changed, forgotten };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const root = fileURLToPath(new URL('..', import.meta.url));
   emitDeclarations(root);
-  const changed = checkReports(root, true);
+  const { changed, forgotten } = checkReports(root, true);
   process.stdout.write(
     changed.length ? `updated api/${changed.join('.api.md, api/')}.api.md\n` : 'the API reports are current\n',
   );
+  if (forgotten.length) {
+    process.stderr.write(`types the surface reaches that no entry point exports:\n  ${forgotten.join('\n  ')}\n`);
+    process.exitCode = 1;
+  }
 }

@@ -1,14 +1,15 @@
-// The command's bundled entry: src/ and its dependencies as minified ESM, split at the CLI's lazy
-// imports, so that a command loads a few files and compiles only what it runs. `npm ci` (the
-// `prepare` script) builds it into dist/bundle, where bin/hfi1-sdma.js loads it, with koffi left in
-// node_modules; `npm run package` builds the same into the release artifact.
+// The command's bundled entry: src/ as minified ESM, split at the CLI's lazy imports, so that a command loads a few
+// files and compiles only what it runs. `npm ci` (the `prepare` script) builds it into dist/bundle, where
+// bin/hfi1-sdma.js and the package's exports load it; there the dependencies (koffi, tar, yargs, prom-client) are
+// imported from node_modules by name, so that an install's `npm audit` and `npm update` reach the code that runs
+// (tar unpacks the snapshots a user is handed). `npm run package` bundles them into the offline artifact instead.
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, type BuildResult, build, type Plugin } from 'esbuild';
 
 /** What differs between the checkout's bundle and the artifact's. */
 export interface BundleExtra {
   plugins?: Plugin[];
-  /** Packages left to be loaded at run time (koffi in a checkout, where node_modules has it). */
+  /** Packages left to be imported from node_modules at run time (the checkout's and the npm package's dependencies). */
   external?: string[];
   /** Also write a source map beside each file (the checkout's bundle). */
   sourcemap?: boolean;
@@ -25,7 +26,7 @@ export interface BundleExtra {
 export const STANDALONE_ENTRIES = ['api/hfi1-sdma-progress'];
 
 /**
- * string-width (through yargs' cliui) builds an Intl.Segmenter when it is loaded, which costs
+ * string-width (through yargs' cliui, bundled in the offline artifact) builds an Intl.Segmenter when it is loaded, which costs
  * several milliseconds of every start; build it on first use instead (help and usage text only).
  */
 const lazySegmenter: Plugin = {
@@ -91,7 +92,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { API_ENTRIES } = await import('./api.js');
   // The library's entry points beside the command's: the package's exports point here.
   const entries = Object.fromEntries(API_ENTRIES.map((e) => [`api/${e.report}`, `src/${e.types.replace(/\.d\.ts$/, '.ts')}`]));
-  const result = await bundleCli(root, out, { external: ['koffi'], sourcemap: true, entries, standalone: STANDALONE_ENTRIES });
+  const { readFileSync } = await import('node:fs');
+  const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { dependencies: Record<string, string> };
+  const external = Object.keys(pkg.dependencies);
+  const result = await bundleCli(root, out, { external, sourcemap: true, entries, standalone: STANDALONE_ENTRIES });
   // What each output file holds and imports (the tests check what an entry point loads).
   const { writeFileSync } = await import('node:fs');
   writeFileSync(`${out}/metafile.json`, JSON.stringify(result.metafile));

@@ -1,4 +1,4 @@
-// `npm run package`: build hfi1-sdma-<version>.tgz in the repository root (or in the directory given).
+// `npm run package`: build hfi1-sdma-<version>-linux-x64.tgz in the repository root (or in the directory given).
 import { fileURLToPath } from 'node:url';
 import { buildPackage } from './package/build.js';
 

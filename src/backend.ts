@@ -84,6 +84,11 @@ export interface UnitInfo {
   context?: UnitContext;
   /** The driver settings that decide which engines carry traffic (bulk service, num_sdma, cap_mask), where readable. */
   settings?: UnitSettings;
+  /**
+   * The unit is not an adapter: the emulator, an emulated sysroot (`emu write`, `emu serve`) or a capture of one.
+   * Every backend of this package says so either way; absent (a backend of someone else's) means an adapter.
+   */
+  emulated?: boolean;
 }
 
 /**
@@ -516,6 +521,11 @@ export interface Backend {
   readonly recording?: Recording;
   /** Where the numbers come from, where the backend knows more than its kind. Optional. */
   readonly origin?: BackendOrigin;
+  /**
+   * Its units are not adapters (the emulator, an emulated sysroot or a capture of one), as on every `UnitInfo`.
+   * Every backend of this package says so either way; absent (a backend of someone else's) means adapters.
+   */
+  readonly emulated?: boolean;
   /** Every unit found. Empty (not an error) when there is none. */
   units(): Promise<UnitInfo[]>;
   /**

@@ -31,14 +31,28 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   E_INTERNAL: 70,
 };
 
+/** Marks every Hfi1SdmaError, whichever copy of this module made it (the pure core's entry is bundled whole). */
+const BRAND = Symbol.for('hfi1-sdma.error');
+
 /** The base error: a stable code, a message that says what happened and what to do. */
 export class Hfi1SdmaError extends Error {
   readonly code: ErrorCode;
+
+  /**
+   * `e instanceof Hfi1SdmaError` holds for an error of any copy of this class, so that one thrown by
+   * `hfi1-sdma/progress` (a bundle of its own) is one of `hfi1-sdma`'s too; subclasses test as usual.
+   */
+  static override [Symbol.hasInstance](e: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class tested against, a subclass included
+    if (this !== Hfi1SdmaError) return Function.prototype[Symbol.hasInstance].call(this, e);
+    return typeof e === 'object' && e !== null && (e as { [BRAND]?: unknown })[BRAND] === true;
+  }
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'Hfi1SdmaError';
     this.code = code;
+    Object.defineProperty(this, BRAND, { value: true });
   }
 
   /** The process exit status this error maps to. */
@@ -46,6 +60,9 @@ export class Hfi1SdmaError extends Error {
     return EXIT_CODES[this.code];
   }
 }
+
+// The class keeps its name in a minified bundle, for a caller that prints `e.constructor.name`.
+Object.defineProperty(Hfi1SdmaError, 'name', { value: 'Hfi1SdmaError' });
 
 /** Where in an input a parse failed. `line` and `column` count from 1. */
 export interface ParsePosition {
@@ -78,6 +95,8 @@ export class ParseError extends Hfi1SdmaError {
     this.text = pos.text;
   }
 }
+
+Object.defineProperty(ParseError, 'name', { value: 'ParseError' });
 
 /** A bad argument or flag: exit 64 with the message. */
 export function usageError(message: string): Hfi1SdmaError {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 
 /** hfi1-sdma's version (from package.json). */
 export function version(): string {
-  for (const rel of ['../package.json', '../../package.json']) {
+  for (const rel of ['../package.json', '../../package.json', '../../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
       if (pkg.name === 'hfi1-sdma' && pkg.version) return pkg.version;

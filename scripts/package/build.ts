@@ -1,6 +1,8 @@
-// Build the release artifact hfi1-sdma-<version>.tgz: one minified ESM bundle (split at the CLI's lazy
-// imports), koffi and its linux-x64 binaries vendored beside it, the man page, and a package.json
-// without dependencies, so that `npm install -g ./hfi1-sdma-<version>.tgz` needs no registry.
+// Build the offline release artifact hfi1-sdma-<version>-linux-x64.tgz (a name of its own: `npm pack` writes
+// hfi1-sdma-<version>.tgz): one minified ESM bundle (split at the CLI's lazy imports) with yargs, prom-client and tar
+// inside, koffi and its linux-x64 binaries vendored beside it, the man page, the licences and versions of what it
+// carries, and a package.json without dependencies, so that `npm install -g ./hfi1-sdma-<version>-linux-x64.tgz`
+// needs no registry.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +11,7 @@ import { create } from 'tar';
 import { API_ENTRIES, emitDeclarations, rollUpDeclarations } from '../api.js';
 import { bundleCli, STANDALONE_ENTRIES } from '../bundle.js';
 import { renderManPage } from '../man.js';
-import { thirdPartyNotices } from './notices.js';
+import { carriedPackages, thirdPartyNotices } from './notices.js';
 import { KOFFI_PLATFORMS, vendorKoffi } from './vendor.js';
 
 /** What one build produced. */
@@ -57,11 +59,14 @@ export async function buildPackage(
     mkdirSync(join(pkgDir, 'man'), { recursive: true });
     writeFileSync(join(pkgDir, 'man', 'hfi1-sdma.8'), renderManPage(rootDir));
     writeFileSync(join(pkgDir, 'README.md'), readFileSync(join(rootDir, 'README.md')));
-    writeFileSync(join(pkgDir, 'THIRD_PARTY_NOTICES'), thirdPartyNotices(rootDir, Object.keys(result.metafile.inputs)));
-    writeFileSync(join(pkgDir, 'package.json'), `${JSON.stringify(artifactManifest(repoPkg), null, 2)}\n`);
+    writeFileSync(join(pkgDir, 'LICENSE'), readFileSync(join(rootDir, 'LICENSE')));
+    const inputs = Object.keys(result.metafile.inputs);
+    writeFileSync(join(pkgDir, 'THIRD_PARTY_NOTICES'), thirdPartyNotices(rootDir, inputs));
+    const carried = Object.fromEntries(carriedPackages(rootDir, inputs).map((p) => [p.name, p.version]));
+    writeFileSync(join(pkgDir, 'package.json'), `${JSON.stringify(artifactManifest(repoPkg, carried), null, 2)}\n`);
 
     mkdirSync(outDir, { recursive: true });
-    const tarball = join(outDir, `hfi1-sdma-${version}.tgz`);
+    const tarball = join(outDir, artifactName(version));
     await create({ gzip: { level: 9 }, file: tarball, cwd: stage, portable: true, mtime: TARBALL_MTIME }, ['package']);
     return { tarball, version, tarballBytes: statSync(tarball).size, bundleBytes };
   } finally {
@@ -69,8 +74,16 @@ export async function buildPackage(
   }
 }
 
-/** The artifact's package.json: the repository's identity, its bin and man page, and no dependencies. */
-export function artifactManifest(repoPkg: Record<string, unknown>): Record<string, unknown> {
+/** The artifact's file name: not `npm pack`'s, so that neither overwrites the other. */
+export function artifactName(version: string): string {
+  return `hfi1-sdma-${version}-${KOFFI_PLATFORMS.join('-')}.tgz`;
+}
+
+/**
+ * The artifact's package.json: the repository's identity, its bin and man page, no dependencies, and the packages it
+ * carries with their versions (`carried`: name → version; their licences are in THIRD_PARTY_NOTICES).
+ */
+export function artifactManifest(repoPkg: Record<string, unknown>, carried: Record<string, string>): Record<string, unknown> {
   return {
     name: repoPkg.name,
     version: repoPkg.version,
@@ -88,8 +101,11 @@ export function artifactManifest(repoPkg: Record<string, unknown>): Record<strin
     types: './types/hfi1-sdma.d.ts',
     man: ['man/hfi1-sdma.8'],
     hfi1Sdma: {
-      bundled: 'yargs, prom-client, tar (lib/*.mjs)',
-      vendored: `koffi with its prebuilt binaries for ${KOFFI_PLATFORMS.join(', ')} (glibc and musl), in lib/node_modules`,
+      bundled: Object.fromEntries(Object.entries(carried).filter(([name]) => name !== 'koffi')),
+      vendored: {
+        koffi: `${carried.koffi} with its prebuilt binaries for ${KOFFI_PLATFORMS.join(', ')} (glibc and musl), in lib/node_modules`,
+      },
+      licences: 'THIRD_PARTY_NOTICES',
     },
   };
 }

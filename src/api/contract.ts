@@ -5,6 +5,8 @@ import { strict as assert } from 'node:assert';
 import type { Backend } from '../backend.js';
 import { isStateName } from '../progress/state.js';
 
+export type * from '../backend.js';
+
 /** The runner's two registration functions. */
 export interface ContractRunner {
   describe(name: string, fn: () => void): unknown;
@@ -47,16 +49,24 @@ export function contractSuite(name: string, open: () => Promise<Backend>, t: Con
         const units = await b.units();
         assert.ok(units.length > 0, 'no unit');
         for (const u of units) {
-          assert.match(u.name, /^hfi[12]_\d+$/);
-          assert.equal(u.name.endsWith(`_${u.unit}`), true, `${u.name} is unit ${u.unit}`);
-          assert.ok(u.engines > 0 && u.engines <= 16, `${u.engines} engines`);
-          assert.equal(u.engineIds.length, u.engines);
-          assert.ok(RING_SIZES.includes(u.descqCnt), `ring size ${u.descqCnt}`);
+          assert.match(u.name, /^hfi[12]_\d+$/, `UnitInfo.name ${JSON.stringify(u.name)} is not hfi1_N or hfi2_N`);
+          assert.equal(u.name.endsWith(`_${u.unit}`), true, `UnitInfo.name ${u.name} does not end in its unit number ${u.unit}`);
+          assert.ok(u.engines > 0 && u.engines <= 16, `${u.name}: UnitInfo.engines is ${u.engines}, not 1-16`);
+          assert.equal(
+            u.engineIds.length,
+            u.engines,
+            `${u.name}: UnitInfo.engineIds has ${u.engineIds.length} engines, engines says ${u.engines}`,
+          );
+          assert.ok(
+            RING_SIZES.includes(u.descqCnt),
+            `${u.name}: UnitInfo.descqCnt ${u.descqCnt} is not a ring size (64-32768, a power of two)`,
+          );
           assert.ok(
             u.sources.some((s) => s.readable),
-            'no readable source',
+            `${u.name}: UnitInfo.sources has no readable source`,
           );
-          if (o.engines !== undefined) assert.equal(u.engines, o.engines);
+          if (o.engines !== undefined)
+            assert.equal(u.engines, o.engines, `${u.name}: UnitInfo.engines is ${u.engines}, expected ${o.engines}`);
         }
       });
     });
@@ -68,27 +78,51 @@ export function contractSuite(name: string, open: () => Promise<Backend>, t: Con
         assert.deepEqual(
           samples.map((s) => s.engine),
           info.engineIds,
+          `${info.name}: sample() gave engines ${samples.map((s) => s.engine).join(',')}, not UnitInfo.engineIds`,
         );
         const mask = info.descqCnt - 1;
         for (const s of samples) {
-          assert.equal(s.unit, info.unit);
-          assert.ok(s.sources.length > 0, `engine ${s.engine} names no source`);
-          if (s.state !== null) assert.ok(isStateName(s.state), `state ${s.state}`);
+          const at = `${info.name} engine ${s.engine}`;
+          assert.equal(s.unit, info.unit, `${at}: EngineSample.unit is ${s.unit}, not ${info.unit}`);
+          assert.ok(s.sources.length > 0, `${at}: EngineSample.sources names no source`);
+          if (s.state !== null)
+            assert.ok(isStateName(s.state), `${at}: EngineSample.state ${JSON.stringify(s.state)} is not a state name`);
           if (s.sw && !s.gone) {
-            assert.ok((s.sw.descqTail - s.sw.descqHead) >>> 0 <= mask, `engine ${s.engine}: more in flight than the ring`);
-            assert.equal(s.sw.swHead, s.sw.descqHead & mask);
-            assert.equal(s.sw.swTail, s.sw.descqTail & mask);
+            assert.ok(
+              (s.sw.descqTail - s.sw.descqHead) >>> 0 <= mask,
+              `${at}: sw.descqTail − sw.descqHead is more than the ring holds`,
+            );
+            assert.equal(
+              s.sw.swHead,
+              s.sw.descqHead & mask,
+              `${at}: sw.swHead ${s.sw.swHead} is not sw.descqHead & (descqCnt − 1)`,
+            );
+            assert.equal(
+              s.sw.swTail,
+              s.sw.descqTail & mask,
+              `${at}: sw.swTail ${s.sw.swTail} is not sw.descqTail & (descqCnt − 1)`,
+            );
           }
           if (s.csr && !s.gone) {
-            assert.ok(s.csr.hwHead <= BigInt(mask) && s.csr.hwTail <= BigInt(mask), `engine ${s.engine}: a slot past the ring`);
+            assert.ok(
+              s.csr.hwHead <= BigInt(mask) && s.csr.hwTail <= BigInt(mask),
+              `${at}: csr.hwHead or csr.hwTail is a slot past the ring`,
+            );
           }
-          if (s.seq !== null && s.seqSource !== 'head-lock') assert.equal(s.seq % 2, 0);
+          if (s.seq !== null && s.seqSource !== 'head-lock') {
+            assert.equal(
+              s.seq % 2,
+              0,
+              `${at}: EngineSample.seq ${s.seq} from ${s.seqSource} is odd (twice the interrupt passes)`,
+            );
+          }
         }
         if (o.healthy) {
           for (const s of samples) {
-            assert.equal(s.state, 's99_Running');
-            assert.equal(s.csr?.lenGen, 0x40800n);
-            assert.equal(s.csr?.reloadCnt, 0xc9n); // 250 ns (init_sdma_regs, sdma.c)
+            const at = `${info.name} engine ${s.engine}`;
+            assert.equal(s.state, 's99_Running', `${at}: EngineSample.state is ${s.state} on a healthy host`);
+            assert.equal(s.csr?.lenGen, 0x40800n, `${at}: csr.lenGen is not the driver's setting`);
+            assert.equal(s.csr?.reloadCnt, 0xc9n, `${at}: csr.reloadCnt is not 250 ns`); // init_sdma_regs, sdma.c
           }
         }
       });
@@ -101,12 +135,17 @@ export function contractSuite(name: string, open: () => Promise<Backend>, t: Con
           const [s] = await unit.sample([e]);
           if (!s?.sw) continue;
           const r = await unit.ring(e);
-          assert.equal(r.engine, e);
-          assert.equal(r.descriptors.length, (r.tail - r.head) & (info.descqCnt - 1));
+          const at = `${info.name} ring(${e})`;
+          assert.equal(r.engine, e, `${at}: RingDump.engine is ${r.engine}`);
+          assert.equal(
+            r.descriptors.length,
+            (r.tail - r.head) & (info.descqCnt - 1),
+            `${at}: ${r.descriptors.length} descriptors between RingDump.head ${r.head} and RingDump.tail ${r.tail}`,
+          );
           r.descriptors.forEach((d, k) => {
-            assert.equal(d.slot, (r.head + k) & (info.descqCnt - 1));
-            assert.match(d.flags, /^[I-][H-][F-][L-]$/);
-            assert.ok(d.gen >= 0 && d.gen <= 3, `generation ${d.gen}`);
+            assert.equal(d.slot, (r.head + k) & (info.descqCnt - 1), `${at}: descriptors[${k}].slot is ${d.slot}`);
+            assert.match(d.flags, /^[I-][H-][F-][L-]$/, `${at}: descriptors[${k}].flags ${JSON.stringify(d.flags)} is not IHFL`);
+            assert.ok(d.gen >= 0 && d.gen <= 3, `${at}: descriptors[${k}].gen ${d.gen} is not 0-3`);
           });
         }
       });
@@ -114,10 +153,18 @@ export function contractSuite(name: string, open: () => Promise<Backend>, t: Con
 
     t.it('refuses a unit or engine that does not exist', async () => {
       await withBackend(open, async (b) => {
-        await assert.rejects(b.unit(200), (e: { code?: string }) => e.code === 'E_NO_DEVICE');
+        await assert.rejects(
+          b.unit(200),
+          (e: { code?: string }) => e.code === 'E_NO_DEVICE',
+          'unit(200) did not reject with E_NO_DEVICE',
+        );
         const { info, unit } = await firstUnit(b);
         const past = Math.max(...info.engineIds) + 1;
-        await assert.rejects(unit.sample([past]), (e: { code?: string }) => e.code === 'E_NO_ENGINE');
+        await assert.rejects(
+          unit.sample([past]),
+          (e: { code?: string }) => e.code === 'E_NO_ENGINE',
+          `sample([${past}]) did not reject with E_NO_ENGINE`,
+        );
       });
     });
 
@@ -126,7 +173,11 @@ export function contractSuite(name: string, open: () => Promise<Backend>, t: Con
         await withBackend(open, async (b) => {
           const { unit } = await firstUnit(b);
           const strip = (x: Awaited<ReturnType<typeof unit.sample>>) => x.map(({ timeMs: _t, ...rest }) => rest);
-          assert.deepEqual(strip(await unit.sample()), strip(await unit.sample()));
+          assert.deepEqual(
+            strip(await unit.sample()),
+            strip(await unit.sample()),
+            'two samples with no time between them differ',
+          );
         });
       });
     }

@@ -29,20 +29,20 @@ function looksLikeSnapshot(path: string): boolean {
  * Check an explicitly given sysroot: it must be a directory or a snapshot file. E_NO_INPUT (66)
  * naming the path otherwise, so a typo never shows some other host (or the emulator).
  */
-export function checkSysroot(path: string): 'dir' | 'snapshot' {
+export function checkSysroot(path: string, label = '--sysroot'): 'dir' | 'snapshot' {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? String(e);
     if (code === 'EACCES') {
-      throw new Hfi1SdmaError('E_PERMISSION', `--sysroot ${path}: permission denied: run as a user who can read it`, {
+      throw new Hfi1SdmaError('E_PERMISSION', `${label} ${path}: permission denied: run as a user who can read it`, {
         cause: e,
       });
     }
     throw new Hfi1SdmaError(
       'E_NO_INPUT',
-      `--sysroot ${path}: ${code === 'ENOENT' ? 'no such file or directory' : code}: name a directory holding sys/ and proc/, or a snapshot .tar.gz`,
+      `${label} ${path}: ${code === 'ENOENT' ? 'no such file or directory' : code}: name a directory holding sys/ and proc/, or a snapshot .tar.gz`,
       { cause: e },
     );
   }
@@ -50,7 +50,7 @@ export function checkSysroot(path: string): 'dir' | 'snapshot' {
   if (st.isFile() && looksLikeSnapshot(path)) return 'snapshot';
   throw new Hfi1SdmaError(
     'E_NO_INPUT',
-    `--sysroot ${path}: not a directory or a snapshot (.tar.gz): name a directory holding sys/ and proc/, or a file written by 'hfi1-sdma snapshot'`,
+    `${label} ${path}: not a directory or a snapshot (.tar.gz): name a directory holding sys/ and proc/, or a file written by 'hfi1-sdma snapshot'`,
   );
 }
 

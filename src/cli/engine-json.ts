@@ -123,7 +123,7 @@ export interface ErrorHistoryJson {
   halts: number;
   recoveries: number;
   /** The error bits of the last sample that showed any. */
-  lastErrors: EngErrBit[];
+  lastErrors: readonly EngErrBit[];
 }
 
 /** The error history of one classified engine. */

@@ -1,12 +1,9 @@
 // `snapshot -o FILE.tar.gz [--samples N --interval-ms T]`: capture the sources hfi1-sdma reads, at
 // one or more instants, for a bug report.
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { hostname } from 'node:os';
 import type { Argv } from 'yargs';
-import { removeOnExit, stoppedStatus } from '../cleanup.js';
-import { Hfi1SdmaError, usageError } from '../errors.js';
+import { stoppedStatus } from '../cleanup.js';
+import { usageError } from '../errors.js';
 import { isEmulatedSysroot } from '../hw/paths.js';
 import { checkOutputTarget } from '../output-file.js';
 import type { CaptureOptions } from '../snapshot/capture.js';
@@ -20,50 +17,16 @@ import { version } from './version.js';
 type Meta = { host: string; toolVersion: string; now: Date; emulated?: boolean };
 type Pace = Pick<CaptureOptions, 'samples' | 'intervalMs'>;
 
-/** Render the emulator's host into a temporary tree and capture that; between instants its virtual time runs on. */
+/** Run the emulator the options describe to its start, then capture its host (null when stopped first). */
 async function captureEmulated(global: GlobalOptions, out: string, meta: Meta, pace: Pace): Promise<ManifestV2 | null> {
-  const [{ emuUnitFromOptions, defaultAtMs }, { writeSysroot }, { captureSnapshot }, { warmUp }] = await Promise.all([
+  const [{ emuUnitFromOptions, defaultAtMs }, { captureEmulatedUnit }, { warmUp }] = await Promise.all([
     import('../emu/index.js'),
-    import('../emu/sysroot.js'),
-    import('../snapshot/capture.js'),
+    import('../snapshot/capture-emu.js'),
     import('../emu/warm-up.js'),
   ]);
   const u = emuUnitFromOptions(global);
   if (!(await warmUp(u, defaultAtMs(global)))) return null; // stopped: nothing written
-  // Created and registered for removal in one turn of the event loop: no signal can fall between them.
-  const dir = mkdtempSync(join(tmpdir(), 'hfi1-sdma-emu-'));
-  const forget = removeOnExit(dir);
-  const write = async () => {
-    try {
-      await writeSysroot(u, dir);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code ?? String(e);
-      throw new Hfi1SdmaError(
-        'E_IO',
-        `cannot write the emulated host under ${tmpdir()} (${code}): free space there, or set TMPDIR to a directory with room`,
-        { cause: e },
-      );
-    }
-  };
-  try {
-    await write();
-    return await captureSnapshot(
-      dir,
-      out,
-      { ...meta, emulated: true },
-      {
-        ...pace,
-        clock: { nowMs: () => u.nowMs },
-        sleep: async (ms) => {
-          u.runUntilMs(u.nowMs + ms);
-          await write();
-        },
-      },
-    );
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-    forget();
-  }
+  return captureEmulatedUnit(u, out, meta, pace);
 }
 
 export const snapshotCommand: CommandSpec = {

@@ -116,6 +116,8 @@ export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
   };
   return {
     kind: 'emu',
+    emulated: true,
+    origin: { host: null, capturedAtMs: null, toolVersion: null, emulated: true },
     model: unit,
     atMs,
     pace: opts.wall === true ? 'wall' : 'virtual',

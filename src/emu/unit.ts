@@ -254,6 +254,7 @@ export class EmuUnit implements Unit {
       flavour: unitFlavour(flavour),
       descqCnt,
       sources: [{ source: 'model', readable: true }],
+      emulated: true,
       context: { ...emuContext(flavour.chip.name) },
       settings: emuSettings({
         driver: flavour.driver,

@@ -130,8 +130,10 @@ export async function openHwBackend(opts: HwOptions): Promise<Backend> {
   const units = (await openUnits(opts.sysroot, clock, fs, opts.psmScan)).map((u) => u.unit);
   let closed = false;
   const emulated = isEmulatedSysroot(opts.sysroot);
+  for (const u of units) u.info.emulated = emulated;
   return {
     kind: 'hw',
+    emulated,
     ...(emulated ? { origin: { host: null, capturedAtMs: null, toolVersion: null, emulated: true } } : {}),
     async units() {
       return units.map((u) => u.info);

@@ -77,6 +77,9 @@ export const FINDING_KINDS = {
 } as const satisfies Record<string, FindingKind>;
 export type FindingKindName = keyof typeof FINDING_KINDS;
 
+/** Every finding's code (`SD101` …): a code never changes meaning, and a new kind gets a new one. */
+export type FindingCode = (typeof FINDING_KINDS)[FindingKindName]['code'];
+
 /** A probable strand counts (WARNING by default) once it has held this long: until then it is a note (ms). */
 export const PROBABLE_HOLD_MS = 30_000;
 

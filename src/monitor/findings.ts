@@ -8,6 +8,7 @@ import type { WaiterJudgement } from '../progress/strand.js';
 import {
   type CountName,
   FINDING_KINDS,
+  type FindingCode,
   type FindingKindName,
   KIND_RANK,
   PROBABLE_HOLD_MS,
@@ -21,23 +22,23 @@ import { ageText, portActive, portsText, whoText, whoWithOwner } from './words.j
 
 /** One finding. */
 export interface Finding {
-  kind: FindingKindName;
-  code: string;
-  count: CountName | null;
+  readonly kind: FindingKindName;
+  readonly code: FindingCode;
+  readonly count: CountName | null;
   /** Under the default thresholds (health re-levels with its own). */
-  severity: Severity;
-  unit: string | null;
-  engine: number | null;
-  port: number | null;
+  readonly severity: Severity;
+  readonly unit: string | null;
+  readonly engine: number | null;
+  readonly port: number | null;
   /** How much it adds to its count (engines, waiters, episodes; 1 for a unit or a port). */
-  weight: number;
+  readonly weight: number;
   /** One line, naming the unit (and engine or port). */
-  text: string;
+  readonly text: string;
   /** What to do next, or null. */
-  action: string | null;
+  readonly action: string | null;
   /** How long it has held (ms), and whether that is a lower bound; null when not timed. */
-  ageMs: number | null;
-  ageAtLeast: boolean;
+  readonly ageMs: number | null;
+  readonly ageAtLeast: boolean;
 }
 
 /** What findings need to remember across rounds (kept by the monitor, carried in its state). */

@@ -9,11 +9,11 @@ import { type Classification, classify, DEFAULT_CLASSIFY_OPTIONS, type EngineTra
 import { DEFAULT_STRAND_MS, newStrandTrack, type StrandTrack } from '../progress/strand.js';
 import { lookupUnit, type UnitId } from '../unit-id.js';
 import { UnitDiscovery } from './discovery.js';
-import { type FindingHistory, findingsOf, newFindingHistory, rememberRound } from './findings.js';
+import { type FindingHistory, finding, findingsOf, newFindingHistory, rememberRound } from './findings.js';
 import { nextInstant, realSleep, type Sleep } from './pace.js';
 import { judgeCauses, markBulkService, type PortSample, readPortCounters, rememberLinkCounters, rememberPorts } from './ports.js';
 import { BoundedReads, type Timer } from './read.js';
-import type { EngineRound, Provenance, Round, UnitRound, UnitWaitersRound } from './round.js';
+import type { Draft, EngineRound, Provenance, Round, UnitRound, UnitWaitersRound } from './round.js';
 import { blindWaiters, engineWaiters, NO_WAITERS_REASON, observeWaiters, qpsToOwn } from './waiters.js';
 
 /** How the monitor reads and judges. */
@@ -92,7 +92,7 @@ export function selectionError(infos: readonly UnitInfo[], unit: UnitId): Hfi1Sd
     );
   }
   if ('none' in hit) {
-    const have = infos.map((u) => u.name).join(', ');
+    const have = infos.map((u) => u.name).join(', ') || 'no unit';
     const asked = typeof unit === 'string' ? unit : `hfi1_${unit} or hfi2_${unit}`;
     return new Hfi1SdmaError('E_NO_DEVICE', `no unit ${asked}: this host has ${have}`);
   }
@@ -221,7 +221,7 @@ export class Monitor {
     for (const key of [...this.tracks.engines.keys()]) if (key.startsWith(`${name}/`)) this.tracks.engines.delete(key);
   }
 
-  private classifyAll(unit: Unit, samples: readonly EngineSample[]): EngineRound[] {
+  private classifyAll(unit: Unit, samples: readonly EngineSample[]): Draft<EngineRound>[] {
     const name = unit.info.name;
     const opts = {
       ...DEFAULT_CLASSIFY_OPTIONS,
@@ -289,7 +289,7 @@ export class Monitor {
         engines.map((e) => e.sample.engine),
       );
       for (const e of engines) e.waiters = per.get(e.sample.engine) ?? null;
-      waiters.owners = await this.ownersOf(unit, waiters);
+      waiters = { ...waiters, owners: await this.ownersOf(unit, waiters) };
     }
     if (status !== 'up') this.forget(name);
     const ports = status === 'gone' || this.o.ports === false ? [] : await readPorts(unit, this.reads);
@@ -340,21 +340,31 @@ export class Monitor {
     this.missed = units.length === 0 || read.some((u) => u.status !== 'up') || vanished.length > 0;
     this.tracks.index += 1;
     rememberRound(this.tracks.history, read);
-    for (const u of read) {
-      u.activeSeen = u.ports.map((p) => p.port).filter((p) => this.tracks.history.activeSeen.has(`${u.info.name}/${p}`));
-    }
-    const first = read.find((u) => u.engines.length > 0)?.engines[0]?.sample.timeMs;
+    const seen = read.map((u) => ({
+      ...u,
+      activeSeen: u.ports.map((p) => p.port).filter((p) => this.tracks.history.activeSeen.has(`${u.info.name}/${p}`)),
+    }));
+    const first = seen.find((u) => u.engines.length > 0)?.engines[0]?.sample.timeMs;
     const rec = this.backend.recording;
+    const noUnit = units.length === 0 && vanished.length === 0;
     return {
       index: this.tracks.index,
       timeMs: rec ? (rec.timesMs[rec.position()] ?? 0) : (first ?? 0),
       provenance: this.provenance,
-      units: read,
+      units: seen,
       vanished,
-      noUnit: units.length === 0 && vanished.length === 0,
+      noUnit,
       listingProblem: this.listingProblem,
-      findings: findingsOf(read, vanished, this.tracks.history, this.o.reduced),
+      findings: noUnit ? [this.noUnitFinding()] : findingsOf(seen, vanished, this.tracks.history, this.o.reduced),
     };
+  }
+
+  /** SD304: no unit (or none that the selection names), so nothing was judged: never a healthy round. */
+  private noUnitFinding() {
+    const which = this.o.unit === undefined ? 'no hfi1 or hfi2 unit' : `no unit ${this.o.unit} (of those selected)`;
+    return finding('noUnit', { unit: null }, `${which} found (${this.backend.kind} backend): nothing was judged`, {
+      action: "run 'hfi1-sdma doctor' to see why (the driver not loaded, no adapter)",
+    });
   }
 }
 

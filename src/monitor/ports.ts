@@ -6,7 +6,7 @@ import type { PortCounters, PortLink, Unit, UnitInfo } from '../backend.js';
 import { type CauseJudgement, type PortSpan, stallCause } from '../progress/cause.js';
 import type { Classification } from '../progress/classify.js';
 import type { BoundedReads } from './read.js';
-import type { EngineRound } from './round.js';
+import type { Draft, EngineRound } from './round.js';
 
 /** Rounds of port counters kept per unit: enough to span a stall's confirmation (a few rounds) with room. */
 export const PORT_HISTORY = 64;
@@ -88,7 +88,7 @@ export function causedReason(c: Classification, cause: CauseJudgement | null): C
 
 /** Judge the cause of every stalled engine of a round from its unit's port history; the others get none. */
 export function judgeCauses(
-  engines: EngineRound[],
+  engines: Draft<EngineRound>[],
   history: readonly PortSample[],
   links: readonly PortLink[],
   activeSeen: readonly number[],
@@ -106,7 +106,7 @@ export function judgeCauses(
  * Engines the bulk service owns (UnitInfo.settings.bulkServiceEngines): its own traffic moves their heads, so they are
  * never judged as SDMA rings: idle, reason bulk-service.
  */
-export function markBulkService(info: UnitInfo, engines: EngineRound[]): void {
+export function markBulkService(info: UnitInfo, engines: Draft<EngineRound>[]): void {
   const bulk = info.settings?.bulkServiceEngines ?? [];
   if (bulk.length === 0) return;
   for (const e of engines) {

@@ -4,7 +4,7 @@ import type { EngineSample, Unit, WaitersSample } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
 import { judgeWaiters, psmStallEpisodes, STRAND_SAMPLES, type StrandOptions, type StrandTrack } from '../progress/strand.js';
 import { visibilityOf } from '../progress/waiters.js';
-import type { EngineWaiters, UnitWaitersRound } from './round.js';
+import type { Draft, EngineWaiters, UnitWaitersRound } from './round.js';
 
 /** Why a backend without waiters() sees none. */
 export const NO_WAITERS_REASON = 'this backend does not list waiters';
@@ -72,7 +72,7 @@ export function seesStrandable(uw: UnitWaitersRound | undefined): boolean {
 
 /** The waiters of each engine (by absolute index), or null per engine when no waiter can be seen. */
 export function engineWaiters(uw: UnitWaitersRound, engines: readonly number[]): Map<number, EngineWaiters | null> {
-  const out = new Map<number, EngineWaiters | null>();
+  const out = new Map<number, Draft<EngineWaiters> | null>();
   if (!seesWaiters(uw)) {
     for (const e of engines) out.set(e, null);
     return out;

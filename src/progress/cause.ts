@@ -34,9 +34,9 @@ export interface PortSpan {
 
 /** The cause of a stall, the port that shows it, and why, in a phrase. */
 export interface CauseJudgement {
-  cause: StallCause;
-  port: number | null;
-  why: string;
+  readonly cause: StallCause;
+  readonly port: number | null;
+  readonly why: string;
 }
 
 /** A port that waited this many flit times per flit it sent sent "next to nothing". */

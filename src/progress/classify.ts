@@ -41,6 +41,23 @@ export const REASONS = [
 ] as const;
 export type Reason = (typeof REASONS)[number];
 
+/** The reasons each verdict is given with: a reason belongs to its verdicts and is never seen with another. */
+export const REASONS_BY_VERDICT = {
+  idle: ['empty', 'bulk-service'],
+  progressing: ['moving', 'waiting', 'writeback-stalled', 'no-ring-state'],
+  backpressure: ['ring-full'],
+  stalled: ['chip-not-fetching', 'retirement-lost', 'no-head-movement', 'no-credits', 'link-lost'],
+  halted: ['state', 'status-halted', 'error-bits'],
+  gone: ['registers-all-ones'],
+  unknown: ['warming-up', 'stall-suspected', 'recovering', 'single-instant-capture', 'no-ring-state'],
+} as const satisfies { readonly [V in Verdict]: readonly Reason[] };
+
+/** The reasons verdict `V` is given with. */
+export type ReasonOf<V extends Verdict> = (typeof REASONS_BY_VERDICT)[V][number];
+
+/** A verdict with one of its own reasons (`stalled` with `chip-not-fetching`, never `idle` with it). */
+export type VerdictReason = { [V in Verdict]: { readonly verdict: V; readonly reason: ReasonOf<V> } }[Verdict];
+
 /** Classifier settings. */
 export interface ClassifyOptions {
   /** No head movement for this long while in flight is a stall (default 1000). */
@@ -111,41 +128,45 @@ export function newTrack(): EngineTrack {
   };
 }
 
-/** The classifier's answer for one sample. */
-export interface Classification {
-  verdict: Verdict;
-  reason: Reason;
+/** The classifier's answer for one sample: a verdict with its reason, and the figures behind it. */
+export type Classification = VerdictReason & ClassificationFigures;
+
+/** The figures of a classification, whatever its verdict. */
+export interface ClassificationFigures {
   /** Descriptors retired per second since the previous sample (null on the first sample). */
-  descPerSec: number | null;
+  readonly descPerSec: number | null;
   /** Txreqs completed per second since the previous sample. */
-  txPerSec: number | null;
-  inFlight: number | null;
-  stallCount: number;
-  stallMaxMs: number;
+  readonly txPerSec: number | null;
+  readonly inFlight: number | null;
+  readonly stallCount: number;
+  readonly stallMaxMs: number;
   /** When the current stall's head last moved; null when not stalled. */
-  stuckSinceMs: number | null;
+  readonly stuckSinceMs: number | null;
   /**
    * The head was not seen to move since the first sample, so stuckSinceMs is that sample's time and the stall
    * is at least that old (it may have begun long before).
    */
-  stuckAtLeast: boolean;
+  readonly stuckAtLeast: boolean;
   /** Decoded error bits (halted and otherwise). */
-  errors: EngErrBit[];
+  readonly errors: readonly EngErrBit[];
   /** The flush list stayed non-empty beyond the recovery window: txreqs nobody will complete. */
-  orphanedWork: boolean;
+  readonly orphanedWork: boolean;
   /** Entries into a halt condition (halted state, STATUS bit 56, halt-class bits) seen so far. */
-  halts: number;
+  readonly halts: number;
   /** Returns from a halt condition to an operational state seen so far. */
-  recoveries: number;
+  readonly recoveries: number;
   /** Engine-error interrupts since driver load (SDMAErrCt); null when the counters are unread. */
-  errCount: number | null;
+  readonly errCount: number | null;
   /** How much SDMAErrCt rose since the first sample of this track. */
-  errCountRise: number;
+  readonly errCountRise: number;
   /** The error bits of the last sample that showed any (a halt-class error clears within a ms). */
-  lastErrors: EngErrBit[];
+  readonly lastErrors: readonly EngErrBit[];
 }
 
-type Core = Omit<
+/** Omit from each member of a union. */
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+type Core = OmitEach<
   Classification,
   | 'stallCount'
   | 'stallMaxMs'
@@ -191,14 +212,14 @@ function isRunning(s: EngineSample): boolean {
   return s.csr !== null && (s.csr.ctrl & 0x1n) === 0x1n; // SDMA_ENABLE (SEND_DMA_* per-engine CSRs, chip_registers.h)
 }
 
-function haltReason(s: EngineSample): Reason | null {
+function haltReason(s: EngineSample): ReasonOf<'halted'> | null {
   if (s.csr && isEngHalted(s.csr.status)) return 'status-halted';
   if (s.csr && isHaltClassError(s.csr.errStatus)) return 'error-bits';
   if (s.state !== null && !isOperational(s.state)) return 'state';
   return null;
 }
 
-function stallReason(prev: EngineSample, cur: EngineSample, descqCnt: number): Reason {
+function stallReason(prev: EngineSample, cur: EngineSample, descqCnt: number): ReasonOf<'stalled'> {
   const c = cur.csr;
   const p = prev.csr;
   if (c && p && c.hwHead === p.hwHead && c.hwTail !== c.hwHead) {
@@ -311,7 +332,7 @@ function classifyCore(track: EngineTrack, cur: EngineSample, opts: ClassifyOptio
 
   const fullRising = prev?.sw && cur.sw && cur.sw.descqFullCount !== prev.sw.descqFullCount;
   if (moved && fullRising) return finish(track, { ...base, ...rates, verdict: 'backpressure', reason: 'ring-full' });
-  let reason: Reason = moved ? 'moving' : 'waiting';
+  let reason: ReasonOf<'progressing'> = moved ? 'moving' : 'waiting';
   if (moved && cur.csr?.headDma !== null && now - (track.lastHeadDmaMoveMs ?? now) >= opts.stallMs) reason = 'writeback-stalled';
   return finish(track, { ...base, ...rates, verdict: 'progressing', reason });
 }

@@ -55,6 +55,16 @@ export const WAITER_REASONS = [
 ] as const;
 export type WaiterReason = (typeof WAITER_REASONS)[number];
 
+/** The reasons each waiter verdict is given with. */
+export const WAITER_REASONS_BY_VERDICT = {
+  waiting: ['engine-busy', 'own-pending', 'other-list', 'off-list', 'confirming', 'unit-busy'],
+  stranded: ['lost-wakeup', 'batch-limit'],
+  orphaned: ['engine-not-running'],
+  'psm-stall': ['lost-wakeup'],
+  'error-state': ['qp-error'],
+  unknown: ['confirming', 'engine-unknown', 'no-ring-state', 'device-gone'],
+} as const satisfies { readonly [V in WaiterVerdict]: readonly WaiterReason[] };
+
 /** Consecutive samples a candidate verdict must hold before it is given. */
 export const STRAND_SAMPLES = 3;
 
@@ -128,23 +138,23 @@ export function newStrandTrack(): StrandTrack {
 
 /** The rule's answer for one waiter. */
 export interface WaiterJudgement {
-  waiter: Waiter;
-  verdict: WaiterVerdict;
-  reason: WaiterReason;
+  readonly waiter: Waiter;
+  readonly verdict: WaiterVerdict;
+  readonly reason: WaiterReason;
   /**
    * The engine is the one qp_stats printed (recomputed at print time, qp_to_sdma_engine) and
    * another engine serving the same VL was not idle, or the VL map is unknown: it probably, not
    * certainly, waits there.
    */
-  probable: boolean;
+  readonly probable: boolean;
   /** When the current candidate verdict started to hold (ms), or null. */
-  holdingSinceMs: number | null;
+  readonly holdingSinceMs: number | null;
   /** Confirmed stranded or psm-stall episodes of this waiter so far. */
-  episodes: number;
+  readonly episodes: number;
   /** When the rule first saw it waiting (ms of the backend's clock). */
-  firstSeenMs: number;
+  readonly firstSeenMs: number;
   /** It may have waited long before firstSeenMs (first seen at the first sample, or after a gap): its age is a lower bound. */
-  ageAtLeast: boolean;
+  readonly ageAtLeast: boolean;
 }
 
 function identityOf(w: Waiter): string {

@@ -66,10 +66,10 @@ export interface WaitersAtEnd {
   tMs: number | null;
   /** When they were read, on the backend's clock (the ages are counted to it). */
   readMs: number | null;
-  judgements: WaiterJudgement[];
+  judgements: readonly WaiterJudgement[];
   /** Whose the waiting QPs are, where that could be found. */
-  owners: QpOwner[];
-  visibility: WaiterVisibility[];
+  owners: readonly QpOwner[];
+  visibility: readonly WaiterVisibility[];
   psmStalls: number;
   listed: boolean;
 }

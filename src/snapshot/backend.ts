@@ -105,9 +105,10 @@ async function mapped<T>(p: () => Promise<T>, rename: (t: string) => string): Pr
   }
 }
 
-function mapInfo(info: UnitInfo, rename: (t: string) => string): UnitInfo {
+function mapInfo(info: UnitInfo, rename: (t: string) => string, emulated: boolean): UnitInfo {
   return {
     ...info,
+    emulated,
     sources: info.sources.map((s) => ({
       ...s,
       ...(s.path === undefined ? {} : { path: rename(s.path) }),
@@ -148,7 +149,7 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
   const refreshUnits = async () => {
     inner.clear();
     for (const info of await current.units()) {
-      infos.set(info.name, mapInfo(info, rename));
+      infos.set(info.name, mapInfo(info, rename, origin.emulated));
       inner.set(info.name, await current.unit(info.name));
     }
   };
@@ -225,7 +226,8 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
     kind: 'hw',
     recording,
     origin,
-    units: async () => (await current.units()).map((i) => mapInfo(i, rename)),
+    emulated: origin.emulated,
+    units: async () => (await current.units()).map((i) => mapInfo(i, rename, origin.emulated)),
     async unit(id) {
       if (closed) throw new Hfi1SdmaError('E_INTERNAL', 'the backend is closed');
       const name = (await mapped(() => current.unit(id), rename)).info.name;

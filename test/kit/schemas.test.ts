@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Waiter } from '../../src/backend.js';
+import { FINDING_KINDS } from '../../src/monitor/codes.js';
+import { REASONS, REASONS_BY_VERDICT } from '../../src/progress/classify.js';
+import { WAITER_REASONS, WAITER_REASONS_BY_VERDICT } from '../../src/progress/strand.js';
 import { ROOT } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 import { FakeBackend } from '../support/fake-backend.js';
@@ -17,6 +20,8 @@ const ajv = new Ajv2020({ strict: true, allErrors: true });
 for (const f of schemaFiles) ajv.addSchema(JSON.parse(readFileSync(join(SCHEMA_DIR, f), 'utf8')));
 const validators = new Map<string, ValidateFunction>();
 const used = new Set<string>(['defs.schema.json']);
+/** The first valid document of each schema, for the mutations at the end. */
+const valid = new Map<string, unknown>();
 
 /** The compiled validator of docs/schema/`file`. */
 function schema(file: string): ValidateFunction {
@@ -47,6 +52,7 @@ async function validates(
   expect(docs.length).toBeGreaterThan(0);
   const v = schema(file);
   for (const doc of docs) expect(v(doc) ? [] : v.errors, `hfi1-sdma ${argv.join(' ')}`).toEqual([]);
+  if (!valid.has(file)) valid.set(file, docs[0]);
   return docs;
 }
 
@@ -173,6 +179,7 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
     const doc = JSON.parse(r.stdout) as { units: { waiters: unknown[] }[] };
     expect(doc.units[0]?.waiters.length).toBe(3);
     expect(v(doc) ? [] : v.errors).toEqual([]);
+    valid.set('waiters.schema.json', doc); // every kind of waiter, for the mutations
     expect(v({ ...doc, stranded: -1 })).toBe(false);
   });
 
@@ -289,6 +296,7 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
       ...{ unit: 'hfi2_0', engine: 0, cpu: 0, state: null, running: null, seq: null, seqSource: 'counters', csr: null },
       ...{ swTail: null, swHead: null, descqTail: null, descqHead: null, txTail: null, txHead: null, lastStatus: null },
       ...{ ahgBits: null, flushListNonEmpty: null, descqFullCount: null, inFlight: null, free: null, errors: [] },
+      ...{ verdict: 'unknown', reason: 'no-ring-state' },
     };
     const engines = schema('engines.schema.json');
     const flavour = { module: 'hfi2', chip: 'jkr', driver: 'hfi2', ports: 2, engineIds: [8] };
@@ -315,10 +323,108 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
     expect(engines(doc({ ...engine, lastStatus: 5 }))).toBe(false);
     const { state: _state, ...stateless } = engine;
     expect(engines(doc(stateless))).toBe(false);
-    const line = { ...engine, t: 0, reason: 'empty', descPerSec: null, txPerSec: null, stallCount: 0, stallMaxMs: 0 };
+    const line = { ...engine, t: 0, reason: 'warming-up', descPerSec: null, txPerSec: null, stallCount: 0, stallMaxMs: 0 };
     const watch = schema('watch-line.schema.json');
     expect(watch({ ...line, verdict: 'unknown' })).toBe(true);
     expect(watch({ ...line, verdict: 'fine' })).toBe(false);
+  });
+
+  it("verdicts, reasons and finding codes are the library's own: the pairs of REASONS_BY_VERDICT, the codes of FINDING_KINDS", () => {
+    const defs = JSON.parse(readFileSync(join(SCHEMA_DIR, 'defs.schema.json'), 'utf8')) as {
+      $defs: Record<
+        string,
+        { anyOf?: { properties: { verdict: { const: string }; reason: { enum: string[] } } }[]; enum?: string[] }
+      >;
+    };
+    const pairs = (name: string) =>
+      Object.fromEntries((defs.$defs[name]?.anyOf ?? []).map((b) => [b.properties.verdict.const, b.properties.reason.enum]));
+    expect(pairs('verdictReason')).toEqual(REASONS_BY_VERDICT);
+    expect(pairs('waiterVerdictReason')).toEqual(WAITER_REASONS_BY_VERDICT);
+    expect(new Set(Object.values(REASONS_BY_VERDICT).flat())).toEqual(new Set(REASONS));
+    expect(new Set(Object.values(WAITER_REASONS_BY_VERDICT).flat())).toEqual(new Set(WAITER_REASONS));
+    expect(new Set(defs.$defs.findingCode?.enum)).toEqual(new Set(Object.values(FINDING_KINDS).map((k) => k.code)));
+  });
+
+  // A mutation per schema: the document a command printed above, changed where a script would be misled, is refused.
+  it('every schema refuses a document broken where a script reads it', () => {
+    const engineOf = (d: unknown) => (d as { units: { engines: Record<string, unknown>[] }[] }).units[0]?.engines[0] as object;
+    const without = (o: object, k: string) => Object.fromEntries(Object.entries(o).filter(([key]) => key !== k));
+    const withEngine = (d: unknown, e: object) => {
+      const doc = structuredClone(d) as { units: { engines: object[] }[] };
+      (doc.units[0] as { engines: object[] }).engines[0] = e;
+      return doc;
+    };
+    const waiterDoc = (d: unknown, change: (w: object) => object) => {
+      const doc = structuredClone(d) as { units: { waiters: object[] }[] };
+      const u = doc.units.find((x) => x.waiters.length > 0) as { waiters: object[] };
+      u.waiters[0] = change(u.waiters[0] as object);
+      return doc;
+    };
+    const set = (d: unknown, patch: object) => ({ ...(d as object), ...patch });
+    const mutations: Record<string, [string, (d: unknown) => unknown][]> = {
+      'engines.schema.json': [
+        ['an engine without its verdict', (d) => withEngine(d, without(engineOf(d), 'verdict'))],
+        ['an engine without its reason', (d) => withEngine(d, without(engineOf(d), 'reason'))],
+        ['verdict "bogus"', (d) => withEngine(d, { ...engineOf(d), verdict: 'bogus' })],
+        ['reason "bogus-reason"', (d) => withEngine(d, { ...engineOf(d), reason: 'bogus-reason' })],
+        ['idle with chip-not-fetching', (d) => withEngine(d, { ...engineOf(d), verdict: 'idle', reason: 'chip-not-fetching' })],
+      ],
+      'show.schema.json': [
+        ['verdict "bogus"', (d) => set(d, { verdict: 'bogus' })],
+        ['stalled with empty', (d) => set(d, { verdict: 'stalled', reason: 'empty' })],
+      ],
+      'watch-line.schema.json': [
+        ['no reason', (d) => without(d as object, 'reason')],
+        ['progressing with ring-full', (d) => set(d, { verdict: 'progressing', reason: 'ring-full' })],
+      ],
+      'health.schema.json': [
+        ['CRITICAL with code 0', (d) => set(d, { status: 'CRITICAL', code: 0 })],
+        ['OK with code 2', (d) => set(d, { status: 'OK', code: 2 })],
+        [
+          'a finding code SD999',
+          (d) => {
+            const doc = structuredClone(d) as { findings: { code: string }[] };
+            (doc.findings[0] as { code: string }).code = 'SD999';
+            return doc;
+          },
+        ],
+      ],
+      'waiters.schema.json': [
+        ['a waiter stranded for being busy', (d) => waiterDoc(d, (w) => ({ ...w, verdict: 'stranded', reason: 'engine-busy' }))],
+        ['a waiter without its verdict', (d) => waiterDoc(d, (w) => without(w, 'verdict'))],
+      ],
+      'report.schema.json': [
+        [
+          'a finding code SD999',
+          (d) => {
+            const doc = structuredClone(d) as { units: { findings: { code: string }[] }[] };
+            (doc.units[0]?.findings[0] as { code: string }).code = 'SD999';
+            return doc;
+          },
+        ],
+      ],
+      'explain.schema.json': [
+        [
+          'a listed code "SD999"',
+          (d) => {
+            const doc = structuredClone(d) as { codes: { code: string }[] };
+            (doc.codes[0] as { code: string }).code = 'SD999';
+            return doc;
+          },
+        ],
+      ],
+    };
+    for (const file of schemaFiles.filter((f) => f !== 'defs.schema.json')) {
+      const doc = valid.get(file);
+      expect(doc, `no document of ${file} was checked above`).toBeDefined();
+      const v = schema(file);
+      expect(v(doc), file).toBe(true);
+      // Every schema: each field it requires is required.
+      const required = (v.schema as { required?: string[]; allOf?: { required?: string[] }[] }).required ?? [];
+      for (const key of required) expect(v(without(doc as object, key)), `${file} without ${key}`).toBe(false);
+      for (const [what, mutate] of mutations[file] ?? []) expect(v(mutate(doc)), `${file}: ${what}`).toBe(false);
+      expect(required.length + (mutations[file]?.length ?? 0), `${file} has no mutation`).toBeGreaterThan(0);
+    }
   });
 
   it('every schema file is used by a check above', () => {

@@ -1,0 +1,60 @@
+// Capturing the emulator: its host is rendered into a temporary tree (removed afterwards, and at exit), captured
+// as a host's would be, and between instants its virtual time runs on and the tree is rendered again.
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { removeOnExit } from '../cleanup.js';
+import type { EmuUnit } from '../emu/unit.js';
+import { Hfi1SdmaError } from '../errors.js';
+import { type CaptureOptions, captureSnapshot } from './capture.js';
+import type { ManifestV2 } from './format.js';
+
+/** Who captured, and when. */
+export type CaptureMeta = { host: string; toolVersion: string; now: Date };
+
+/** Capture the (warmed-up) emulated unit `u` into `out`; `pause` is awaited between instants (a stop signal's check). */
+export async function captureEmulatedUnit(
+  u: EmuUnit,
+  out: string,
+  meta: CaptureMeta,
+  pace: Pick<CaptureOptions, 'samples' | 'intervalMs'>,
+  pause: () => Promise<void> = async () => {},
+): Promise<ManifestV2> {
+  const { writeSysroot } = await import('../emu/sysroot.js');
+  // Created and registered for removal in one turn of the event loop: no signal can fall between them.
+  const dir = mkdtempSync(join(tmpdir(), 'hfi1-sdma-emu-'));
+  const forget = removeOnExit(dir);
+  const write = async () => {
+    try {
+      await writeSysroot(u, dir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? String(e);
+      throw new Hfi1SdmaError(
+        'E_IO',
+        `cannot write the emulated host under ${tmpdir()} (${code}): free space there, or set TMPDIR to a directory with room`,
+        { cause: e },
+      );
+    }
+  };
+  try {
+    await write();
+    return await captureSnapshot(
+      dir,
+      out,
+      { ...meta, emulated: true },
+      {
+        ...pace,
+        clock: { nowMs: () => u.nowMs },
+        sleep: async (ms) => {
+          await pause();
+          u.runUntilMs(u.nowMs + ms);
+          await write();
+        },
+      },
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    forget();
+  }
+}
