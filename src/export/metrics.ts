@@ -34,10 +34,32 @@ export interface BuildInfo {
   emulated?: boolean;
 }
 
-function openMetricsRegistry(): Registry<OpenMetricsContentType> {
-  const r = new Registry<OpenMetricsContentType>();
-  r.setContentType(openMetricsContentType);
-  return r;
+/** What prom-client's registry renders one metric with (not in its typings). */
+type RenderOne = (metric: object) => Promise<string>;
+
+/**
+ * An OpenMetrics registry that leaves the metric objects alone. prom-client 15's own renders OpenMetrics by
+ * renaming every counter object in place (`_total` stripped, added back to each sample), and the text registry,
+ * which shares those objects, then serves every counter without its `_total` until the process restarts. This one
+ * renders each counter through a view carrying the stripped name, so both formats keep the names the rules and
+ * dashboards use, whatever order scrapers ask in.
+ */
+class StableOpenMetricsRegistry extends Registry<OpenMetricsContentType> {
+  constructor() {
+    super();
+    this.setContentType(openMetricsContentType);
+  }
+
+  override async metrics(): Promise<string> {
+    const one = (this as unknown as { getMetricsAsString: RenderOne }).getMetricsAsString.bind(this);
+    const texts = await Promise.all(
+      this.getMetricsAsArray().map((m) => {
+        const { type, name } = m as unknown as { type: string; name: string };
+        return one(type === 'counter' ? Object.create(m, { name: { value: name.replace(/_total$/, '') } }) : m);
+      }),
+    );
+    return `${texts.join('\n')}\n# EOF\n`;
+  }
 }
 
 const L = ['unit', 'engine'] as const;
@@ -71,7 +93,7 @@ const PRODUCT: Readonly<Record<UnitInfo['flavour']['chip'], string>> = { wfr: 'O
 /** The metric objects, registered in a text-format and an OpenMetrics registry. */
 export class SdmaMetrics {
   readonly text = new Registry();
-  readonly openMetrics = openMetricsRegistry();
+  readonly openMetrics: Registry<OpenMetricsContentType> = new StableOpenMetricsRegistry();
 
   private readonly registers = [this.text, this.openMetrics];
   private gauge<T extends string>(name: string, help: string, labelNames: readonly T[]): Gauge<T> {
