@@ -7,6 +7,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { containmentOf, OutsideTreeError } from '../hw/contain.js';
 import { formatBytes } from '../hw/read-file.js';
+import { unescapeKmsgText } from '../kmsg/unescape.js';
 
 /** The most hfi1 log text a snapshot keeps; the newest lines are kept. */
 export const KMSG_KEEP_CAP_BYTES = 4 << 20;
@@ -38,7 +39,8 @@ export function kmsgRecordLine(record: string): string | null {
   if (fields.length < 4 || !fields.slice(0, 3).every((f) => /^[0-9]{1,20}$/.test(f))) return null;
   const usec = BigInt(fields[2] as string);
   const nl = record.indexOf('\n', semi);
-  const text = record.slice(semi + 1, nl < 0 ? undefined : nl);
+  // dmesg's form holds the text as dmesg prints it: the record's `\xNN` escapes (a ring dump's tabs) turned back.
+  const text = unescapeKmsgText(record.slice(semi + 1, nl < 0 ? undefined : nl));
   const sec = (usec / 1_000_000n).toString().padStart(5, ' ');
   const frac = (usec % 1_000_000n).toString().padStart(6, '0');
   return `[${sec}.${frac}] ${text}`;
