@@ -9,7 +9,7 @@ import type { Round } from '../monitor/round.js';
 export interface CreateMonitorOptions {
   /** No head movement this long while in flight is a stall (ms, default 1000). */
   stallMs?: number;
-  /** A halt shorter than this is a recovery (ms, default 2000). */
+  /** A halt shorter than this is a recovery (ms, default: stallMs, so a halt is judged as a stall is). */
   recoveryMs?: number;
   /** A waiter must hold this long, and 3 rounds, to be stranded (ms, default 200). */
   strandMs?: number;

@@ -16,7 +16,7 @@ import {
 } from 'prom-client';
 import type { PortCounterName, PortCounters, PortLink, SourceWarning, UnitInfo } from '../backend.js';
 import type { Captures } from '../monitor/capture.js';
-import { IPOIB_STUCK_MS } from '../monitor/findings-ports.js';
+import { ipoibStuckNow } from '../monitor/findings-ports.js';
 import type { EngineRound, Round, UnitRound, UnitWaitersRound } from '../monitor/round.js';
 import { seesStrandable } from '../monitor/waiters.js';
 import { STALL_CAUSES } from '../progress/cause.js';
@@ -371,8 +371,7 @@ export class SdmaMetrics {
     const stuck = new Map<string, number>();
     for (const j of u.waiters.judgements) {
       const w = j.waiter;
-      const ev = w.kind === 'ipoib' ? w.evidence : undefined;
-      if (!ev || ev.lastTimeoutMs === null || now === null || now - ev.lastTimeoutMs > IPOIB_STUCK_MS) continue;
+      if (!ipoibStuckNow(w, now)) continue;
       const engine = w.engine === null ? 'unknown' : String(w.engine);
       stuck.set(engine, (stuck.get(engine) ?? 0) + 1);
     }

@@ -117,8 +117,10 @@ describe('watch', () => {
       .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(16);
     const last = lines.slice(12);
-    // Engine 3 is halting but still inside the 2 s recovery window: not yet a verdict.
-    expect(last.map((l) => l.verdict)).toEqual(['idle', 'progressing', 'stalled', 'unknown']);
+    // Engine 3 halted from the first sample: inside the recovery window (--stall-ms, as health judges it) it is no
+    // verdict yet, past it halted.
+    expect(lines[3]).toMatchObject({ verdict: 'unknown', reason: 'recovering' });
+    expect(last.map((l) => l.verdict)).toEqual(['idle', 'progressing', 'stalled', 'halted']);
     expect(last[2]).toMatchObject({ reason: 'chip-not-fetching', stallCount: 1, t: 1500 });
     expect(last[1].descPerSec).toBe(1000);
     // Not reported at the first sample that meets the condition (t = 1000).

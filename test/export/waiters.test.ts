@@ -11,7 +11,7 @@ const writer = psmWaiter({ pid: 77, command: 'rank' });
 const L = 'unit="hfi1_0"';
 
 describe('exporter waiter series', () => {
-  it('counts waiters per engine and kind, and serves the stranded gauge from the third round', async () => {
+  it('counts waiters per engine and kind, and serves the stranded gauge once 3 samples confirm it, within the first scrape', async () => {
     const b = new FakeBackend(idle, 2, 2048, { waiters: { at: () => [qp] } });
     const x = await startTestExporter(b);
     let body = await x.scrape();
@@ -21,18 +21,21 @@ describe('exporter waiter series', () => {
     expect(seriesOf(body, 'hfi1_sdma_waiters').some((l) => l.includes('kind="psm"'))).toBe(false);
     expect(value(body, `hfi1_sdma_waiters_visible{${L},kind="qp"}`)).toBe(1);
     expect(value(body, `hfi1_sdma_waiters_visible{${L},kind="psm"}`)).toBe(0);
-    expect(seriesOf(body, 'hfi1_sdma_stranded_waiters')).toEqual([]);
-    x.tick(1000);
-    await x.scrape();
+    // Scrapes come seconds apart: the round takes the samples a strand needs (3, --strand-ms/2 apart) itself.
+    expect(x.sampler.monitor.state().index).toBe(3);
+    expect(value(body, `hfi1_sdma_stranded_waiters{${L},engine="1"}`)).toBe(1);
     x.tick(1000);
     body = await x.scrape();
+    expect(x.sampler.monitor.state().index).toBe(4);
     expect(value(body, `hfi1_sdma_stranded_waiters{${L},engine="1"}`)).toBe(1);
     expect(value(body, `hfi1_sdma_stranded_waiters{${L},engine="0"}`)).toBe(0);
     expect(value(body, `hfi1_sdma_probably_stranded_waiters{${L},engine="1"}`)).toBe(0);
   });
 
   it('serves a strand on a printed qp_stats engine, with a busy sibling of its VL, as probably stranded', async () => {
-    const b = new FakeBackend(idle, 2, 2048, { waiters: { at: () => [{ ...qp, source: 'qp_stats' }] } });
+    // The sibling retires a quarter of a ring over the scrapes: not the whole ring that would clear it.
+    const slow: Script = (e, t) => (e === 0 ? { dh: Math.floor(t / 4), dt: Math.floor(t / 4) + 30 } : { dh: 4 });
+    const b = new FakeBackend(slow, 2, 2048, { waiters: { at: () => [{ ...qp, source: 'qp_stats' }] } });
     const x = await startTestExporter(b);
     let body = '';
     for (let i = 0; i < 3; i++) {
