@@ -54,7 +54,7 @@ describe('the shipped alert rules and the findings', () => {
   it('no note-level finding has an alert (a full ring, SD106, above all: a saturated link fills rings)', () => {
     const notes = Object.values(FINDING_KINDS)
       .filter((k) => k.severity === 'note')
-      .map((k) => k.code);
+      .map((k) => k.code as string);
     expect(all.filter((a) => a.codes.some((c) => notes.includes(c))).map((a) => a.name)).toEqual([]);
     expect(all.map((a) => a.name)).not.toContain('Hfi1SdmaRingPersistentlyFull');
   });
