@@ -122,14 +122,15 @@ export class Sampler {
   }
 
   /**
-   * A round that left a waiter's verdict being confirmed gets its three samples now, --strand-ms/2 apart: scrapes
-   * come 15 s or more apart, and a PSM writer's stall ends by itself within 1 s, so across scrapes it would never be
-   * confirmed. Not on a recording (its instants are the scrapes').
+   * A round that left a PSM writer's verdict being confirmed gets its three samples now, --strand-ms/2 apart: scrapes
+   * come 15 s or more apart, and a writer's stall ends by itself within 1 s, so across scrapes it would never be
+   * confirmed (a QP or an IPoIB queue stays stranded: the next scrapes confirm it). Not on a recording (its instants
+   * are the scrapes').
    */
   private async confirmed(first: Round): Promise<Round> {
     let r = first;
     const stepMs = Math.max(1, Math.ceil(this.monitor.strandMs / 2));
-    for (let i = 1; i < STRAND_SAMPLES && !this.o.backend.recording && confirming(r); i++) {
+    for (let i = 1; i < STRAND_SAMPLES && !this.o.backend.recording && confirming(r, 'psm'); i++) {
       if (r.units.some((u) => u.status === 'gone')) break;
       if (!(await nextInstant(this.o.backend, stepMs, this.o.sleep ?? realSleep))) break;
       r = await this.monitor.round();

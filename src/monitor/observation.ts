@@ -5,7 +5,7 @@
 // was seen to move) and never watch longer than health. While a waiter's candidate verdict is being confirmed
 // (three samples spanning --strand-ms) the samples come --strand-ms/2 apart: a PSM writer's stall ends by itself
 // after 1 s (SDMA_IOWAIT_TIMEOUT, user_sdma.h), so three samples --stall-ms/2 apart never fit in it.
-import type { Backend } from '../backend.js';
+import type { Backend, WaiterKind } from '../backend.js';
 import type { Reason } from '../progress/classify.js';
 import { STRAND_SAMPLES } from '../progress/strand.js';
 import type { Monitor } from './monitor.js';
@@ -28,9 +28,11 @@ export function observationMs(stallMs: number): number {
 /** Engine verdicts that more samples settle: no movement seen yet, a stall awaiting its confirming sample, a halt inside its window. */
 export const UNSETTLED_REASONS: ReadonlySet<Reason> = new Set<Reason>(['warming-up', 'stall-suspected', 'recovering']);
 
-/** Whether some waiter's candidate verdict (stranded, orphaned, a PSM stall) is still being confirmed. */
-export function confirming(round: Round): boolean {
-  return round.units.some((u) => u.waiters.judgements.some((j) => j.reason === 'confirming'));
+/** Whether some waiter's candidate verdict (stranded, orphaned, a PSM stall) is still being confirmed; of `kind` only when given. */
+export function confirming(round: Round, kind?: WaiterKind): boolean {
+  return round.units.some((u) =>
+    u.waiters.judgements.some((j) => j.reason === 'confirming' && (kind === undefined || j.waiter.kind === kind)),
+  );
 }
 
 /** Whether an engine's verdict is one that more samples would settle. */
