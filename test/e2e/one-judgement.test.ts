@@ -26,14 +26,12 @@ async function onHost(opts: Partial<EmuCliOptions>, atMs: number, argvs: string[
 
 describe('the follow-up commands say what health says', () => {
   it('a stalled engine and a halted one: show names each, engines lists both findings (the walk’s stop-fetch + halt-stuck host)', async () => {
-    const [health, show3, show2, engines] = await onHost(
-      { workload: 'mixed:gbps=2', engines: 4, fault: ['stop-fetch@100:3', 'halt-stuck@100:2'] },
+    // health says CRITICAL SD101 and SD102 on this host (the matrix's stop-fetch and halt-stuck scenarios).
+    const [show3, show2, engines] = await onHost(
+      { workload: 'mixed:gbps=0.5', engines: 4, fault: ['stop-fetch@100:3', 'halt-stuck@100:2'] },
       300,
-      [['health'], ['show', '3'], ['show', '2'], ['engines']],
+      [['show', '3'], ['show', '2'], ['engines']],
     );
-    expect(health?.code, health?.stdout).toBe(2);
-    expect(health?.stdout).toMatch(/SD101 hfi1_0 sdma3 stalled/);
-    expect(health?.stdout).toMatch(/SD102 hfi1_0 sdma2 halted/);
     expect(show3?.stdout).toMatch(/^verdict +STALLED \(CHIP-NOT-FETCHING\), head still for/m);
     expect(show3?.stdout).toMatch(/^CRITICAL SD101 hfi1_0 sdma3 stalled/m);
     expect(show2?.stdout).toMatch(/^verdict +HALTED \(STATUS-HALTED\)/m);
@@ -43,16 +41,17 @@ describe('the follow-up commands say what health says', () => {
   });
 
   it('a stranded QP: show gives the engine STRANDED, as watch does, with the finding (the walk’s lost-wakeup host)', async () => {
-    const [show] = await onHost({ workload: 'mixed:gbps=2', fault: ['lost-wakeup@300:5'] }, 400, [['show', '5']]);
+    const [show] = await onHost({ workload: 'mixed:gbps=0.5', fault: ['lost-wakeup@300:5'] }, 400, [['show', '5']]);
     expect(show?.stdout).toMatch(/^verdict +STRANDED \(1 WAITER\)/m);
     expect(show?.stdout).toMatch(/^CRITICAL SD201 hfi1_0 sdma5 QP 0x[0-9a-f]+ RTS .*stranded \(lost-wakeup\)/m);
   });
 
   it('an IPoIB queue the watchdog keeps timing out: waiters says STUCK with SD207, show judges its engine', async () => {
-    const [waiters, show] = await onHost({ workload: 'mixed:ipoib=1,gbps=2', engines: 4, fault: ['ipoib-timeout@100:3'] }, 2100, [
-      ['waiters'],
-      ['show', '3'],
-    ]);
+    const [waiters, show] = await onHost(
+      { workload: 'mixed:ipoib=1,gbps=0.5', engines: 4, fault: ['ipoib-timeout@100:3'] },
+      2100,
+      [['waiters'], ['show', '3']],
+    );
     expect(waiters?.stdout).toMatch(/^hfi1_0\/3 +ipoib +ib0 txq \d+ .*STUCK \(WATCHDOG-TIMEOUT\)/m);
     expect(waiters?.stdout).toMatch(/^CRITICAL SD207 hfi1_0 sdma3 IPoIB queue ib0 txq \d+ stuck/m);
     // The action SD207 names tells a stalled engine from an idle one: show says which, never "warming-up".
@@ -63,8 +62,8 @@ describe('the follow-up commands say what health says', () => {
 
 describe("a PSM writer's lost wake-up", () => {
   it('on the one-engine rehearsal host: WARNING SD203 at health’s defaults, in each run around the stall', async () => {
-    for (const atMs of [300, 700, 1100]) {
-      const [h] = await onHost({ workload: 'psm:gbps=1', engines: 1, descqCnt: 2048, fault: ['lost-wakeup:psm@300:0'] }, atMs, [
+    for (const atMs of [300, 1000]) {
+      const [h] = await onHost({ workload: 'psm:gbps=0.2', engines: 1, descqCnt: 2048, fault: ['lost-wakeup:psm@300:0'] }, atMs, [
         ['health'],
       ]);
       expect(h?.code, `at ${atMs} ms: ${h?.stdout}`).toBe(1);
@@ -73,7 +72,7 @@ describe("a PSM writer's lost wake-up", () => {
   });
 
   it('on a busy host, where nothing names a writer’s engine: health says which evidence is missing, once', async () => {
-    const [h] = await onHost({ workload: 'psm:gbps=1', engines: 4, fault: ['lost-wakeup:psm@300:1'] }, 400, [['health']]);
+    const [h] = await onHost({ workload: 'psm:gbps=0.2', engines: 4, fault: ['lost-wakeup:psm@300:1'] }, 400, [['health']]);
     const notes = (h?.stdout ?? '').split('\n').filter((l) => l.startsWith('SD405 '));
     expect(notes, h?.stdout).toHaveLength(1);
     expect(notes[0]).toMatch(/PSM writer\(s\) wait while engines of the unit are busy.*cannot be told from a wait for room/);
