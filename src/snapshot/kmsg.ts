@@ -144,3 +144,24 @@ export function readKmsgHfi1(sysroot: string): KmsgLines | { reason: string } {
 
 /** A stand-in for /dev/kmsg that is not a regular file. */
 class NotAFile extends Error {}
+
+/** The lines of a kernel log that say an IPoIB queue timed out: the watchdog's, and the driver's timeout block. */
+const IPOIB_LINE = /NETDEV WATCHDOG|hfi[12]_\d+(?:\.\d)?: (?:timeout txq |sde |head \d)/;
+
+/**
+ * The IPoIB lines of a snapshot's kernel log (dmesg form, as kmsgRecordLine writes it) logged by `uptimeSec` (all
+ * when null), as /dev/kmsg records: what a replayed instant's stand-in for /dev/kmsg holds, so that the live reader
+ * finds a stuck queue's timeout blocks (and the engine they name) in a capture as on the host. Pure.
+ */
+export function ipoibKmsgRecords(text: string, uptimeSec: number | null): string {
+  const out: string[] = [];
+  let seq = 0;
+  for (const line of text.split('\n')) {
+    const m = /^\[\s*(\d{1,12})\.(\d{6})\] (.*)$/.exec(line);
+    if (!m || !IPOIB_LINE.test(m[3] as string)) continue;
+    const usec = BigInt(m[1] as string) * 1_000_000n + BigInt(m[2] as string);
+    if (uptimeSec !== null && Number(usec) > uptimeSec * 1e6) continue;
+    out.push(`6,${seq++},${usec},-;${m[3]}\n`);
+  }
+  return out.join('');
+}
