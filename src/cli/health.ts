@@ -127,12 +127,19 @@ function nagiosText(
   const undetermined = j.engines.filter((e) => e.verdict.verdict === 'unknown');
   const reasons = [...new Set(undetermined.map((e) => e.verdict.reason))].join(', ');
   const [worst] = j.problems;
-  const more = j.problems.length > 1 ? ` (+${j.problems.length - 1} more)` : '';
+  // A console shows only this line: the codes of the others are on it too.
+  const others = [...new Set(j.problems.slice(1).map((l) => l.f.code))];
+  const more =
+    j.problems.length > 1
+      ? ` (+${j.problems.length - 1} more: ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''})`
+      : '';
   let summary: string;
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const on = `on ${count(units, 'unit')}`;
   if (worst) summary = `${worst.f.code} ${worst.f.text}`;
   else if (undetermined.length > 0)
-    summary = `${j.engines.length - undetermined.length} engines on ${units} unit(s) healthy, ${undetermined.length} not yet determined (${reasons})`;
-  else summary = `${j.engines.length} engines on ${units} unit(s) healthy`;
+    summary = `${count(j.engines.length - undetermined.length, 'engine')} ${on} healthy, ${undetermined.length} not yet determined (${reasons})`;
+  else summary = `${count(j.engines.length, 'engine')} ${on} healthy`;
   const head = `HFI1-SDMA ${status} - ${subject(backend)}`;
   const first = `${head}${cut(summary, FIRST_LINE_MAX - head.length - more.length)}${more}`;
   // The state's notes come before the findings' notes: they say why this run may see less than the last.
@@ -331,8 +338,10 @@ export const healthCommand: CommandSpec = {
 
 /** health --json: the status, every finding with its level, the counts and thresholds, where the numbers come from. */
 function healthJson(round: Round, j: ReturnType<typeof judge>, status: Level, use: StateUse | null, notes: readonly string[]) {
+  // `level` is the line's Nagios status under the thresholds; `severity` the finding's own, as every other path says it.
   const line = (l: Line) => ({
     level: l.level,
+    severity: l.f.severity,
     code: l.f.code,
     kind: l.f.kind,
     count: l.f.count,

@@ -174,7 +174,7 @@ describe('health', () => {
     const r = await run(['health', '--stall-ms', '1000']);
     expect(r.code).toBe(2);
     const [first, ...rest] = r.stdout.trim().split('\n');
-    expect(first).toMatch(/^HFI1-SDMA CRITICAL - emulator: SD10[12] hfi1_0 sdma[23] (stalled|halted) .* \(\+1 more\)$/);
+    expect(first).toMatch(/^HFI1-SDMA CRITICAL - emulator: SD10[12] hfi1_0 sdma[23] (stalled|halted) .* \(\+1 more: SD10[12]\)$/);
     expect(first?.length).toBeLessThanOrEqual(200);
     expect(rest).toEqual(
       expect.arrayContaining([
@@ -190,7 +190,7 @@ describe('health', () => {
     const healthy: Script = (e, t) => ({ dh: Math.floor(t / 10) * 10 + e, dt: Math.floor(t / 10) * 10 + e + 50 });
     const r = await run(['health'], new FakeBackend(healthy));
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^HFI1-SDMA OK - emulator: 4 engines on 1 unit\(s\) healthy/);
+    expect(r.stdout).toMatch(/^HFI1-SDMA OK - emulator: 4 engines on 1 unit healthy/);
   });
 
   it('with -w full=0, WARNING (1) only for a ring full in every sample, not for a full ring now and then', async () => {
