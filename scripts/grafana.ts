@@ -215,7 +215,7 @@ export const ROWS: { title: string; panels: PanelSpec[] }[] = [
         title: 'Ring full (DQF)',
         type: 'timeseries',
         description:
-          "Submissions per second that found the ring full (the kernel's descq_full_count). Hfi1SdmaRingPersistentlyFull (SD106) fires when it keeps rising while the verdict is backpressure.",
+          "Submissions per second that found the ring full (the kernel's descq_full_count). A saturated link fills rings too, so no alert fires on it (finding SD106 is a note; health -w full=N counts it).",
         queries: [
           { expr: `rate(hfi1_sdma_descq_full_total{${ENGINE}}[$__rate_interval])`, legend: '{{instance}} {{unit}}/{{engine}}' },
         ],

@@ -11,7 +11,7 @@ import { checkNumber, checkOneOf, checkOptions, checkPeriodMs, checkSignal, chec
 export interface CreateMonitorOptions {
   /** No head movement this long while in flight is a stall (ms above 0, default 1000). */
   stallMs?: number;
-  /** A halt shorter than this is a recovery (ms above 0, default 2000). */
+  /** A halt shorter than this is a recovery (ms above 0, default: stallMs, so a halt is judged as a stall is). */
   recoveryMs?: number;
   /** A waiter must hold this long, and 3 rounds, to be stranded (ms above 0, default 200). */
   strandMs?: number;

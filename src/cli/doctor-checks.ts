@@ -1,10 +1,12 @@
 // `doctor`'s named checks of the known breakage, each PASS, WARN, FAIL or SKIP with the evidence read and the fix:
-// units found, sources readable, the kernel release against the upstream SDMA fixes that matter to a read-only
-// observer, vanilla kernels from 6.16 with the in-tree hfi1 (PSM2/OPX cannot map the device), cap_mask without SDMA,
-// PCIe AER counts on the adapter, and SDMA interrupts moved away from the CPU the driver chose.
+// units found, sources readable, registers that answer (all-ones is a gone device), the kernel release against the
+// upstream SDMA fixes that matter to a read-only observer, vanilla kernels from 6.16 with the in-tree hfi1 (PSM2/OPX
+// cannot map the device), cap_mask without SDMA, PCIe AER counts on the adapter, and SDMA interrupts moved away from
+// the CPU the driver chose.
 import { join } from 'node:path';
-import type { UnitInfo } from '../backend.js';
+import type { EngineSample, UnitInfo } from '../backend.js';
 import { type HwFs, readTextOrNull, realFs } from '../hw/fsio.js';
+import { goneAction } from '../monitor/findings.js';
 
 /** One check's answer. */
 export interface DoctorCheck {
@@ -236,4 +238,31 @@ function cpuSet(list: string): Set<number> | null {
     for (let c = lo; c <= hi; c++) out.add(c);
   }
   return out;
+}
+
+/**
+ * The registers of every unit answer: a device that fell off the PCI bus (or was reset) reads all-ones in every
+ * register (the BAR0 map, chip_registers.h), while its files stay readable. Judged from one sample of each unit, as
+ * every command judges a gone device; SKIP where no unit could be sampled (no sdes and no BAR here).
+ */
+export function registersCheck(units: readonly UnitInfo[], samples: ReadonlyMap<string, readonly EngineSample[]>): DoctorCheck {
+  const gone: string[] = [];
+  const fine: string[] = [];
+  let fix: string | null = null;
+  for (const u of units) {
+    const got = samples.get(u.name);
+    if (!got || got.length === 0) continue;
+    const n = got.filter((s) => s.gone).length;
+    if (n === 0) fine.push(`${u.name}: the registers answer (${got.length} engines sampled)`);
+    else {
+      gone.push(
+        `${u.name}${u.pci ? ` (${u.pci})` : ''}: registers read all-ones on ${n} of ${got.length} engines: the device is gone (the adapter was reset or fell off the PCI bus)`,
+      );
+      fix ??= goneAction(u);
+    }
+  }
+  if (gone.length > 0) return { name: 'registers', status: 'FAIL', evidence: [...gone, ...fine], fix };
+  if (fine.length === 0)
+    return { name: 'registers', status: 'SKIP', evidence: ['no unit could be sampled here (no sdes and no BAR)'], fix: null };
+  return { name: 'registers', status: 'PASS', evidence: fine, fix: null };
 }

@@ -3,13 +3,21 @@
 // (no unit found is one), 0 otherwise.
 
 import { join } from 'node:path';
-import type { SourceName, SourceStatus, UnitInfo } from '../backend.js';
+import type { EngineSample, SourceName, SourceStatus, UnitInfo } from '../backend.js';
 import { readTextOrNull, realFs } from '../hw/fsio.js';
 import { type HostFacts, hostFacts } from '../hw/host.js';
 import { type DescqCntCheck, findHfiPciDevices, inspectUnits, unknownChipUnits } from '../hw/index.js';
 import { sysrootOf } from './backend-select.js';
 import type { CliContext, CommandSpec } from './context.js';
-import { aerCheck, capMaskCheck, type DoctorCheck, irqAffinityCheck, kernelFixesCheck, mmapCheck } from './doctor-checks.js';
+import {
+  aerCheck,
+  capMaskCheck,
+  type DoctorCheck,
+  irqAffinityCheck,
+  kernelFixesCheck,
+  mmapCheck,
+  registersCheck,
+} from './doctor-checks.js';
 import { type FlavourJson, flavourJson, flavourPhrase } from './flavour.js';
 import { settingsLine } from './port-view.js';
 
@@ -80,18 +88,21 @@ export async function doctorReport(sysroot: string): Promise<DoctorJson> {
   };
 }
 
-/** Each engine's IRQ CPU (`hfi1_0/3` → the sdes CPU), where a sample can be taken here. */
-async function engineCpus(sysroot: string): Promise<Map<string, number | null>> {
-  const out = new Map<string, number | null>();
+/** One sample of every unit that can be sampled here: each engine's IRQ CPU (`hfi1_0/3` → the sdes CPU) and its registers. */
+async function sampleUnits(sysroot: string): Promise<{ cpus: Map<string, number | null>; samples: Map<string, EngineSample[]> }> {
+  const cpus = new Map<string, number | null>();
+  const samples = new Map<string, EngineSample[]>();
   try {
     const { openHwBackend } = await import('../hw/index.js');
     const b = await openHwBackend({ sysroot });
     try {
       for (const info of await b.units()) {
         try {
-          for (const s of await (await b.unit(info.name)).sample()) out.set(`${info.name}/${s.engine}`, s.cpu);
+          const got = await (await b.unit(info.name)).sample();
+          samples.set(info.name, got);
+          for (const s of got) cpus.set(`${info.name}/${s.engine}`, s.cpu);
         } catch {
-          // a unit that cannot be sampled has no CPUs to compare
+          // a unit that cannot be sampled has no CPUs to compare and no registers to check
         }
       }
     } finally {
@@ -100,7 +111,7 @@ async function engineCpus(sysroot: string): Promise<Map<string, number | null>> 
   } catch {
     // no unit readable here
   }
-  return out;
+  return { cpus, samples };
 }
 
 /** The named checks. */
@@ -139,10 +150,12 @@ async function runChecks(sysroot: string, units: readonly UnitInfo[], unboundPci
       fix: missing.find((x) => x.fix)?.fix ?? (missing.length ? 'run as root, with debugfs mounted' : null),
     });
   }
+  const sampled = await sampleUnits(sysroot);
+  if (units.length > 0) checks.push(registersCheck(units, sampled.samples));
   const release = await readTextOrNull(realFs, join(sysroot, 'proc/sys/kernel/osrelease'), 4096).catch(() => null);
   const r = release?.trim() || null;
   checks.push(kernelFixesCheck(r), mmapCheck(r, units), await capMaskCheck(sysroot, units), await aerCheck(sysroot, units));
-  checks.push(await irqAffinityCheck(sysroot, units, await engineCpus(sysroot)));
+  checks.push(await irqAffinityCheck(sysroot, units, sampled.cpus));
   return checks;
 }
 
@@ -173,7 +186,13 @@ function render(r: DoctorJson, ctx: CliContext): string {
   out.push(`iomem=relaxed     ${yesNo(r.host.iomemRelaxed, 'yes', 'no')}`);
   for (const u of r.units) {
     const c = u.descqCntCheck;
-    const check = c.agree === null ? '' : c.agree ? '; LEN_GEN agrees' : `; LEN_GEN says ${c.fromLenGen}`;
+    const check = c.allOnes
+      ? '; LEN_GEN reads all-ones (the device is gone)'
+      : c.agree === null
+        ? ''
+        : c.agree
+          ? '; LEN_GEN agrees'
+          : `; LEN_GEN says ${c.fromLenGen}`;
     out.push('');
     out.push(`${u.name} (${u.pci || 'PCI address unknown'}): ${u.engines} engines, ring ${u.descqCnt} descriptors${check}`);
     out.push(`  ${u.flavour.module}  ${flavourPhrase(u)}`);

@@ -1,6 +1,6 @@
 // What the emulator commands say on stderr while they run: `emu run`'s progress line with an ETA
 // (only on a terminal), and `emu serve`'s line for each fault as it fires.
-import type { FaultSpec } from '../emu/faults.js';
+import { type FaultSpec, PORT_FAULTS } from '../emu/faults.js';
 import { shortDuration } from './watch-screen.js';
 
 /** Wall-clock time of day with milliseconds, `HH:MM:SS.mmm` (local time). */
@@ -40,8 +40,7 @@ export class FaultAnnouncer {
     this.faults.forEach((f, i) => {
       if (this.said.has(i) || f.atMs > virtualMs) return;
       this.said.add(i);
-      const link = f.name === 'link-down' || f.name === 'link-up';
-      const where = link
+      const where = PORT_FAULTS.includes(f.name)
         ? f.port === null
           ? 'every port'
           : `port ${f.port}`

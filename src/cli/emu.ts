@@ -3,13 +3,14 @@
 import { performance } from 'node:perf_hooks';
 import type { Argv } from 'yargs';
 import { onStop, stoppedStatus } from '../cleanup.js';
+import { FAULT_NAMES, PORT_FAULTS } from '../emu/faults.js';
 import { defaultAtMs, emuUnitFromOptions } from '../emu/index.js';
 import { invariantViolations } from '../emu/invariants.js';
 import { MAX_STEP_WALL_MS, runBounded, serveSysroot } from '../emu/serve.js';
 import { closeSysroot, openSysroot, writeSysroot } from '../emu/sysroot.js';
 import type { EmuUnit } from '../emu/unit.js';
 import { warmUp, yieldToEventLoop } from '../emu/warm-up.js';
-import { DEFAULT_WORKLOAD } from '../emu/workload.js';
+import { DEFAULT_WORKLOAD, WORKLOADS } from '../emu/workload.js';
 import { usageError } from '../errors.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 import { parseIntArg } from './args.js';
@@ -225,7 +226,13 @@ export const emuCommand: CommandSpec = {
       .example('$0 emu write --sysroot /tmp/hfi1 --at-ms 500', 'an emulated host for --sysroot readers')
       .example('$0 emu serve --sysroot /tmp/hfi1 --speed 0.1', 'a live emulated host at a tenth of real time')
       .example('$0 emu race --variant psm-pre-2019', 'the pre-2019 PSM hang, step by step')
-      .epilogue(`Default workload: ${DEFAULT_WORKLOAD}. emu run exits 1 when an invariant is violated.`),
+      .epilogue(
+        [
+          `Workloads (--workload NAME[:key=value,…]; default ${DEFAULT_WORKLOAD}): ${WORKLOADS.map((w) => w.name).join(', ')}.`,
+          `Faults (--fault NAME@MS[:ENGINE], repeatable; ${PORT_FAULTS.join(', ')} take NAME@MS[:PORT]): ${FAULT_NAMES.join(', ')}.`,
+          "Each is described in the README's emulator section. emu run exits 1 when an invariant is violated.",
+        ].join('\n'),
+      ),
   async run(args, ctx) {
     const action = EMU_ACTIONS[String(args.action)];
     if (!action)

@@ -1,17 +1,17 @@
 // `engines`: every engine of the selected unit(s) in one table or EngineJson (docs/json.md), with the
 // findings of the observation under it (a stranded sender is named, not only counted).
 import type { EngineSample, UnitInfo } from '../backend.js';
-import type { Finding } from '../monitor/findings.js';
 import type { Round, UnitRound } from '../monitor/round.js';
 import { decodeEngErr } from '../progress/csr.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 import type { CommandSpec } from './context.js';
 import { engineJson, errorHistoryJson } from './engine-json.js';
+import { findingLines } from './finding-lines.js';
 import { flavourJson, flavourPhrase } from './flavour.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
 import { contextJson, contextLines, linkJson, mainPort, portsHeader, portsJson } from './link.js';
-import { commandMonitor, provenanceJson, provenanceText, roundStatus, sayWarnings, settledRound } from './observe.js';
+import { commandMonitor, judgedRound, provenanceJson, provenanceText, roundStatus, sayWarnings } from './observe.js';
 import { watchForStop } from './pace.js';
 import { causeJson, portCountersJson, settingsJson, settingsLine } from './port-view.js';
 import { withBackend } from './units.js';
@@ -76,24 +76,6 @@ export const ENGINE_HEADER = [
 ];
 const RIGHT = new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
 
-/** The findings worth a line under the table: every one but the notes, worst first. */
-export function findingLines(findings: readonly Finding[], paint: Paint): string {
-  // A gone, vanished or unreadable unit is said on stderr with the exit status (roundStatus).
-  const said = new Set(['gone', 'vanished', 'unreadable']);
-  return findings
-    .filter((f) => f.severity !== 'note' && !said.has(f.kind))
-    .map((f) => {
-      const label =
-        f.severity === 'critical'
-          ? paint(['bold', 'red'], 'CRITICAL')
-          : f.severity === 'warning'
-            ? paint('yellow', 'WARNING')
-            : 'UNKNOWN';
-      return `${label} ${f.code} ${f.text}${f.action ? `; ${f.action}` : ''}\n`;
-    })
-    .join('');
-}
-
 /** One unit in `engines --json`. */
 function unitJson(u: UnitRound) {
   const info = u.info;
@@ -154,7 +136,7 @@ export const enginesCommand: CommandSpec = {
       const stop = watchForStop();
       let round: Round;
       try {
-        round = await settledRound(monitor, ctx, stop);
+        round = await judgedRound(monitor, ctx, stop);
       } finally {
         stop.dispose();
       }

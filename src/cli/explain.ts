@@ -53,7 +53,7 @@ export const explainCommand: CommandSpec = {
     const hit = explainCode(String(args.code));
     if (!hit)
       throw usageError(
-        `no finding has the code ${JSON.stringify(String(args.code))}: 'hfi1-sdma explain' lists them (SD101 … SD402)`,
+        `no finding has the code ${JSON.stringify(String(args.code))}: 'hfi1-sdma explain' lists them (${codeRange()})`,
       );
     const e = hit.e;
     if (ctx.global.json) {
@@ -77,3 +77,11 @@ export const explainCommand: CommandSpec = {
 };
 
 export { EXPLANATIONS };
+
+/** The codes' range as `explain` says it: `SD101 … SD405`, from the lowest code to the highest. */
+function codeRange(): string {
+  const codes = Object.values(FINDING_KINDS)
+    .map((k) => k.code as string)
+    .sort();
+  return `${codes[0]} … ${codes.at(-1)}`;
+}

@@ -8,8 +8,8 @@ import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
 import type { Finding } from '../monitor/findings.js';
-import type { Monitor, MonitorTracks } from '../monitor/monitor.js';
-import { nextInstant } from '../monitor/pace.js';
+import type { MonitorTracks } from '../monitor/monitor.js';
+import { observationMs, observe } from '../monitor/observation.js';
 import type { Round } from '../monitor/round.js';
 import type { StateKey } from '../monitor/state.js';
 import { defaultStatePath, loadState, saveState, stateKey } from '../monitor/state-file.js';
@@ -31,22 +31,14 @@ import {
   type Thresholds,
 } from './health-levels.js';
 import { commandMonitor, provenanceJson } from './observe.js';
-import { type StopWatch, watchForStop } from './pace.js';
+import { watchForStop } from './pace.js';
 import { withBackend } from './units.js';
 import { strandMsArg } from './waiters-observe.js';
 
 export { NAGIOS } from './health-levels.js';
 
-/** Samples in a live observation: 2 × --stall-ms, --stall-ms/2 apart. */
-const LIVE_ROUNDS = 5;
-
 /** The longest status line (the Nagios plugin guidelines' advice for the first line). */
 const FIRST_LINE_MAX = 200;
-
-/** The observation that --stall-ms asks for, in ms of (wall or virtual) time. */
-function observationMs(stallMs: number): number {
-  return (LIVE_ROUNDS - 1) * Math.max(1, Math.ceil(stallMs / 2));
-}
 
 /** The name every output line starts with, saying what was observed unless it is this host. */
 function subject(backend: Backend): string {
@@ -88,20 +80,6 @@ async function openState(
   const key = await stateKey(sysroot, host, infos);
   const { tracks, note } = await loadState(path, key, Date.now());
   return { use: { path, key, createDir: given === undefined, note }, tracks };
-}
-
-/** Observe: 5 rounds live (--stall-ms/2 apart); every recorded instant on a recording. */
-async function observe(monitor: Monitor, ctx: CliContext, stallMs: number, stop: StopWatch): Promise<Round> {
-  let round = await monitor.round();
-  for (let i = 1; monitor.backend.recording || i < LIVE_ROUNDS; i++) {
-    if (round.units.some((u) => u.status === 'gone')) break;
-    if (!(await nextInstant(monitor.backend, Math.max(1, Math.ceil(stallMs / 2)), ctx.io.sleep, stop.signal))) {
-      if (stop.stopped()) throw new Stopped();
-      break;
-    }
-    round = await monitor.round();
-  }
-  return round;
 }
 
 /** One leveled finding. */
@@ -149,12 +127,19 @@ function nagiosText(
   const undetermined = j.engines.filter((e) => e.verdict.verdict === 'unknown');
   const reasons = [...new Set(undetermined.map((e) => e.verdict.reason))].join(', ');
   const [worst] = j.problems;
-  const more = j.problems.length > 1 ? ` (+${j.problems.length - 1} more)` : '';
+  // A console shows only this line: the codes of the others are on it too.
+  const others = [...new Set(j.problems.slice(1).map((l) => l.f.code))];
+  const more =
+    j.problems.length > 1
+      ? ` (+${j.problems.length - 1} more: ${others.slice(0, 3).join(', ')}${others.length > 3 ? ', …' : ''})`
+      : '';
   let summary: string;
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const on = `on ${count(units, 'unit')}`;
   if (worst) summary = `${worst.f.code} ${worst.f.text}`;
   else if (undetermined.length > 0)
-    summary = `${j.engines.length - undetermined.length} engines on ${units} unit(s) healthy, ${undetermined.length} not yet determined (${reasons})`;
-  else summary = `${j.engines.length} engines on ${units} unit(s) healthy`;
+    summary = `${count(j.engines.length - undetermined.length, 'engine')} ${on} healthy, ${undetermined.length} not yet determined (${reasons})`;
+  else summary = `${count(j.engines.length, 'engine')} ${on} healthy`;
   const head = `HFI1-SDMA ${status} - ${subject(backend)}`;
   const first = `${head}${cut(summary, FIRST_LINE_MAX - head.length - more.length)}${more}`;
   // The state's notes come before the findings' notes: they say why this run may see less than the last.
@@ -247,7 +232,7 @@ export const healthCommand: CommandSpec = {
         describe: 'the most the text output may be (0: no limit); NRPE takes 1024',
       })
       .epilogue(
-        `Counts: ${COUNTS.join(', ')} (engines; units for gone, unreadable and noport; ports for linkdown; waiters for stranded and probable; episodes for psmstall). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart), carrying what it saw to the next run (--state), so that a stall or a strand seen across runs is confirmed and its age spans them. A sender stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL once certain; a probable one is WARNING after 30 s. A full ring is healthy unless you set -w full=N: a saturated link fills rings. A snapshot is replayed instant by instant; one of a single instant is UNKNOWN, and so are engines that cannot be judged (no sdes or BAR here) when nothing worse is found. Any usage error is UNKNOWN (3).`,
+        `Counts: ${COUNTS.join(', ')} (engines; units for gone, unreadable and noport; ports for linkdown; waiters for stranded and probable; episodes for psmstall). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart, and more --strand-ms/2 apart while a waiter's verdict is being confirmed: a PSM writer's stall lasts at most 1 s), carrying what it saw to the next run (--state), so that a stall or a strand seen across runs is confirmed and its age spans them. A sender stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL once certain; a probable one is WARNING after 30 s. A full ring is healthy unless you set -w full=N: a saturated link fills rings. A snapshot is replayed instant by instant; one of a single instant is UNKNOWN, and so are engines that cannot be judged (no sdes or BAR here) when nothing worse is found. Any usage error is UNKNOWN (3).`,
       ),
   async run(args, ctx) {
     let stallMs: number;
@@ -292,8 +277,9 @@ export const healthCommand: CommandSpec = {
     const check = withBackend(ctx, async (backend) => {
       try {
         const { use, tracks } = await openState(backend, ctx, args.state);
-        const monitor = commandMonitor(backend, ctx, { stallMs, recoveryMs: stallMs, strandMs }, tracks);
-        const round = await observe(monitor, ctx, stallMs, stop);
+        const monitor = commandMonitor(backend, ctx, { stallMs, strandMs }, tracks);
+        const { round, stopped } = await observe(monitor, { stallMs, strandMs, sleep: ctx.io.sleep, signal: stop.signal });
+        if (stopped) throw new Stopped();
         const extra: string[] = [];
         if (use?.note) extra.push(use.note);
         if (use && !monitor.frozen) {
@@ -352,8 +338,10 @@ export const healthCommand: CommandSpec = {
 
 /** health --json: the status, every finding with its level, the counts and thresholds, where the numbers come from. */
 function healthJson(round: Round, j: ReturnType<typeof judge>, status: Level, use: StateUse | null, notes: readonly string[]) {
+  // `level` is the line's Nagios status under the thresholds; `severity` the finding's own, as every other path says it.
   const line = (l: Line) => ({
     level: l.level,
+    severity: l.f.severity,
     code: l.f.code,
     kind: l.f.kind,
     count: l.f.count,

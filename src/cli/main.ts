@@ -116,7 +116,12 @@ function parser(
       global: true,
       group: 'Emulator:',
     })
-    .option('workload', { type: 'string', describe: 'emulator: named workload', global: true, group: 'Emulator:' })
+    .option('workload', {
+      type: 'string',
+      describe: "emulator: named workload, NAME[:key=value,…] ('hfi1-sdma emu --help' lists them)",
+      global: true,
+      group: 'Emulator:',
+    })
     .option('at-ms', {
       type: 'string',
       describe: 'emulator: virtual ms to run before sampling',
@@ -125,7 +130,8 @@ function parser(
     })
     .option('fault', {
       type: 'string',
-      describe: 'emulator: NAME@MS[:ENGINE], repeatable (e.g. stop-fetch@2000:3, fabric-stall@500:1)',
+      describe:
+        "emulator: NAME@MS[:ENGINE], repeatable (e.g. stop-fetch@2000:3, fabric-stall@500:1; 'hfi1-sdma emu --help' lists them)",
       global: true,
       group: 'Emulator:',
     })

@@ -5,9 +5,8 @@ import type { Backend, EngineSample, Unit } from '../backend.js';
 import { EXIT_CODES, type Hfi1SdmaError } from '../errors.js';
 import { goneAction } from '../monitor/findings.js';
 import { Monitor, type MonitorOptions, type MonitorTracks } from '../monitor/monitor.js';
-import { nextInstant } from '../monitor/pace.js';
+import { judged, observe } from '../monitor/observation.js';
 import type { Provenance, Round, UnitRound } from '../monitor/round.js';
-import { STRAND_SAMPLES } from '../progress/strand.js';
 import { sysrootOf } from './backend-select.js';
 import type { CliContext } from './context.js';
 import type { Io } from './io.js';
@@ -76,26 +75,21 @@ export function roundStatus(io: Io, round: Round): number {
   return status;
 }
 
-/** Whether some waiter's candidate verdict (stranded, orphaned, a PSM stall) is still being confirmed. */
-export function confirming(round: Round): boolean {
-  return round.units.some((u) => u.waiters.judgements.some((j) => j.reason === 'confirming'));
-}
-
 /**
- * Rounds until the round has something to say: on a recording, every instant (what it recorded is judged as
- * it was); live, one round, then more (--strand-ms/2 apart, at most STRAND_SAMPLES + 1) while a waiter's
- * candidate verdict is being confirmed, so a stranded sender is named, not left "confirming".
+ * The round a follow-up command (show, engines, waiters) renders: observed as health observes, until nothing is left
+ * to judge (`enough`: every engine judged and no waiter being confirmed, by default) and never longer than health's
+ * window; on a recording, every instant (what it recorded is judged as it was). So a stall or a halt health names is
+ * named here too, and an idle host answers at once.
  */
-export async function settledRound(monitor: Monitor, ctx: CliContext, stop: StopWatch): Promise<Round> {
-  let round = await monitor.round();
-  const rec = monitor.backend.recording;
-  const step = Math.max(1, Math.ceil(monitor.strandMs / 2));
-  for (let i = 1; rec || (i <= STRAND_SAMPLES && confirming(round)); i++) {
-    if (round.units.some((u) => u.status === 'gone')) break;
-    if (!(await nextInstant(monitor.backend, step, ctx.io.sleep, stop.signal))) break;
-    round = await monitor.round();
-  }
-  return round;
+export async function judgedRound(
+  monitor: Monitor,
+  ctx: CliContext,
+  stop: StopWatch,
+  enough: (round: Round) => boolean = judged,
+  first?: Round,
+): Promise<Round> {
+  const o = { stallMs: monitor.stallMs, strandMs: monitor.strandMs, sleep: ctx.io.sleep, signal: stop.signal, enough };
+  return (await observe(monitor, first ? { ...o, first } : o)).round;
 }
 
 function utc(ms: number): string {

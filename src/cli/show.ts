@@ -1,6 +1,7 @@
 // `show <engine>`: one engine in full, with CTRL, STATUS and ENG_ERR_STATUS decoded (SEND_DMA_* per-engine CSRs, chip_registers.h; SEND_DMA_ENG_ERR_STATUS bits, chip_registers.h).
 import type { EngineSample, LinkState, UnitInfo } from '../backend.js';
-import type { EngineRound, UnitRound } from '../monitor/round.js';
+import { UNSETTLED_REASONS, unsettled } from '../monitor/observation.js';
+import type { EngineRound, EngineWaiters, Round, UnitRound } from '../monitor/round.js';
 import { ageText } from '../monitor/words.js';
 import type { Classification } from '../progress/classify.js';
 import { ctrlNames, decodeEngErr, decodeStatus } from '../progress/csr.js';
@@ -8,11 +9,12 @@ import { inProcessFor } from '../progress/driver.js';
 import { freeCount, inFlight, scheduleThreshold } from '../progress/ring.js';
 import type { CommandSpec } from './context.js';
 import { engineJson, verdictJson } from './engine-json.js';
+import { findingJson, findingLines } from './finding-lines.js';
 import { flavourJson, flavourPhrase } from './flavour.js';
 import { keyValues } from './format.js';
 import type { Paint } from './io.js';
 import { linkJson, linkPhrase, mainPort, portsHeader, portsJson } from './link.js';
-import { commandMonitor, provenanceJson, roundStatus, sayWarnings, settledRound } from './observe.js';
+import { commandMonitor, judgedRound, provenanceJson, roundStatus, sayWarnings } from './observe.js';
 import { watchForStop } from './pace.js';
 import { causeJson, portCounterLines, portCountersJson, settingsJson, settingsLine } from './port-view.js';
 import { engineArg, withBackend } from './units.js';
@@ -21,10 +23,17 @@ import { verdictCell } from './watch-screen.js';
 
 const hx = (v: bigint | null | undefined) => (v === null || v === undefined ? '-' : `0x${v.toString(16)}`);
 
-/** The verdict line of `show`: the classifier's answer and how long a stuck head has stood (a lower bound where marked). */
-function verdictText(s: EngineSample, c: Classification, paint: Paint): string {
+/**
+ * The verdict line of `show`, as watch says it: the classifier's answer (STRANDED when a waiter on the engine is), how
+ * long a stuck head has stood (a lower bound where marked), and, when what was observed could not settle it, so.
+ */
+function verdictText(s: EngineSample, c: Classification, paint: Paint, w: EngineWaiters | null): string {
   const stuck = c.stuckSinceMs === null ? '' : `, head still for ${ageText(s.timeMs - c.stuckSinceMs, c.stuckAtLeast)}`;
-  return `${verdictCell(c, paint)}${stuck}`;
+  const open =
+    c.verdict === 'unknown' && (UNSETTLED_REASONS.has(c.reason) || c.reason === 'single-instant-capture')
+      ? "; not judged from what was observed here: 'hfi1-sdma health' watches 2 × --stall-ms and carries its observation between runs"
+      : '';
+  return `${verdictCell(c, paint, w ?? {})}${stuck}${open}`;
 }
 
 /** The `show` text of one sample (with its verdict, when judged). */
@@ -34,12 +43,13 @@ export function renderShow(
   paint: Paint,
   link: LinkState | string | null = null,
   verdict: Classification | null = null,
+  waiters: EngineWaiters | null = null,
 ): string {
   const pairs: [string, string][] = [
     ['engine', `${info.name} sdma${s.engine}${info.pci ? ` (${info.pci})` : ''}`],
     ['unit', `${info.flavour.module}  ${flavourPhrase(info)}`],
     ['link', (typeof link === 'string' ? link || null : linkPhrase(link)) ?? '-'],
-    ...(verdict ? ([['verdict', verdictText(s, verdict, paint)]] as [string, string][]) : []),
+    ...(verdict ? ([['verdict', verdictText(s, verdict, paint, waiters)]] as [string, string][]) : []),
     ['state', s.gone ? paint('red', 'device gone: registers read all-ones') : (s.state ?? 'unknown (no sdes)')],
     ['irq cpu', s.cpu === null ? '-' : String(s.cpu)],
     ['vl', s.vl === null ? '-' : String(s.vl)],
@@ -119,12 +129,10 @@ export const showCommand: CommandSpec = {
       const u = first.units[0] as UnitRound;
       const engine = engineArg(args.engine, u.info);
       const stop = watchForStop();
-      let round = first;
+      let round: Round;
       try {
-        // A waiter on this engine being confirmed as stranded gets its samples before the verdict is shown.
-        if (backend.recording || first.units.some((x) => x.waiters.judgements.some((j) => j.reason === 'confirming'))) {
-          round = await settledRound(monitor, ctx, stop);
-        }
+        // Observed as health observes, until this engine and its waiters are judged.
+        round = await judgedRound(monitor, ctx, stop, (r) => engineJudged(r, u.info.name, engine), first);
       } finally {
         stop.dispose();
       }
@@ -133,6 +141,8 @@ export const showCommand: CommandSpec = {
       const e = unit.engines.find((x) => x.sample.engine === engine);
       if (!e) return roundStatus(ctx.io, round) || 69;
       const mine = byEngine(unit.waiters.judgements.filter((j) => j.waiter.engine === engine));
+      // The unit's findings that concern this engine: its own, and the unit's.
+      const findings = round.findings.filter((f) => f.unit === unit.info.name && (f.engine === engine || f.engine === null));
       if (ctx.global.json) {
         const s = e.sample;
         const errCount = s.counters && !s.gone ? Number(s.counters.errCount) : null;
@@ -149,21 +159,32 @@ export const showCommand: CommandSpec = {
           portCounters: unit.portCounters.map(portCountersJson),
           ...(unit.info.settings ? { settings: settingsJson(unit.info.settings) } : {}),
           waiters: e.waiters === null ? null : mine.map((j) => waiterJson(j, unit.waiters.timeMs ?? 0)),
+          findings: findings.map(findingJson),
         };
         ctx.io.stdout(`${JSON.stringify(doc)}\n`);
       } else {
         ctx.io.stdout(
-          renderShow(e.sample, unit.info, ctx.paint, portsHeader(unit.ports).replace(/^link /, ''), e.verdict) +
+          renderShow(e.sample, unit.info, ctx.paint, portsHeader(unit.ports).replace(/^link /, ''), e.verdict, e.waiters) +
             (e.cause ? `  cause      ${e.cause.cause}: ${e.cause.why}\n` : '') +
             portCounterLines(unit.portCounters) +
             settingsLine(unit.info.settings) +
-            waitersText(unit, e, mine, ctx.paint),
+            waitersText(unit, e, mine, ctx.paint) +
+            findingLines(findings, ctx.paint),
         );
       }
       return roundStatus(ctx.io, round);
     });
   },
 };
+
+/** Whether engine `engine` of unit `name` is judged in `round`, and none of its waiters (nor a writer of no known engine) is being confirmed. */
+function engineJudged(round: Round, name: string, engine: number): boolean {
+  const u = round.units.find((x) => x.info.name === name);
+  if (!u) return true;
+  const e = u.engines.find((x) => x.sample.engine === engine);
+  if (e && unsettled(e)) return false;
+  return !u.waiters.judgements.some((j) => j.reason === 'confirming' && (j.waiter.engine === engine || j.waiter.engine === null));
+}
 
 /** The engine's waiters under `show`: one line each with its verdict, or why none can be listed. */
 function waitersText(

@@ -5,7 +5,10 @@
 import type { Argv } from 'yargs';
 import type { IpoibQueueEvidence, QpOwner } from '../backend.js';
 import { EXIT_CODES } from '../errors.js';
+import type { FindingKindName } from '../monitor/codes.js';
+import { ipoibStuckNow } from '../monitor/findings-ports.js';
 import type { Monitor } from '../monitor/monitor.js';
+import { confirming } from '../monitor/observation.js';
 import { nextInstant } from '../monitor/pace.js';
 import type { Round, UnitRound } from '../monitor/round.js';
 import { seesWaiters } from '../monitor/waiters.js';
@@ -13,21 +16,37 @@ import { ownerText, whoText } from '../monitor/words.js';
 import { countVerdicts, STRAND_SAMPLES, type WaiterJudgement } from '../progress/strand.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
+import { findingJson, findingLines } from './finding-lines.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
-import { commandMonitor, provenanceJson, provenanceText, roundStatus, sayWarnings } from './observe.js';
+import { commandMonitor, judgedRound, provenanceJson, provenanceText, roundStatus, sayWarnings } from './observe.js';
 import { watchForStop } from './pace.js';
 import { engineArg, withBackend } from './units.js';
 import { invisibleLines, strandMsArg } from './waiters-observe.js';
 import { shortDuration } from './watch-screen.js';
+
+/** The kinds of finding about waiters, which `waiters` prints under its table. */
+const WAITER_FINDINGS: ReadonlySet<FindingKindName> = new Set<FindingKindName>([
+  'stranded',
+  'probable',
+  'probableShort',
+  'psmStall',
+  'orphanedWaiters',
+  'errQp',
+  'ipoibStuck',
+]);
 
 /** Who a waiter is, as the table names it. */
 export function whoCell(j: WaiterJudgement): string {
   return whoText(j.waiter);
 }
 
-/** The verdict as the table shows it, coloured by severity. */
-export function waiterVerdictCell(j: WaiterJudgement, paint: Paint): string {
+/**
+ * The verdict as the table shows it, coloured by severity. An IPoIB queue the netdev watchdog keeps timing out is
+ * STUCK, whatever the strand rule says of it yet: that is what health's SD207 says of it.
+ */
+export function waiterVerdictCell(j: WaiterJudgement, paint: Paint, nowMs: number | null = null): string {
+  if (ipoibStuckNow(j.waiter, nowMs)) return paint(['bold', 'red'], 'STUCK (WATCHDOG-TIMEOUT)');
   const text = `${j.verdict}${j.probable && j.verdict === 'stranded' ? '?' : ''} (${j.reason})`;
   switch (j.verdict) {
     case 'stranded':
@@ -106,7 +125,7 @@ function rowsOf(u: UnitRound, shown: readonly WaiterJudgement[], paint: Paint): 
       whoCell(j),
       w.descriptorsNeeded === null ? '-' : String(w.descriptorsNeeded),
       `${w.waitsFor} (${age})`,
-      waiterVerdictCell(j, paint),
+      waiterVerdictCell(j, paint, u.waiters.timeMs),
       w.kind === 'qp' && ownerOf(j, u.waiters.owners)
         ? ownerText(ownerOf(j, u.waiters.owners) ?? undefined)
         : w.kind === 'ipoib' && w.evidence
@@ -178,7 +197,10 @@ export const waitersCommand: CommandSpec = {
         default: '200',
         describe: 'a waiter asleep on a running, empty, quiet engine this long (and 3 samples) is stranded',
       })
-      .option('count', { type: 'string', describe: `samples to take (default ${STRAND_SAMPLES + 1})` })
+      .option('count', {
+        type: 'string',
+        describe: 'samples to take (default: until no verdict is being confirmed, within the 2 s health watches)',
+      })
       .option('interval-ms', { type: 'string', describe: 'time between samples (default: half of --strand-ms)' })
       .example('$0 waiters', 'every waiter of every engine, with its verdict')
       .example('$0 waiters 5 --json | jq .stranded', 'stranded waiters on engine 5, for scripts')
@@ -197,7 +219,18 @@ export const waitersCommand: CommandSpec = {
       const first = await monitor.round();
       const unit0 = first.units[0];
       const engine = args.engine === undefined || !unit0 ? null : engineArg(args.engine, unit0.info);
-      const round = count > 1 || backend.recording ? await continueObserving(monitor, ctx, first, count, intervalMs) : first;
+      let round: Round;
+      if (args.count === undefined && args.intervalMs === undefined) {
+        // As health observes, until no waiter's verdict is being confirmed (health's window at most).
+        const stop = watchForStop();
+        try {
+          round = await judgedRound(monitor, ctx, stop, (r) => !confirming(r), first);
+        } finally {
+          stop.dispose();
+        }
+      } else round = count > 1 || backend.recording ? await continueObserving(monitor, ctx, first, count, intervalMs) : first;
+      // The round's findings about waiters (those on the engine asked for), as health gives them.
+      const findings = round.findings.filter((f) => WAITER_FINDINGS.has(f.kind) && (engine === null || f.engine === engine));
       sayWarnings(ctx.io, round);
       const up = round.units.filter((u) => u.status === 'up');
       const shownOf = (u: UnitRound) =>
@@ -211,6 +244,7 @@ export const waitersCommand: CommandSpec = {
           engine,
           stranded,
           units: up.map((u) => unitJson(u, shownOf(u))),
+          findings: findings.map(findingJson),
         };
         ctx.io.stdout(`${JSON.stringify(doc)}\n`);
       } else {
@@ -227,6 +261,7 @@ export const waitersCommand: CommandSpec = {
             for (const l of ownerNotes(u, shown)) text += `note: ${l}\n`;
           }
         }
+        text += findingLines(findings, ctx.paint);
         for (const l of invisibleLines(up)) text += `note: ${l}\n`;
         ctx.io.stdout(text);
       }

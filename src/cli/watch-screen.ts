@@ -243,18 +243,23 @@ export function fitWords(line: string, width: number): string {
   return `${space > width / 2 ? cut.slice(0, space) : cut}…`;
 }
 
-/** Draws frames on a terminal, writing only the lines that changed since the previous frame. */
+/**
+ * Draws frames on a terminal, writing only the lines that changed since the previous frame. A terminal that was
+ * resized has moved what it showed (a shorter one scrolls the old frame up), so the lines on screen are no longer
+ * where the previous frame put them: any change of size redraws everything.
+ */
 export class ScreenPainter {
   private prev: string[] | null = null;
-  private prevWidth: number | null = null;
+  private prevSize: string | null = null;
 
   constructor(private readonly write: (text: string) => void) {}
 
-  /** Show `lines` (each already fitting `width`); a full redraw on the first frame or a new width. */
-  frame(lines: readonly string[], width: number): void {
+  /** Show `lines` (each already fitting `width`, at most `height`); a full redraw on the first frame or a new size. */
+  frame(lines: readonly string[], width: number, height: number): void {
     const prev = this.prev;
+    const size = `${width}x${height}`;
     let out = '';
-    if (prev === null || this.prevWidth !== width) {
+    if (prev === null || this.prevSize !== size) {
       out = `\x1b[H\x1b[2J${lines.join('\n')}\n`;
     } else {
       lines.forEach((line, i) => {
@@ -265,7 +270,7 @@ export class ScreenPainter {
       if (out !== '') out += `\x1b[${lines.length + 1};1H`;
     }
     this.prev = [...lines];
-    this.prevWidth = width;
+    this.prevSize = size;
     if (out !== '') this.write(out);
   }
 }

@@ -213,7 +213,7 @@ export const watchCommand: CommandSpec = {
               captureLines.slice(-1),
               portRates(prev, round),
             );
-            painter.frame(lines, width);
+            painter.frame(lines, width, height);
           } else {
             ctx.io.stdout(ndjson(round, t0));
           }

@@ -16,7 +16,7 @@ import {
 } from 'prom-client';
 import type { PortCounterName, PortCounters, PortLink, SourceWarning, UnitInfo } from '../backend.js';
 import type { Captures } from '../monitor/capture.js';
-import { IPOIB_STUCK_MS } from '../monitor/findings-ports.js';
+import { ipoibStuckNow } from '../monitor/findings-ports.js';
 import type { EngineRound, Round, UnitRound, UnitWaitersRound } from '../monitor/round.js';
 import { seesStrandable } from '../monitor/waiters.js';
 import { STALL_CAUSES } from '../progress/cause.js';
@@ -34,10 +34,32 @@ export interface BuildInfo {
   emulated?: boolean;
 }
 
-function openMetricsRegistry(): Registry<OpenMetricsContentType> {
-  const r = new Registry<OpenMetricsContentType>();
-  r.setContentType(openMetricsContentType);
-  return r;
+/** What prom-client's registry renders one metric with (not in its typings). */
+type RenderOne = (metric: object) => Promise<string>;
+
+/**
+ * An OpenMetrics registry that leaves the metric objects alone. prom-client 15's own renders OpenMetrics by
+ * renaming every counter object in place (`_total` stripped, added back to each sample), and the text registry,
+ * which shares those objects, then serves every counter without its `_total` until the process restarts. This one
+ * renders each counter through a view carrying the stripped name, so both formats keep the names the rules and
+ * dashboards use, whatever order scrapers ask in.
+ */
+class StableOpenMetricsRegistry extends Registry<OpenMetricsContentType> {
+  constructor() {
+    super();
+    this.setContentType(openMetricsContentType);
+  }
+
+  override async metrics(): Promise<string> {
+    const one = (this as unknown as { getMetricsAsString: RenderOne }).getMetricsAsString.bind(this);
+    const texts = await Promise.all(
+      this.getMetricsAsArray().map((m) => {
+        const { type, name } = m as unknown as { type: string; name: string };
+        return one(type === 'counter' ? Object.create(m, { name: { value: name.replace(/_total$/, '') } }) : m);
+      }),
+    );
+    return `${texts.join('\n')}\n# EOF\n`;
+  }
 }
 
 const L = ['unit', 'engine'] as const;
@@ -71,7 +93,7 @@ const PRODUCT: Readonly<Record<UnitInfo['flavour']['chip'], string>> = { wfr: 'O
 /** The metric objects, registered in a text-format and an OpenMetrics registry. */
 export class SdmaMetrics {
   readonly text = new Registry();
-  readonly openMetrics = openMetricsRegistry();
+  readonly openMetrics: Registry<OpenMetricsContentType> = new StableOpenMetricsRegistry();
 
   private readonly registers = [this.text, this.openMetrics];
   private gauge<T extends string>(name: string, help: string, labelNames: readonly T[]): Gauge<T> {
@@ -349,8 +371,7 @@ export class SdmaMetrics {
     const stuck = new Map<string, number>();
     for (const j of u.waiters.judgements) {
       const w = j.waiter;
-      const ev = w.kind === 'ipoib' ? w.evidence : undefined;
-      if (!ev || ev.lastTimeoutMs === null || now === null || now - ev.lastTimeoutMs > IPOIB_STUCK_MS) continue;
+      if (!ipoibStuckNow(w, now)) continue;
       const engine = w.engine === null ? 'unknown' : String(w.engine);
       stuck.set(engine, (stuck.get(engine) ?? 0) + 1);
     }

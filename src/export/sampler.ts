@@ -5,10 +5,12 @@
 import type { Backend, EngineSample } from '../backend.js';
 import type { Captures } from '../monitor/capture.js';
 import { Monitor, type MonitorTracks } from '../monitor/monitor.js';
+import { confirming } from '../monitor/observation.js';
+import { nextInstant, realSleep, type Sleep } from '../monitor/pace.js';
 import { realTimer, type Timer } from '../monitor/read.js';
 import type { Round } from '../monitor/round.js';
 import type { Classification, DEFAULT_CLASSIFY_OPTIONS, EngineTrack } from '../progress/classify.js';
-import { DEFAULT_STRAND_MS } from '../progress/strand.js';
+import { DEFAULT_STRAND_MS, STRAND_SAMPLES } from '../progress/strand.js';
 import { type BuildInfo, SdmaMetrics } from './metrics.js';
 
 export { realTimer, type Timer };
@@ -41,6 +43,8 @@ export interface ExporterOptions {
     s: EngineSample,
     opts: typeof DEFAULT_CLASSIFY_OPTIONS & { descqCnt: number },
   ) => Classification;
+  /** The wall-clock sleep between the samples of a round that confirms a waiter (a fake in tests). */
+  sleep?: Sleep;
   /** Tracks to start from (the textfile exporter carries them between runs). */
   tracks?: MonitorTracks;
   /** Serve the process's own process_* and nodejs_* series. */
@@ -107,7 +111,10 @@ export class Sampler {
     await this.o.beforeSample?.(this.lastRoundMs === null ? 0 : now - this.lastRoundMs);
     this.lastRoundMs = now;
     this.rounds += 1;
-    const r = await this.monitor.round();
+    const first = await this.monitor.round();
+    const r = await this.confirmed(first);
+    // The samples that confirmed a writer let the backend's time pass already (an emulator advanced by as much).
+    if (r !== first) this.lastRoundMs = this.o.nowMs();
     this.last = r;
     this.o.captures?.observe(r);
     this.metrics.beginRound(this.o.buildInfo);
@@ -115,6 +122,23 @@ export class Sampler {
     if (this.o.captures) this.metrics.recordCaptures(this.o.captures);
     this.logRound(r);
     this.metrics.scrapeDuration.set((this.o.nowMs() - t0) / 1000);
+  }
+
+  /**
+   * A round that left a PSM writer's verdict being confirmed gets its three samples now, --strand-ms/2 apart: scrapes
+   * come 15 s or more apart, and a writer's stall ends by itself within 1 s, so across scrapes it would never be
+   * confirmed (a QP or an IPoIB queue stays stranded: the next scrapes confirm it). Not on a recording (its instants
+   * are the scrapes').
+   */
+  private async confirmed(first: Round): Promise<Round> {
+    let r = first;
+    const stepMs = Math.max(1, Math.ceil(this.monitor.strandMs / 2));
+    for (let i = 1; i < STRAND_SAMPLES && !this.o.backend.recording && confirming(r, 'psm'); i++) {
+      if (r.units.some((u) => u.status === 'gone')) break;
+      if (!(await nextInstant(this.o.backend, stepMs, this.o.sleep ?? realSleep))) break;
+      r = await this.monitor.round();
+    }
+    return r;
   }
 
   /** Log each unit's problem when it changes (not every round), its recovery, and each new source warning. */

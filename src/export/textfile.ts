@@ -165,7 +165,7 @@ export async function writeMetricsTextfile(
   const backend = o.backend;
   const recording = backend.recording;
   // Every round is a fresh sample: the run paces itself.
-  const sampler = new Sampler({ ...o, minIntervalMs: 0, ...(run.tracks ? { tracks: run.tracks } : {}) });
+  const sampler = new Sampler({ ...o, minIntervalMs: 0, sleep: run.sleep, ...(run.tracks ? { tracks: run.tracks } : {}) });
   await sampler.refresh();
   const stepMs = Math.max(1, Math.ceil((o.strandMs ?? DEFAULT_STRAND_MS) / (TEXTFILE_SAMPLES - 1)));
   for (let i = 1; recording || i < TEXTFILE_SAMPLES; i++) {

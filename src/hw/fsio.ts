@@ -16,6 +16,11 @@ export interface HwFs {
   canRead(path: string): Promise<void>;
   /** The size in bytes of a regular file (following links), or null when it is absent or not a regular file. */
   size?(path: string): Promise<number | null>;
+  /**
+   * A recording whose capture listed /proc (a snapshot): a recorded proc directory without a process then means no
+   * process held the device, not that processes cannot be seen.
+   */
+  recordedProcScan?: boolean;
 }
 
 /**

@@ -3,6 +3,7 @@
 import type { Backend, Clock, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { chipModel } from '../progress/chip.js';
+import { isAllOnes } from '../progress/csr.js';
 import { ambiguousUnitMessage, lookupUnit } from '../unit-id.js';
 import type { RegisterWindow } from './bar.js';
 import { readUnitContext } from './context.js';
@@ -43,6 +44,8 @@ export interface DescqCntCheck {
   fromParam: number;
   fromLenGen: number | null;
   agree: boolean | null;
+  /** LEN_GEN read all-ones: the device is gone, and nothing is compared. */
+  allOnes?: boolean;
 }
 
 /** The sdes headers for the engine set and the driver build; null when sdes is not readable or unusable. */
@@ -69,7 +72,9 @@ function sendDmaEnginesOrNull(win: RegisterWindow | null, u: FoundUnit): number 
 /** Cross-check the sdma_get_descq_cnt, sdma.c ring size against the first engine's SEND_DMA_LEN_GEN. */
 export function checkDescqCnt(u: FoundUnit, win: RegisterWindow | null, engine = 0): DescqCntCheck {
   if (!win) return { fromParam: u.descqCnt, fromLenGen: null, agree: null };
-  const fromLenGen = descqCntFromLenGen(readEngineCsrs(win, engine, chipModel(u.chip)).lenGen);
+  const lenGen = readEngineCsrs(win, engine, chipModel(u.chip)).lenGen;
+  if (isAllOnes(lenGen)) return { fromParam: u.descqCnt, fromLenGen: null, agree: null, allOnes: true };
+  const fromLenGen = descqCntFromLenGen(lenGen);
   return { fromParam: u.descqCnt, fromLenGen, agree: fromLenGen === null ? null : fromLenGen === u.descqCnt };
 }
 

@@ -7,6 +7,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { TimeoutBlocks, type TimeoutRecord } from '../kmsg/ipoib.js';
+import { unescapeKmsgText } from '../kmsg/unescape.js';
 import { isLiveRoot } from './contain.js';
 import { errnoCode, type HwFs } from './fsio.js';
 
@@ -22,7 +23,7 @@ export function kmsgRecord(record: string): { usec: number; text: string } | nul
   const fields = record.slice(0, semi).split(',');
   if (fields.length < 4 || !/^[0-9]{1,20}$/.test(fields[2] as string)) return null;
   const nl = record.indexOf('\n', semi);
-  return { usec: Number(fields[2]), text: record.slice(semi + 1, nl < 0 ? undefined : nl) };
+  return { usec: Number(fields[2]), text: unescapeKmsgText(record.slice(semi + 1, nl < 0 ? undefined : nl)) };
 }
 
 /** /proc/uptime's first field in ms, or null. */

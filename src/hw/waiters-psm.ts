@@ -137,8 +137,9 @@ export class PsmScanner {
       const pids = entries.filter((n) => NUMERIC.test(n)).map(Number);
       // A live /proc always lists processes (pid 1 at least); a tree without any (a snapshot) shows no writers.
       if (pids.length === 0) {
-        // The emulator lists every PSM writer it runs, blocked or not: none listed is none running.
-        if (isEmulatedSysroot(dirname(this.procDir)))
+        // The emulator lists every PSM writer it runs, blocked or not: none listed is none running; a snapshot that
+        // listed /proc recorded every process holding the device, so none recorded is none holding it.
+        if (isEmulatedSysroot(dirname(this.procDir)) || this.fs.recordedProcScan === true)
           return { waiters: [], visibility: { kind: 'psm', visible: true, source: 'proc' } };
         return this.none(NO_PROCESSES(this.procDir));
       }

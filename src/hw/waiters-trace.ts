@@ -3,6 +3,7 @@
 // events from whoever enabled them). Nothing here enables tracing or writes anywhere.
 import { join } from 'node:path';
 import type { SourceStatus } from '../backend.js';
+import { traceEnableFix } from '../progress/waiters.js';
 import { errnoCode, type HwFs } from './fsio.js';
 import type { UnitPaths } from './paths.js';
 import type { WarningLog } from './warnings.js';
@@ -12,10 +13,7 @@ export const USDMA_EVENTS = ['hfi1_usdma_defer', 'hfi1_usdma_activate', 'hfi1_us
 /** The trace buffer is per CPU (1.4 MB each by default): read at most this much. */
 export const TRACE_CAP_BYTES = 64 << 20;
 
-/** How an operator turns the events of `module` (hfi1 or hfi2) on by hand (the tool never does). */
-export function traceEnableFix(module: string): string {
-  return `to tie PSM writers to their engine, enable the events by hand: echo 1 > /sys/kernel/tracing/events/${module}_tx/${module}_usdma_defer/enable (likewise ${module}_usdma_activate, ${module}_usdma_we)`;
-}
+export { traceEnableFix };
 
 /** Where the events are enabled: the tracefs directory, or null with why not. */
 export async function usdmaTraceStatus(fs: HwFs, p: UnitPaths): Promise<SourceStatus & { dir?: string }> {

@@ -13,6 +13,7 @@ import { CORNELIS_RULES } from './cornelis.js';
 import { IPOIB_RULES, LINK_RULES, parseWatchdogLine } from './ipoib.js';
 import type { Ctx, Rule } from './rule.js';
 import { parseTxTraceLine } from './trace-tx.js';
+import { unescapeKmsgText } from './unescape.js';
 
 /** What the log says about one unit. */
 export interface LogUnit {
@@ -356,7 +357,8 @@ export class KernelLogParser {
 
   /** Take one line (without its newline); `line` counts from 1. */
   push(text: string, line: number): void {
-    const raw = escapeControls(text).slice(0, MAX_KEPT_LINE_CHARS);
+    // A line read from /dev/kmsg as it is (or stored so) carries its tabs as `\x09`: turned back before any rule.
+    const raw = escapeControls(unescapeKmsgText(text)).slice(0, MAX_KEPT_LINE_CHARS);
     const m = PREFIX.exec(raw);
     if (!m) {
       if (this.continueWrapped(raw)) return;

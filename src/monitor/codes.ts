@@ -74,6 +74,12 @@ export const FINDING_KINDS = {
   invisible: { code: 'SD401', count: null, severity: 'note', title: 'a kind of waiter cannot be seen here' },
   bulkService: { code: 'SD403', count: null, severity: 'note', title: 'the bulk service carries verbs traffic' },
   sdmaOff: { code: 'SD404', count: null, severity: 'note', title: 'SDMA off in cap_mask' },
+  psmUnjudged: {
+    code: 'SD405',
+    count: null,
+    severity: 'note',
+    title: 'PSM writers waiting on a busy unit, their engine not known',
+  },
 } as const satisfies Record<string, FindingKind>;
 export type FindingKindName = keyof typeof FINDING_KINDS;
 

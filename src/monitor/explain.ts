@@ -284,6 +284,17 @@ export const EXPLANATIONS: Readonly<Record<FindingKindName, Explanation>> = {
     action: 'Nothing, unless SDMA was meant to be on: then remove the override of cap_mask and reload the driver.',
     capture: 'Not needed.',
   },
+  psmUnjudged: {
+    meaning:
+      "PSM writers are waiting for ring space while engines of their unit are busy, and nothing here says which engine each waits on. A writer whose wake-up was lost (SD203) sleeps on an idle engine; one that waits for room sleeps on a busy one. Without the writer's engine the two look alike, so a lost wake-up on a busy unit cannot be seen: this note says so instead of an all-clear.",
+    kernel:
+      'A writer sleeps in hfi1_user_sdma_process_request (user_sdma.c) on the engine sdma_select_user_engine (sdma.c) chose, which /proc does not show. The hfi1_usdma_defer trace event (trace_tx.h) names the engine of each deferral; SDMA_IOWAIT_TIMEOUT (1 s, user_sdma.h) ends the wait either way.',
+    confirm:
+      "Enable the hfi1_tx:hfi1_usdma_* trace events (as root: echo 1 > /sys/kernel/tracing/events/hfi1_tx/hfi1_usdma_defer/enable, likewise hfi1_usdma_activate and hfi1_usdma_we); 'hfi1-sdma waiters' then ties each writer to its engine and judges it there.",
+    action:
+      'Nothing while jobs run at their usual speed. If a PSM job slows down with 1 s stalls, enable the trace events above and run health again.',
+    capture: `${SNAPSHOT}, with the trace events enabled.`,
+  },
 };
 
 /** The explanation of a code (`SD201`), with its kind, or null when no finding has that code. */

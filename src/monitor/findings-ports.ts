@@ -2,6 +2,7 @@
 // unit and port, never as a host stall), IPoIB queues the netdev watchdog timed out, link events (a flap, a port that
 // lost its link, a retraining link) and the settings that make idle engines normal (the bulk service, SDMA off).
 
+import type { Waiter } from '../backend.js';
 import type { StallCause } from '../progress/cause.js';
 import { engineIdsText } from '../progress/engine-ids.js';
 import { type Finding, type FindingHistory, finding } from './findings.js';
@@ -63,6 +64,12 @@ function causeFindings(u: UnitRound, out: Finding[]): void {
   }
 }
 
+/** Whether a waiter is an IPoIB queue the netdev watchdog timed out within IPOIB_STUCK_MS of `nowMs` (the waiters' read). */
+export function ipoibStuckNow(w: Waiter, nowMs: number | null): boolean {
+  const ev = w.kind === 'ipoib' ? w.evidence : undefined;
+  return nowMs !== null && ev !== undefined && ev.lastTimeoutMs !== null && nowMs - ev.lastTimeoutMs <= IPOIB_STUCK_MS;
+}
+
 /** A finding per IPoIB queue that the netdev watchdog timed out within IPOIB_STUCK_MS of the waiters' read. */
 function ipoibFindings(u: UnitRound, out: Finding[]): void {
   const name = u.info.name;
@@ -71,7 +78,7 @@ function ipoibFindings(u: UnitRound, out: Finding[]): void {
   for (const j of u.waiters.judgements) {
     const w = j.waiter;
     const ev = w.kind === 'ipoib' ? w.evidence : undefined;
-    if (w.kind !== 'ipoib' || !ev || ev.lastTimeoutMs === null || now - ev.lastTimeoutMs > IPOIB_STUCK_MS) continue;
+    if (w.kind !== 'ipoib' || !ev || !ipoibStuckNow(w, now)) continue;
     const engine = w.engine === null ? 'an unknown engine' : `sdma${w.engine}`;
     const details = [
       ev.timeouts === null ? null : `${ev.timeouts} timeout(s)`,

@@ -5,6 +5,7 @@
 import type { PortLink, QpOwner, UnitInfo, Waiter } from '../backend.js';
 import { isOperational } from '../progress/state.js';
 import type { WaiterJudgement } from '../progress/strand.js';
+import { traceEnableFix } from '../progress/waiters.js';
 import {
   type CountName,
   FINDING_KINDS,
@@ -342,6 +343,20 @@ function waiterFindings(u: UnitRound, out: Finding[]): void {
         { unit: name },
         `${name} ${uw.psmStalls} PSM writer stall(s) of up to 1 s on an idle unit (a lost wake-up; the writer gives up after 1 s and retries, so it is a repeated stall, not a hang)${writers.length ? `: ${writers.join(', ')}` : ''}`,
         { weight: uw.psmStalls },
+      ),
+    );
+  }
+  const unjudged = uw.judgements.filter((j) => j.waiter.kind === 'psm' && j.reason === 'unit-busy');
+  if (unjudged.length > 0) {
+    const trace = u.info.sources.find((s) => s.source === 'trace');
+    const fix = trace?.readable
+      ? 'the trace events are on but named no engine for them yet'
+      : (trace?.fix ?? traceEnableFix(u.info.flavour.module));
+    out.push(
+      finding(
+        'psmUnjudged',
+        { unit: name },
+        `${name}: ${unjudged.length} PSM writer(s) wait while engines of the unit are busy, each on an engine nothing here names: a lost wake-up among them (SD203) cannot be told from a wait for room; ${fix}`,
       ),
     );
   }

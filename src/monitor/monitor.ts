@@ -20,7 +20,7 @@ import { blindWaiters, engineWaiters, NO_WAITERS_REASON, observeWaiters, qpsToOw
 export interface MonitorOptions {
   /** No head movement this long while in flight is a stall (default 1000). */
   stallMs?: number;
-  /** A halt shorter than this is a recovery (default 2000). */
+  /** A halt shorter than this is a recovery (default: the stall window, so a halt is judged as a stall is). */
   recoveryMs?: number;
   /** A waiter candidate must hold this long and 3 samples to be stranded (default 200). */
   strandMs?: number;
@@ -226,7 +226,7 @@ export class Monitor {
     const opts = {
       ...DEFAULT_CLASSIFY_OPTIONS,
       stallMs: this.stallMs,
-      recoveryMs: this.o.recoveryMs ?? DEFAULT_CLASSIFY_OPTIONS.recoveryMs,
+      recoveryMs: this.o.recoveryMs ?? this.stallMs,
       descqCnt: unit.info.descqCnt,
       frozen: this.frozen,
     };

@@ -90,3 +90,8 @@ export function visibilityOf(known: readonly WaiterVisibility[]): WaiterVisibili
       },
   );
 }
+
+/** How an operator turns the user-SDMA trace events of `module` (hfi1 or hfi2) on by hand (the tool never does). */
+export function traceEnableFix(module: string): string {
+  return `to tie PSM writers to their engine, enable the events by hand: echo 1 > /sys/kernel/tracing/events/${module}_tx/${module}_usdma_defer/enable (likewise ${module}_usdma_activate, ${module}_usdma_we)`;
+}

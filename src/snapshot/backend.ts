@@ -5,10 +5,15 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Backend, BackendOrigin, Recording, SourceWarning, Unit, UnitInfo } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError } from '../errors.js';
+import { hwFsFor } from '../hw/fsio.js';
 import { escapeControls } from '../hw/parse/text.js';
 import { formatBytes } from '../hw/read-file.js';
 import { carrySince, type Waiter } from '../progress/waiters.js';
-import { KMSG_ENTRY, UPTIME_FILE } from './format.js';
+import { KMSG_ENTRY, KMSG_READ_CAP_BYTES, parseUptime, UPTIME_FILE } from './format.js';
+
+export { KMSG_READ_CAP_BYTES, parseUptime };
+
+import { LINKS_CAP_BYTES, parseLinksRecord, RECORDED_LINKS, recordedLinksFs } from './links.js';
 import { type OpenedSnapshot, type OpenOptions, openSnapshot } from './open.js';
 
 /** What a snapshot holds beside the files the live reader reads: the kernel log's lines, each instant's uptime. */
@@ -18,9 +23,6 @@ export interface SnapshotExtras {
   /** The kernel's uptime (s) at instant `k`, or null where the snapshot did not capture it. */
   uptimeSec(k: number): number | null;
 }
-
-/** The most kernel log text a snapshot's entry may hold to be read (capture keeps 4 MiB). */
-export const KMSG_READ_CAP_BYTES = 8 << 20;
 
 const extrasOf = new WeakMap<Backend, SnapshotExtras>();
 
@@ -52,12 +54,6 @@ function treeFile(path: string, capBytes: number): Buffer | null | { reason: str
   } finally {
     closeSync(fd);
   }
-}
-
-/** `/proc/uptime`'s first field (seconds since boot), or null when the text is not that. Pure. */
-export function parseUptime(text: string): number | null {
-  const m = /^(\d{1,12}(?:\.\d{1,9})?)\s/.exec(text);
-  return m ? Number(m[1]) : null;
 }
 
 function extrasFor(snap: OpenedSnapshot): SnapshotExtras {
@@ -131,7 +127,12 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
   let current: Backend;
   const openInstant = (k: number) => {
     const inst = snap.instants[k] as { sysroot: string; timeMs: number };
-    return mapped(() => openHwBackend({ sysroot: inst.sysroot, clock: { nowMs: () => t0 + inst.timeMs } }), rename);
+    // The links the capture read (a writer's fds, a netdev's device) are answered from its record.
+    const data = treeFile(join(inst.sysroot, RECORDED_LINKS), LINKS_CAP_BYTES);
+    const record = Buffer.isBuffer(data) ? parseLinksRecord(data.toString('utf8')) : null;
+    const fs = record ? recordedLinksFs(hwFsFor(inst.sysroot), inst.sysroot, record) : undefined;
+    const clock = { nowMs: () => t0 + inst.timeMs };
+    return mapped(() => openHwBackend({ sysroot: inst.sysroot, clock, ...(fs ? { fs } : {}) }), rename);
   };
   try {
     current = await openInstant(0);

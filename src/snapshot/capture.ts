@@ -31,6 +31,7 @@ import {
   UPTIME_FILE,
 } from './format.js';
 import { readKmsgHfi1 } from './kmsg.js';
+import { linkEvidence, RECORDED_LINKS } from './links.js';
 import { ArchiveWriter } from './output.js';
 import { OwnerRecorder, RECORDED_OWNERS } from './owners.js';
 
@@ -186,7 +187,8 @@ export async function captureSnapshot(
   const rel = (p: string) => relative(sysroot, p);
   const within = containmentOf(sysroot);
   const budget = new ContextBudget(opts.contextCapBytes);
-  const owners = new OwnerRecorder(hwFsFor(sysroot), opts.clock);
+  const fs = hwFsFor(sysroot);
+  const owners = new OwnerRecorder(fs, opts.clock);
   // Never inside the tree being captured: the archive would hold its own temporary.
   const out = await ArchiveWriter.create(outFile, opts.limits ?? DEFAULT_LIMITS, [sysroot]);
   try {
@@ -240,6 +242,13 @@ export async function captureSnapshot(
       await add(join(sysroot, 'proc/interrupts'), instant.sources);
       // The kernel's clock at this instant: it places the log's timestamps (seconds since boot) on the capture's time axis.
       await add(join(sysroot, UPTIME_FILE), instant.sources, true);
+      // The PSM writers' /proc/<pid> and the unit's IPoIB netdevs: their files, and their links as a record.
+      const ev = await linkEvidence(sysroot, units, fs);
+      for (const f of ev.files) await add(f, instant.sources, true);
+      if (ev.record.listed.length > 0 || Object.keys(ev.record.links).length > 0) {
+        await out.addFile(`${instantDir(k)}/${RECORDED_LINKS}`, Buffer.from(`${JSON.stringify(ev.record)}\n`), mtime);
+        instant.sources.push({ path: RECORDED_LINKS, captured: true, ...(ev.note ? { note: ev.note } : {}) });
+      }
       const owned = await owners.record(units);
       if (owned) {
         await out.addFile(`${instantDir(k)}/${RECORDED_OWNERS}`, owned, mtime);

@@ -155,3 +155,12 @@ export function unsafePathReason(p: string): string | null {
   if (parts.some((c) => c.length > 255)) return 'has a component longer than 255 characters';
   return null;
 }
+
+/** The most kernel log text a snapshot's entry may hold to be read (capture keeps 4 MiB). */
+export const KMSG_READ_CAP_BYTES = 8 << 20;
+
+/** `/proc/uptime`'s first field (seconds since boot), or null when the text is not that. Pure. */
+export function parseUptime(text: string): number | null {
+  const m = /^(\d{1,12}(?:\.\d{1,9})?)\s/.exec(text);
+  return m ? Number(m[1]) : null;
+}

@@ -7,6 +7,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { containmentOf, OutsideTreeError } from '../hw/contain.js';
 import { formatBytes } from '../hw/read-file.js';
+import { unescapeKmsgText } from '../kmsg/unescape.js';
 
 /** The most hfi1 log text a snapshot keeps; the newest lines are kept. */
 export const KMSG_KEEP_CAP_BYTES = 4 << 20;
@@ -38,7 +39,8 @@ export function kmsgRecordLine(record: string): string | null {
   if (fields.length < 4 || !fields.slice(0, 3).every((f) => /^[0-9]{1,20}$/.test(f))) return null;
   const usec = BigInt(fields[2] as string);
   const nl = record.indexOf('\n', semi);
-  const text = record.slice(semi + 1, nl < 0 ? undefined : nl);
+  // dmesg's form holds the text as dmesg prints it: the record's `\xNN` escapes (a ring dump's tabs) turned back.
+  const text = unescapeKmsgText(record.slice(semi + 1, nl < 0 ? undefined : nl));
   const sec = (usec / 1_000_000n).toString().padStart(5, ' ');
   const frac = (usec % 1_000_000n).toString().padStart(6, '0');
   return `[${sec}.${frac}] ${text}`;
@@ -142,3 +144,24 @@ export function readKmsgHfi1(sysroot: string): KmsgLines | { reason: string } {
 
 /** A stand-in for /dev/kmsg that is not a regular file. */
 class NotAFile extends Error {}
+
+/** The lines of a kernel log that say an IPoIB queue timed out: the watchdog's, and the driver's timeout block. */
+const IPOIB_LINE = /NETDEV WATCHDOG|hfi[12]_\d+(?:\.\d)?: (?:timeout txq |sde |head \d)/;
+
+/**
+ * The IPoIB lines of a snapshot's kernel log (dmesg form, as kmsgRecordLine writes it) logged by `uptimeSec` (all
+ * when null), as /dev/kmsg records: what a replayed instant's stand-in for /dev/kmsg holds, so that the live reader
+ * finds a stuck queue's timeout blocks (and the engine they name) in a capture as on the host. Pure.
+ */
+export function ipoibKmsgRecords(text: string, uptimeSec: number | null): string {
+  const out: string[] = [];
+  let seq = 0;
+  for (const line of text.split('\n')) {
+    const m = /^\[\s*(\d{1,12})\.(\d{6})\] (.*)$/.exec(line);
+    if (!m || !IPOIB_LINE.test(m[3] as string)) continue;
+    const usec = BigInt(m[1] as string) * 1_000_000n + BigInt(m[2] as string);
+    if (uptimeSec !== null && Number(usec) > uptimeSec * 1e6) continue;
+    out.push(`6,${seq++},${usec},-;${m[3]}\n`);
+  }
+  return out.join('');
+}

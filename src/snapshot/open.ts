@@ -27,7 +27,19 @@ import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { BAR0_SIZE } from '../progress/constants.js';
 import { extractSnapshot } from './extract.js';
-import { barBlockOf, barBytesOf, DEFAULT_LIMITS, limitText, MANIFEST, type SnapshotLimits } from './format.js';
+import {
+  barBlockOf,
+  barBytesOf,
+  DEFAULT_LIMITS,
+  KMSG_ENTRY,
+  KMSG_READ_CAP_BYTES,
+  limitText,
+  MANIFEST,
+  parseUptime,
+  type SnapshotLimits,
+  UPTIME_FILE,
+} from './format.js';
+import { ipoibKmsgRecords } from './kmsg.js';
 import { checkManifest, type SnapshotPlan } from './manifest.js';
 
 /** A manifest of 100 instants of a few units is well under 1 MiB. */
@@ -173,6 +185,32 @@ class TreeBuilder {
     }
   }
 
+  /** The text of the regular file the archive holds at `rel`, or null when it is not there or larger than `capBytes`. */
+  text(rel: string, capBytes: number): string | null {
+    const st = lstatSync(join(this.tree, rel), { throwIfNoEntry: false });
+    if (!st?.isFile() || st.size > capBytes) return null;
+    return readFileSync(join(this.tree, rel), 'utf8');
+  }
+
+  /** Write a file the archive does not hold (a stand-in rebuilt from it), counted against the limit on unpacked bytes. */
+  write(rel: string, data: Buffer): void {
+    this.copiedBytes += data.length;
+    if (this.copiedBytes > this.limits.maxBytes) {
+      throw new Hfi1SdmaError(
+        'E_PARSE',
+        `${this.archive}: the files rebuilt from it come to more than ${limitText(this.limits.maxBytes)}, the limit for a snapshot; it is not one written by 'hfi1-sdma snapshot'`,
+      );
+    }
+    const fd = this.create(rel);
+    try {
+      writeSync(fd, data);
+    } catch (e) {
+      throw this.writeError(e, rel);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   /** The names in directory `rel` of the archive (none when it holds no such directory). */
   names(rel: string): string[] {
     try {
@@ -218,6 +256,25 @@ function checkUnits(b: TreeBuilder, plan: SnapshotPlan): void {
   }
 }
 
+/**
+ * Each instant's stand-in for /dev/kmsg: the IPoIB lines of the captured kernel log logged by that instant's uptime,
+ * for the reader of stuck IPoIB queues (the timeout blocks name each queue's engine). Counted against the limit on
+ * unpacked bytes, as a copy is.
+ */
+function ipoibKernelLogs(b: TreeBuilder, plan: SnapshotPlan): void {
+  const first = plan.instants[0];
+  if (!first?.sources.some((s) => s.path === KMSG_ENTRY && s.captured)) return;
+  const log = b.text(prefixed(first.dir, KMSG_ENTRY), KMSG_READ_CAP_BYTES);
+  if (log === null) return;
+  for (const inst of plan.instants) {
+    const up = inst.sources.some((s) => s.path === UPTIME_FILE && s.captured)
+      ? b.text(prefixed(inst.dir, UPTIME_FILE), 4096)
+      : null;
+    const records = ipoibKmsgRecords(log, up === null ? null : parseUptime(up));
+    if (records !== '') b.write(prefixed(inst.dir, 'dev/kmsg'), Buffer.from(records));
+  }
+}
+
 /** Rebuild every instant's tree from a checked plan. */
 function rebuild(b: TreeBuilder, plan: SnapshotPlan): void {
   const first = plan.instants[0]?.dir ?? '';
@@ -235,6 +292,7 @@ function rebuild(b: TreeBuilder, plan: SnapshotPlan): void {
     }
   }
   checkUnits(b, plan);
+  ipoibKernelLogs(b, plan);
   // Links last: until here nothing under the tree is a link, so no write above could follow one.
   for (const inst of plan.instants) {
     for (const u of plan.units)

@@ -92,5 +92,13 @@ describe('emu serve fault announcements', () => {
     );
     one.reached(10);
     expect(said[2]).toMatch(/^emu serve: fault link-down@5:2 fired at 5 ms virtual time on port 2;/);
+    // Every port fault names its port, never "every engine".
+    const fabric = new FaultAnnouncer(
+      [{ name: 'fabric-stall', param: 0, atMs: 5, engine: null, port: null, text: 'fabric-stall@5' }],
+      (l) => said.push(l),
+      () => wall,
+    );
+    fabric.reached(10);
+    expect(said[3]).toMatch(/^emu serve: fault fabric-stall@5 fired at 5 ms virtual time on every port;/);
   });
 });

@@ -54,5 +54,15 @@ describe('explain', () => {
     const bad = await runCli(['explain', 'SD999']);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toMatch(/no finding has the code "SD999": 'hfi1-sdma explain' lists them/);
+    // The range it gives runs to the last code there is.
+    const last = [...CODES].sort().at(-1) as string;
+    expect(bad.stderr).toContain(`(SD101 … ${last})`);
+  });
+
+  it('emu --help lists every workload and fault by name', async () => {
+    const help = (await runCli(['emu', '--help'])).stdout;
+    for (const w of ['mixed', 'line-rate', 'qp', 'psm']) expect(help).toMatch(new RegExp(`Workloads [^]*\\b${w}\\b`));
+    for (const f of ['stop-fetch', 'lost-wakeup', 'fabric-stall', 'device-gone', 'ipoib-timeout'])
+      expect(help).toMatch(new RegExp(`Faults [^]*\\b${f}\\b`));
   });
 });

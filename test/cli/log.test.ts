@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseKernelLog } from '../../src/kmsg/parse.js';
+import { kmsgRecordLine } from '../../src/snapshot/kmsg.js';
 import { runCli } from '../support/cli.js';
 
 const FIXTURE = new URL('../fixtures/kmsg/engine-error.dmesg', import.meta.url).pathname;
@@ -200,5 +201,40 @@ describe('addresses are strings of one form in every JSON output', () => {
       expect(d.addr).toMatch(ADDR);
       if (d.qw0 !== undefined) expect([d.qw0, d.qw1]).toEqual([expect.stringMatching(ADDR), expect.stringMatching(ADDR)]);
     }
+  });
+});
+
+/** A dmesg line as /dev/kmsg returns its record: `PRI,SEQ,USEC,-;text`, bytes escaped as printk does, then the dictionary. */
+function asKmsgRecord(line: string, seq: number): string {
+  const m = /^\[\s*(\d+)\.(\d{6})\] (.*)$/.exec(line) as RegExpExecArray;
+  const usec = BigInt(m[1] as string) * 1_000_000n + BigInt(m[2] as string);
+  const text = [...Buffer.from(m[3] as string, 'utf8')]
+    .map((b) => (b < 0x20 || b >= 0x7f || b === 0x5c ? `\\x${b.toString(16).padStart(2, '0')}` : String.fromCharCode(b)))
+    .join('');
+  return `3,${seq},${usec},-;${text}\n SUBSYSTEM=pci\n DEVICE=+pci:0000:05:00.0\n`;
+}
+
+describe('a log read from /dev/kmsg (msg_add_ext_text, printk.c: tabs and other bytes escaped as \\xNN)', () => {
+  const kmsg = text
+    .trimEnd()
+    .split('\n')
+    .map((l, i) => asKmsgRecord(l, i + 1))
+    .join('');
+  const strip = (es: readonly object[]) => es.map(({ line: _line, ts: _ts, ...rest }: { line?: unknown; ts?: unknown }) => rest);
+
+  it('decodes the same events as the dmesg text: every descriptor word and AHG field of the dump', () => {
+    expect(kmsg).toContain('\\x09desc0:0x8040000123456000');
+    const fromKmsg = parseKernelLog(kmsg);
+    const fromDmesg = parseKernelLog(text);
+    expect(fromKmsg.events.some((e) => e.kind === 'descriptor' && 'qw0' in e)).toBe(true);
+    expect(strip(fromKmsg.events)).toEqual(strip(fromDmesg.events));
+    expect(fromKmsg.units).toEqual(fromDmesg.units);
+  });
+
+  it('a snapshot stores the records in dmesg form with the tabs back', () => {
+    expect(kmsgRecordLine('3,9,8812123471,-;hfi1 0000:05:00.0: hfi1_0: \\x09desc0:0x1 desc1 0x2')).toBe(
+      '[ 8812.123471] hfi1 0000:05:00.0: hfi1_0: \tdesc0:0x1 desc1 0x2',
+    );
+    expect(kmsgRecordLine('3,9,1,-;a\\x5cb caf\\xc3\\xa9')).toBe('[    0.000001] a\\b café');
   });
 });

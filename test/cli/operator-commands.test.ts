@@ -117,8 +117,10 @@ describe('watch', () => {
       .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(16);
     const last = lines.slice(12);
-    // Engine 3 is halting but still inside the 2 s recovery window: not yet a verdict.
-    expect(last.map((l) => l.verdict)).toEqual(['idle', 'progressing', 'stalled', 'unknown']);
+    // Engine 3 halted from the first sample: inside the recovery window (--stall-ms, as health judges it) it is no
+    // verdict yet, past it halted.
+    expect(lines[3]).toMatchObject({ verdict: 'unknown', reason: 'recovering' });
+    expect(last.map((l) => l.verdict)).toEqual(['idle', 'progressing', 'stalled', 'halted']);
     expect(last[2]).toMatchObject({ reason: 'chip-not-fetching', stallCount: 1, t: 1500 });
     expect(last[1].descPerSec).toBe(1000);
     // Not reported at the first sample that meets the condition (t = 1000).
@@ -172,7 +174,7 @@ describe('health', () => {
     const r = await run(['health', '--stall-ms', '1000']);
     expect(r.code).toBe(2);
     const [first, ...rest] = r.stdout.trim().split('\n');
-    expect(first).toMatch(/^HFI1-SDMA CRITICAL - emulator: SD10[12] hfi1_0 sdma[23] (stalled|halted) .* \(\+1 more\)$/);
+    expect(first).toMatch(/^HFI1-SDMA CRITICAL - emulator: SD10[12] hfi1_0 sdma[23] (stalled|halted) .* \(\+1 more: SD10[12]\)$/);
     expect(first?.length).toBeLessThanOrEqual(200);
     expect(rest).toEqual(
       expect.arrayContaining([
@@ -188,7 +190,7 @@ describe('health', () => {
     const healthy: Script = (e, t) => ({ dh: Math.floor(t / 10) * 10 + e, dt: Math.floor(t / 10) * 10 + e + 50 });
     const r = await run(['health'], new FakeBackend(healthy));
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^HFI1-SDMA OK - emulator: 4 engines on 1 unit\(s\) healthy/);
+    expect(r.stdout).toMatch(/^HFI1-SDMA OK - emulator: 4 engines on 1 unit healthy/);
   });
 
   it('with -w full=0, WARNING (1) only for a ring full in every sample, not for a full ring now and then', async () => {

@@ -23,8 +23,10 @@ function stripTimes(j: {
   provenance?: unknown;
   units: { engines: { timeMs: number; sources: string[]; reason?: string }[] }[];
 }) {
-  // A recording of one instant cannot say warming-up (nothing will move): its reason differs, not its engines.
-  for (const u of j.units) for (const e of u.engines) Object.assign(e, { timeMs: 0, reason: '' });
+  // A recording of one instant cannot say warming-up (nothing will move): its reason differs, not its engines. Nor
+  // can it confirm a strand (null), where the live read, watching until its engines are judged, can (0).
+  for (const u of j.units)
+    for (const e of u.engines) Object.assign(e, { timeMs: 0, reason: '', strandedWaiters: null, probablyStrandedWaiters: null });
   const { backend: _b, provenance: _p, ...rest } = j;
   return rest;
 }

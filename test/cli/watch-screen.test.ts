@@ -105,19 +105,39 @@ describe('watch redraws only what changed', () => {
     expect(t.writes[2]).toBe(`\x1b[3;1H12:34:58  virtual 1000 ms  sample 3\x1b[K\x1b[${lines + 1};1H`);
   });
 
-  it('a changed engine line is rewritten in place; a new width redraws everything', () => {
+  it('a changed engine line is rewritten in place; a new width or height redraws everything', () => {
     const writes: string[] = [];
     const p = new ScreenPainter((t) => writes.push(t));
-    p.frame(['title', 'time 1', 'row a', 'row b'], 80);
-    p.frame(['title', 'time 1', 'row a', 'row B'], 80);
+    p.frame(['title', 'time 1', 'row a', 'row b'], 80, 24);
+    p.frame(['title', 'time 1', 'row a', 'row B'], 80, 24);
     expect(writes[1]).toBe('\x1b[4;1Hrow B\x1b[K\x1b[5;1H');
-    p.frame(['title', 'time 1', 'row a', 'row B'], 80);
+    p.frame(['title', 'time 1', 'row a', 'row B'], 80, 24);
     expect(writes).toHaveLength(2);
-    p.frame(['title', 'time 1', 'row a'], 80);
+    p.frame(['title', 'time 1', 'row a'], 80, 24);
     expect(writes[2]).toBe('\x1b[4;1H\x1b[J\x1b[4;1H');
-    p.frame(['title', 'time 1', 'row a'], 100);
+    p.frame(['title', 'time 1', 'row a'], 100, 24);
     expect(writes[3]).toBe('\x1b[H\x1b[2Jtitle\ntime 1\nrow a\n');
     expect(screenOf(writes.join(''))).toEqual(['title', 'time 1', 'row a']);
+    // Only the height changed (a pane made shorter scrolls the old frame up): still everything, from the top.
+    p.frame(['title', 'time 1', 'row a'], 100, 12);
+    expect(writes[4]).toBe('\x1b[H\x1b[2Jtitle\ntime 1\nrow a\n');
+  });
+
+  it('a terminal made shorter between frames gets a full redraw: the title and the worst finding stay on top', async () => {
+    const t = terminal(80);
+    (t.io as { rows?: number }).rows = 24;
+    const stdout = t.io.stdout;
+    t.io.stdout = (s) => {
+      stdout(s);
+      if (t.writes.length === 3) (t.io as { rows?: number }).rows = 8;
+    };
+    await watch(t, busy, ['--count', '4']);
+    expect(t.writes).toHaveLength(4);
+    expect(t.writes[3]?.startsWith('\x1b[H\x1b[2J')).toBe(true);
+    const screen = screenOf(t.writes[3] ?? '');
+    expect(screen[0]).toMatch(/^hfi1-sdma watch/);
+    expect(screen.some((l) => /^CRITICAL SD10[12] /.test(l))).toBe(true);
+    expect(screen.length).toBeLessThanOrEqual(8);
   });
 
   it('a terminal resized between frames gets a full redraw at the new width', async () => {

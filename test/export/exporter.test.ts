@@ -59,6 +59,27 @@ describe('exporter metrics', () => {
     expect(plain.headers.get('content-type')).toMatch(/text\/plain; version=0\.0\.4/);
   });
 
+  it('serves the same series names in text, then OpenMetrics, then text again (counters keep _total)', async () => {
+    const x = await start(new FakeBackend(script));
+    const names = (body: string) =>
+      new Set(
+        body
+          .split('\n')
+          .filter((l) => /^hfi1_sdma_\w+[{ ]/.test(l))
+          .map((l) => (/^(\w+)/.exec(l) as RegExpExecArray)[1]),
+      );
+    const before = names(await x.scrape());
+    const om = await (
+      await fetch(x.url('/metrics'), { headers: { accept: 'application/openmetrics-text; version=1.0.0' } })
+    ).text();
+    const after = names(await x.scrape());
+    expect(before.has('hfi1_sdma_descq_full_total')).toBe(true);
+    expect(after).toEqual(before);
+    // OpenMetrics names a counter's family without _total and each of its samples with it: the same series names.
+    expect(om).toMatch(/^# TYPE hfi1_sdma_descq_full counter$/m);
+    expect(names(om)).toEqual(before);
+  });
+
   it('shares one sample among scrapes within min-interval', async () => {
     const x = await start(new FakeBackend(script));
     await Promise.all([fetch(x.url('/metrics')), fetch(x.url('/metrics')), fetch(x.url('/metrics'))]);

@@ -22,6 +22,8 @@ export async function startTestExporter(
     nowMs: () => now,
     log: (l) => logs.push(l),
     beforeSample: (ms) => backend.advanceMs?.(ms),
+    // The samples a round takes to confirm a waiter come without waiting (the backend's time moves instead).
+    sleep: async () => {},
     ...over,
   };
   const x = await startExporter(o, '127.0.0.1', 0);

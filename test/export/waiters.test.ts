@@ -32,7 +32,9 @@ describe('exporter waiter series', () => {
   });
 
   it('serves a strand on a printed qp_stats engine, with a busy sibling of its VL, as probably stranded', async () => {
-    const b = new FakeBackend(idle, 2, 2048, { waiters: { at: () => [{ ...qp, source: 'qp_stats' }] } });
+    // The sibling retires a quarter of a ring over the scrapes: not the whole ring that would clear it.
+    const slow: Script = (e, t) => (e === 0 ? { dh: Math.floor(t / 4), dt: Math.floor(t / 4) + 30 } : { dh: 4 });
+    const b = new FakeBackend(slow, 2, 2048, { waiters: { at: () => [{ ...qp, source: 'qp_stats' }] } });
     const x = await startTestExporter(b);
     let body = '';
     for (let i = 0; i < 3; i++) {
@@ -48,10 +50,14 @@ describe('exporter waiter series', () => {
       waiters: { at: () => [writer], visibility: [{ kind: 'psm', visible: true, source: 'proc' }] },
     });
     const x = await startTestExporter(b);
-    let body = '';
-    for (let i = 0; i < 3; i++) {
-      body = await x.scrape();
+    // A writer's stall ends by itself within 1 s and scrapes come seconds apart: one scrape takes the three samples
+    // (--strand-ms/2 apart) that confirm it.
+    let body = await x.scrape();
+    expect(x.sampler.monitor.state().index).toBe(3);
+    expect(value(body, `hfi1_sdma_psm_stalls_total{${L}}`)).toBe(1);
+    for (let i = 0; i < 2; i++) {
       x.tick(1000);
+      body = await x.scrape();
     }
     expect(value(body, `hfi1_sdma_waiters{${L},engine="unknown",kind="psm"}`)).toBe(1);
     expect(value(body, `hfi1_sdma_psm_stalls_total{${L}}`)).toBe(1);

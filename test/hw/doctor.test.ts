@@ -5,6 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CliContext, GlobalOptions } from '../../src/cli/context.js';
 import { doctorCommand, doctorReport } from '../../src/cli/doctor.js';
 import type { Io } from '../../src/cli/io.js';
+import { emuUnitFromOptions } from '../../src/emu/index.js';
+import { writeSysroot } from '../../src/emu/sysroot.js';
+import { emuOptions } from '../support/rendered-host.js';
 import { writeBarImage } from './bar-image.js';
 import { writeTree } from './sysroot.js';
 
@@ -75,6 +78,27 @@ describe('doctor', () => {
     expect(r.advice.join('\n')).toContain('driver is not bound');
     expect(r.advice.join('\n')).toContain('modprobe hfi1');
     expect(r.advice.join('\n')).toContain('--backend emu');
+  });
+
+  it('fails a device whose registers read all-ones (device-gone), naming it and what to do', async () => {
+    const root = join(base, 'gone');
+    const u = emuUnitFromOptions(emuOptions({ engines: 2, workload: 'qp:gbps=1', fault: ['device-gone@5'] }));
+    u.runUntilMs(10);
+    await writeSysroot(u, root);
+    const { code, out } = await runDoctor(root, false);
+    expect(code).toBe(1);
+    expect(out).toMatch(
+      /FAIL {2}registers\n {8}hfi1_0 \(0000:[0-9a-f:.]+\): registers read all-ones on 2 of 2 engines: the device is gone/,
+    );
+    expect(out).toMatch(/fix: check 'dmesg' and 'lspci -s /);
+    expect(out).toContain('LEN_GEN reads all-ones (the device is gone)');
+    expect(out).not.toContain('LEN_GEN says');
+    const healthy = join(base, 'answers');
+    const v = emuUnitFromOptions(emuOptions({ engines: 2, workload: 'qp:gbps=1' }));
+    v.runUntilMs(10);
+    await writeSysroot(v, healthy);
+    const fine = await runDoctor(healthy, false);
+    expect(fine.out).toMatch(/PASS {2}registers\n {8}hfi1_0: the registers answer \(2 engines sampled\)/);
   });
 
   it('on an empty tree: no unit found, and --backend emu exists', async () => {
