@@ -116,9 +116,10 @@ const SCENARIOS: Scenario[] = [
     alerts: [{ alertname: 'Hfi1SdmaLinkFlap', where: { device: 'hfi1_0', port: '2' }, byMs: 30_000 }],
   },
   {
-    what: 'ipoib-timeout on engine 3',
-    opts: { workload: 'mixed:ipoib=1,gbps=0.5', engines: 4, fault: [`ipoib-timeout${at(FAULT_MS)}:3`] },
-    alerts: [{ alertname: 'Hfi1SdmaIpoibQueueStuck', where: { unit: 'hfi1_0', engine: '3' }, byMs: 30_000 }],
+    // (Queue 0 sends on VL 0's first engine, engine 0.)
+    what: 'ipoib-timeout on engine 0',
+    opts: { workload: 'mixed:ipoib=1,gbps=0.5', engines: 4, fault: [`ipoib-timeout${at(FAULT_MS)}:0`] },
+    alerts: [{ alertname: 'Hfi1SdmaIpoibQueueStuck', where: { unit: 'hfi1_0', engine: '0' }, byMs: 30_000 }],
   },
   {
     what: 'a device that falls off the bus',
