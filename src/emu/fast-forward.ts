@@ -28,9 +28,11 @@ const MAX_SEEN = 1 << 15;
  * one more low bit clear), so an engine that does not repeat costs little, and one that does is still found at
  * some point of its cycle.
  */
-const MAX_KEPT = 256;
+const MAX_KEPT = 64;
 /** Captures in a row that find no repeat before the engine is watched at fewer interrupts. */
-const MAX_MISSES = 64;
+const MAX_MISSES = 32;
+/** Numbers of kept states copied since the last skip before the engine is watched at fewer interrupts (a big ring of mixed packets costs more to keep). */
+const MAX_COPIED = 1 << 16;
 
 /** What the fast model has skipped (the `emu run` report and the benchmarks). */
 export interface SkipTotals {
@@ -52,6 +54,8 @@ interface Watch {
   mask: number;
   /** Captures since the last skip that found no repeat. */
   misses: number;
+  /** Numbers copied into kept states since the last skip or thinning. */
+  copied: number;
   /** The last instant the unit's check could have found a lost wake-up on the engine (a skipped stretch holds none). */
   quietSleeperNs: number;
 }
@@ -83,6 +87,7 @@ export class FastForward {
       kept: 0,
       mask: 0,
       misses: 0,
+      copied: 0,
       quietSleeperNs: Number.NEGATIVE_INFINITY,
     }));
   }
@@ -130,8 +135,10 @@ export class FastForward {
       // The second time this hash is seen: keep the whole state, to compare with the next.
       dom.scan(t);
       w.kept++;
-      w.seen.set(h, dom.captureScanned());
-      if (w.kept > MAX_KEPT) thin(w);
+      const c = dom.captureScanned();
+      w.copied += c.key.length;
+      w.seen.set(h, c);
+      if (w.kept > MAX_KEPT || w.copied > MAX_COPIED) thin(w);
       return;
     }
     // A repeat found now could not be skipped before the bound: keep the earlier state to compare with later (a
@@ -156,9 +163,11 @@ export class FastForward {
     // not hide one that does), always when it can no longer be used.
     if (!valid || (++earlier.misses & 7) === 0) {
       dom.scan(t);
-      w.seen.set(h, dom.captureScanned());
+      const c = dom.captureScanned();
+      w.copied += c.key.length;
+      w.seen.set(h, c);
     }
-    if (++w.misses > MAX_MISSES) thin(w);
+    if (++w.misses > MAX_MISSES || w.copied > MAX_COPIED) thin(w);
   }
 }
 
@@ -167,6 +176,7 @@ function thin(w: Watch): void {
   w.mask = Math.min(w.mask * 2 + 1, 0xffff);
   w.kept = 0;
   w.misses = 0;
+  w.copied = 0;
   for (const [h, c] of w.seen) {
     if ((h & w.mask) !== 0) w.seen.delete(h);
     else if (c !== null) w.kept++;

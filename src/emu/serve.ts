@@ -38,22 +38,28 @@ export const MAX_STEP_WALL_MS = 200;
 /** Virtual ms simulated before the first look at the wall clock. */
 const SLICE_VIRTUAL_MS = 1;
 
+/** Each unit's slice of virtual time, learnt from the wall time its last slices took. */
+const slices = new WeakMap<EmuUnit, number>();
+
 /**
  * Run the unit towards `targetMs` in slices of virtual time, stopping early once `budgetMs` of wall time is spent:
- * the rest is left for the next refresh (virtual time then lags, which the caller reports). A slice that took less
- * than a tenth of the budget is followed by one twice as long (the fast model skips more in a longer run). Slicing
- * does not change what the model does (the same state and event log).
+ * the rest is left for the next refresh (virtual time then lags, which the caller reports). The slice doubles
+ * after one that took less than half the budget and halves after one that took more than all of it, and is kept
+ * for the unit's next run (the fast model skips more in a longer slice). Slicing does not change what the model
+ * does (the same state and event log).
  */
 export function runBounded(u: EmuUnit, targetMs: number, now: () => number, budgetMs: number): void {
   const start = now();
-  let slice = SLICE_VIRTUAL_MS;
+  let slice = slices.get(u) ?? SLICE_VIRTUAL_MS;
   while (u.nowMs < targetMs) {
     const before = now();
     u.runUntilMs(Math.min(targetMs, u.nowMs + slice));
     const after = now();
+    if (after - before < budgetMs / 2) slice = Math.min(slice * 2, 3_600_000);
+    else if (after - before > budgetMs) slice = Math.max(slice / 2, SLICE_VIRTUAL_MS);
     if (after - start >= budgetMs) break;
-    if (after - before < budgetMs / 10) slice *= 2;
   }
+  slices.set(u, slice);
 }
 
 /** Run the unit against wall time and rewrite the sysroot every interval until aborted. */
