@@ -1,5 +1,6 @@
 // The fast model against the stepped one over random scenarios: seed, flavour, workload, ring size, engines and up to
-// three faults at random times, compared at random instants (a fixed-seed share in npm test, hundreds in the soak).
+// three faults at random times, compared at random instants (a fixed-seed share in npm test, hundreds in the soak,
+// a fifth of them with their rendered sysroots compared byte for byte).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareModels, FLAVOURS } from '../support/emu-equivalence.js';
@@ -33,6 +34,8 @@ const scenarioArb = fc.record({
     maxLength: 3,
   }),
   instants: fc.uniqueArray(fc.integer({ min: 1, max: SOAK ? 400 : 80 }), { minLength: 1, maxLength: 4 }),
+  // The rendered sysroots too, at the last instant (a fifth of the soak's runs; npm test renders in fast-model.test.ts).
+  render: SOAK ? fc.integer({ min: 0, max: 4 }).map((x) => x === 0) : fc.constant(false),
 });
 
 describe('the fast model against the stepped one, random scenarios', () => {
@@ -47,6 +50,7 @@ describe('the fast model against the stepped one, random scenarios', () => {
           name: JSON.stringify(s),
           opts: { ...flavour.opts, seed: s.seed, workload: s.workload, descqCnt: s.descqCnt, engines: s.engines, faults },
           atMs: [...s.instants].sort((a, b) => a - b),
+          render: s.render ? 'last' : false,
         });
         expect(v.difference).toBeNull();
       }),
