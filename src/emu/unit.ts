@@ -325,6 +325,7 @@ export class EmuUnit implements Unit {
 
   /** Stop every chip from fetching (software keeps running). */
   pause(): void {
+    this.fast?.changed();
     for (const c of this.chips) {
       c.paused = true;
       c.stop();
@@ -333,6 +334,7 @@ export class EmuUnit implements Unit {
 
   /** Let the chips fetch again. */
   resume(): void {
+    this.fast?.changed();
     for (const c of this.chips) {
       c.paused = false;
       c.kick();
@@ -352,6 +354,7 @@ export class EmuUnit implements Unit {
         `engine ${engine}: presetCounters needs an empty ring (pause the chip and let it drain first)`,
       );
     }
+    this.fast?.changed();
     e.descqHead = e.descqTail = descqHead >>> 0;
     e.txHead = e.txTail = txHead & 0xffff;
     e.descAvail = e.freecnt();
@@ -363,6 +366,7 @@ export class EmuUnit implements Unit {
   /** Submit one request with sdma_send_txreq (sdma_send_txreq, sdma.c); returns the kernel's return code. */
   submit(engine: number, req: TxReq | EmuTx, opts: { wait?: IoWait | null; pktsSent?: boolean } = {}): number {
     const e = this.engineAt(engine);
+    this.fast?.changed();
     const tx = req instanceof EmuTx ? req : new EmuTx(this.direct).load(req);
     const ret = e.sendTxreq(opts.wait ?? null, tx, opts.pktsSent ?? false);
     // -EINVAL for tlen ≠ 0 is refused before the ring is looked at; the IPoIB callback's -EINVAL counts in descq_full_count.
@@ -375,6 +379,7 @@ export class EmuUnit implements Unit {
   submitList(engine: number, list: EmuTx[], wait: IoWait | null = null): { ret: number; count: number } {
     const count = { value: 0 };
     const e = this.engineAt(engine);
+    this.fast?.changed();
     const ret = e.sendTxlist(wait, list, count);
     if (ret === EBUSY) e.stats.failedPlacements++;
     return { ret, count: count.value };
