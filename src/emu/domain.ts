@@ -180,26 +180,6 @@ export class Domain {
     };
   }
 
-  /**
-   * The domain just after translate(a, b, k): the key of `b` (a skip keeps everything relative), its counters moved
-   * on k periods, its time k periods later, the stream and desc_avail as they are now. (The counters are used only
-   * for their differences, taken modulo their width.)
-   */
-  skipped(a: DomainCapture, b: DomainCapture, k: number): DomainCapture {
-    const e = this.e;
-    return {
-      atNs: b.atNs + k * (b.atNs - a.atNs),
-      key: b.key,
-      counters: b.counters.map((v, i) => v + k * (v - (a.counters[i] as number))),
-      stream: copyStream(this.u.host.log.stream(e.idx)),
-      descAvail: e.descAvail,
-      deepChecks: e.deepChecks,
-      paddedListSubs: e.paddedListSubs,
-      skewCount: e.skewCount,
-      misses: 0,
-    };
-  }
-
   /** The domain at `now` (the clock's time, or the instant a skip just moved the domain to). */
   capture(now = this.u.host.sched.nowNs): DomainCapture {
     this.scan(now);

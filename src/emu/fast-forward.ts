@@ -168,7 +168,8 @@ export class FastForward {
         this.totals.periods += k;
         this.totals.skippedNs += k * periodNs;
         this.totals.jumps++;
-        w.seen.set(h, dom.skipped(earlier, now, k));
+        // The state now, k periods on, read again: its counters as the engine holds them, wrapped at their widths.
+        w.seen.set(h, dom.capture(now.atNs + k * periodNs));
         w.misses = 0;
         return;
       }

@@ -54,6 +54,19 @@ describe('the fast model against the stepped one', () => {
     if (skips) expect(v.skippedNs).toBeGreaterThan(0);
   });
 
+  // Many skips in a row, across the wraps of the 16-bit txreq counters (every 0.7 s here) and of the generation: 4
+  // virtual seconds sampled every 250 ms (a monitor's pace), each sample a fresh skip from the last one's state.
+  it.each(FLAVOURS)('$name, line-rate on 2 engines for 4 s sampled every 250 ms: the same at every sample', async (f) => {
+    const atMs = Array.from({ length: 16 }, (_, i) => 100 + 250 * i);
+    const v = await compareModels({
+      name: f.name,
+      opts: { ...f.opts, seed: 3, engines: 2, workload: 'line-rate:gbps=12.5' },
+      atMs,
+    });
+    expect(v.difference).toBeNull();
+    expect(v.skippedNs).toBeGreaterThan(2 * 3_000e6);
+  });
+
   // Each fault once, on a flavour and workload of its own (the IPoIB faults on the ipoib workload); the rendered
   // sysroots compared byte for byte on the first fault of each flavour (on random faults in the soak).
   const faulted = FAULT_NAMES.map((name, i) => {
