@@ -14,7 +14,7 @@ function kindOf(st: Stats): string {
 }
 
 /** `path` with its directory resolved (links followed), or null when the directory cannot be resolved. */
-function realTarget(path: string): string | null {
+export function realTarget(path: string): string | null {
   try {
     return join(realpathSync(dirname(resolve(path))), basename(path));
   } catch {

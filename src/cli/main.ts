@@ -3,6 +3,7 @@
 import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
 import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
+import { holdContainment } from '../hw/contain.js';
 import { parseIntArg, parseUnitArg } from './args.js';
 import { type OpenOptions, openBackend } from './backend-select.js';
 import { COMMAND_TABLE, commandName, commandsFor, optionsElsewhere } from './commands.js';
@@ -47,6 +48,12 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
   }
   const faults = args.fault;
   const params = args.param;
+  if (args.sysroot === '') {
+    // An unset variable in a script (`--sysroot "$TREE"`) must not read the live host, or the emulator, instead.
+    throw usageError(
+      '--sysroot is empty: name a directory holding sys/ and proc/, or a snapshot .tar.gz (leave it out for this host)',
+    );
+  }
   return {
     backend: (args.backend as GlobalOptions['backend']) ?? 'auto',
     sysroot: (args.sysroot as string | undefined) ?? undefined,
@@ -92,7 +99,8 @@ function parser(
       type: 'string',
       describe: 'read sysfs/debugfs/procfs under DIR (env HFI1_SDMA_SYSROOT)',
       global: true,
-      default: io.env.HFI1_SDMA_SYSROOT,
+      // An empty variable is an unset one (as NO_COLOR); an empty --sysroot is a usage error.
+      default: io.env.HFI1_SDMA_SYSROOT || undefined,
       defaultDescription: '/',
     })
     .option('unit', { type: 'string', describe: 'only unit N (hfi1_N or hfi2_N), or the unit named (hfi2_0)', global: true })
@@ -301,7 +309,13 @@ async function runCommand(
     paint: painter(colorEnabled(io, global.color)),
     openBackend: () => open(global, io, { fallback: spec.fallback !== false }),
   };
-  return spec.run(args, ctx);
+  // The sysroot's directory is opened once, now, and every read of the run resolves beneath it.
+  const release = global.sysroot !== undefined && global.backend !== 'emu' ? holdContainment(global.sysroot) : () => {};
+  try {
+    return await spec.run(args, ctx);
+  } finally {
+    release();
+  }
 }
 
 /** The command word of `argv`: the first word that is neither an option nor an option's value. */
