@@ -74,6 +74,14 @@ function hookExit(proc: NodeJS.Process): void {
   proc.on('exit', removeTemporaries);
 }
 
+/** A run stopped by a signal before its command did its work: nothing is printed, and it exits with `status`. */
+export class StoppedError extends Error {
+  constructor(readonly status: number = stoppedStatus()) {
+    super('stopped before the command did its work');
+    this.name = 'StoppedError';
+  }
+}
+
 /**
  * Install the process-wide handlers (the command-line entry calls this once; tests that run
  * main() in-process do not). A second signal, or a stop that overruns its grace, exits at once.

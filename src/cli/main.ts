@@ -2,6 +2,7 @@
 // codes (0 ok, 64 usage, 65 parse, 66 no unit/engine, 69 unavailable, 77 permission).
 import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
+import { StoppedError } from '../cleanup.js';
 import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
 import { holdContainment } from '../hw/contain.js';
 import { parseIntArg, parseUnitArg } from './args.js';
@@ -13,7 +14,7 @@ import { exitStatusHelp } from './exit-status.js';
 import { fastArgs, fastCommand } from './fast-path.js';
 import { flavourGlobals, flavourOptions } from './flavour-options.js';
 import { colorEnabled, type Io, painter, processIo } from './io.js';
-import { type KnownOptions, usageMessage } from './usage-errors.js';
+import { type KnownOptions, NO_COMMAND, usageMessage } from './usage-errors.js';
 import { version } from './version.js';
 
 /** Global options that take one value: given twice, which one was meant is unknown (exit 64). */
@@ -120,7 +121,8 @@ function parser(
     })
     .option('descq-cnt', {
       type: 'string',
-      describe: 'ring size: a power of two from 64 to 32768',
+      describe:
+        'ring size: a power of two from 64 to 32768 (fit refuses any other; the emulator takes any other as 2048, as the driver does)',
       global: true,
       group: 'Emulator:',
     })
@@ -164,7 +166,7 @@ function parser(
       group: 'Emulator:',
     })
     .strict()
-    .demandCommand(1, 'name a command; see --help')
+    .demandCommand(1, NO_COMMAND)
     .recommendCommands()
     .version(version())
     .help()
@@ -342,6 +344,7 @@ function printCompletion(argv: readonly string[], io: Io): number {
 }
 
 function reportError(e: unknown, io: Io): number {
+  if (e instanceof StoppedError) return e.status;
   if (isHfi1SdmaError(e)) {
     io.stderr(`hfi1-sdma: ${e.message}\n`);
     return e.exitCode;
