@@ -53,8 +53,12 @@ export class OutsideTreeError extends Error {
     /** What `entry` points at (its link text, controls escaped), or null when it is not a link. */
     readonly target: string | null,
     readonly sysroot: string,
+    /** The link is absolute and names a place in the tree by the host's path (refused all the same). */
+    absoluteInside = false,
   ) {
-    const detail = outsideDetail(path, entry, target, sysroot);
+    const detail = absoluteInside
+      ? `${entry === path ? '' : `${entry} `}is a symbolic link to ${target}, an absolute path: under a sysroot only relative links that stay inside the tree are followed (an absolute one would lead elsewhere once the tree is moved); make it relative, or point --sysroot at a real tree`.trimStart()
+      : outsideDetail(path, entry, target, sysroot);
     super(`${path}: ${detail}`);
     this.detail = detail;
     this.name = 'OutsideTreeError';
@@ -226,6 +230,19 @@ export class Containment {
     this.known.clear();
   }
 
+  /** Whether the absolute path `text` lies in the tree, by the path it was named by or its real path (for messages only). */
+  private names(text: string): boolean {
+    if (!text.startsWith('/')) return false;
+    const abs = resolve(text);
+    let real = this.base;
+    try {
+      real = readlinkSync(fdPath(this.rootFd()));
+    } catch {
+      // the path it was named by is enough
+    }
+    return [this.base, real].some((b) => abs === b || abs.startsWith(b === '/' ? '/' : `${b}/`));
+  }
+
   /** `path` relative to the sysroot (`.` for the sysroot itself), lexically; OutsideTreeError when it is not under it. */
   private relOf(path: string): string {
     const abs = resolve(path);
@@ -353,18 +370,19 @@ export class Containment {
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EXDEV') break;
       }
-      let target: string | null = null;
+      let text: string | null = null;
       try {
         const parent = open(root, i === 1 ? '.' : parts.slice(0, i - 1).join('/'), O_PATH | constants.O_DIRECTORY);
         try {
-          target = escapeControls(readlinkSync(fdPath(parent, parts[i - 1] as string)));
+          text = readlinkSync(fdPath(parent, parts[i - 1] as string));
         } finally {
           closeSync(parent);
         }
       } catch {
         // not a link, or gone meanwhile: named without its target
       }
-      return new OutsideTreeError(path, join(this.sysroot, prefix), target, this.sysroot);
+      const target = text === null ? null : escapeControls(text);
+      return new OutsideTreeError(path, join(this.sysroot, prefix), target, this.sysroot, text !== null && this.names(text));
     }
     return new OutsideTreeError(path, path, null, this.sysroot);
   }

@@ -8,7 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import type { Clock } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
-import { type Containment, containmentOf, OutsideTreeError } from '../hw/contain.js';
+import { type Containment, containmentOf, holdContainment, OutsideTreeError } from '../hw/contain.js';
 import { discoverUnits, type FoundUnit } from '../hw/discover.js';
 import { hwFsFor } from '../hw/fsio.js';
 import { driverFileNames, PMA_PORT_COUNTERS } from '../hw/parse/port-counters.js';
@@ -162,6 +162,21 @@ async function addKernelLog(out: ArchiveWriter, sysroot: string, budget: Context
 
 /** Capture the sources into `outFile` (.tar.gz) at `samples` instants. Returns the manifest. */
 export async function captureSnapshot(
+  sysroot: string,
+  outFile: string,
+  meta: { host: string; toolVersion: string; now: Date; emulated?: boolean },
+  opts: CaptureOptions,
+): Promise<ManifestV2> {
+  // The tree's directory is held for the whole capture: every instant reads the tree opened now.
+  const release = holdContainment(sysroot);
+  try {
+    return await captureHeld(sysroot, outFile, meta, opts);
+  } finally {
+    release();
+  }
+}
+
+async function captureHeld(
   sysroot: string,
   outFile: string,
   meta: { host: string; toolVersion: string; now: Date; emulated?: boolean },
