@@ -1,7 +1,7 @@
 // The emulator's warm-up (--at-ms) never holds the process: it runs in steps of bounded wall time
 // with the event loop between them, ends early once a stop is requested, and stepping changes
 // nothing the model does. A child `emu write --at-ms` a day away ends at once on SIGTERM and
-// writes nothing.
+// writes nothing, and a read command stopped there prints nothing and exits 143.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,5 +81,30 @@ describe('a child in a warm-up a day long', () => {
     expect(r.code).toBe(143);
     expect(r.ms).toBeLessThan(10_000); // a step is 50 ms of wall time; unstepped, the warm-up would take hours
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('a read command stopped in its warm-up', () => {
+  it('engines --at-ms 86400000: SIGTERM ends it with 143 and prints nothing of the model where it got to', async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, '--backend', 'emu', '--workload', 'line-rate', '--at-ms', '86400000', 'engines'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, HFI1_SDMA_SYSROOT: '' },
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += String(d);
+    });
+    child.stderr.on('data', (d) => {
+      out += String(d);
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    while (child.exitCode === null && cpuSeconds(child.pid as number) < 0.8) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(out).toBe('');
   });
 });
