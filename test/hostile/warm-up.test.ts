@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EmuUnit } from '../../src/emu/unit.js';
 import { WARM_UP_STEP_WALL_MS, warmUp } from '../../src/emu/warm-up.js';
-import { BIN } from '../support/child.js';
+import { BIN, startChild } from '../support/child.js';
 import { tempDirs } from '../support/temp.js';
 
 const temp = tempDirs('hfi1-warm-');
@@ -86,25 +86,18 @@ describe('a child in a warm-up a day long', () => {
 
 describe('a read command stopped in its warm-up', () => {
   it('engines --at-ms 86400000: SIGTERM ends it with 143 and prints nothing of the model where it got to', async () => {
-    const child = spawn(
-      process.execPath,
-      [BIN, '--backend', 'emu', '--workload', 'line-rate', '--at-ms', '86400000', 'engines'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, HFI1_SDMA_SYSROOT: '' },
-      },
-    );
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += String(d);
-    });
-    child.stderr.on('data', (d) => {
-      out += String(d);
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const { child, exited, out, err } = startChild([
+      '--backend',
+      'emu',
+      '--workload',
+      'line-rate',
+      '--at-ms',
+      '86400000',
+      'engines',
+    ]);
     while (child.exitCode === null && cpuSeconds(child.pid as number) < 0.8) await new Promise((r) => setTimeout(r, 20));
     child.kill('SIGTERM');
     expect(await exited).toBe(143);
-    expect(out).toBe('');
+    expect(out() + err()).toBe('');
   });
 });
