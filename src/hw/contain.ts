@@ -17,10 +17,10 @@
 // anything else there then (a device node put in its place, which only root can make) is closed
 // unread and refused.
 import { closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
-import { constants as os } from 'node:os';
+import { endianness, constants as os } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Hfi1SdmaError } from '../errors.js';
-import { O_CLOEXEC, openat2, RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS } from './ffi.js';
+import { type DirCalls, dirCalls, O_CLOEXEC, openat2, RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS } from './ffi.js';
 import { escapeControls } from './parse/text.js';
 
 /** O_PATH (Linux): a descriptor that names a file without opening it. */
@@ -74,10 +74,19 @@ function outsideDetail(path: string, entry: string, target: string | null, sysro
 
 const ERRNO_NAMES = new Map<number, string>(Object.entries(os.errno).map(([name, n]) => [n, name]));
 
-/** A failed system call as Node reports one (`code` the errno's name), so callers read it as any other. */
+/**
+ * A failed system call as Node reports one (`code` the errno's name), so callers read it as any other. No stack
+ * is taken: an absent file is an answer here (a process with no task directory), met at every sample.
+ */
 function errnoError(errno: number, syscall: string, path: string): NodeJS.ErrnoException {
   const code = ERRNO_NAMES.get(errno) ?? `errno ${errno}`;
-  return Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, errno: -errno, syscall, path });
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, errno: -errno, syscall, path });
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 const EXDEV = os.errno.EXDEV;
@@ -157,6 +166,39 @@ function walkResolver(root: number, rel: string, flags: number): number {
     }
   } finally {
     for (const fd of stack) closeSync(fd);
+  }
+}
+
+/** Where a directory's entries and a link's text are read into (one listing at a time: the reads are synchronous). */
+const direntBuffer = Buffer.allocUnsafeSlow(64 * 1024);
+const linkBuffer = Buffer.allocUnsafeSlow(4096);
+const LITTLE = endianness() === 'LE';
+
+/** getdents64 and readlinkat, or null where they cannot be called (the names are then read through /proc). */
+function dirCallsOrNull(): DirCalls | null {
+  try {
+    return dirCalls();
+  } catch {
+    return null;
+  }
+}
+
+/** The names in the directory open at `fd` (without `.` and `..`), from its linux_dirent64 records. */
+function direntNames(calls: DirCalls, fd: number, path: string): string[] {
+  const names: string[] = [];
+  for (;;) {
+    const r = calls.getdents64(fd, direntBuffer);
+    if (r.n < 0) throw errnoError(r.errno, 'getdents64', path);
+    if (r.n === 0) return names;
+    // struct linux_dirent64 { u64 d_ino; s64 d_off; u16 d_reclen; u8 d_type; char d_name[]; }
+    for (let at = 0; at < r.n; ) {
+      const reclen = LITTLE ? direntBuffer.readUInt16LE(at + 16) : direntBuffer.readUInt16BE(at + 16);
+      const start = at + 19;
+      const end = direntBuffer.indexOf(0, start);
+      const name = direntBuffer.toString('utf8', start, end < 0 || end > at + reclen ? at + reclen : end);
+      if (name !== '.' && name !== '..') names.push(name);
+      at += reclen;
+    }
   }
 }
 
@@ -325,11 +367,21 @@ export class Containment {
     }
   }
 
-  /** The names in directory `path`, inside the tree. */
+  /** The names in directory `path`, inside the tree: one open of the directory, its entries read from it. */
   readdir(path: string): string[] {
-    const { fd } = this.openPath(path, this.relOf(path), constants.O_DIRECTORY);
+    const rel = this.relOf(path);
+    const calls = dirCallsOrNull();
+    if (calls === null) {
+      const { fd } = this.openPath(path, rel, constants.O_DIRECTORY);
+      try {
+        return readdirSync(fdPath(fd));
+      } finally {
+        closeSync(fd);
+      }
+    }
+    const fd = this.openAt(path, rel, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK);
     try {
-      return readdirSync(fdPath(fd));
+      return direntNames(calls, fd, path);
     } finally {
       closeSync(fd);
     }
@@ -339,9 +391,22 @@ export class Containment {
   readlink(path: string): string {
     const rel = this.relOf(path);
     if (rel === '.') throw errnoError(os.errno.EINVAL, 'readlink', path);
-    const { fd } = this.openPath(dirname(path), dirname(rel), constants.O_DIRECTORY);
+    const calls = dirCallsOrNull();
+    if (calls === null) {
+      const { fd } = this.openPath(dirname(path), dirname(rel), constants.O_DIRECTORY);
+      try {
+        return readlinkSync(fdPath(fd, basename(rel)));
+      } finally {
+        closeSync(fd);
+      }
+    }
+    // The link itself (O_PATH, not followed), its text read from that descriptor.
+    const fd = this.openAt(path, rel, O_PATH | constants.O_NOFOLLOW);
     try {
-      return readlinkSync(fdPath(fd, basename(rel)));
+      const r = calls.readlinkat(fd, '', linkBuffer);
+      if (r.n < 0) throw errnoError(r.errno, 'readlinkat', path);
+      if (r.n >= linkBuffer.length) throw errnoError(os.errno.ENAMETOOLONG, 'readlinkat', path);
+      return linkBuffer.toString('utf8', 0, r.n);
     } finally {
       closeSync(fd);
     }

@@ -139,3 +139,46 @@ export function openat2(): Openat2 | null {
   };
   return openat2Cached;
 }
+
+/** getdents64's number on the architectures whose table is known; null elsewhere (the caller lists through /proc). */
+const GETDENTS64_NR: number | null =
+  (
+    { x64: 217, arm: 217, ia32: 220, s390x: 220, ppc64: 202, ppc: 202, arm64: 61, riscv64: 61, loong64: 61 } as Record<
+      string,
+      number
+    >
+  )[process.arch] ?? null;
+
+/** The directory reads of a descriptor: getdents64(2) into `buf`, and readlinkat(2) of a link's text into `buf`. */
+export interface DirCalls {
+  /** Bytes of linux_dirent64 records written into `buf` (0 at the end), or −1 with errno. */
+  getdents64(fd: number, buf: Buffer): { n: number; errno: number };
+  /** Bytes of the link's text (`path` '' reads the link `fd` itself names, an O_PATH descriptor), or −1 with errno. */
+  readlinkat(fd: number, path: string, buf: Buffer): { n: number; errno: number };
+}
+
+let dirCached: DirCalls | null | undefined;
+
+/** getdents64 and readlinkat, or null where getdents64's number is not known. */
+export function dirCalls(): DirCalls | null {
+  if (dirCached !== undefined) return dirCached;
+  if (GETDENTS64_NR === null) {
+    dirCached = null;
+    return null;
+  }
+  const nr = GETDENTS64_NR;
+  const { koffi, lib } = load();
+  const call = lib.func('long syscall(long number, ...)');
+  const cReadlinkat = lib.func('long readlinkat(int dirfd, const char *path, void *buf, size_t size)');
+  dirCached = {
+    getdents64(fd, buf) {
+      const n = Number(call(nr, 'int', fd, 'void *', buf, 'size_t', buf.length));
+      return { n, errno: n < 0 ? koffi.errno() : 0 };
+    },
+    readlinkat(fd, path, buf) {
+      const n = Number(cReadlinkat(fd, path, buf, buf.length));
+      return { n, errno: n < 0 ? koffi.errno() : 0 };
+    },
+  };
+  return dirCached;
+}
