@@ -103,17 +103,24 @@ const OPENAT2_NR: number | null = ['x64', 'ia32', 'arm', 'arm64', 'ppc', 'ppc64'
 export type Openat2 = (dirfd: number, path: string, flags: number, resolve: number) => { fd: number; errno: number };
 
 let openat2Cached: Openat2 | null | undefined;
+let syscallFn: { koffi: Koffi; call: (...args: unknown[]) => unknown } | null = null;
+
+/** syscall(2), declared once: variadic, each argument given with its C type. */
+function syscall(): { koffi: Koffi; call: (...args: unknown[]) => unknown } {
+  if (syscallFn) return syscallFn;
+  const { koffi, lib } = load();
+  syscallFn = { koffi, call: lib.func('long syscall(long number, ...)') as (...args: unknown[]) => unknown };
+  return syscallFn;
+}
 
 /** openat2 through syscall(2), or null where its number is not known; ENOSYS from a kernel before 5.6. */
 export function openat2(): Openat2 | null {
-  if (openat2Cached !== undefined) return openat2Cached;
-  if (OPENAT2_NR === null) {
-    openat2Cached = null;
-    return null;
-  }
-  const nr = OPENAT2_NR;
-  const { koffi, lib } = load();
-  const call = lib.func('long syscall(long number, ...)');
+  if (openat2Cached === undefined) openat2Cached = OPENAT2_NR === null ? null : makeOpenat2(OPENAT2_NR);
+  return openat2Cached;
+}
+
+function makeOpenat2(nr: number): Openat2 {
+  const { koffi, call } = syscall();
   // struct open_how { u64 flags; u64 mode; u64 resolve; }, one per (flags, resolve) pair, kept.
   const hows = new Map<string, Buffer>();
   const howOf = (flags: number, resolve: number): Buffer => {
@@ -133,11 +140,10 @@ export function openat2(): Openat2 | null {
     }
     return how;
   };
-  openat2Cached = (dirfd, path, flags, resolve) => {
+  return (dirfd, path, flags, resolve) => {
     const fd = Number(call(nr, 'int', dirfd, 'str', path, 'void *', howOf(flags, resolve), 'size_t', 24));
     return { fd, errno: fd < 0 ? koffi.errno() : 0 };
   };
-  return openat2Cached;
 }
 
 /** getdents64's number on the architectures whose table is known; null elsewhere (the caller lists through /proc). */
@@ -161,16 +167,14 @@ let dirCached: DirCalls | null | undefined;
 
 /** getdents64 and readlinkat, or null where getdents64's number is not known. */
 export function dirCalls(): DirCalls | null {
-  if (dirCached !== undefined) return dirCached;
-  if (GETDENTS64_NR === null) {
-    dirCached = null;
-    return null;
-  }
-  const nr = GETDENTS64_NR;
-  const { koffi, lib } = load();
-  const call = lib.func('long syscall(long number, ...)');
-  const cReadlinkat = lib.func('long readlinkat(int dirfd, const char *path, void *buf, size_t size)');
-  dirCached = {
+  if (dirCached === undefined) dirCached = GETDENTS64_NR === null ? null : makeDirCalls(GETDENTS64_NR);
+  return dirCached;
+}
+
+function makeDirCalls(nr: number): DirCalls {
+  const { koffi, call } = syscall();
+  const cReadlinkat = load().lib.func('long readlinkat(int dirfd, const char *path, void *buf, size_t size)');
+  return {
     getdents64(fd, buf) {
       const n = Number(call(nr, 'int', fd, 'void *', buf, 'size_t', buf.length));
       return { n, errno: n < 0 ? koffi.errno() : 0 };
@@ -180,5 +184,4 @@ export function dirCalls(): DirCalls | null {
       return { n, errno: n < 0 ? koffi.errno() : 0 };
     },
   };
-  return dirCached;
 }
