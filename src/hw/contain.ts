@@ -19,6 +19,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import { endianness, constants as os } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { getSystemErrorMap } from 'node:util';
 import { Hfi1SdmaError } from '../errors.js';
 import { type DirCalls, dirCalls, O_CLOEXEC, openat2, RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS } from './ffi.js';
 import { escapeControls } from './parse/text.js';
@@ -72,18 +73,17 @@ function outsideDetail(path: string, entry: string, target: string | null, sysro
   return `${who} outside the tree ${sysroot}: not followed (only links that stay inside the tree are); replace it, or point --sysroot at a real tree`;
 }
 
-const ERRNO_NAMES = new Map<number, string>(Object.entries(os.errno).map(([name, n]) => [n, name]));
-
 /**
  * A failed system call as Node reports one (`code` the errno's name), so callers read it as any other. No stack
  * is taken: an absent file is an answer here (a process with no task directory), met at every sample.
  */
 function errnoError(errno: number, syscall: string, path: string): NodeJS.ErrnoException {
-  const code = ERRNO_NAMES.get(errno) ?? `errno ${errno}`;
+  const [code, what] = getSystemErrorMap().get(-errno) ?? [`errno ${errno}`, 'unknown error'];
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, errno: -errno, syscall, path });
+    // Worded as Node words its own (`ENOENT: no such file or directory, open '…'`).
+    return Object.assign(new Error(`${code}: ${what}, ${syscall} '${path}'`), { code, errno: -errno, syscall, path });
   } finally {
     Error.stackTraceLimit = limit;
   }
@@ -98,15 +98,15 @@ function fdPath(fd: number, name?: string): string {
 }
 
 /** How paths are resolved beneath the root: the kernel's openat2, or the walk here. */
-type Resolver = (root: number, rel: string, flags: number) => number;
+type Resolver = (root: number, rel: string, flags: number, shown?: string) => number;
 
 /** openat2 beneath `root`; an errno error (EXDEV for a way out) otherwise. */
 function kernelResolver(call: NonNullable<ReturnType<typeof openat2>>): Resolver {
-  return (root, rel, flags) => {
+  return (root, rel, flags, shown = rel) => {
     for (let i = 0; ; i++) {
       const r = call(root, rel, flags | O_CLOEXEC, BENEATH);
       if (r.fd >= 0) return r.fd;
-      if (r.errno !== EAGAIN || i >= RETRIES) throw errnoError(r.errno, 'openat2', rel);
+      if (r.errno !== EAGAIN || i >= RETRIES) throw errnoError(r.errno, 'open', shown);
     }
   };
 }
@@ -119,7 +119,7 @@ function kernelResolver(call: NonNullable<ReturnType<typeof openat2>>): Resolver
  * leads nowhere else. The last component is followed unless `flags` has O_NOFOLLOW; the result is
  * an O_PATH descriptor, reopened through /proc with `flags` when they ask for more.
  */
-function walkResolver(root: number, rel: string, flags: number): number {
+function walkResolver(root: number, rel: string, flags: number, shown = rel): number {
   const stack: number[] = [];
   const top = () => stack.at(-1) ?? root;
   const parts = rel.split('/').filter((p) => p !== '' && p !== '.');
@@ -130,7 +130,7 @@ function walkResolver(root: number, rel: string, flags: number): number {
       const part = parts.shift() as string;
       if (part === '..') {
         const up = stack.pop();
-        if (up === undefined) throw errnoError(EXDEV, 'openat', rel);
+        if (up === undefined) throw errnoError(EXDEV, 'open', shown);
         closeSync(up);
         continue;
       }
@@ -138,15 +138,15 @@ function walkResolver(root: number, rel: string, flags: number): number {
       const st = fstatSync(fd);
       if (st.isSymbolicLink() && !(parts.length === 0 && noFollowLast)) {
         closeSync(fd);
-        if (++links > MAX_LINKS) throw errnoError(os.errno.ELOOP, 'openat', rel);
+        if (++links > MAX_LINKS) throw errnoError(os.errno.ELOOP, 'open', shown);
         const text = readlinkSync(fdPath(top(), part));
-        if (text.startsWith('/')) throw errnoError(EXDEV, 'openat', rel);
+        if (text.startsWith('/')) throw errnoError(EXDEV, 'open', shown);
         parts.unshift(...text.split('/').filter((p) => p !== '' && p !== '.'));
         continue;
       }
       if (parts.length > 0 && !st.isDirectory()) {
         closeSync(fd);
-        throw errnoError(os.errno.ENOTDIR, 'openat', rel);
+        throw errnoError(os.errno.ENOTDIR, 'open', shown);
       }
       stack.push(fd);
     }
@@ -155,7 +155,7 @@ function walkResolver(root: number, rel: string, flags: number): number {
     if ((wants & O_PATH) !== 0) {
       if ((wants & constants.O_DIRECTORY) !== 0 && !fstatSync(last).isDirectory()) {
         closeSync(last);
-        throw errnoError(os.errno.ENOTDIR, 'openat', rel);
+        throw errnoError(os.errno.ENOTDIR, 'open', shown);
       }
       return last;
     }
@@ -164,6 +164,11 @@ function walkResolver(root: number, rel: string, flags: number): number {
     } finally {
       closeSync(last);
     }
+  } catch (e) {
+    // Node names the /proc path it went through: named here by the caller's path, as the kernel's resolver is.
+    const err = e as NodeJS.ErrnoException;
+    if (err.syscall === 'open' && typeof err.errno === 'number') throw errnoError(-err.errno, 'open', shown);
+    throw e;
   } finally {
     for (const fd of stack) closeSync(fd);
   }
@@ -188,7 +193,7 @@ function direntNames(calls: DirCalls, fd: number, path: string): string[] {
   const names: string[] = [];
   for (;;) {
     const r = calls.getdents64(fd, direntBuffer);
-    if (r.n < 0) throw errnoError(r.errno, 'getdents64', path);
+    if (r.n < 0) throw errnoError(r.errno, 'scandir', path);
     if (r.n === 0) return names;
     // struct linux_dirent64 { u64 d_ino; s64 d_off; u16 d_reclen; u8 d_type; char d_name[]; }
     for (let at = 0; at < r.n; ) {
@@ -200,6 +205,11 @@ function direntNames(calls: DirCalls, fd: number, path: string): string[] {
       at += reclen;
     }
   }
+}
+
+/** The names of a directory in the order Node's readdir gives them (libuv sorts them, byte order). */
+function sortedNames(names: string[]): string[] {
+  return names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** The resolver of this kernel: openat2 when it answers, the walk otherwise (decided once). */
@@ -297,7 +307,7 @@ export class Containment {
   private openAt(path: string, rel: string, flags: number): number {
     const root = this.rootFd();
     try {
-      return resolverFor(root).resolve(root, rel, flags);
+      return resolverFor(root).resolve(root, rel, flags, path);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EXDEV') throw this.outside(path);
       throw Object.assign(e as Error, { path });
@@ -381,7 +391,7 @@ export class Containment {
     }
     const fd = this.openAt(path, rel, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK);
     try {
-      return direntNames(calls, fd, path);
+      return sortedNames(direntNames(calls, fd, path));
     } finally {
       closeSync(fd);
     }
@@ -404,8 +414,8 @@ export class Containment {
     const fd = this.openAt(path, rel, O_PATH | constants.O_NOFOLLOW);
     try {
       const r = calls.readlinkat(fd, '', linkBuffer);
-      if (r.n < 0) throw errnoError(r.errno, 'readlinkat', path);
-      if (r.n >= linkBuffer.length) throw errnoError(os.errno.ENAMETOOLONG, 'readlinkat', path);
+      if (r.n < 0) throw errnoError(r.errno, 'readlink', path);
+      if (r.n >= linkBuffer.length) throw errnoError(os.errno.ENAMETOOLONG, 'readlink', path);
       return linkBuffer.toString('utf8', 0, r.n);
     } finally {
       closeSync(fd);

@@ -13,7 +13,7 @@ import { captureSnapshot } from '../../src/snapshot/capture.js';
 import { BIN } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 import { tempDirs } from '../support/temp.js';
-import { emulatedHost } from './canary.js';
+import { copyTree, emulatedHost } from './canary.js';
 
 const temp = tempDirs('hfi1-edges4-');
 
@@ -22,6 +22,13 @@ beforeAll(async () => {
   host = join(temp(), 'host');
   await emulatedHost(host);
 });
+
+/** A copy of the rendered host (holes kept: its BAR image is sparse), named `name`. */
+function copyOfHost(name: string): string {
+  const to = join(temp(), name);
+  copyTree(host, to);
+  return to;
+}
 
 /** The driver's IPoIB timeout block of hfi1_0 (0000:05:00.0) whose engine line names `engine`. */
 function block(engine: string): string[] {
@@ -98,8 +105,7 @@ describe('the command line', () => {
   });
 
   it('decode takes the chip from the PCI identity when the tree’s ring size is malformed', async () => {
-    const tree = join(temp(), 'bad');
-    await emulatedHost(tree);
+    const tree = copyOfHost('bad');
     writeFileSync(join(tree, 'sys/module/hfi1/parameters/sdma_descq_cnt'), 'zz\n');
     const r = await runCli(['--sysroot', tree, 'decode', '0xc040000000100000', '0x5']);
     expect(r.code, r.stderr).toBe(0);
@@ -108,8 +114,7 @@ describe('the command line', () => {
   });
 
   it('a capture past the entry limit with one sample says the tree holds too much, not to take fewer samples', async () => {
-    const tree = join(temp(), 'many');
-    await emulatedHost(tree);
+    const tree = copyOfHost('many');
     const params = join(tree, 'sys/module/hfi1/parameters');
     for (let i = 0; i < 120; i++) writeFileSync(join(params, `p${i}`), '1\n');
     const limits = { maxBytes: 1 << 30, maxEntries: 100 };

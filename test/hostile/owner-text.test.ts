@@ -4,7 +4,7 @@
 // the JSON, NHC's drain reason) carries a terminal escape, a forged status line or an unbounded line, and a
 // recorded owner whose pid is not a pid is not used.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openHwBackend } from '../../src/hw/index.js';
@@ -13,6 +13,7 @@ import { BIN, ROOT } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 import { strandedQpTree } from '../support/rendered-host.js';
 import { tempDirs } from '../support/temp.js';
+import { copyTree } from './canary.js';
 
 const temp = tempDirs('hfi1-owner-text-');
 const ESCAPES = '\x1b]0;X\x07';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   crafted = join(base, 'crafted');
   await strandedQpTree(crafted);
   recorded = join(base, 'recorded');
-  cpSync(crafted, recorded, { recursive: true, verbatimSymlinks: true });
+  copyTree(crafted, recorded);
   // The stranded QP (0x102) was made by pid 30002, a thread of 30099 whose comm its user set: escapes and a
   // newline that would forge a status line.
   writeFileSync(join(crafted, 'proc/30002/status'), 'Name:\tverbs_rank_2\nTgid:\t30099\nUid:\t1001\n');
@@ -98,7 +99,7 @@ describe("an owner's text from the host", () => {
 describe("a capture's recorded owners", () => {
   it('a recorded pid that is not a pid is not used; a sound one’s text is escaped and cut', async () => {
     const bad = join(temp(), 'bad');
-    cpSync(recorded, bad, { recursive: true, verbatimSymlinks: true });
+    copyTree(recorded, bad);
     const craftedOwner = {
       device: 'hfi1_0',
       qpn: 0x102,
