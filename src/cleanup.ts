@@ -7,6 +7,8 @@ const temporaries = new Map<number, string>();
 const stoppers = new Map<number, () => void>();
 let nextId = 1;
 let installed = false;
+/** The process's exit runs removeTemporaries (the command line, or a library that made a temporary). */
+let exitHooked = false;
 let stopping = false;
 /** The exit status of the signal that requested the stop (128 + its number). */
 let stopStatus = 0;
@@ -22,6 +24,8 @@ export const STOP_GRACE_MS = 1000;
  * called. Call the returned function once the path is removed or handed over (renamed into place).
  */
 export function removeOnExit(path: string): () => void {
+  // A library's temporaries go when its process ends too (its signals are its own to handle).
+  hookExit(process);
   const id = nextId++;
   temporaries.set(id, path);
   return () => {
@@ -64,6 +68,20 @@ export function stoppedStatus(): number {
   return stopStatus === 0 ? SIGNALS.SIGTERM : stopStatus;
 }
 
+function hookExit(proc: NodeJS.Process): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  proc.on('exit', removeTemporaries);
+}
+
+/** A run stopped by a signal before its command did its work: nothing is printed, and it exits with `status`. */
+export class StoppedError extends Error {
+  constructor(readonly status: number = stoppedStatus()) {
+    super('stopped before the command did its work');
+    this.name = 'StoppedError';
+  }
+}
+
 /**
  * Install the process-wide handlers (the command-line entry calls this once; tests that run
  * main() in-process do not). A second signal, or a stop that overruns its grace, exits at once.
@@ -71,7 +89,8 @@ export function stoppedStatus(): number {
 export function installExitHandlers(proc: NodeJS.Process = process): void {
   if (installed) return;
   installed = true;
-  proc.on('exit', removeTemporaries);
+  if (proc === process) hookExit(proc);
+  else proc.on('exit', removeTemporaries);
   for (const [name, status] of Object.entries(SIGNALS)) {
     proc.on(name, () => {
       removeTemporaries();

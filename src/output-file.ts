@@ -14,7 +14,7 @@ function kindOf(st: Stats): string {
 }
 
 /** `path` with its directory resolved (links followed), or null when the directory cannot be resolved. */
-function realTarget(path: string): string | null {
+export function realTarget(path: string): string | null {
   try {
     return join(realpathSync(dirname(resolve(path))), basename(path));
   } catch {
@@ -47,7 +47,7 @@ function under(real: string, tree: string): boolean {
  * a snapshot file): nothing is written and the path is left untouched. Call it before the output is
  * produced and again just before the rename that puts it in place.
  */
-export function checkOutputTarget(target: string, option: string, inputs: readonly string[] = []): void {
+export function checkOutputTarget(target: string, option: string, inputs: readonly string[] = [], shownAs = target): void {
   let st: Stats | undefined;
   try {
     st = lstatSync(target, { throwIfNoEntry: false });
@@ -57,7 +57,7 @@ export function checkOutputTarget(target: string, option: string, inputs: readon
   if (st !== undefined && !st.isFile()) {
     throw new Hfi1SdmaError(
       'E_CANT_CREATE',
-      `${option} ${target}: is ${kindOf(st)}, not a regular file: it is left as it is; name a regular file (or a new one) in a directory`,
+      `${option} ${shownAs}: is ${kindOf(st)}, not a regular file: it is left as it is; name a regular file (or a new one) in a directory`,
     );
   }
   const real = realTarget(target);
@@ -66,7 +66,7 @@ export function checkOutputTarget(target: string, option: string, inputs: readon
   if (input !== null) {
     throw new Hfi1SdmaError(
       'E_CANT_CREATE',
-      `${option} ${target}: lies inside ${input}, which is being read: nothing is written there; name a file outside it`,
+      `${option} ${shownAs}: lies inside ${input}, which is being read: nothing is written there; name a file outside it`,
     );
   }
 }

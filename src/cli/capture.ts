@@ -2,17 +2,15 @@
 // host or a sysroot directory is captured as `snapshot` captures it, in wall time beside the rounds; the
 // emulator in process is rendered into a temporary tree at each of the watched rounds and that is captured; a
 // recording being replayed is a capture already and is refused.
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
-import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
 import { isEmulatedSysroot } from '../hw/paths.js';
 import { type CaptureLimits, Captures, checkCaptureDir, DEFAULT_CAPTURE_LIMITS, type TakeSnapshot } from '../monitor/capture.js';
 import { isAdvanceable } from '../monitor/pace.js';
+import { makePrivateTree } from '../private-tree.js';
 import { DEFAULT_LIMITS } from '../snapshot/format.js';
 import { parseIntArg } from './args.js';
 import { sysrootOf } from './backend-select.js';
@@ -74,6 +72,7 @@ export function hostTake(sysroot: string): TakeSnapshot {
         clock: { nowMs: () => Date.now() },
         sleep: how.wait,
         limits: { ...DEFAULT_LIMITS, maxStoredBytes: how.maxBytes },
+        output: { shownAs: how.shownAs, mode: how.mode },
       },
     );
   };
@@ -89,8 +88,8 @@ export function emuTake(backend: Backend): TakeSnapshot {
     const info = (await backend.units())[0];
     if (!info) throw new Hfi1SdmaError('E_NO_DEVICE', 'the emulator has no unit to capture');
     const u = (await backend.unit(info.name)) as unknown as Parameters<typeof writeSysroot>[0];
-    const dir = mkdtempSync(join(tmpdir(), 'hfi1-sdma-capture-'));
-    const forget = removeOnExit(dir);
+    const priv = makePrivateTree('hfi1-sdma-capture-');
+    const dir = join(priv.root, 'tree');
     // The capture's clock is the virtual time of the tree it reads (rendered at each instant), not the
     // emulator's, which the rounds move on meanwhile.
     let renderedAtMs = 0;
@@ -113,12 +112,12 @@ export function emuTake(backend: Backend): TakeSnapshot {
             await render();
           },
           limits: { ...DEFAULT_LIMITS, maxStoredBytes: how.maxBytes },
+          output: { shownAs: how.shownAs, mode: how.mode },
         },
       );
     } finally {
       closeSysroot(u, dir);
-      await rm(dir, { recursive: true, force: true });
-      forget();
+      await priv.remove();
     }
   };
 }

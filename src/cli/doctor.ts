@@ -4,7 +4,7 @@
 
 import { join } from 'node:path';
 import type { EngineSample, SourceName, SourceStatus, UnitInfo } from '../backend.js';
-import { readTextOrNull, realFs } from '../hw/fsio.js';
+import { hwFsFor, readTextOrNull } from '../hw/fsio.js';
 import { type HostFacts, hostFacts } from '../hw/host.js';
 import { type DescqCntCheck, findHfiPciDevices, inspectUnits, unknownChipUnits } from '../hw/index.js';
 import { sysrootOf } from './backend-select.js';
@@ -152,10 +152,17 @@ async function runChecks(sysroot: string, units: readonly UnitInfo[], unboundPci
   }
   const sampled = await sampleUnits(sysroot);
   if (units.length > 0) checks.push(registersCheck(units, sampled.samples));
-  const release = await readTextOrNull(realFs, join(sysroot, 'proc/sys/kernel/osrelease'), 4096).catch(() => null);
+  // Under a sysroot every read stays inside it, as the units' own.
+  const fs = hwFsFor(sysroot);
+  const release = await readTextOrNull(fs, join(sysroot, 'proc/sys/kernel/osrelease'), 4096).catch(() => null);
   const r = release?.trim() || null;
-  checks.push(kernelFixesCheck(r), mmapCheck(r, units), await capMaskCheck(sysroot, units), await aerCheck(sysroot, units));
-  checks.push(await irqAffinityCheck(sysroot, units, sampled.cpus));
+  checks.push(
+    kernelFixesCheck(r),
+    mmapCheck(r, units),
+    await capMaskCheck(sysroot, units, fs),
+    await aerCheck(sysroot, units, fs),
+  );
+  checks.push(await irqAffinityCheck(sysroot, units, sampled.cpus, fs));
   return checks;
 }
 

@@ -182,6 +182,7 @@ async function writeTextfile(
   // Refused before anything is read: a device, a link, a directory, or a file inside the tree read.
   const inputs = ctx.global.backend === 'emu' ? [] : [sysrootOf(ctx.global)];
   checkOutputTarget(target, '--textfile', inputs);
+  stateFile.checkStateOption(stateArg === undefined ? undefined : String(stateArg), inputs);
   const backend = await ctx.openBackend();
   try {
     const log = (line: string) => ctx.io.stderr(`${line}\n`);

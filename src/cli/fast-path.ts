@@ -51,7 +51,7 @@ export function fastArgs(argv: readonly string[], io: Io): { command: string; ar
     args[key] = value;
   }
   if (command === undefined) return null;
-  if (!given.has('sysroot') && io.env.HFI1_SDMA_SYSROOT !== undefined) args.sysroot = io.env.HFI1_SDMA_SYSROOT;
+  if (!given.has('sysroot') && io.env.HFI1_SDMA_SYSROOT) args.sysroot = io.env.HFI1_SDMA_SYSROOT;
   return { command, args };
 }
 

@@ -60,6 +60,21 @@ export async function foundFlavour(ctx: CliContext): Promise<{ name: string; fla
   }
 }
 
+/** The chip of the unit --unit (else the first) names in a sysroot directory, from its PCI identity alone; null otherwise. */
+async function chipOnly(ctx: CliContext): Promise<{ name: string; chip: UnitFlavour['chip'] } | null> {
+  const sysroot = ctx.global.sysroot;
+  if (ctx.global.backend === 'emu' || sysroot === undefined || /\.(tar\.gz|tgz)$/.test(sysroot)) return null;
+  try {
+    const { discoverUnits } = await import('../hw/discover.js');
+    const units = await discoverUnits(sysroot, undefined, { chipOnly: true });
+    const want = ctx.global.unit;
+    const u = units.find((x) => want === undefined || x.name === want || x.unit === want);
+    return u ? { name: u.name, chip: u.chip } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Pick a flavour field: the option when given, else the found unit's, else `fallback`. */
 export async function chooseFlavour<K extends 'chip' | 'driver'>(
   ctx: CliContext,
@@ -68,7 +83,15 @@ export async function chooseFlavour<K extends 'chip' | 'driver'>(
 ): Promise<Chosen<UnitFlavour[K]>> {
   const given = ctx.global[key] as UnitFlavour[K] | undefined;
   if (given !== undefined) return { value: given, from: 'option' };
-  const found = await foundFlavour(ctx);
+  let found: Awaited<ReturnType<typeof foundFlavour>>;
+  try {
+    found = await foundFlavour(ctx);
+  } catch (e) {
+    // The chip is the PCI device's: a malformed ring size or engine window elsewhere in the tree does not hide it.
+    const chip = key === 'chip' && isHfi1SdmaError(e) && e.code === 'E_PARSE' ? await chipOnly(ctx) : null;
+    if (chip === null) throw e;
+    return { value: chip.chip as UnitFlavour[K], from: 'unit', unit: chip.name };
+  }
   if (found) return { value: found.flavour[key], from: 'unit', unit: found.name };
   return { value: fallback, from: 'default' };
 }

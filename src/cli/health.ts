@@ -12,7 +12,7 @@ import type { MonitorTracks } from '../monitor/monitor.js';
 import { observationMs, observe } from '../monitor/observation.js';
 import type { Round } from '../monitor/round.js';
 import type { StateKey } from '../monitor/state.js';
-import { defaultStatePath, loadState, saveState, stateKey } from '../monitor/state-file.js';
+import { checkStateOption, defaultStatePath, loadState, saveState, stateKey } from '../monitor/state-file.js';
 import { STRAND_SAMPLES } from '../progress/strand.js';
 import { parseIntArg } from './args.js';
 import { sysrootOf } from './backend-select.js';
@@ -248,6 +248,11 @@ export const healthCommand: CommandSpec = {
       maxBytes = parseIntArg('--max-bytes', args.maxBytes, 0, 1 << 30);
       warning = parseThresholds('--warning', args.warning, DEFAULT_WARNING);
       critical = parseThresholds('--critical', args.critical, DEFAULT_CRITICAL);
+      // Refused before anything is read: an empty --state, or one inside the tree read.
+      checkStateOption(
+        args.state === undefined ? undefined : String(args.state),
+        ctx.global.backend === 'emu' ? [] : [sysrootOf(ctx.global)],
+      );
     } catch (e) {
       return unknown(ctx, (e as Error).message);
     }

@@ -2,7 +2,9 @@
 // codes (0 ok, 64 usage, 65 parse, 66 no unit/engine, 69 unavailable, 77 permission).
 import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
+import { StoppedError } from '../cleanup.js';
 import { Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
+import { holdContainment } from '../hw/contain.js';
 import { parseIntArg, parseUnitArg } from './args.js';
 import { type OpenOptions, openBackend } from './backend-select.js';
 import { COMMAND_TABLE, commandName, commandsFor, optionsElsewhere } from './commands.js';
@@ -12,7 +14,7 @@ import { exitStatusHelp } from './exit-status.js';
 import { fastArgs, fastCommand } from './fast-path.js';
 import { flavourGlobals, flavourOptions } from './flavour-options.js';
 import { colorEnabled, type Io, painter, processIo } from './io.js';
-import { type KnownOptions, usageMessage } from './usage-errors.js';
+import { type KnownOptions, NO_COMMAND, usageMessage } from './usage-errors.js';
 import { version } from './version.js';
 
 /** Global options that take one value: given twice, which one was meant is unknown (exit 64). */
@@ -47,6 +49,12 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
   }
   const faults = args.fault;
   const params = args.param;
+  if (args.sysroot === '') {
+    // An unset variable in a script (`--sysroot "$TREE"`) must not read the live host, or the emulator, instead.
+    throw usageError(
+      '--sysroot is empty: name a directory holding sys/ and proc/, or a snapshot .tar.gz (leave it out for this host)',
+    );
+  }
   return {
     backend: (args.backend as GlobalOptions['backend']) ?? 'auto',
     sysroot: (args.sysroot as string | undefined) ?? undefined,
@@ -92,7 +100,8 @@ function parser(
       type: 'string',
       describe: 'read sysfs/debugfs/procfs under DIR (env HFI1_SDMA_SYSROOT)',
       global: true,
-      default: io.env.HFI1_SDMA_SYSROOT,
+      // An empty variable is an unset one (as NO_COLOR); an empty --sysroot is a usage error.
+      default: io.env.HFI1_SDMA_SYSROOT || undefined,
       defaultDescription: '/',
     })
     .option('unit', { type: 'string', describe: 'only unit N (hfi1_N or hfi2_N), or the unit named (hfi2_0)', global: true })
@@ -112,7 +121,8 @@ function parser(
     })
     .option('descq-cnt', {
       type: 'string',
-      describe: 'ring size: a power of two from 64 to 32768',
+      describe:
+        'ring size: a power of two from 64 to 32768 (fit refuses any other; the emulator takes any other as 2048, as the driver does)',
       global: true,
       group: 'Emulator:',
     })
@@ -156,7 +166,7 @@ function parser(
       group: 'Emulator:',
     })
     .strict()
-    .demandCommand(1, 'name a command; see --help')
+    .demandCommand(1, NO_COMMAND)
     .recommendCommands()
     .version(version())
     .help()
@@ -301,7 +311,13 @@ async function runCommand(
     paint: painter(colorEnabled(io, global.color)),
     openBackend: () => open(global, io, { fallback: spec.fallback !== false }),
   };
-  return spec.run(args, ctx);
+  // The sysroot's directory is opened once, now, and every read of the run resolves beneath it.
+  const release = global.sysroot !== undefined && global.backend !== 'emu' ? holdContainment(global.sysroot) : () => {};
+  try {
+    return await spec.run(args, ctx);
+  } finally {
+    release();
+  }
 }
 
 /** The command word of `argv`: the first word that is neither an option nor an option's value. */
@@ -328,6 +344,7 @@ function printCompletion(argv: readonly string[], io: Io): number {
 }
 
 function reportError(e: unknown, io: Io): number {
+  if (e instanceof StoppedError) return e.status;
   if (isHfi1SdmaError(e)) {
     io.stderr(`hfi1-sdma: ${e.message}\n`);
     return e.exitCode;

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
 import { usageError } from '../errors.js';
+import { checkOutputTarget } from '../output-file.js';
 import { MAX_INTERVAL_MS, MAX_SAMPLES, MIN_INTERVAL_MS } from '../snapshot/format.js';
 import { parseIntArg } from './args.js';
 import { checkSysroot, openBackend, sysrootOf } from './backend-select.js';
@@ -80,6 +81,8 @@ export const reportCommand: CommandSpec = {
       .example('$0 --backend emu --fault stop-fetch@300:3 report -o stall.html', 'the emulator with a stalled engine'),
   async run(args, ctx) {
     const out = String(args.o ?? '');
+    // The kind of file first: a directory, a device or a FIFO in its place is left as it is (73), whatever its name.
+    checkOutputTarget(out, '-o');
     if (!/\.html?$/i.test(out)) throw usageError(`-o must name an .html file, got ${JSON.stringify(out)}`);
     const snapshot = args.snapshot === undefined ? undefined : String(args.snapshot);
     if (snapshot !== undefined && resolve(snapshot) === resolve(out)) throw usageError(`-o ${out} would overwrite the snapshot`);

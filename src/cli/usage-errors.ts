@@ -140,5 +140,14 @@ export function usageMessage(
   if (unknown && opts) return unknownMessage(unknown[1] ?? '', argv, opts, elsewhere);
   const missing = /^Missing required arguments?: (.*)$/.exec(msg);
   if (missing && opts) return missingMessage(missing[1] ?? '', opts);
+  if (msg === NO_COMMAND && opts) {
+    // `--frobnicate engines`: the unknown option took the command word as its value; name the option.
+    const known = new Set(names(opts));
+    const typo = typedWords(argv).find((w) => w.startsWith('-') && !known.has(w.replace(/^-+/, '').replace(/^no-/, '')));
+    if (typo) return unknownMessage(typo.replace(/^-+/, ''), argv, opts, elsewhere);
+  }
   return msg;
 }
+
+/** What yargs says when no command word was found. */
+export const NO_COMMAND = 'name a command; see --help';

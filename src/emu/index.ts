@@ -1,5 +1,6 @@
 // The emulated backend: one unit (hfi1_0, or hfi2_0 for --driver hfi2) run for --at-ms of virtual time before it is sampled.
 import type { Backend, ChipKind, DriverBuild, UnitInfo } from '../backend.js';
+import { StoppedError } from '../cleanup.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
 import { parseFault } from './faults.js';
 import { resolveFlavour } from './flavour.js';
@@ -111,7 +112,11 @@ export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
   // Run to --at-ms on first use, in steps that let a stop signal through (warm-up.ts).
   let warm: Promise<EmuUnit> | null = null;
   const ready = (): Promise<EmuUnit> => {
-    warm ??= warmUp(unit, atMs).then(() => unit);
+    // Stopped before --at-ms: the model is wherever it got to, not the host asked for; nothing is shown of it.
+    warm ??= warmUp(unit, atMs).then((done) => {
+      if (!done) throw new StoppedError();
+      return unit;
+    });
     return warm;
   };
   return {

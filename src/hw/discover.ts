@@ -150,8 +150,15 @@ async function readSdeWindow(fs: HwFs, file: string): Promise<{ window: SdeWindo
   }
 }
 
-/** Every hfi1 and hfi2 unit under the sysroot, by module then unit number. */
-export async function discoverUnits(sysroot: string, fs: HwFs = hwFsFor(sysroot)): Promise<FoundUnit[]> {
+/**
+ * Every hfi1 and hfi2 unit under the sysroot, by module then unit number. With `chipOnly` (a caller that needs
+ * only each unit's chip, such as decode) the ring size and engine window are not read: their defaults stand.
+ */
+export async function discoverUnits(
+  sysroot: string,
+  fs: HwFs = hwFsFor(sysroot),
+  o: { chipOnly?: boolean } = {},
+): Promise<FoundUnit[]> {
   const names = await listInfiniband(sysroot, fs);
   const out: FoundUnit[] = [];
   for (const name of names) {
@@ -175,8 +182,10 @@ export async function discoverUnits(sysroot: string, fs: HwFs = hwFsFor(sysroot)
     const bar0Bytes = (await fs.size?.(paths.resource0)) ?? null;
     const flavourInputs: FlavourInputs = { name, nameModule, driverLink, pciId: id, bar0Bytes, params, ports };
     const { chip } = decideChip(flavourInputs);
-    const { descqCnt, param, warning } = await readDescqCnt(fs, paths.params);
-    const sde = await readSdeWindow(fs, paths.hwResources);
+    const { descqCnt, param, warning } = o.chipOnly
+      ? { descqCnt: SDMA_DESCQ_CNT_DEFAULT, param: null, warning: undefined }
+      : await readDescqCnt(fs, paths.params);
+    const sde = o.chipOnly ? { window: null, warning: undefined } : await readSdeWindow(fs, paths.hwResources);
     const warnings = [warning, sde.warning].filter((w): w is SourceWarning => w !== undefined);
     out.push({
       unit: Number(m[2]),

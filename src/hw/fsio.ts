@@ -62,16 +62,16 @@ export function containedFs(within: Containment): HwFs {
   };
 }
 
-const fsBySysroot = new Map<string, HwFs>();
+const fsByContainment = new WeakMap<Containment, HwFs>();
 
 /** The reads of the live-host backend under `sysroot`: as they are under `/`, contained to the tree elsewhere. */
 export function hwFsFor(sysroot: string): HwFs {
   const within = containmentOf(sysroot);
   if (within === null) return realFs;
-  let fs = fsBySysroot.get(sysroot);
+  let fs = fsByContainment.get(within);
   if (fs === undefined) {
     fs = containedFs(within);
-    fsBySysroot.set(sysroot, fs);
+    fsByContainment.set(within, fs);
   }
   return fs;
 }

@@ -6,6 +6,7 @@ import { chipModel } from '../progress/chip.js';
 import { isAllOnes } from '../progress/csr.js';
 import { ambiguousUnitMessage, lookupUnit } from '../unit-id.js';
 import type { RegisterWindow } from './bar.js';
+import { holdContainment } from './contain.js';
 import { readUnitContext } from './context.js';
 import { discoverUnits, type FoundUnit } from './discover.js';
 import { engineSetOf } from './engines.js';
@@ -131,8 +132,16 @@ export async function inspectUnits(
 /** Open the live-host backend. Units are found once, at open. */
 export async function openHwBackend(opts: HwOptions): Promise<Backend> {
   const clock = opts.clock ?? realClock;
-  const fs = opts.fs ?? hwFsFor(opts.sysroot);
-  const units = (await openUnits(opts.sysroot, clock, fs, opts.psmScan)).map((u) => u.unit);
+  // The sysroot's directory is opened now and kept while the backend is open: never resolved again.
+  const release = holdContainment(opts.sysroot);
+  let units: HwUnit[];
+  try {
+    const fs = opts.fs ?? hwFsFor(opts.sysroot);
+    units = (await openUnits(opts.sysroot, clock, fs, opts.psmScan)).map((u) => u.unit);
+  } catch (e) {
+    release();
+    throw e;
+  }
   let closed = false;
   const emulated = isEmulatedSysroot(opts.sysroot);
   for (const u of units) u.info.emulated = emulated;
@@ -159,8 +168,10 @@ export async function openHwBackend(opts: HwOptions): Promise<Backend> {
       return u;
     },
     async close() {
+      if (closed) return;
       closed = true;
       for (const u of units) u.close();
+      release();
     },
   };
 }

@@ -1,6 +1,7 @@
 // Where each source of a unit lives under the sysroot: the same paths as on a live host.
-import { lstatSync } from 'node:fs';
+
 import { join } from 'node:path';
+import { containmentOf } from './contain.js';
 
 /** Paths of one unit's sources. */
 export interface UnitPaths {
@@ -123,9 +124,10 @@ export const EMULATED_MARKER = '.hfi1-sdma-emulated';
 
 /** Whether a sysroot directory is an emulated host (its root holds the marker as a regular file, not a link). */
 export function isEmulatedSysroot(sysroot: string): boolean {
-  if (sysroot === '/') return false;
+  const within = containmentOf(sysroot);
+  if (within === null) return false;
   try {
-    return lstatSync(join(sysroot, EMULATED_MARKER)).isFile();
+    return within.lstat(join(sysroot, EMULATED_MARKER))?.isFile() === true;
   } catch {
     return false;
   }

@@ -10,6 +10,7 @@ import type { Clock, QpOwner } from '../backend.js';
 import type { HwFs } from './fsio.js';
 import { parsePasswd, parseProcStatus } from './parse/proc-status.js';
 import { parseRdmaResQp, RDMA_ANSWER_CAP_BYTES, type RdmaQp } from './parse/rdma-res.js';
+import { boundedText } from './parse/text.js';
 
 /** Where iproute2 installs rdma (only these are run: never a program found through $PATH, which root may not trust). */
 export const RDMA_PROGRAMS = ['/usr/sbin/rdma', '/sbin/rdma', '/usr/bin/rdma', '/bin/rdma'];
@@ -51,6 +52,23 @@ export async function runRdma(programs: readonly string[] = RDMA_PROGRAMS): Prom
       },
     );
   });
+}
+
+/** The most characters of an owner's command and user shown (a task's comm is 15, a user name 32). */
+export const OWNER_NAME_CHARS = 64;
+/** The most characters of an owner's note. */
+export const OWNER_NOTE_CHARS = 300;
+
+/** An owner whose text is safe to print anywhere: controls escaped, lengths bounded. */
+export function boundedOwner(o: QpOwner): QpOwner {
+  const name = (t: string | null) => (t === null ? null : boundedText(t, OWNER_NAME_CHARS));
+  return {
+    ...o,
+    pid: o.pid !== null && Number.isSafeInteger(o.pid) && o.pid >= 0 ? o.pid : null,
+    command: name(o.command),
+    user: name(o.user),
+    note: o.note === null ? null : boundedText(o.note, OWNER_NOTE_CHARS),
+  };
 }
 
 /** One owner as a snapshot records it. */
@@ -122,7 +140,15 @@ export class QpOwnerReader {
     try {
       const v = JSON.parse(text) as { owners?: unknown };
       const list = Array.isArray(v.owners) ? (v.owners as RecordedOwner[]) : [];
-      return new Map(list.filter((o) => o && o.device === this.device && Number.isSafeInteger(o.qpn)).map((o) => [o.qpn, o]));
+      // A record whose pid is not a pid, or whose text is not text, is not one this program wrote: not used.
+      const sound = (o: RecordedOwner) =>
+        typeof o === 'object' &&
+        o !== null &&
+        o.device === this.device &&
+        Number.isSafeInteger(o.qpn) &&
+        (o.pid === null || o.pid === undefined || (Number.isSafeInteger(o.pid) && o.pid >= 0)) &&
+        [o.command, o.user, o.note].every((t) => t === null || t === undefined || typeof t === 'string');
+      return new Map(list.filter(sound).map((o) => [o.qpn, o]));
     } catch {
       return null;
     }
@@ -149,8 +175,16 @@ export class QpOwnerReader {
     return { pid: tgid, command, user: await this.userOf(s.uid) };
   }
 
-  /** The owner of each QP asked, in order. */
+  /**
+   * The owner of each QP asked, in order. What names the owner comes from the host or the capture (a
+   * task's comm any user sets, a user name, a recorded note): escaped and bounded here, once, for
+   * every output.
+   */
   async owners(qps: readonly { qpn: number; creatorPid: number | null }[]): Promise<QpOwner[]> {
+    return (await this.rawOwners(qps)).map(boundedOwner);
+  }
+
+  private async rawOwners(qps: readonly { qpn: number; creatorPid: number | null }[]): Promise<QpOwner[]> {
     if (qps.length === 0) return [];
     const recorded = await this.recorded();
     const rdma = recorded ? { qps: null, reason: null } : await this.rdmaQps();

@@ -12,12 +12,16 @@ import { parseTxTraceLine, type TxqEvent } from '../kmsg/trace-tx.js';
 import type { FoundUnit } from './discover.js';
 import { type HwFs, readdirOrNull } from './fsio.js';
 import { KmsgTail } from './kmsg-tail.js';
+import { boundedText } from './parse/text.js';
 import { TRACE_CAP_BYTES } from './waiters-trace.js';
 
 /** The netdevs of a unit are listed again this often (ms); their tx_timeout counts are read every time. */
 const RESCAN_MS = 5000;
 /** A timeout block at most this old (ms) is a queue still stopped: the watchdog re-fires every second. */
 const RECENT_MS = 3000;
+/** The most characters of a netdev's name shown (the kernel's are at most 15). */
+export const NETDEV_NAME_CHARS = 32;
+
 /** ARPHRD_INFINIBAND: the `type` of an IPoIB netdev. */
 const ARPHRD_INFINIBAND = '32';
 
@@ -28,7 +32,10 @@ export const IPOIB_PARTIAL =
 type IpoibWaiter = Extract<Waiter, { kind: 'ipoib' }>;
 
 interface Netdev {
+  /** Its name as shown (escaped and bounded: the host's text). */
   name: string;
+  /** Its sysfs directory. */
+  dir: string;
   queues: string[];
 }
 
@@ -69,7 +76,11 @@ export class IpoibQueues {
       const type = await this.fs.readFile(join(dir, name, 'type'), 64).catch(() => null);
       if (type !== null && Buffer.from(type).toString('utf8').trim() !== ARPHRD_INFINIBAND) continue;
       const queues = ((await readdirOrNull(this.fs, join(dir, name, 'queues'))) ?? []).filter((q) => /^tx-\d{1,4}$/.test(q));
-      out.push({ name, queues: queues.sort((a, b) => Number(a.slice(3)) - Number(b.slice(3))) });
+      out.push({
+        name: boundedText(name, NETDEV_NAME_CHARS),
+        dir: join(dir, name),
+        queues: queues.sort((a, b) => Number(a.slice(3)) - Number(b.slice(3))),
+      });
     }
     this.netdevs = out;
     return out;
@@ -181,7 +192,7 @@ export class IpoibQueues {
     const rose: { netdev: string; txq: number; count: number }[] = [];
     for (const n of netdevs) {
       for (const q of n.queues) {
-        const file = join(this.u.paths.netDir, n.name, 'queues', q, 'tx_timeout');
+        const file = join(n.dir, 'queues', q, 'tx_timeout');
         const t = await this.fs.readFile(file, 64).catch(() => null);
         const m = t === null ? null : /^(\d{1,19})\n?$/.exec(Buffer.from(t).toString('utf8'));
         if (!m) continue;

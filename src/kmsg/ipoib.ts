@@ -15,6 +15,8 @@
 //     8051: Link up | 8051: Link down[ (ignoring downgrade)] | Link down reason: … | Link error: Failed LNI(…)
 //     physical state changed to %s (0x%x), phy 0x%x | logical state changed to %s (0x%x)
 //     %s: physical state did not change to LINK-UP
+import { boundedText } from '../hw/parse/text.js';
+import { TXE_NUM_SDMA_ENGINES } from '../progress/constants.js';
 import type { LogEvent } from './parse.js';
 import type { Ctx, Rule } from './rule.js';
 
@@ -42,7 +44,16 @@ export const IPOIB_RULES: readonly Rule[] = [
       });
     },
   },
-  { re: new RegExp(`^sde (?:${P}) engine ${N}$`), apply: (m, c) => fill(c, { engine: Number(m[1]) }) },
+  {
+    re: new RegExp(`^sde (?:${P}) engine ${N}$`),
+    apply: (m, c) => {
+      // No chip has an engine past 15 (TXE_NUM_SDMA_ENGINES): such a line is not the driver's, shown as it is,
+      // and the block's engine stays unknown.
+      const engine = Number(m[1]);
+      if (Number.isSafeInteger(engine) && engine < TXE_NUM_SDMA_ENGINES) fill(c, { engine });
+      else c.emit({ kind: 'unrecognised', text: m[0] });
+    },
+  },
   { re: new RegExp(`^flow ${X}$`), apply: (m, c) => fill(c, { flow: `0x${(m[1] ?? '').toLowerCase()}` }) },
   {
     re: new RegExp(`^sent ${N} completed ${N} used ${N}$`),
@@ -108,7 +119,7 @@ export function parseWatchdogLine(line: string): WatchdogLine | null {
   const c = CRIT.exec(line);
   if (c) {
     return {
-      netdev: c[3] as string,
+      netdev: boundedText(c[3] as string, 32),
       driver: c[1] as string,
       pci: (c[2] as string).toLowerCase(),
       cpu: Number(c[4]),
@@ -119,7 +130,7 @@ export function parseWatchdogLine(line: string): WatchdogLine | null {
   const w = WARN.exec(line);
   if (!w) return null;
   return {
-    netdev: w[1] as string,
+    netdev: boundedText(w[1] as string, 32),
     driver: w[2] as string,
     pci: null,
     cpu: null,

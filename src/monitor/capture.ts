@@ -4,11 +4,25 @@
 // all, the oldest removed first; at most one capture per engine and finding per `everyMs`; one capture at a
 // time (it records every unit, so a finding raised while one runs is covered by it). Each archive is written
 // to a temporary beside its name and renamed when complete, so the directory never holds half a capture;
-// only files named as captures are ever removed.
-import { lstatSync, mkdirSync, readdirSync, realpathSync, type Stats, unlinkSync } from 'node:fs';
+// only files named as captures and owned by this user are ever removed. The directory is opened once and every
+// write, listing and removal goes through that descriptor, after checking it is still the directory named, still
+// this user's: a directory swapped for a link (or moved) later redirects nothing. Captures are 0600: they hold
+// what is root's only on a host (debugfs, the kernel log).
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  realpathSync,
+  type Stats,
+  unlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Hfi1SdmaError } from '../errors.js';
-import { inputHolding } from '../output-file.js';
+import { inputHolding, realTarget } from '../output-file.js';
 import type { FindingKindName } from './codes.js';
 import type { Finding } from './findings.js';
 import { realSleep } from './pace.js';
@@ -54,8 +68,20 @@ export interface CaptureTrigger {
 export type TakeSnapshot = (
   file: string,
   trigger: CaptureTrigger,
-  how: { samples: number; intervalMs: number; maxBytes: number; wait: (ms: number) => Promise<void> },
+  how: {
+    samples: number;
+    intervalMs: number;
+    maxBytes: number;
+    wait: (ms: number) => Promise<void>;
+    /** How `file` is named to the user (`file` itself goes through the directory's descriptor). */
+    shownAs: string;
+    /** The capture's mode: 0600. */
+    mode: number;
+  },
 ) => Promise<void>;
+
+/** The mode of a capture: it holds what only root reads on a host. */
+export const CAPTURE_MODE = 0o600;
 
 /**
  * How a capture's instants are paced: `wall`, real time (a live host or a sysroot, read beside the rounds);
@@ -116,6 +142,17 @@ export function bytesText(n: number): string {
  */
 export function checkCaptureDir(dir: string, inputs: readonly string[], uid: number | null): string {
   const option = `--capture-dir ${dir}`;
+  const inside = (real: string | null) => {
+    const input = real === null ? null : inputHolding(real, inputs);
+    if (input !== null) {
+      throw new Hfi1SdmaError(
+        'E_CANT_CREATE',
+        `${option}: lies inside ${input}, which is being read: captures would land in what they capture; name a directory outside it`,
+      );
+    }
+  };
+  // Before anything is made: nothing is ever created inside the tree read.
+  inside(realTarget(dir));
   let st: Stats | undefined = lstatSync(dir, { throwIfNoEntry: false });
   if (st === undefined) {
     try {
@@ -149,13 +186,7 @@ export function checkCaptureDir(dir: string, inputs: readonly string[], uid: num
     );
   }
   const real = realpathSync(dir);
-  const input = inputHolding(real, inputs);
-  if (input !== null) {
-    throw new Hfi1SdmaError(
-      'E_CANT_CREATE',
-      `${option}: lies inside ${input}, which is being read: captures would land in what they capture; name a directory outside it`,
-    );
-  }
+  inside(real);
   return real;
 }
 
@@ -182,6 +213,13 @@ export interface CapturesOptions {
   wallNowMs: () => number;
   /** One line per capture written, failed, or removed. */
   log: (line: string) => void;
+  /** Whose captures these are: only this user's files are counted and removed (process.getuid() by default). */
+  uid?: number | null;
+}
+
+/** A descriptor's entry under /proc: a name in the directory it holds, reached without resolving the directory's path. */
+function inDir(fd: number, name?: string): string {
+  return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
 }
 
 /** The captures of one watch or exporter: fed every round, writing at most one snapshot at a time. */
@@ -200,8 +238,42 @@ export class Captures {
   /** The largest capture written so far (bytes). */
   private largest = 0;
 
+  /** The capture directory, opened once (−1 when it could not be: `dirError` says why). */
+  private dirFd = -1;
+  private dirError: string | null = null;
+  private readonly uid: number | null;
+
   constructor(private readonly o: CapturesOptions) {
-    this.removeStaleTemporaries();
+    this.uid = o.uid === undefined ? (process.getuid?.() ?? null) : o.uid;
+    try {
+      this.dirFd = openSync(o.dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    } catch (e) {
+      this.dirError = `it cannot be opened (${(e as NodeJS.ErrnoException).code ?? String(e)})`;
+    }
+    if (this.dirProblem() === null) this.removeStaleTemporaries();
+  }
+
+  /**
+   * Why the directory held cannot take captures now, or null: checked on its descriptor at each write and removal
+   * (still this user's or root's, not writable by others unless sticky, not removed) and against its name (still
+   * that directory, not moved away or replaced by a link).
+   */
+  private dirProblem(): string | null {
+    if (this.dirFd < 0) return this.dirError ?? 'it is closed';
+    let st: Stats;
+    try {
+      st = fstatSync(this.dirFd);
+    } catch (e) {
+      return `it cannot be checked (${(e as NodeJS.ErrnoException).code ?? String(e)})`;
+    }
+    if (st.nlink === 0) return 'it was removed';
+    if (this.uid !== null && st.uid !== this.uid && st.uid !== 0) return `it belongs to user ${st.uid} now`;
+    if ((st.mode & 0o002) !== 0 && (st.mode & 0o1000) === 0) return 'any user may write there now and it is not sticky';
+    const named = lstatSync(this.o.dir, { throwIfNoEntry: false });
+    if (named?.dev !== st.dev || named.ino !== st.ino) {
+      return 'its name no longer leads to the directory opened at the start (moved, or replaced by a link or another directory)';
+    }
+    return null;
   }
 
   /** The capture directory (its real path). */
@@ -267,18 +339,34 @@ export class Captures {
 
   private async capture(trigger: CaptureTrigger, now: number): Promise<void> {
     const { dir, limits } = this.o;
+    const problem = this.dirProblem();
+    if (problem !== null) {
+      this.counts.failed += 1;
+      this.o.log(
+        `capture for ${trigger.code} (${trigger.text}) not written: --capture-dir ${dir}: ${problem}; nothing is written elsewhere`,
+      );
+      return;
+    }
+    const fd = this.dirFd;
     // Room first, for one more a quarter larger than the largest so far: the directory stays within its limits
     // while this one is written too.
     let room =
       limits.maxBytes -
       this.prune(limits.keep - 1, limits.maxBytes - Math.ceil(this.largest * 1.25)).reduce((n, k) => n + k.bytes, 0);
     let name = captureName(now, trigger);
-    for (let n = 1; lstatSync(join(dir, name), { throwIfNoEntry: false }) !== undefined; n++) name = captureName(now, trigger, n);
+    for (let n = 1; lstatSync(inDir(fd, name), { throwIfNoEntry: false }) !== undefined; n++) name = captureName(now, trigger, n);
     const file = join(dir, name);
     const wait = (ms: number) => this.wait(ms);
     for (;;) {
       try {
-        await this.o.take(file, trigger, { samples: limits.samples, intervalMs: limits.intervalMs, maxBytes: room, wait });
+        await this.o.take(inDir(fd, name), trigger, {
+          samples: limits.samples,
+          intervalMs: limits.intervalMs,
+          maxBytes: room,
+          wait,
+          shownAs: file,
+          mode: CAPTURE_MODE,
+        });
         break;
       } catch (e) {
         const tooLarge = /would take more than/.test((e as Error).message);
@@ -298,7 +386,7 @@ export class Captures {
         return;
       }
     }
-    const bytes = lstatSync(file, { throwIfNoEntry: false })?.size ?? 0;
+    const bytes = lstatSync(inDir(fd, name), { throwIfNoEntry: false })?.size ?? 0;
     this.counts.written += 1;
     this.largest = Math.max(this.largest, bytes);
     this.counts.last = { file, trigger, atMs: now, bytes };
@@ -331,18 +419,20 @@ export class Captures {
     if (signal.aborted) throw new Error('stopped');
   }
 
-  /** The captures in the directory, oldest first. */
+  /** The captures in the directory, oldest first: regular files named as captures and owned by this user. */
   private kept(): Kept[] {
+    if (this.dirProblem() !== null) return [];
     let names: string[];
     try {
-      names = readdirSync(this.o.dir);
+      names = readdirSync(inDir(this.dirFd));
     } catch {
       return [];
     }
     const out: Kept[] = [];
     for (const name of names.filter((n) => CAPTURE_NAME.test(n)).sort()) {
-      const st = lstatSync(join(this.o.dir, name), { throwIfNoEntry: false });
-      if (st?.isFile()) out.push({ name, bytes: st.size });
+      const st = lstatSync(inDir(this.dirFd, name), { throwIfNoEntry: false });
+      // Another user's file named like a capture (a shared sticky directory) is neither counted nor removed.
+      if (st?.isFile() && (this.uid === null || st.uid === this.uid)) out.push({ name, bytes: st.size });
     }
     return out;
   }
@@ -356,7 +446,7 @@ export class Captures {
       if (kept.length <= Math.max(0, count) && total <= maxBytes) break;
       if (k.name === keepName) continue;
       try {
-        unlinkSync(join(this.o.dir, k.name));
+        unlinkSync(inDir(this.dirFd, k.name));
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
           this.o.log(
@@ -382,7 +472,7 @@ export class Captures {
   private removeStaleTemporaries(): void {
     let names: string[];
     try {
-      names = readdirSync(this.o.dir);
+      names = readdirSync(inDir(this.dirFd));
     } catch {
       return;
     }
@@ -390,7 +480,9 @@ export class Captures {
       const pid = CAPTURE_TEMPORARY.exec(name)?.[1];
       if (pid === undefined || Number(pid) === process.pid || isAlive(Number(pid))) continue;
       try {
-        unlinkSync(join(this.o.dir, name));
+        const st = lstatSync(inDir(this.dirFd, name));
+        if (!st.isFile() || (this.uid !== null && st.uid !== this.uid)) continue;
+        unlinkSync(inDir(this.dirFd, name));
       } catch {
         // another writer's, or already gone: left as it is
       }
@@ -412,5 +504,8 @@ export class Captures {
       w.resolve();
     }
     await this.running;
+    if (this.dirFd >= 0) closeSync(this.dirFd);
+    this.dirFd = -1;
+    this.dirError = 'the captures have ended';
   }
 }

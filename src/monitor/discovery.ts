@@ -4,6 +4,7 @@
 // back under another build or engine window is read as it now is, and one no longer listed is kept
 // as vanished (said gone) until it is back, unless its PCI device now carries another unit (renamed).
 import type { Backend, Unit, UnitInfo } from '../backend.js';
+import { StoppedError } from '../cleanup.js';
 
 /** What decides a unit's reader: when any of it changes, the unit is opened again. */
 function signature(info: UnitInfo): string {
@@ -100,6 +101,8 @@ export class UnitDiscovery {
       if (units.length > 0) this.current = units;
       return units;
     } catch (e) {
+      // A stop during the emulator's warm-up is no listing problem: the run ends, showing nothing.
+      if (e instanceof StoppedError) throw e;
       this.o.problem(`cannot list units: ${(e as Error).message}`);
       return [];
     }

@@ -7,8 +7,22 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { UnitInfo } from '../backend.js';
+import { Hfi1SdmaError, usageError } from '../errors.js';
+import { containmentOf } from '../hw/contain.js';
+import { readRegularFile } from '../hw/read-file.js';
+import { inputHolding, realTarget } from '../output-file.js';
 import type { MonitorTracks } from './monitor.js';
-import { decodeState, encodeState, type SavedState, STATE_VERSION, type StateKey, tracksFrom, unitIdentity } from './state.js';
+import {
+  decodeState,
+  encodeState,
+  jsonDepth,
+  type SavedState,
+  STATE_MAX_DEPTH,
+  STATE_VERSION,
+  type StateKey,
+  tracksFrom,
+  unitIdentity,
+} from './state.js';
 
 /** The most a state file may hold: tracks of 32 engines and a few thousand waiters fit well under it. */
 const STATE_CAP_BYTES = 8 << 20;
@@ -41,10 +55,8 @@ export function defaultStatePath(what: string, sysroot: string, e: StateEnv): st
 export async function stateKey(sysroot: string, host: string | null, units: readonly UnitInfo[]): Promise<StateKey> {
   let bootId: string | null = null;
   try {
-    const text = await readFile(join(sysroot, 'proc/sys/kernel/random/boot_id'), {
-      encoding: 'utf8',
-      flag: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-    });
+    // Read as every source is: a regular file, inside the sysroot.
+    const text = readRegularFile(join(sysroot, 'proc/sys/kernel/random/boot_id'), 4096, containmentOf(sysroot)).toString('utf8');
     bootId = /^[0-9a-f-]{36}$/.test(text.trim()) ? text.trim() : null;
   } catch {
     // no boot id here (a sysroot without one): the host and the sysroot key the state
@@ -58,24 +70,60 @@ function dirProblem(dir: string, st: Stats, uid: number): string | null {
   if (!st.isDirectory()) return `${dir} is not a directory`;
   // Root too: a directory another user owns could be swapped under the write (as ssh refuses such a key directory).
   if (st.uid !== uid) return `${dir} belongs to uid ${st.uid}, not this user`;
+  // A sticky one (root's /tmp) lets no one else replace this user's file in it; the file's owner is checked too.
   if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return `${dir} is writable by other users`;
   return null;
 }
 
-/** Read the state at `path` for `key`: its tracks, or fresh tracks and a note saying why they were not used. */
+/** Whether a state file is this user's alone: owned by `uid` and writable by no one else. */
+function fileProblem(path: string, st: Stats, uid: number): string | null {
+  if (!st.isFile()) return `${path} is not a regular file`;
+  if (st.uid !== uid) return `${path} belongs to uid ${st.uid}, not this user`;
+  if ((st.mode & 0o022) !== 0) return `${path} is writable by other users`;
+  return null;
+}
+
+/**
+ * Refuse a --state value before anything is read: an empty one (E_USAGE), one inside a tree being
+ * read (`inputs`, the sysroot: E_CANT_CREATE, nothing is written there).
+ */
+export function checkStateOption(given: string | undefined, inputs: readonly string[]): void {
+  if (given === undefined || given === 'none') return;
+  if (given === '') throw usageError('--state is empty: name a file (or none, to keep no state)');
+  const real = realTarget(given);
+  const input = real === null ? null : inputHolding(real, inputs);
+  if (input !== null) {
+    throw new Hfi1SdmaError(
+      'E_CANT_CREATE',
+      `--state ${given}: lies inside ${input}, which is being read: nothing is written there; name a file outside it`,
+    );
+  }
+}
+
+/**
+ * Read the state at `path` for `key`: its tracks, or fresh tracks and a note saying why they were not used. A state
+ * is used only from a directory of this user (sticky or not writable by others) and a file of this user that no other may write,
+ * never through a link; what it holds is range-checked and its text escaped.
+ */
 export async function loadState(
   path: string,
   key: StateKey,
   nowMs: number,
+  uid: number = process.getuid?.() ?? 0,
 ): Promise<{ tracks: MonitorTracks; note: string | null }> {
+  const ignored = (why: string) => ({ ...tracksFrom(null, key, nowMs), note: `state ${path}: ${why}: ignored` });
   let text: string;
   try {
+    const dir = dirname(path);
+    const problem = dirProblem(dir, await lstat(dir), uid);
+    if (problem) return ignored(`${problem}, so another user could have written it`);
     const h = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       const st = await h.stat();
-      if (!st.isFile()) return { ...tracksFrom(null, key, nowMs), note: `state ${path}: not a regular file: ignored` };
-      if (st.size > STATE_CAP_BYTES)
-        return { ...tracksFrom(null, key, nowMs), note: `state ${path}: larger than ${STATE_CAP_BYTES} bytes: ignored` };
+      if (!st.isFile()) return ignored('not a regular file');
+      const mine = fileProblem(path, st, uid);
+      if (mine) return ignored(`${mine}, so another user could have written it`);
+      if (st.size > STATE_CAP_BYTES) return ignored(`larger than ${STATE_CAP_BYTES} bytes`);
       text = await h.readFile('utf8');
     } finally {
       await h.close();
@@ -84,19 +132,35 @@ export async function loadState(
     const code = (e as NodeJS.ErrnoException).code;
     // No state yet is the first run, not a problem.
     if (code === 'ENOENT') return tracksFrom(null, key, nowMs);
-    const why =
+    return ignored(
       code === 'ELOOP'
         ? 'a symbolic link, never followed'
         : code === 'EACCES'
           ? 'not readable by this user'
-          : (code ?? String(e));
-    return { ...tracksFrom(null, key, nowMs), note: `state ${path}: ${why}: ignored` };
+          : (code ?? String(e)),
+    );
   }
   const decoded = decodeState(text);
-  if ('problem' in decoded)
-    return { ...tracksFrom(null, key, nowMs), note: `state ${path}: corrupt (${decoded.problem}): ignored` };
+  if ('problem' in decoded) return ignored(`corrupt (${decoded.problem})`);
   const r = tracksFrom(decoded.state, key, nowMs);
   return { tracks: r.tracks, note: r.note === null ? null : `state ${path}: ${r.note}` };
+}
+
+/** Whether an existing file at the state's path may be replaced: empty, or a state of this program (any version). */
+async function replaceable(path: string, st: Stats): Promise<boolean> {
+  if (st.size === 0) return true;
+  if (st.size > STATE_CAP_BYTES) return false;
+  try {
+    const text = await readFile(path, {
+      encoding: 'utf8',
+      flag: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    });
+    if (jsonDepth(text, STATE_MAX_DEPTH) > STATE_MAX_DEPTH) return false;
+    const v = JSON.parse(text) as Record<string, unknown> | null;
+    return typeof v === 'object' && v !== null && typeof v.version === 'number' && typeof v.key === 'object' && 'tracks' in v;
+  } catch {
+    return false;
+  }
 }
 
 /** Save the tracks at `path`; a note saying why not, or null when saved. `createDir`: make the default directory. */
@@ -134,10 +198,20 @@ export async function saveState(
     } finally {
       await h.close();
     }
+    // Only a state of this program (or an empty file) of this user is replaced: never a file named by mistake.
     const target = await lstat(path).catch(() => null);
-    if (target && !target.isFile()) {
+    const refusal =
+      target === null
+        ? null
+        : !target.isFile()
+          ? `${path} is not a regular file (left as it is)`
+          : (fileProblem(path, target, o.uid) ??
+            ((await replaceable(path, target))
+              ? null
+              : `${path} is not a state file of hfi1-sdma (left as it is): name another --state, or remove it`));
+    if (refusal !== null) {
       await unlink(tmp).catch(() => undefined);
-      return `state not saved: ${path} is not a regular file (left as it is)`;
+      return `state not saved: ${refusal}`;
     }
     await rename(tmp, path);
     return null;

@@ -2,9 +2,10 @@
 // a live read paced like watch), the kernel's uptime at each round, then the kernel log placed on the rounds'
 // time axis. Where the uptime and the log come from depends on the source: a snapshot holds both; a tree
 // (a host, a sysroot) is read at /proc/uptime and /dev/kmsg; the emulator's are its own.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Backend } from '../backend.js';
+import { containmentOf } from '../hw/contain.js';
+import { readRegularFile } from '../hw/read-file.js';
 import type { Monitor } from '../monitor/monitor.js';
 import { rounds } from '../monitor/monitor.js';
 import type { Sleep } from '../monitor/pace.js';
@@ -36,23 +37,15 @@ export function snapshotSource(backend: Backend, label: string): ReportSource {
   };
 }
 
-/** `/proc/uptime` under `sysroot`, read as a regular file of at most 4 KiB; null when not readable. */
+/**
+ * `/proc/uptime` under `sysroot`, read as every source is (a regular file, at most 4 KiB, never a
+ * device; under a sysroot other than `/` inside the tree, links out of it refused); null when not readable.
+ */
 function readUptime(sysroot: string): number | null {
-  let fd: number;
   try {
-    fd = openSync(join(sysroot, UPTIME_FILE), constants.O_RDONLY | constants.O_NONBLOCK);
+    return parseUptime(readRegularFile(join(sysroot, UPTIME_FILE), 4096, containmentOf(sysroot)).toString('latin1'));
   } catch {
     return null;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return null;
-    const buf = Buffer.alloc(4096);
-    const n = readSync(fd, buf, 0, buf.length, null);
-    return parseUptime(buf.toString('latin1', 0, n));
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
   }
 }
 

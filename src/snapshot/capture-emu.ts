@@ -1,12 +1,11 @@
-// Capturing the emulator: its host is rendered into a temporary tree (removed afterwards, and at exit), captured
+// Capturing the emulator: its host is rendered into a private tree (removed afterwards, at exit, and by the next
+// run when this one was killed: private-tree.ts), captured
 // as a host's would be, and between instants its virtual time runs on and the tree is rendered again.
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeOnExit } from '../cleanup.js';
 import type { EmuUnit } from '../emu/unit.js';
 import { Hfi1SdmaError } from '../errors.js';
+import { makePrivateTree } from '../private-tree.js';
 import { type CaptureOptions, captureSnapshot } from './capture.js';
 import type { ManifestV2 } from './format.js';
 
@@ -23,8 +22,8 @@ export async function captureEmulatedUnit(
 ): Promise<ManifestV2> {
   const { writeSysroot } = await import('../emu/sysroot.js');
   // Created and registered for removal in one turn of the event loop: no signal can fall between them.
-  const dir = mkdtempSync(join(tmpdir(), 'hfi1-sdma-emu-'));
-  const forget = removeOnExit(dir);
+  const priv = makePrivateTree('hfi1-sdma-emu-');
+  const dir = join(priv.root, 'tree');
   const write = async () => {
     try {
       await writeSysroot(u, dir);
@@ -54,7 +53,6 @@ export async function captureEmulatedUnit(
       },
     );
   } finally {
-    await rm(dir, { recursive: true, force: true });
-    forget();
+    await priv.remove();
   }
 }

@@ -8,7 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import type { Clock } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
-import { type Containment, containmentOf, OutsideTreeError } from '../hw/contain.js';
+import { type Containment, containmentOf, holdContainment, OutsideTreeError } from '../hw/contain.js';
 import { discoverUnits, type FoundUnit } from '../hw/discover.js';
 import { hwFsFor } from '../hw/fsio.js';
 import { driverFileNames, PMA_PORT_COUNTERS } from '../hw/parse/port-counters.js';
@@ -32,7 +32,7 @@ import {
 } from './format.js';
 import { readKmsgHfi1 } from './kmsg.js';
 import { linkEvidence, RECORDED_LINKS } from './links.js';
-import { ArchiveWriter } from './output.js';
+import { type ArchiveOutput, ArchiveWriter } from './output.js';
 import { OwnerRecorder, RECORDED_OWNERS } from './owners.js';
 
 /** How many instants to record and how they are paced. */
@@ -43,6 +43,8 @@ export interface CaptureOptions {
   clock: Clock;
   /** Waits between instants; the emulator's lets virtual time pass and rewrites its tree. */
   sleep: (ms: number) => Promise<void>;
+  /** How the archive is written (its name to the user, its mode). */
+  output?: Pick<ArchiveOutput, 'shownAs' | 'mode'>;
   limits?: SnapshotLimits;
   /** The cap on the context files (identity, link, parameters, qp_stats); CONTEXT_CAP_BYTES by default. */
   contextCapBytes?: number;
@@ -165,6 +167,21 @@ export async function captureSnapshot(
   meta: { host: string; toolVersion: string; now: Date; emulated?: boolean },
   opts: CaptureOptions,
 ): Promise<ManifestV2> {
+  // The tree's directory is held for the whole capture: every instant reads the tree opened now.
+  const release = holdContainment(sysroot);
+  try {
+    return await captureHeld(sysroot, outFile, meta, opts);
+  } finally {
+    release();
+  }
+}
+
+async function captureHeld(
+  sysroot: string,
+  outFile: string,
+  meta: { host: string; toolVersion: string; now: Date; emulated?: boolean },
+  opts: CaptureOptions,
+): Promise<ManifestV2> {
   const units = await discoverUnits(sysroot);
   if (units.length === 0) {
     throw new Hfi1SdmaError(
@@ -190,7 +207,10 @@ export async function captureSnapshot(
   const fs = hwFsFor(sysroot);
   const owners = new OwnerRecorder(fs, opts.clock);
   // Never inside the tree being captured: the archive would hold its own temporary.
-  const out = await ArchiveWriter.create(outFile, opts.limits ?? DEFAULT_LIMITS, [sysroot]);
+  const out = await ArchiveWriter.create(outFile, opts.limits ?? DEFAULT_LIMITS, [sysroot], {
+    ...opts.output,
+    samples: opts.samples,
+  });
   try {
     const t0 = opts.clock.nowMs();
     for (let k = 0; k < opts.samples; k++) {

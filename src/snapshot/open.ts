@@ -10,7 +10,6 @@ import {
   linkSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -20,11 +19,11 @@ import {
   symlinkSync,
   writeSync,
 } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { removeOnExit } from '../cleanup.js';
 import { Hfi1SdmaError } from '../errors.js';
+import { makePrivateTree, type PrivateTree } from '../private-tree.js';
 import { BAR0_SIZE } from '../progress/constants.js';
 import { extractSnapshot } from './extract.js';
 import {
@@ -306,12 +305,10 @@ export async function openSnapshot(file: string, opts: OpenOptions = {}): Promis
   if (!st?.isFile())
     throw new Hfi1SdmaError('E_NO_INPUT', `${file}: no such snapshot file: name a .tar.gz written by 'hfi1-sdma snapshot'`);
   const base = opts.tmpDir ?? tmpdir();
-  let root: string;
-  let forget: () => void;
+  let priv: PrivateTree;
   try {
     // Created and registered for removal in one turn of the event loop: no signal can fall between them.
-    root = mkdtempSync(join(base, 'hfi1-sdma-snapshot-'));
-    forget = removeOnExit(root);
+    priv = makePrivateTree('hfi1-sdma-snapshot-', base);
   } catch (e) {
     throw new Hfi1SdmaError(
       'E_IO',
@@ -319,11 +316,8 @@ export async function openSnapshot(file: string, opts: OpenOptions = {}): Promis
       { cause: e },
     );
   }
-  const close = async () => {
-    await rm(root, { recursive: true, force: true });
-    forget();
-  };
-  const tree = join(root, 'tree');
+  const close = priv.remove;
+  const tree = join(priv.root, 'tree');
   try {
     await mkdir(tree, { mode: 0o700 });
     await extractSnapshot(file, file, tree, opts.limits ?? DEFAULT_LIMITS);

@@ -60,6 +60,16 @@ function storedLimit(max: number): Transform {
   });
 }
 
+/** How an archive is written: how its target is named to the user, its mode, and how many instants it holds. */
+export interface ArchiveOutput {
+  /** The name the user knows the target by (the target itself may be reached through a directory's descriptor). */
+  shownAs?: string;
+  /** The archive's mode (0644 by default, less the umask; captures 0600). */
+  mode?: number;
+  /** Instants the capture takes (what a message about its size suggests). */
+  samples?: number;
+}
+
 /** A .tar.gz being written to a temporary beside its target. */
 export class ArchiveWriter {
   private readonly gzip: Gzip = createGzip({ level: 6 });
@@ -68,14 +78,19 @@ export class ArchiveWriter {
   private entries = 0;
   private done = false;
 
+  /** How the target is named in messages. */
+  private readonly shown: string;
+
   private constructor(
     readonly target: string,
+    private readonly output: ArchiveOutput,
     private readonly tmp: string,
     private readonly fh: FileHandle,
     private readonly forget: () => void,
     private readonly limits: { maxBytes: number; maxEntries: number; maxStoredBytes?: number },
     private readonly inputs: readonly string[],
   ) {
+    this.shown = output.shownAs ?? target;
     const file = fh.createWriteStream({ flush: true });
     const stored = limits.maxStoredBytes;
     this.finished = (stored === undefined ? pipeline(this.gzip, file) : pipeline(this.gzip, storedLimit(stored), file)).then(
@@ -89,10 +104,10 @@ export class ArchiveWriter {
     if (e instanceof StoredLimit) {
       return new Hfi1SdmaError(
         'E_CANT_CREATE',
-        `${this.target}: the archive would take more than the ${limitText(this.limits.maxStoredBytes ?? 0)} it may; nothing was written`,
+        `${this.shown}: the archive would take more than the ${limitText(this.limits.maxStoredBytes ?? 0)} it may; nothing was written`,
       );
     }
-    return outputError(e, this.target);
+    return outputError(e, this.shown);
   }
 
   /**
@@ -103,8 +118,10 @@ export class ArchiveWriter {
     target: string,
     limits: { maxBytes: number; maxEntries: number; maxStoredBytes?: number },
     inputs: readonly string[] = [],
+    output: ArchiveOutput = {},
   ): Promise<ArchiveWriter> {
-    checkOutputTarget(target, '-o', inputs);
+    const shown = output.shownAs ?? target;
+    checkOutputTarget(target, '-o', inputs, shown);
     const tmp = join(
       dirname(target),
       `.hfi1-sdma.${basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`,
@@ -114,19 +131,19 @@ export class ArchiveWriter {
     try {
       // Created and registered for removal in one turn of the event loop, so a signal cannot fall between
       // them (an awaited open would leave that window); then opened again for the writes.
-      closeSync(openSync(tmp, 'wx', 0o644));
+      closeSync(openSync(tmp, 'wx', output.mode ?? 0o644));
       forget = removeOnExit(tmp);
     } catch (e) {
-      throw outputError(e, target);
+      throw outputError(e, shown);
     }
     try {
       fh = await open(tmp, 'r+');
     } catch (e) {
       await rm(tmp, { force: true });
       forget();
-      throw outputError(e, target);
+      throw outputError(e, shown);
     }
-    return new ArchiveWriter(target, tmp, fh, forget, limits, inputs);
+    return new ArchiveWriter(target, output, tmp, fh, forget, limits, inputs);
   }
 
   private async push(buf: Buffer): Promise<void> {
@@ -149,7 +166,11 @@ export class ArchiveWriter {
     if (this.bytes > this.limits.maxBytes || this.entries > this.limits.maxEntries) {
       throw new Hfi1SdmaError(
         'E_CANT_CREATE',
-        `${this.target}: the capture would pass what a snapshot may hold (${this.limits.maxEntries} entries, ${limitText(this.limits.maxBytes)} unpacked); nothing was written: take fewer --samples`,
+        `${this.shown}: the capture would pass what a snapshot may hold (${this.limits.maxEntries} entries, ${limitText(this.limits.maxBytes)} unpacked); nothing was written: ${
+          this.output.samples === 1
+            ? 'one instant of this tree already holds more than any host shows (a directory such as parameters/ with thousands of files?): check the tree'
+            : 'take fewer --samples'
+        }`,
       );
     }
     await this.push(block);
@@ -164,11 +185,11 @@ export class ArchiveWriter {
     const failed = await this.finished;
     if (failed) throw this.failure(failed);
     this.done = true; // the stream synced (flush) and closed the file
-    checkOutputTarget(this.target, '-o', this.inputs);
+    checkOutputTarget(this.target, '-o', this.inputs, this.shown);
     try {
       await rename(this.tmp, this.target);
     } catch (e) {
-      throw outputError(e, this.target);
+      throw outputError(e, this.shown);
     }
     this.forget();
   }

@@ -2,6 +2,7 @@
 // directory, by an absolute or a relative link), and every command run over that tree in this
 // process: no byte of the secret may reach stdout, stderr, the metrics or a snapshot. Shared by the
 // fixed sample in npm test and the full sweep in soak (canary-sweep.prop.test.ts).
+import { spawnSync } from 'node:child_process';
 import {
   lstatSync,
   mkdirSync,
@@ -31,6 +32,12 @@ export const SECRET_MARKS = ['zq9-canary', 'zq9canary', 'hunter2'];
 export interface Position {
   rel: string;
   kind: 'file' | 'dir';
+}
+
+/** A copy of a rendered tree at `to` (with cp -a: links as they are, and the BAR image's holes kept). */
+export function copyTree(from: string, to: string): void {
+  const cp = spawnSync('cp', ['-a', from, to]);
+  if (cp.status !== 0) throw new Error(`cp -a ${from} ${to}: ${cp.stderr}`);
 }
 
 /** Write an emulated host (16 engines, the default workload) under `root`. */

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll } from 'vitest';
 import { engineReg } from '../../src/hw/regs.js';
 import { SEND_DMA_CTRL, SEND_DMA_ENGINES, SEND_DMA_LEN_GEN } from '../../src/progress/constants.js';
@@ -71,8 +71,9 @@ export function replaceWith(path: string, kind: Oddity): void {
   } else if (kind === 'dir') mkdirSync(path);
   else if (kind === 'dev-zero') symlinkSync('/dev/zero', path);
   else if (kind === 'dev-urandom') symlinkSync('/dev/urandom', path);
-  else if (kind === 'loop') symlinkSync(path, path);
-  else if (kind === 'dangling') symlinkSync(`${path}.nowhere`, path);
+  // Relative, as a tree's own links are: under a sysroot an absolute link is refused whatever it names.
+  else if (kind === 'loop') symlinkSync(basename(path), path);
+  else if (kind === 'dangling') symlinkSync(`${basename(path)}.nowhere`, path);
   else writeFileSync(path, '');
 }
 

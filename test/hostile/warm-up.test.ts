@@ -1,14 +1,14 @@
 // The emulator's warm-up (--at-ms) never holds the process: it runs in steps of bounded wall time
 // with the event loop between them, ends early once a stop is requested, and stepping changes
 // nothing the model does. A child `emu write --at-ms` a day away ends at once on SIGTERM and
-// writes nothing.
+// writes nothing, and a read command stopped there prints nothing and exits 143.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EmuUnit } from '../../src/emu/unit.js';
 import { WARM_UP_STEP_WALL_MS, warmUp } from '../../src/emu/warm-up.js';
-import { BIN } from '../support/child.js';
+import { BIN, startChild } from '../support/child.js';
 import { tempDirs } from '../support/temp.js';
 
 const temp = tempDirs('hfi1-warm-');
@@ -81,5 +81,23 @@ describe('a child in a warm-up a day long', () => {
     expect(r.code).toBe(143);
     expect(r.ms).toBeLessThan(10_000); // a step is 50 ms of wall time; unstepped, the warm-up would take hours
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('a read command stopped in its warm-up', () => {
+  it('engines --at-ms 86400000: SIGTERM ends it with 143 and prints nothing of the model where it got to', async () => {
+    const { child, exited, out, err } = startChild([
+      '--backend',
+      'emu',
+      '--workload',
+      'line-rate',
+      '--at-ms',
+      '86400000',
+      'engines',
+    ]);
+    while (child.exitCode === null && cpuSeconds(child.pid as number) < 0.8) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(out() + err()).toBe('');
   });
 });

@@ -3,7 +3,7 @@
 // (proc_pid_stack, fs/proc/base.c), its syscall (proc_pid_syscall), its wchan (proc_pid_wchan) and comm.
 // Pure: each input is a file's text, or null when it is absent or unreadable (permission is modelled as absence).
 import { type ProcArch, USER_SDMA_REQUEST_FN, userSdmaRequestFn, WRITEV_NR } from '../../progress/kernel-names.js';
-import { errorAt, escapeControls } from './text.js';
+import { boundedText, errorAt } from './text.js';
 
 export { type ProcArch, USER_SDMA_REQUEST_FN, userSdmaRequestFn, WRITEV_NR };
 
@@ -140,7 +140,7 @@ export type PsmVerdict = {
 export function psmVerdict(input: PsmProcInput): PsmVerdict {
   const dir = input.dir ?? `/proc/${input.pid}`;
   // Any process may name itself (PR_SET_NAME): its control characters are escaped, never printed as they are.
-  const command = input.comm === null ? null : escapeControls(input.comm.replace(/\n$/, ''));
+  const command = input.comm === null ? null : boundedText(input.comm.replace(/\n$/, ''), 64);
   const base = { pid: input.pid, command, units: [] as number[], evidence: [] as string[] };
   if (input.fds === null) return { ...base, blocked: null, missing: [`${dir}/fd`] };
   const module = input.module ?? 'hfi1';

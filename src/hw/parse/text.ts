@@ -96,3 +96,16 @@ export function escapeControls(text: string): string {
     return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
   });
 }
+
+/**
+ * Text from a host or a capture (a command name, a user, a note, a state file's text) made safe to
+ * show anywhere, once, where it enters: controls escaped as escapeControls does, and cut to at most
+ * `maxChars` characters (before escaping), the cut said with `…`.
+ */
+export function boundedText(text: string, maxChars: number): string {
+  let end = maxChars;
+  // Never half a surrogate pair at the cut.
+  if (end > 0 && end < text.length && (text.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+  const cut = text.length > maxChars ? `${text.slice(0, end)}…` : text;
+  return hasControls(cut) ? escapeControls(cut) : cut;
+}
