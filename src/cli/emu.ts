@@ -19,6 +19,7 @@ import { FaultAnnouncer, progressLine } from './emu-progress.js';
 import { emuRaceCommand, raceOptions } from './emu-race.js';
 import { engineJson } from './engine-json.js';
 import { keyValues, table } from './format.js';
+import { documentStamp, stamped } from './stamp.js';
 
 type Action = (args: Record<string, unknown>, ctx: CliContext) => Promise<number>;
 
@@ -82,7 +83,7 @@ const run: Action = async (args, ctx) => {
   if (!(await runWithProgress(u, ms, ctx))) return stoppedStatus();
   const j = await emuRunJson(u, performance.now() - t0);
   if (ctx.global.json) {
-    ctx.io.stdout(`${JSON.stringify(j)}\n`);
+    ctx.io.stdout(`${JSON.stringify(stamped(documentStamp(null, ctx), j))}\n`);
     return j.invariantViolations.length === 0 ? 0 : 1;
   }
   const secs = j.virtualMs / 1000;
@@ -161,7 +162,9 @@ const write: Action = async (_args, ctx) => {
   }
   const j = { sysroot: dir, virtualMs: u.nowMs, logHash: u.logHash() };
   ctx.io.stdout(
-    ctx.global.json ? `${JSON.stringify(j)}\n` : `wrote ${u.info.name} at ${j.virtualMs} ms virtual time under ${dir}\n`,
+    ctx.global.json
+      ? `${JSON.stringify(stamped(documentStamp(null, ctx), j))}\n`
+      : `wrote ${u.info.name} at ${j.virtualMs} ms virtual time under ${dir}\n`,
   );
   // A still picture: what watches it longer than a stall window sees every engine with work in flight stalled.
   if (!ctx.global.json) {

@@ -10,6 +10,7 @@ import { parseIntArg } from './args.js';
 import { checkSysroot, openBackend, sysrootOf } from './backend-select.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { commandMonitor, provenanceJson } from './observe.js';
+import { documentStamp, stamped } from './stamp.js';
 import { version } from './version.js';
 import { strandMsArg } from './waiters-observe.js';
 
@@ -130,7 +131,7 @@ export const reportCommand: CommandSpec = {
     const bytes = Buffer.byteLength(html);
     const findings = data.units.flatMap((u) => u.findings.filter((s) => s.current).map((s) => s.finding));
     if (ctx.global.json) {
-      const doc = {
+      const doc = stamped(documentStamp(backend, ctx), {
         file: out,
         bytes,
         provenance: provenanceJson(data.provenance),
@@ -149,7 +150,7 @@ export const reportCommand: CommandSpec = {
               action: s.finding.action,
             })),
         })),
-      };
+      });
       ctx.io.stdout(`${JSON.stringify(doc)}\n`);
       return 0;
     }
