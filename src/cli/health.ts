@@ -67,6 +67,15 @@ function formOf(ctx: CliContext, brief: boolean): Form {
 
 class Stopped extends Error {}
 
+/** Why a capture of one instant cannot be judged. */
+const FROZEN =
+  'a capture of a single instant shows no movement, so no stall or rate can be judged from it; take a snapshot of several samples';
+
+/** Why a capture of too few instants cannot say OK. */
+function tooFewInstants(instants: number): string {
+  return `a capture of ${instants} instants cannot confirm a stall or a stranded waiter (each needs ${STRAND_SAMPLES} samples); take a snapshot of ${STRAND_SAMPLES} samples or more`;
+}
+
 /** Where the tracks come from and go to between runs, or null when none is kept (the emulator, a recording, an emulated sysroot unless --state names a file, --state none). */
 interface StateUse {
   path: string;
@@ -362,24 +371,14 @@ export const healthCommand: CommandSpec = {
           if (note) extra.push(note);
         }
         if (monitor.frozen) {
-          return unknown(
-            ctx,
-            'a capture of a single instant shows no movement, so no stall or rate can be judged from it; take a snapshot of several samples',
-            backend,
-            form,
-          );
+          return unknown(ctx, FROZEN, backend, form);
         }
         const j = judge(round, warning, critical, offHost);
         const status = j.status;
         const instants = backend.recording?.timesMs.length ?? Number.POSITIVE_INFINITY;
         if (status === 'OK' && instants < STRAND_SAMPLES) {
           // Nothing found in two instants is not "OK": a stall and a strand each need a third sample.
-          return unknown(
-            ctx,
-            `a capture of ${instants} instants cannot confirm a stall or a stranded waiter (each needs ${STRAND_SAMPLES} samples); take a snapshot of ${STRAND_SAMPLES} samples or more`,
-            backend,
-            form,
-          );
+          return unknown(ctx, tooFewInstants(instants), backend, form);
         }
         if (timedOut) return NAGIOS[status];
         if (form === 'json') {
@@ -430,6 +429,33 @@ function briefText(backend: Backend, j: ReturnType<typeof judge>, status: Level)
   const lines = j.problems.length === 0 ? [status] : briefLines(j.problems.map((l) => ({ ...l.f, level: l.level })));
   lines[0] = `${lines[0]}${briefTag(backend)}`;
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What `health --brief` answers over a backend with the default thresholds (fleet judges each capture with it):
+ * the status and the brief lines, the first one tagged when the numbers are not this host's adapter.
+ */
+export async function briefAnswer(
+  backend: Backend,
+  ctx: CliContext,
+  o: { stallMs?: number; offHost?: Level } = {},
+): Promise<{ status: Level; lines: string[] }> {
+  const stallMs = o.stallMs ?? 1000;
+  const unknownLine = (what: string) => ({ status: 'UNKNOWN' as const, lines: [`UNKNOWN ${what}${briefTag(backend)}`] });
+  const strandMs = Math.min(200, observationMs(stallMs));
+  const monitor = commandMonitor(backend, ctx, { stallMs, strandMs });
+  if (monitor.frozen) return unknownLine(FROZEN);
+  const stop = watchForStop();
+  try {
+    const { round, stopped } = await observe(monitor, { stallMs, strandMs, sleep: ctx.io.sleep, signal: stop.signal });
+    if (stopped) throw new Stopped();
+    const j = judge(round, DEFAULT_WARNING, DEFAULT_CRITICAL, o.offHost ?? 'CRITICAL');
+    const instants = backend.recording?.timesMs.length ?? Number.POSITIVE_INFINITY;
+    if (j.status === 'OK' && instants < STRAND_SAMPLES) return unknownLine(tooFewInstants(instants));
+    return { status: j.status, lines: briefText(backend, j, j.status).trimEnd().split('\n') };
+  } finally {
+    stop.dispose();
+  }
 }
 
 /** health --json: the status, every finding with its level, the counts and thresholds, where the numbers come from. */

@@ -259,8 +259,8 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
   }
 }
 
-/** Options that may be given more than once (each occurrence adds one). */
-const REPEATABLE = new Set(['fault', 'param']);
+/** Options that may be given more than once (each occurrence adds one), and fleet's variadic inputs. */
+const REPEATABLE = new Set(['fault', 'param', 'inputs']);
 
 /**
  * An option that takes one value given more than once is a usage error, whichever command it belongs to, named

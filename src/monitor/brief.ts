@@ -47,10 +47,15 @@ export const BRIEF_WORDS: Readonly<Record<FindingKindName, string>> = {
  */
 export const OFF_HOST_KINDS: ReadonlySet<FindingKindName> = new Set<FindingKindName>(['fabricStall']);
 
+/** The brief word of a kind; a kind this version does not know (from a newer one's JSON) as its name, hyphenated. */
+export function briefWord(kind: string): string {
+  return BRIEF_WORDS[kind as FindingKindName] ?? kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
 /** What a brief line needs of a finding. */
 export interface BriefFinding {
   level: string;
-  kind: FindingKindName;
+  kind: string;
   code: string;
   unit: string | null;
   engine: number | null;
@@ -83,14 +88,14 @@ export function briefLines(findings: readonly BriefFinding[]): string[] {
       [...engines].sort((a, b) => a - b),
       f.port,
     );
-    return `${f.level} ${f.code}${place ? ` ${place}` : ''} ${BRIEF_WORDS[f.kind]}`;
+    return `${f.level} ${f.code}${place ? ` ${place}` : ''} ${briefWord(f.kind)}`;
   });
 }
 
 /** Sort key for findings of one level in brief output: the kinds' rank, then unit, port and engine. */
 export function briefOrder(a: BriefFinding, b: BriefFinding): number {
   return (
-    (KIND_RANK.get(a.kind) ?? 0) - (KIND_RANK.get(b.kind) ?? 0) ||
+    (KIND_RANK.get(a.kind) ?? KIND_RANK.size) - (KIND_RANK.get(b.kind) ?? KIND_RANK.size) ||
     (a.unit ?? '').localeCompare(b.unit ?? '') ||
     (a.port ?? 0) - (b.port ?? 0) ||
     (a.engine ?? -1) - (b.engine ?? -1)

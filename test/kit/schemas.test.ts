@@ -311,8 +311,12 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
       instants: null,
       toolVersion: null,
     };
-    const doc = (e: unknown, u: object = unit) => ({ backend: 'hw', provenance, units: [{ ...u, engines: [e] }] });
+    const stamp = { host: 'n17', time: '2026-01-01T00:00:00.000Z', toolVersion: '0.1.0' };
+    const doc = (e: unknown, u: object = unit) => ({ ...stamp, backend: 'hw', provenance, units: [{ ...u, engines: [e] }] });
     expect(engines(doc(engine))).toBe(true);
+    // Every document says whose it is, when and by which version.
+    const { host: _host, ...hostless } = doc(engine);
+    expect(engines(hostless)).toBe(false);
     // A unit is named, not numbered: numbers repeat across modules (hfi1_0 and hfi2_0).
     expect(engines(doc({ ...engine, unit: 0 }))).toBe(false);
     // The flavour is part of the contract: a unit without it, or of a chip nobody makes, is refused.
@@ -323,7 +327,7 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
     expect(engines(doc({ ...engine, lastStatus: 5 }))).toBe(false);
     const { state: _state, ...stateless } = engine;
     expect(engines(doc(stateless))).toBe(false);
-    const line = { ...engine, t: 0, reason: 'warming-up', descPerSec: null, txPerSec: null, stallCount: 0, stallMaxMs: 0 };
+    const line = { ...stamp, ...engine, t: 0, reason: 'warming-up', descPerSec: null, txPerSec: null, stallCount: 0, stallMaxMs: 0 };
     const watch = schema('watch-line.schema.json');
     expect(watch({ ...line, verdict: 'unknown' })).toBe(true);
     expect(watch({ ...line, verdict: 'fine' })).toBe(false);
