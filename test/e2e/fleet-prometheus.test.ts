@@ -7,10 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startExporter } from '../../src/export/server.js';
 import { ROOT } from '../support/child.js';
 import { hasPrometheus, prometheusHarness, RECORDING_RULES, until } from '../support/prometheus.js';
-import { renderedHost } from '../support/rendered-host.js';
+import { exportRendered, renderedHost } from '../support/rendered-host.js';
 import { tempDirs } from '../support/temp.js';
 
 const TESTS = join(ROOT, 'deploy/prometheus/hfi1-sdma.recording.test.yml');
@@ -53,24 +52,7 @@ describe('a global Prometheus federating a site', () => {
         renderedHost(tmp(), { engines: 4, workload: 'idle' }, 100),
         renderedHost(tmp(), { engines: 4, workload: 'qp:gbps=10', fault: ['lost-wakeup:qp@50:1'] }, 400),
       ]);
-      const exporters = await Promise.all(
-        hosts.map((host) =>
-          startExporter(
-            {
-              backend: host,
-              buildInfo: { version: '0.0.0-test', backend: 'hw', emulated: true },
-              minIntervalMs: 0,
-              stallMs: 400,
-              strandMs: 200,
-              nowMs: () => host.emu.nowMs,
-              log: () => {},
-              beforeSample: () => host.advanceMs(200),
-            },
-            '127.0.0.1',
-            0,
-          ),
-        ),
-      );
+      const exporters = await Promise.all(hosts.map(exportRendered));
       try {
         const site = await prometheus.start(exporters.map((x) => ({ job: 'hfi1-sdma', target: `127.0.0.1:${x.port}` })));
         const global = await prometheus.startGlobal(site.address);

@@ -7,10 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DASHBOARD_FILE, dashboard, dashboardText } from '../../scripts/grafana.js';
-import { startExporter } from '../../src/export/server.js';
 import { ROOT } from '../support/child.js';
 import { hasPrometheus, prometheusHarness, until } from '../support/prometheus.js';
-import { renderedHost } from '../support/rendered-host.js';
+import { exportRendered, renderedHost } from '../support/rendered-host.js';
 import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('grafana-');
@@ -104,22 +103,9 @@ describe('the dashboard over a real Prometheus', () => {
         { seed: 5, engines: 8, workload: 'qp:gbps=10', fault: ['stop-fetch@1000:3', 'lost-wakeup@1000:5'] },
         900,
       );
-      // Each scrape is one round, 200 ms of the emulator's time after the last: what Prometheus sees does not
-      // depend on how fast this machine runs (a scrape must only finish within the half-second interval).
-      const x = await startExporter(
-        {
-          backend: host,
-          buildInfo: { version: '0.0.0-test', backend: 'hw', emulated: true },
-          minIntervalMs: 0,
-          stallMs: 400,
-          strandMs: 200,
-          nowMs: () => host.emu.nowMs,
-          log: () => {},
-          beforeSample: () => host.advanceMs(200),
-        },
-        '127.0.0.1',
-        0,
-      );
+      // Each scrape is one round, 200 ms of the emulator's time after the last (a scrape must only finish within
+      // the half-second interval).
+      const x = await exportRendered(host);
       try {
         const prom = await prometheus.start(`127.0.0.1:${x.port}`);
         await until(`engine 3 stalled and engine 5 stranded (prometheus said: ${prom.log()})`, 60_000, async () => {
