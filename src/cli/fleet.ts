@@ -104,7 +104,7 @@ function changeGroups(changes: readonly HostChange[]): { change: string; nodes: 
 async function compare(dir: string, now: readonly JudgedCapture[], judge: Judge, ctx: CliContext): Promise<number> {
   const base = loadBaseline(dir);
   const byHost = new Map(now.map((j) => [j.host, j]));
-  const hosts = [...new Set([...base.hosts.map((h) => h.host), ...now.map((j) => j.host)])];
+  const hosts = [...new Set([...base.hosts.map((h) => h.host), ...now.map((j) => j.host)])].sort();
   const changes: HostChange[] = [];
   for (const host of hosts) {
     const record = base.hosts.find((h) => h.host === host);

@@ -18,6 +18,8 @@ export async function runCli(
   isTTY = false,
   stdin = '',
   backend?: Backend,
+  /** Wait for real between samples (a capture whose instants must be apart in time); no wait by default. */
+  realSleep = false,
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -31,7 +33,7 @@ export async function runCli(
     env,
     isTTY,
     columns: 100,
-    sleep: async () => {},
+    sleep: realSleep ? (ms) => new Promise((r) => setTimeout(r, ms)) : async () => {},
     readStdin: async () => stdin,
   };
   const code = await main(argv, io, backend ? { openBackend: async () => backend } : {});
