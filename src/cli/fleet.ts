@@ -152,7 +152,7 @@ async function compare(dir: string, now: readonly JudgedCapture[], judge: Judge,
 export const fleetCommand: CommandSpec = {
   command: 'fleet [inputs..]',
   describe:
-    'roll up many hosts: clush/pdsh output, health --json, directories of captures; findings by code over folded node sets',
+    'roll up many hosts (clush/pdsh output, health --json, directories of captures): findings by code over folded node sets',
   builder: (y: Argv) =>
     y
       .positional('inputs', {

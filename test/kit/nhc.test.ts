@@ -42,7 +42,7 @@ function check(emu: string, args = '', more: string[] = []) {
 
 describe('check_hfi1_sdma under NHC', () => {
   it('a stalled engine dies with the code and place first (the node is drained, sinfo -R groups by them)', () => {
-    const r = check('--fault stop-fetch@30:2', '--stall-ms 400');
+    const r = check('--fault stop-fetch@30:2', '--stall-ms 400 -t 60');
     expect(r.status).toBe(1);
     expect(r.died).toBe('SD101 hfi1_0 sdma2 stalled (emulator); hfi1-sdma explain SD101');
     // NHC's Slurm helper prefixes "NHC: ": the first 20 characters of the reason carry the code and the unit.
@@ -50,20 +50,20 @@ describe('check_hfi1_sdma under NHC', () => {
   });
 
   it('a fabric stall is logged, not drained; HFI1_SDMA_DRAIN_OFF_HOST=1 drains for it', () => {
-    const kept = check('--fault fabric-stall@30', '--stall-ms 400');
+    const kept = check('--fault fabric-stall@30', '--stall-ms 400 -t 60');
     expect(kept).toMatchObject({ status: 0, died: '' });
     expect(kept.logged).toBe('check_hfi1_sdma: WARNING SD109 hfi1_0 port1 fabric-stall (emulator)|');
-    const drained = check('--fault fabric-stall@30', '--stall-ms 400', ['HFI1_SDMA_DRAIN_OFF_HOST=1']);
+    const drained = check('--fault fabric-stall@30', '--stall-ms 400 -t 60', ['HFI1_SDMA_DRAIN_OFF_HOST=1']);
     expect(drained.status).toBe(1);
     expect(drained.died).toMatch(/^SD109 hfi1_0 port1 fabric-stall /);
   });
 
   it('a healthy host at line rate says nothing and stays', () => {
-    expect(check('--workload line-rate:gbps=10', '--stall-ms 400')).toEqual({ status: 0, died: '', logged: '' });
+    expect(check('--workload line-rate:gbps=10', '--stall-ms 400 -t 60')).toEqual({ status: 0, died: '', logged: '' });
   });
 
   it('a warning is logged and the node stays; so is an answer that cannot judge', () => {
-    const warn = check('--workload idle --fault link-down@10', '--stall-ms 400');
+    const warn = check('--workload idle --fault link-down@10', '--stall-ms 400 -t 60');
     expect(warn).toMatchObject({ status: 0, died: '' });
     expect(warn.logged).toMatch(/^check_hfi1_sdma: WARNING SD305 hfi1_0 no-active-port /);
     const unknown = check('', '--stall-ms 5000 -t 2');

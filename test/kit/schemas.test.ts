@@ -1,6 +1,6 @@
 // JSON is a contract: every --json output and NDJSON stream validates against its schema in
 // docs/schema (Ajv, JSON Schema 2020-12), and every command either has a schema or no JSON output.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -80,6 +80,7 @@ const SCHEMA_OF: Record<string, string> = {
   doctor: 'doctor.schema.json',
   snapshot: 'snapshot.schema.json',
   report: 'report.schema.json',
+  fleet: 'fleet.schema.json',
   'emu run': 'emu-run.schema.json',
   'emu write': 'emu-write.schema.json',
   'emu race': 'emu-race.schema.json',
@@ -232,6 +233,33 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
     )) as { findings: { code: string }[] }[];
     expect(doc?.findings[0]?.code).toBe('SD101');
     await validates('health.schema.json', ['--json', 'health', '--stall-ms', 'x'], { codes: [3] });
+  });
+
+  it('fleet: the rollup of fan-out text', async () => {
+    const input = join(work, 'fanout.txt');
+    writeFileSync(
+      input,
+      'n1: OK\nn2: CRITICAL SD201 hfi1_0 sdma5 stranded\nn3: UNKNOWN no answer within --timeout 10 s\nn4: bash: not found\n',
+    );
+    const [doc] = await validates('fleet.schema.json', ['--json', 'fleet', '--hosts', 'n[1-5]', input], { codes: [3] });
+    expect(doc).toMatchObject({ status: 'UNKNOWN', findings: [{ code: 'SD201', nodes: 'n2' }], noAnswer: { nodes: 'n5' } });
+    // The baseline's documents: what -b kept, and a comparison.
+    const v = schema('fleet.schema.json');
+    const stamp = { host: 'head', time: '2026-01-01T00:00:00.000Z', toolVersion: '0.1.0' };
+    const baseline = { dir: '/var/lib/hfi1-sdma/fleet', time: '2026-01-01T00:00:00.000Z', toolVersion: '0.1.0' };
+    expect(v({ ...stamp, status: 'baselined', baseline, hosts: { nodes: 'n[1-4]', count: 4 } })).toBe(true);
+    const set = { nodes: 'n1', count: 1 };
+    expect(
+      v({
+        ...stamp,
+        status: 'changed',
+        baseline,
+        changes: [{ change: 'hfi1_0 num_sdma 16 → 8', ...set }],
+        changed: set,
+        same: set,
+        newBaselineRecommended: { nodes: '', count: 0 },
+      }),
+    ).toBe(true);
   });
 
   it('explain: the list and one code', async () => {
