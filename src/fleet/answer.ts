@@ -53,7 +53,7 @@ export class Answers {
 
   /** One line a host printed (without its `host: ` label). */
   line(host: string, text: string): void {
-    const t = text.trimEnd();
+    const t = /\s$/.test(text) ? text.trimEnd() : text;
     if (t.startsWith('{')) {
       this.document(host, t);
       return;
@@ -109,6 +109,10 @@ export class Answers {
         f.level !== 'OK' &&
         (LEVELS as readonly string[]).includes(f.level),
     );
+    if (found.length === 0) {
+      if (d.status === 'UNKNOWN' && typeof d.summary === 'string') a.note ??= d.summary;
+      return;
+    }
     // Worst first, as health --brief orders them.
     const order = (x: FindingDoc) => ['CRITICAL', 'WARNING', 'UNKNOWN'].indexOf(x.level);
     const lines = briefLines(found.sort((x, y) => order(x) - order(y) || briefOrder(x, y)));
@@ -143,6 +147,8 @@ export function worse(a: Level, b: Level): Level {
 }
 
 const RULE = /^-{3,}$/;
+/** A host's label as clush and pdsh print it before `: `. */
+const HOST_LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /**
  * Read what a fan-out printed into `answers`: `host: line`, a `health --json` document per line, or the blocks
@@ -153,8 +159,9 @@ export function readFanout(text: string, answers: Answers): void {
   const lines = text.split('\n');
   let block: string[] | null = null;
   for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] as string).replace(/\r$/, '');
-    if (RULE.test(line) && RULE.test(lines[i + 2] ?? '') && lines[i + 1] !== undefined) {
+    let line = lines[i] as string;
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    if (line.startsWith('---') && RULE.test(line) && RULE.test(lines[i + 2] ?? '') && lines[i + 1] !== undefined) {
       const header = (lines[i + 1] as string).replace(/ \(\d+\)$/, '').trim();
       try {
         block = expandNodes(header);
@@ -173,7 +180,10 @@ export function readFanout(text: string, answers: Answers): void {
       continue;
     }
     // pdsh's own messages are `pdsh@head: …`, ClusterShell's `clush: node7: exited with exit code 3` (on stderr).
-    const m = /^([A-Za-z0-9][A-Za-z0-9._-]*): ?(.*)$/.exec(line);
-    if (m && m[1] !== 'clush') answers.line(m[1] as string, m[2] as string);
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const host = line.slice(0, colon);
+    if (host === 'clush' || !HOST_LABEL.test(host)) continue;
+    answers.line(host, line.charCodeAt(colon + 1) === 32 ? line.slice(colon + 2) : line.slice(colon + 1));
   }
 }

@@ -10,7 +10,12 @@ type Indexes = Set<string>;
 
 /** Indexes in ClusterShell's order: shorter first, then as text (so `8` before `07`, `9` before `10`). */
 function sortedIndexes(s: Indexes): string[] {
-  return [...s].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  // By length first (buckets), then each bucket in the native string order: no comparator per pair.
+  const byLength: string[][] = [];
+  for (const x of s) (byLength[x.length] ??= []).push(x);
+  const out: string[] = [];
+  for (const bucket of byLength) if (bucket) out.push(...bucket.sort());
+  return out;
 }
 
 /** The ranges of one axis: runs of consecutive numbers written alike (`1-3,5`, `009-011`, `8,07`). */
@@ -193,11 +198,28 @@ function fill(pattern: string, args: readonly string[]): string {
   return pattern.replace(/%%|%s/g, (m) => (m === '%%' ? '%' : (args[i++] as string)));
 }
 
+/** A name with one number (`node017`, `cn12-ib`): its text around the number, and the number as written. */
+const ONE_NUMBER = /^(\D*)(\d+)(\D*)$/;
+
 /** Host names folded as `nodeset -f` folds them: `node[1-3,5],login1`. Duplicates count once. */
 export function foldNodes(names: Iterable<string>): string {
   const byPattern = new Map<string, Indexes[][]>();
+  // Names of one number (almost every fleet's) gather their indexes in one set per pattern: one axis needs no more.
+  const oneAxis = new Map<string, Indexes>();
   for (const name of names) {
     if (name === '') continue;
+    const one = name.includes('%') ? null : ONE_NUMBER.exec(name);
+    if (one) {
+      const pattern = `${one[1]}%s${one[3]}`;
+      let set = oneAxis.get(pattern);
+      if (!set) {
+        set = new Set();
+        oneAxis.set(pattern, set);
+        byPattern.set(pattern, [[set]]);
+      }
+      set.add(one[2] as string);
+      continue;
+    }
     const { pattern, indexes } = split(name);
     let vectors = byPattern.get(pattern);
     if (!vectors) {
