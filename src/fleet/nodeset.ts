@@ -12,7 +12,11 @@ type Indexes = Set<string>;
 function sortedIndexes(s: Indexes): string[] {
   // By length first (buckets), then each bucket in the native string order: no comparator per pair.
   const byLength: string[][] = [];
-  for (const x of s) (byLength[x.length] ??= []).push(x);
+  for (const x of s) {
+    const bucket = byLength[x.length];
+    if (bucket) bucket.push(x);
+    else byLength[x.length] = [x];
+  }
   const out: string[] = [];
   for (const bucket of byLength) if (bucket) out.push(...bucket.sort());
   return out;
