@@ -3,6 +3,7 @@
 // and bare `health --json` documents, which name their host. A host's answer is its status and its problems, each
 // a brief line (`CRITICAL SD201 hfi1_0 sdma5 stranded`); `health --json` documents are turned into the same lines.
 // Pure: text in, answers out.
+import { escapeControls } from '../hw/parse/text.js';
 import { briefLines, briefOrder } from '../monitor/brief.js';
 import { expandNodes } from './nodeset.js';
 
@@ -65,8 +66,8 @@ export class Answers {
       if (u) {
         a.answered = true;
         a.status = worse(a.status, 'UNKNOWN');
-        a.note ??= (u[1] as string).replace(TAG, '');
-      } else if (t !== '') a.other ??= t;
+        a.note ??= shownText((u[1] as string).replace(TAG, ''));
+      } else if (t !== '') a.other ??= shownText(t);
       return;
     }
     a.answered = true;
@@ -74,7 +75,7 @@ export class Answers {
     if (m[2]) {
       a.problems.push({ level: level as Problem['level'], code: m[2], place: m[3] ?? '', word: m[4] as string });
     } else if (level === 'UNKNOWN' || (level !== 'OK' && t.length > level.length)) {
-      a.note ??= t.slice(level.length + 1).replace(TAG, '');
+      a.note ??= shownText(t.slice(level.length + 1).replace(TAG, ''));
     }
     a.status = worse(a.status, level);
   }
@@ -85,12 +86,12 @@ export class Answers {
     try {
       doc = JSON.parse(text);
     } catch {
-      if (labelHost !== null) this.entry(labelHost).other ??= text.slice(0, 200);
+      if (labelHost !== null) this.entry(labelHost).other ??= shownText(text);
       return;
     }
     const d = doc as { host?: unknown; status?: unknown; summary?: unknown; findings?: unknown };
     const named = typeof d.host === 'string' ? d.host : ((d.host as { name?: unknown } | null)?.name ?? null);
-    const host = labelHost ?? (typeof named === 'string' ? named : null);
+    const host = labelHost ?? (typeof named === 'string' && HOST_LABEL.test(named) ? named : null);
     if (host === null) return;
     const a = this.entry(host);
     if (typeof d.status !== 'string' || !(LEVELS as readonly string[]).includes(d.status) || !Array.isArray(d.findings)) {
@@ -110,7 +111,7 @@ export class Answers {
         (LEVELS as readonly string[]).includes(f.level),
     );
     if (found.length === 0) {
-      if (d.status === 'UNKNOWN' && typeof d.summary === 'string') a.note ??= d.summary;
+      if (d.status === 'UNKNOWN' && typeof d.summary === 'string') a.note ??= shownText(d.summary);
       return;
     }
     // Worst first, as health --brief orders them.
@@ -120,7 +121,7 @@ export class Answers {
       const m = BRIEF.exec(line);
       if (m?.[2]) a.problems.push({ level: m[1] as Problem['level'], code: m[2], place: m[3] ?? '', word: m[4] as string });
     }
-    if (lines.length === 0 && d.status === 'UNKNOWN' && typeof d.summary === 'string') a.note ??= d.summary;
+    if (lines.length === 0 && d.status === 'UNKNOWN' && typeof d.summary === 'string') a.note ??= shownText(d.summary);
   }
 
   /** Every host seen, with those in `expected` that printed nothing as not answering. */
@@ -147,8 +148,14 @@ export function worse(a: Level, b: Level): Level {
 }
 
 const RULE = /^-{3,}$/;
-/** A host's label as clush and pdsh print it before `: `. */
-const HOST_LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** A host's name as clush and pdsh print it before `: ` (and the only names taken from a document). */
+export const HOST_LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
+
+/** Text a host printed, as it may be shown: control characters escaped, at most 200 characters. */
+function shownText(t: string): string {
+  const e = escapeControls(t);
+  return e.length > 200 ? `${e.slice(0, 199)}…` : e;
+}
 
 /**
  * Read what a fan-out printed into `answers`: `host: line`, a `health --json` document per line, or the blocks

@@ -67,7 +67,16 @@ export function findCaptures(dir: string): CaptureRef[] {
 
 /** The name a capture shows for itself when its place does not say (the file's name without its suffix). */
 export function fallbackHost(ref: CaptureRef): string {
-  return basename(ref.path).replace(ARCHIVE, '');
+  return safeHost(basename(ref.path).replace(ARCHIVE, ''));
+}
+
+/** A host name fit to print and to name a directory: anything else a host name may not hold becomes `_`. */
+export function safeHost(name: string): string {
+  const s = name
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/^[._-]+/, '')
+    .slice(0, 253);
+  return s === '' ? 'host' : s;
 }
 
 /** What identifies one unit of a host, for baselines: the driver, firmware, board and the parameters that shape SDMA. */
@@ -154,7 +163,7 @@ export async function judgeCapture(ref: CaptureRef, judge: Judge): Promise<Judge
     const { status, lines } = await judge.answer(backend);
     const at = backend.origin?.capturedAtMs ?? null;
     return {
-      host: ref.host ?? backend.origin?.host ?? fallbackHost(ref),
+      host: ref.host ?? (backend.origin?.host ? safeHost(backend.origin.host) : fallbackHost(ref)),
       ref,
       status,
       lines,

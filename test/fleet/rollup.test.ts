@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { Answers, readFanout } from '../../src/fleet/answer.js';
+import { safeHost } from '../../src/fleet/captures.js';
 import { expandNodes, foldNodes } from '../../src/fleet/nodeset.js';
 import { rollup, rollupText } from '../../src/fleet/rollup.js';
 import { runCli } from '../support/cli.js';
@@ -126,6 +127,26 @@ describe('answers from what the fan-out printed', () => {
       ['n19', false, 'a JSON document that is not a health answer'],
       ['n20', false, '{not json'],
     ]);
+  });
+});
+
+describe('what hosts print is shown, never obeyed', () => {
+  it('takes only host names a host may have, escapes control characters and bounds the text', () => {
+    const a = new Answers();
+    readFanout(
+      [
+        '{"host":"\\u001b[2Jevil","status":"OK","findings":[]}',
+        '{"host":"../../etc","status":"OK","findings":[]}',
+        `n1: \u001b]0;owned\u0007${'x'.repeat(500)}`,
+      ].join('\n'),
+      a,
+    );
+    const hosts = a.all();
+    expect(hosts.map((h) => h.host)).toEqual(['n1']);
+    expect(hosts[0]?.note).toMatch(/^\\x1b\]0;owned\\x07x+…$/);
+    expect(hosts[0]?.note?.length).toBe(200);
+    expect(safeHost('../../etc/passwd')).toBe('etc_passwd');
+    expect(safeHost('node\u001b[31m7')).toBe('node__31m7');
   });
 });
 
