@@ -251,8 +251,9 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
     return await runCommand(chosen.spec, chosen.args, io, open, argv, chosen.aliases);
   } catch (e) {
     if (isHfi1SdmaError(e) && e.code === 'E_USAGE' && commandWord(argv) === 'health') {
-      // A Nagios plugin exits 3 (UNKNOWN) on a usage error, with its status line on stdout.
-      io.stdout(`HFI1-SDMA UNKNOWN - ${e.message.split('\n')[0]}\n`);
+      // A Nagios plugin exits 3 (UNKNOWN) on a usage error, with its status line on stdout (as --brief words one).
+      const brief = argv.includes('--brief');
+      io.stdout(`${brief ? 'UNKNOWN ' : 'HFI1-SDMA UNKNOWN - '}${e.message.split('\n')[0]}\n`);
       return 3;
     }
     return reportError(e, io);

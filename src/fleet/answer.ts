@@ -39,6 +39,9 @@ const TAG = / \((?:emulator|snapshot|emulated sysroot)\)$/;
 /** An answer with no code: UNKNOWN and why (a usage error, a capture of one instant, a timeout). */
 const UNCODED = /^UNKNOWN (.+)$/;
 
+/** The problems of a host that has none (most hosts): one array for all of them, replaced at the first problem. */
+const NONE: Problem[] = [];
+
 /** Accumulates the lines of many hosts into answers. */
 export class Answers {
   private readonly byHost = new Map<string, HostAnswer & { other: string | null }>();
@@ -46,7 +49,7 @@ export class Answers {
   private entry(host: string) {
     let a = this.byHost.get(host);
     if (!a) {
-      a = { host, status: 'OK', problems: [], note: null, answered: false, other: null };
+      a = { host, status: 'OK', problems: NONE, note: null, answered: false, other: null };
       this.byHost.set(host, a);
     }
     return a;
@@ -73,6 +76,7 @@ export class Answers {
     a.answered = true;
     const level = m[1] as Level;
     if (m[2]) {
+      if (a.problems === NONE) a.problems = [];
       a.problems.push({ level: level as Problem['level'], code: m[2], place: m[3] ?? '', word: m[4] as string });
     } else if (level === 'UNKNOWN' || (level !== 'OK' && t.length > level.length)) {
       a.note ??= shownText(t.slice(level.length + 1).replace(TAG, ''));
@@ -100,6 +104,10 @@ export class Answers {
     }
     a.answered = true;
     a.status = worse(a.status, d.status as Level);
+    if ((d.findings as unknown[]).length === 0) {
+      if (d.status === 'UNKNOWN' && typeof d.summary === 'string') a.note ??= shownText(d.summary);
+      return;
+    }
     const found = (d.findings as FindingDoc[]).filter(
       (f) =>
         typeof f === 'object' &&
@@ -119,7 +127,9 @@ export class Answers {
     const lines = briefLines(found.sort((x, y) => order(x) - order(y) || briefOrder(x, y)));
     for (const line of lines) {
       const m = BRIEF.exec(line);
-      if (m?.[2]) a.problems.push({ level: m[1] as Problem['level'], code: m[2], place: m[3] ?? '', word: m[4] as string });
+      if (!m?.[2]) continue;
+      if (a.problems === NONE) a.problems = [];
+      a.problems.push({ level: m[1] as Problem['level'], code: m[2], place: m[3] ?? '', word: m[4] as string });
     }
     if (lines.length === 0 && d.status === 'UNKNOWN' && typeof d.summary === 'string') a.note ??= shownText(d.summary);
   }
@@ -127,9 +137,17 @@ export class Answers {
   /** Every host seen, with those in `expected` that printed nothing as not answering. */
   all(expected: readonly string[] = []): HostAnswer[] {
     for (const h of expected) this.entry(h);
-    return [...this.byHost.values()].map(({ other, ...a }) =>
-      a.answered ? a : { ...a, status: 'UNKNOWN' as const, note: other },
-    );
+    const out: HostAnswer[] = [];
+    for (const a of this.byHost.values()) {
+      out.push({
+        host: a.host,
+        status: a.answered ? a.status : 'UNKNOWN',
+        problems: a.problems,
+        note: a.answered ? a.note : a.other,
+        answered: a.answered,
+      });
+    }
+    return out;
   }
 }
 

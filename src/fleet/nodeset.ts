@@ -202,8 +202,19 @@ function fill(pattern: string, args: readonly string[]): string {
   return pattern.replace(/%%|%s/g, (m) => (m === '%%' ? '%' : (args[i++] as string)));
 }
 
-/** A name with one number (`node017`, `cn12-ib`): its text around the number, and the number as written. */
-const ONE_NUMBER = /^(\D*)(\d+)(\D*)$/;
+/** A name with one number (`node017`, `cn12-ib`): where its digits start and end; null for none or several. */
+function oneNumber(name: string): [number, number] | null {
+  let start = -1;
+  let end = -1;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (end >= 0) return null;
+      if (start < 0) start = i;
+    } else if (start >= 0 && end < 0) end = i;
+  }
+  return start < 0 ? null : [start, end < 0 ? name.length : end];
+}
 
 /** Host names folded as `nodeset -f` folds them: `node[1-3,5],login1`. Duplicates count once. */
 export function foldNodes(names: Iterable<string>): string {
@@ -212,16 +223,16 @@ export function foldNodes(names: Iterable<string>): string {
   const oneAxis = new Map<string, Indexes>();
   for (const name of names) {
     if (name === '') continue;
-    const one = name.includes('%') ? null : ONE_NUMBER.exec(name);
+    const one = name.includes('%') ? null : oneNumber(name);
     if (one) {
-      const pattern = `${one[1]}%s${one[3]}`;
+      const pattern = `${name.slice(0, one[0])}%s${name.slice(one[1])}`;
       let set = oneAxis.get(pattern);
       if (!set) {
         set = new Set();
         oneAxis.set(pattern, set);
         byPattern.set(pattern, [[set]]);
       }
-      set.add(one[2] as string);
+      set.add(name.slice(one[0], one[1]));
       continue;
     }
     const { pattern, indexes } = split(name);

@@ -69,6 +69,10 @@ describe('check_hfi1_sdma under NHC', () => {
     const unknown = check('', '--stall-ms 5000 -t 2');
     expect(unknown).toMatchObject({ status: 0, died: '' });
     expect(unknown.logged).toMatch(/^check_hfi1_sdma: cannot judge the SDMA engines: UNKNOWN --stall-ms 5000 needs/);
+    // A check line with a typo is logged, not taken for a command that cannot run.
+    const typo = check('', '--stal-ms 400');
+    expect(typo).toMatchObject({ status: 0, died: '' });
+    expect(typo.logged).toMatch(/^check_hfi1_sdma: cannot judge the SDMA engines: UNKNOWN .*--stal-ms/);
   });
 
   it('a command not on NHC’s PATH, or not runnable, dies saying so', () => {
