@@ -47,7 +47,7 @@ describe.skipIf(unavailable !== null)(
     afterAll(() => cluster?.stop());
 
     it('a stranded QP drains the node with the code first; a healthy check puts it back; a fabric stall does not drain', async () => {
-      configure(`check_hfi1_sdma ${EMU} --fault lost-wakeup@30:1`);
+      configure(`check_hfi1_sdma ${EMU} --workload mixed:gbps=10 --fault lost-wakeup@30:1`);
       await until(`the node drained by NHC (nhc.log: ${log()})`, 90_000, async () =>
         cluster.nodeState().state.startsWith('drain') ? true : undefined,
       );
@@ -62,7 +62,7 @@ describe.skipIf(unavailable !== null)(
       expect(cluster.nodeState().reason).toBe('none');
 
       const before = log().split('\n').length;
-      configure(`check_hfi1_sdma ${EMU} --fault fabric-stall@30`);
+      configure(`check_hfi1_sdma ${EMU} --workload mixed:gbps=10 --fault fabric-stall@30`);
       await until('a check of the fabric stall', 90_000, async () =>
         log()
           .split('\n')

@@ -4,7 +4,7 @@
 // changed. opacapture tarballs (made as opa-ff's opacapture.sh makes them, test/support/opacapture.sh) are read as
 // a sysroot of one instant, whole or unpacked as opacaptureall uploads them.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/child.js';
@@ -26,6 +26,8 @@ async function snap(root: string, node: string, file: string): Promise<void> {
 describe('fleet over snapshots, and baselines', () => {
   let root: string;
   let caps: string;
+  let base: string;
+  let baselined: Awaited<ReturnType<typeof runCli>>;
   beforeAll(async () => {
     root = tmp();
     caps = join(root, 'caps');
@@ -34,6 +36,8 @@ describe('fleet over snapshots, and baselines', () => {
     await snap(root, 'n01', join(caps, 'snap.tar.gz.n01'));
     await snap(root, 'n02', join(caps, 'snap.tar.gz.n02'));
     await snap(root, 'n03', join(caps, 'n03', 'snap.tar.gz'));
+    base = join(root, 'analysis');
+    baselined = await runCli(['fleet', '--baseline', base, '-b', caps]);
   }, 60_000);
 
   it('judges each capture as health does, the host from where it lies', async () => {
@@ -43,10 +47,8 @@ describe('fleet over snapshots, and baselines', () => {
   });
 
   it('keeps the raw captures as the baseline; a later run says what drifted, and exits 1', async () => {
-    const base = join(root, 'analysis');
-    const b = await runCli(['fleet', '--baseline', base, '-b', caps]);
-    expect(b.stdout).toBe(`Baselined n[01-03] (3) in ${base}/baseline\n`);
-    expect(b.code).toBe(0);
+    expect(baselined.stdout).toBe(`Baselined n[01-03] (3) in ${base}/baseline\n`);
+    expect(baselined.code).toBe(0);
     expect(readFileSync(join(base, 'baseline/n01/snap.tar.gz.n01')).equals(readFileSync(join(caps, 'snap.tar.gz.n01')))).toBe(
       true,
     );
@@ -76,15 +78,16 @@ describe('fleet over snapshots, and baselines', () => {
   });
 
   it('recommends a new baseline when only the rendering changed (the raw capture judged again matches)', async () => {
-    const base = join(root, 'rendered');
-    await runCli(['fleet', '--baseline', base, '-b', caps]);
-    const index = join(base, 'baseline/fleet.json');
+    // The baseline, as an older version would have rendered it.
+    const older = join(root, 'rendered');
+    cpSync(base, older, { recursive: true });
+    const index = join(older, 'baseline/fleet.json');
     const doc = JSON.parse(readFileSync(index, 'utf8'));
     // As an older version would have rendered n02: another word for the same finding.
     doc.toolVersion = '0.0.1';
     doc.hosts.find((h: { host: string }) => h.host === 'n02').lines = ['CRITICAL SD201 hfi1_0 sdma1 lost-wake-up (snapshot)'];
     writeFileSync(index, JSON.stringify(doc));
-    const r = await runCli(['fleet', '--baseline', base, caps]);
+    const r = await runCli(['fleet', '--baseline', older, caps]);
     expect(r.stdout).toMatch(
       /^New baseline recommended: n02 \(1\) differ from the baseline only as hfi1-sdma \S+ renders their captures \(the baseline was rendered by 0\.0\.1\); take it again with -b\nAll 3 hosts as baselined on /,
     );

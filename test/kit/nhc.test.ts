@@ -42,7 +42,7 @@ function check(emu: string, args = '', more: string[] = []) {
 
 describe('check_hfi1_sdma under NHC', () => {
   it('a stalled engine dies with the code and place first (the node is drained, sinfo -R groups by them)', () => {
-    const r = check('--fault stop-fetch@30:2', '--stall-ms 400 -t 60');
+    const r = check('--workload mixed:gbps=10 --fault stop-fetch@30:2', '--stall-ms 400 -t 60');
     expect(r.status).toBe(1);
     expect(r.died).toBe('SD101 hfi1_0 sdma2 stalled (emulator); hfi1-sdma explain SD101');
     // NHC's Slurm helper prefixes "NHC: ": the first 20 characters of the reason carry the code and the unit.
@@ -50,10 +50,12 @@ describe('check_hfi1_sdma under NHC', () => {
   });
 
   it('a fabric stall is logged, not drained; HFI1_SDMA_DRAIN_OFF_HOST=1 drains for it', () => {
-    const kept = check('--fault fabric-stall@30', '--stall-ms 400 -t 60');
+    const kept = check('--workload mixed:gbps=10 --fault fabric-stall@30', '--stall-ms 400 -t 60');
     expect(kept).toMatchObject({ status: 0, died: '' });
     expect(kept.logged).toBe('check_hfi1_sdma: WARNING SD109 hfi1_0 port1 fabric-stall (emulator)|');
-    const drained = check('--fault fabric-stall@30', '--stall-ms 400 -t 60', ['HFI1_SDMA_DRAIN_OFF_HOST=1']);
+    const drained = check('--workload mixed:gbps=10 --fault fabric-stall@30', '--stall-ms 400 -t 60', [
+      'HFI1_SDMA_DRAIN_OFF_HOST=1',
+    ]);
     expect(drained.status).toBe(1);
     expect(drained.died).toMatch(/^SD109 hfi1_0 port1 fabric-stall /);
   });
