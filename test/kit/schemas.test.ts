@@ -355,7 +355,16 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
     expect(engines(doc({ ...engine, lastStatus: 5 }))).toBe(false);
     const { state: _state, ...stateless } = engine;
     expect(engines(doc(stateless))).toBe(false);
-    const line = { ...stamp, ...engine, t: 0, reason: 'warming-up', descPerSec: null, txPerSec: null, stallCount: 0, stallMaxMs: 0 };
+    const line = {
+      ...stamp,
+      ...engine,
+      t: 0,
+      reason: 'warming-up',
+      descPerSec: null,
+      txPerSec: null,
+      stallCount: 0,
+      stallMaxMs: 0,
+    };
     const watch = schema('watch-line.schema.json');
     expect(watch({ ...line, verdict: 'unknown' })).toBe(true);
     expect(watch({ ...line, verdict: 'fine' })).toBe(false);
@@ -435,6 +444,17 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
           },
         ],
       ],
+      'fleet.schema.json': [
+        ['UNKNOWN with code 0', (d) => set(d, { status: 'UNKNOWN', code: 0 })],
+        [
+          'a finding without its nodes',
+          (d) => {
+            const doc = structuredClone(d) as { findings: Record<string, unknown>[] };
+            doc.findings[0] = without(doc.findings[0] as object, 'nodes');
+            return doc;
+          },
+        ],
+      ],
       'explain.schema.json': [
         [
           'a listed code "SD999"',
@@ -454,6 +474,8 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
       // Every schema: each field it requires is required.
       const required = (v.schema as { required?: string[]; allOf?: { required?: string[] }[] }).required ?? [];
       for (const key of required) expect(v(without(doc as object, key)), `${file} without ${key}`).toBe(false);
+      // Every document says when it was written and by which version (the stamp; doctor's host name is host.name).
+      for (const key of ['time', 'toolVersion']) expect(v(without(doc as object, key)), `${file} without ${key}`).toBe(false);
       for (const [what, mutate] of mutations[file] ?? []) expect(v(mutate(doc)), `${file}: ${what}`).toBe(false);
       expect(required.length + (mutations[file]?.length ?? 0), `${file} has no mutation`).toBeGreaterThan(0);
     }
