@@ -44,7 +44,7 @@ describe.skipIf(unavailable !== null)(
       chmodSync(program, 0o755);
       cluster = await startCluster(dir, ROOT, program, 5);
     }, 120_000);
-    afterAll(() => cluster?.stop());
+    afterAll(() => cluster?.stop(), 40_000);
 
     it('a stranded QP drains the node with the code first; a healthy check puts it back; a fabric stall does not drain', async () => {
       configure(`check_hfi1_sdma ${EMU} --workload mixed:gbps=10 --fault lost-wakeup@30:1`);

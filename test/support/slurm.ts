@@ -30,7 +30,24 @@ export interface Cluster {
   run(cmd: string, args: string[]): string;
   /** The node's state and reason (`idle none`, `drain NHC: SD201 …`). */
   nodeState(): { state: string; reason: string };
-  stop(): void;
+  /** Stop the daemons and wait until each has exited (munged writes its seed file on the way out). */
+  stop(): Promise<void>;
+}
+
+/** How long a daemon is given to exit after SIGTERM before it is killed (ms). */
+const EXIT_GRACE_MS = 10_000;
+
+/** SIGTERM `c` and resolve once it has exited; SIGKILL it if it has not within EXIT_GRACE_MS. */
+function terminate(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => c.kill('SIGKILL'), EXIT_GRACE_MS);
+    c.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    c.kill('SIGTERM');
+  });
 }
 
 /** Start munged, slurmctld and slurmd under `dir`, with `healthCheck` as the HealthCheckProgram every `intervalS`. */
@@ -85,8 +102,8 @@ export async function startCluster(dir: string, root: string, healthCheck: strin
     children.push(c);
     return c;
   };
-  const stop = () => {
-    for (const c of children.reverse()) c.kill('SIGTERM');
+  const stop = async () => {
+    for (const c of children.reverse()) await terminate(c);
   };
   try {
     start('munged', [
@@ -129,7 +146,7 @@ export async function startCluster(dir: string, root: string, healthCheck: strin
     );
     return { node, env, run, nodeState, stop };
   } catch (e) {
-    stop();
+    await stop();
     throw e;
   }
 }
