@@ -3,6 +3,7 @@ import { apiSuite, cliSuite, watchSuite } from './cli.js';
 import { containSuite } from './contain.js';
 import { coreSuite } from './core.js';
 import { emuSuite } from './emu.js';
+import { fleetSuite } from './fleet.js';
 import type { BenchSuite } from './harness.js';
 import { barBenchSuite, parseBenchSuite } from './hw.js';
 import { monitorSuite } from './monitor.js';
@@ -25,4 +26,5 @@ export const SUITES: readonly BenchSuite[] = [
   emuSuite,
   raceSuite,
   reportSuite,
+  fleetSuite,
 ];

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 export const DASHBOARD_FILE = 'deploy/grafana/hfi1-sdma.json';
 
 /** The selectors every query starts from: the dashboard's variables. */
-const UNIT = 'job=~"$job",instance=~"$instance",unit=~"$unit"';
+const JOB = 'job=~"$job"';
+const UNIT = `${JOB},instance=~"$instance",unit=~"$unit"`;
 const ENGINE = `${UNIT},engine=~"$engine"`;
 
 /** One query of a panel. */
@@ -108,6 +109,67 @@ export const ROWS: { title: string; panels: PanelSpec[] }[] = [
         queries: [{ expr: 'ALERTS{alertname=~"Hfi1Sdma.*",job=~"$job",instance=~"$instance"}', instant: true }],
         w: 24,
         h: 5,
+      },
+    ],
+  },
+  {
+    // On the recording rules of hfi1-sdma.recording.yml: what a global Prometheus federates from the sites.
+    title: 'Fleet',
+    panels: [
+      {
+        title: 'Hosts answering',
+        type: 'stat',
+        description:
+          'Hosts whose exporter Prometheus scraped (job:hfi1_sdma_hosts:count, a recording rule of hfi1-sdma.recording.yml, which a global Prometheus federates).',
+        queries: [{ expr: `sum(job:hfi1_sdma_hosts:count{${JOB}})` }],
+        w: 6,
+        h: 4,
+      },
+      countStat(
+        'Hosts with stranded senders',
+        `Hosts with a sender stranded by a lost wake-up (job:hfi1_sdma_hosts_stranded:count). ${ALERT('Hfi1SdmaStrandedWaiter', 'SD201')}`,
+        `sum(job:hfi1_sdma_hosts_stranded:count{${JOB}})`,
+      ),
+      countStat(
+        'Hosts with stalled engines',
+        `Hosts with an engine stalled, whatever the cause (job:hfi1_sdma_hosts_stalled:count). ${ALERT('Hfi1SdmaEngineStalled', 'SD101')}`,
+        `sum(job:hfi1_sdma_hosts_stalled:count{${JOB}})`,
+      ),
+      countStat(
+        'Hosts stalled by the fabric',
+        `Hosts whose engines a port's far end stalls by withholding credits: the fabric's, not the host's (job:hfi1_sdma_hosts_fabric_stalled:count). ${ALERT('Hfi1SdmaFabricStall', 'SD109')}`,
+        `sum(job:hfi1_sdma_hosts_fabric_stalled:count{${JOB}})`,
+      ),
+      {
+        title: 'Engines by verdict, fleet',
+        type: 'timeseries',
+        description: 'Engines of every host by verdict (job:hfi1_sdma_engines:count_by_verdict).',
+        queries: [{ expr: `sum by (verdict) (job:hfi1_sdma_engines:count_by_verdict{${JOB}})`, legend: '{{verdict}}' }],
+        w: 8,
+        h: 7,
+        min: 0,
+      },
+      {
+        title: 'Stalled engines by cause, fleet',
+        type: 'timeseries',
+        description:
+          'Stalled engines of every host by the cause their port shows: host, fabric (no credits) or link (job:hfi1_sdma_port_stalled_engines:sum_by_cause).',
+        queries: [{ expr: `sum by (cause) (job:hfi1_sdma_port_stalled_engines:sum_by_cause{${JOB}})`, legend: '{{cause}}' }],
+        w: 8,
+        h: 7,
+        min: 0,
+      },
+      {
+        title: 'Hosts now',
+        type: 'table',
+        description:
+          'Each host: senders stranded and engines stalled now (instance:hfi1_sdma_stranded_waiters:sum, instance:hfi1_sdma_stalled_engines:sum); sort by a column to find the sick.',
+        queries: [
+          { expr: `instance:hfi1_sdma_stranded_waiters:sum{${JOB},instance=~"$instance"}`, legend: 'stranded', instant: true },
+          { expr: `instance:hfi1_sdma_stalled_engines:sum{${JOB},instance=~"$instance"}`, legend: 'stalled', instant: true },
+        ],
+        w: 8,
+        h: 7,
       },
     ],
   },

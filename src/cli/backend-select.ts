@@ -1,5 +1,6 @@
 // Choosing a backend from the global options (--backend auto|hw|emu, --sysroot).
-import { statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Backend } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import type { GlobalOptions } from './context.js';
@@ -66,6 +67,9 @@ export async function openBackend(global: GlobalOptions, io: Io, opts: OpenOptio
   const explicit = global.sysroot !== undefined && global.sysroot !== '';
   const sysroot = sysrootOf(global);
   if (explicit && checkSysroot(sysroot) === 'snapshot') return snapshotBackend(sysroot);
+  if (explicit && isUnpackedOpacapture(sysroot)) {
+    return (await import('../snapshot/backend.js')).openOpacaptureBackend(sysroot, { dir: sysroot });
+  }
   const { findUnits, openHwBackend } = await import('../hw/index.js');
   if (global.backend === 'hw' || explicit || !opts.fallback) return openHwBackend({ sysroot });
   const units = await findUnits(sysroot);
@@ -74,6 +78,19 @@ export async function openBackend(global: GlobalOptions, io: Io, opts: OpenOptio
     'hfi1-sdma: no hfi1 or hfi2 unit under /sys/class/infiniband: using the emulator (--backend emu; --backend hw to insist on hardware)\n',
   );
   return createEmuBackend(global);
+}
+
+/**
+ * A directory holding an unpacked opacapture (an opacaptureall upload, `uploads/<host>/<name>/`): its sysroot lies
+ * under tmp/capture<PID>/, with no sys/ of its own at the top.
+ */
+function isUnpackedOpacapture(dir: string): boolean {
+  if (lstatSync(join(dir, 'sys'), { throwIfNoEntry: false })) return false;
+  try {
+    return readdirSync(join(dir, 'tmp')).some((n) => /^capture[0-9]{1,10}$/.test(n));
+  } catch {
+    return false;
+  }
 }
 
 /** The live-host backend over each instant of an unpacked snapshot; closing it removes the unpacked tree. */

@@ -67,9 +67,16 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
   {
     command: 'health',
-    options: ['stall-ms', 'strand-ms', 'timeout', 'warning', 'critical', 'state', 'max-bytes'],
+    options: ['stall-ms', 'strand-ms', 'timeout', 'warning', 'critical', 'state', 'max-bytes', 'brief', 'off-host'],
     describe: 'Nagios plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN; one line per finding',
     load: async () => (await import('./health.js')).healthCommand,
+  },
+  {
+    command: 'fleet [inputs..]',
+    options: ['hosts', 'baseline', 'stall-ms'],
+    describe:
+      'roll up many hosts (clush/pdsh output, health --json, directories of captures): findings by code over folded node sets',
+    load: async () => (await import('./fleet.js')).fleetCommand,
   },
   {
     command: 'explain [code]',

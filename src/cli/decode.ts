@@ -7,6 +7,7 @@ import { parseU64Arg } from './args.js';
 import type { CommandSpec } from './context.js';
 import { type Chosen, chooseFlavour, chosenNote } from './flavour-default.js';
 import { keyValues } from './format.js';
+import { documentStamp, stamped } from './stamp.js';
 
 const AHG_MODES = [
   'none',
@@ -87,7 +88,11 @@ export const decodeCommand: CommandSpec = {
     const chosen = await chooseFlavour(ctx, 'chip', 'wfr');
     const chip = chosen.value;
     const d = decodeFor(chip, qw0, qw1);
-    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(decodeJson(qw0, qw1, d, chip))}\n` : render(qw0, qw1, d, chosen));
+    ctx.io.stdout(
+      ctx.global.json
+        ? `${JSON.stringify(stamped(documentStamp(null, ctx), decodeJson(qw0, qw1, d, chip)))}\n`
+        : render(qw0, qw1, d, chosen),
+    );
     return 0;
   },
 };

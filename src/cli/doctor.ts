@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { EngineSample, SourceName, SourceStatus, UnitInfo } from '../backend.js';
 import { hwFsFor, readTextOrNull } from '../hw/fsio.js';
 import { type HostFacts, hostFacts } from '../hw/host.js';
+import { readHostName } from '../hw/host-name.js';
 import { type DescqCntCheck, findHfiPciDevices, inspectUnits, unknownChipUnits } from '../hw/index.js';
 import { sysrootOf } from './backend-select.js';
 import type { CliContext, CommandSpec } from './context.js';
@@ -20,6 +21,7 @@ import {
 } from './doctor-checks.js';
 import { type FlavourJson, flavourJson, flavourPhrase } from './flavour.js';
 import { settingsLine } from './port-view.js';
+import { documentStamp } from './stamp.js';
 
 /** `doctor --json`. */
 export interface DoctorJson {
@@ -235,8 +237,14 @@ export const doctorCommand: CommandSpec = {
       'Exit 1 when a check fails (no unit found is one), 0 otherwise; --json gives every check with its evidence and fix.',
     ),
   async run(_args, ctx: CliContext) {
-    const r = await doctorReport(sysrootOf(ctx.global));
-    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(r, null, 2)}\n` : render(r, ctx));
+    const sysroot = sysrootOf(ctx.global);
+    const r = await doctorReport(sysroot);
+    if (ctx.global.json) {
+      // doctor's `host` holds the host's facts: the stamp's host name goes in it, as `name`.
+      const { host, time, toolVersion } = documentStamp(null, ctx);
+      const name = sysroot === '/' ? host : await readHostName(hwFsFor(sysroot), sysroot);
+      ctx.io.stdout(`${JSON.stringify({ time, toolVersion, ...r, host: { name, ...r.host } }, null, 2)}\n`);
+    } else ctx.io.stdout(render(r, ctx));
     return r.summary.FAIL > 0 ? 1 : 0;
   },
 };

@@ -11,6 +11,7 @@ import { usageError } from '../errors.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { keyValues, table } from './format.js';
+import { documentStamp, stamped } from './stamp.js';
 
 /**
  * The `emu race --json` shape: the documented fields first (states and wake-up counts are of the
@@ -188,7 +189,7 @@ export const emuRaceCommand: CommandSpec = {
   builder: raceOptions,
   async run(args, ctx: CliContext) {
     const { result, json, why } = runRace(args, ctx.global.seed);
-    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(json)}\n` : render(json, result, why));
+    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(stamped(documentStamp(null, ctx), json))}\n` : render(json, result, why));
     return 0;
   },
 };

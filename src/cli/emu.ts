@@ -12,6 +12,7 @@ import type { EmuUnit } from '../emu/unit.js';
 import { warmUp, yieldToEventLoop } from '../emu/warm-up.js';
 import { DEFAULT_WORKLOAD, WORKLOADS } from '../emu/workload.js';
 import { usageError } from '../errors.js';
+import { parseHostName } from '../hw/host-name.js';
 import { freeCount, inFlight } from '../progress/ring.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
@@ -19,6 +20,7 @@ import { FaultAnnouncer, progressLine } from './emu-progress.js';
 import { emuRaceCommand, raceOptions } from './emu-race.js';
 import { engineJson } from './engine-json.js';
 import { keyValues, table } from './format.js';
+import { documentStamp, stamped } from './stamp.js';
 
 type Action = (args: Record<string, unknown>, ctx: CliContext) => Promise<number>;
 
@@ -82,7 +84,7 @@ const run: Action = async (args, ctx) => {
   if (!(await runWithProgress(u, ms, ctx))) return stoppedStatus();
   const j = await emuRunJson(u, performance.now() - t0);
   if (ctx.global.json) {
-    ctx.io.stdout(`${JSON.stringify(j)}\n`);
+    ctx.io.stdout(`${JSON.stringify(stamped(documentStamp(null, ctx), j))}\n`);
     return j.invariantViolations.length === 0 ? 0 : 1;
   }
   const secs = j.virtualMs / 1000;
@@ -149,19 +151,33 @@ export function parseSpeed(raw: unknown): number {
   return speed;
 }
 
-const write: Action = async (_args, ctx) => {
+/** `--hostname`: the emulated host's name, as a host name may be spelled; undefined when not given. */
+export function hostnameArg(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  const name = parseHostName(String(raw));
+  if (name === null || name !== String(raw))
+    throw usageError(`--hostname takes a host name (letters, digits, '.', '-', '_'), got ${JSON.stringify(String(raw))}`);
+  return name;
+}
+
+const write: Action = async (args, ctx) => {
   const dir = sysrootDir(ctx, 'write');
+  const hostname = hostnameArg(args.hostname);
   const u = emuUnitFromOptions(ctx.global);
   // Stopped during the warm-up: nothing is written.
   if (!(await warmUp(u, defaultAtMs(ctx.global)))) return stoppedStatus();
   try {
+    openSysroot(u, dir, { hostname });
     await writeSysroot(u, dir);
   } finally {
     closeSysroot(u, dir);
   }
   const j = { sysroot: dir, virtualMs: u.nowMs, logHash: u.logHash() };
+  const stamp = { ...documentStamp(null, ctx), ...(hostname === undefined ? {} : { host: hostname }) };
   ctx.io.stdout(
-    ctx.global.json ? `${JSON.stringify(j)}\n` : `wrote ${u.info.name} at ${j.virtualMs} ms virtual time under ${dir}\n`,
+    ctx.global.json
+      ? `${JSON.stringify(stamped(stamp, j))}\n`
+      : `wrote ${u.info.name} at ${j.virtualMs} ms virtual time under ${dir}\n`,
   );
   // A still picture: what watches it longer than a stall window sees every engine with work in flight stalled.
   if (!ctx.global.json) {
@@ -176,8 +192,9 @@ const serve: Action = async (args, ctx) => {
   const dir = sysrootDir(ctx, 'serve');
   const speed = parseSpeed(args.speed);
   const intervalMs = args.intervalMs === undefined ? 100 : parseIntArg('--interval-ms', args.intervalMs, 10, 60_000);
+  const hostname = hostnameArg(args.hostname);
   const u = emuUnitFromOptions(ctx.global);
-  openSysroot(u, dir); // refuses a place it must not write before anything else happens
+  openSysroot(u, dir, { hostname }); // refuses a place it must not write before anything else happens
   const ac = new AbortController();
   const unregister = onStop(() => ac.abort());
   const faults = new FaultAnnouncer(u.faults, ctx.io.stderr, ctx.io.nowMs ?? (() => Date.now()));
@@ -221,6 +238,10 @@ export const emuCommand: CommandSpec = {
       .option('duration-ms', { type: 'string', describe: 'run: virtual ms to run (default --at-ms, else 1000)' })
       .option('speed', { type: 'string', describe: 'serve: virtual ms per wall ms, 0.001-1000 (default 1)' })
       .option('interval-ms', { type: 'string', describe: 'serve: wall ms between sysroot refreshes (default 100)' })
+      .option('hostname', {
+        type: 'string',
+        describe: "write, serve: the emulated host's name in proc/sys/kernel/hostname (default this host's)",
+      })
       .example('$0 emu run --seed 7 --workload line-rate --duration-ms 1000 --json', 'totals, engines and invariants as JSON')
       .example('$0 emu run --fault engine-error:1@200', 'a halting engine error on every engine at 200 ms')
       .example('$0 emu write --sysroot /tmp/hfi1 --at-ms 500', 'an emulated host for --sysroot readers')

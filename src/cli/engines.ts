@@ -14,6 +14,7 @@ import { contextJson, contextLines, linkJson, mainPort, portsHeader, portsJson }
 import { commandMonitor, judgedRound, provenanceJson, provenanceText, roundStatus, sayWarnings } from './observe.js';
 import { watchForStop } from './pace.js';
 import { causeJson, portCountersJson, settingsJson, settingsLine } from './port-view.js';
+import { documentStamp, stamped } from './stamp.js';
 import { withBackend } from './units.js';
 import { waitCell, waiterFields } from './waiters-observe.js';
 
@@ -142,11 +143,11 @@ export const enginesCommand: CommandSpec = {
       }
       sayWarnings(ctx.io, round);
       if (ctx.global.json) {
-        const doc = {
+        const doc = stamped(documentStamp(backend, ctx), {
           backend: round.provenance.backend,
           provenance: provenanceJson(round.provenance),
           units: round.units.map(unitJson),
-        };
+        });
         ctx.io.stdout(`${JSON.stringify(doc)}\n`);
       } else {
         const text = round.units.map((u) => unitText(u, round, ctx.paint)).join('');

@@ -6,6 +6,7 @@ import { FINDING_KINDS, type FindingKindName } from '../monitor/codes.js';
 import { EXPLANATIONS, explainCode } from '../monitor/explain.js';
 import type { CommandSpec } from './context.js';
 import { table } from './format.js';
+import { documentStamp, stamped } from './stamp.js';
 
 /** The codes in code order, with their kind. */
 export function findingCodes(): { kind: FindingKindName; code: string; severity: string; count: string | null; title: string }[] {
@@ -40,7 +41,7 @@ export const explainCommand: CommandSpec = {
     const width = Math.min(100, ctx.io.columns ?? 100);
     if (args.code === undefined) {
       const rows = findingCodes();
-      if (ctx.global.json) ctx.io.stdout(`${JSON.stringify({ codes: rows })}\n`);
+      if (ctx.global.json) ctx.io.stdout(`${JSON.stringify(stamped(documentStamp(null, ctx), { codes: rows }))}\n`);
       else
         ctx.io.stdout(
           table(
@@ -58,7 +59,7 @@ export const explainCommand: CommandSpec = {
     const e = hit.e;
     if (ctx.global.json) {
       ctx.io.stdout(
-        `${JSON.stringify({ code: FINDING_KINDS[hit.kind].code, kind: hit.kind, severity: hit.severity, count: hit.count, title: hit.title, ...e })}\n`,
+        `${JSON.stringify(stamped(documentStamp(null, ctx), { code: FINDING_KINDS[hit.kind].code, kind: hit.kind, severity: hit.severity, count: hit.count, title: hit.title, ...e }))}\n`,
       );
       return 0;
     }

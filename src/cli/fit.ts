@@ -18,6 +18,7 @@ import type { CliContext, CommandSpec } from './context.js';
 import { type Chosen, chosenNote } from './flavour-default.js';
 import { keyValues } from './format.js';
 import { goneStatus, WarningSayer } from './observe.js';
+import { documentStamp, stamped } from './stamp.js';
 import { engineArg, singleUnit, unreadableCode } from './units.js';
 
 const U32_MAX = 0xffff_ffff;
@@ -157,6 +158,7 @@ export const fitCommand: CommandSpec = {
     let where: string;
     let pad: PadChoice;
     let status = 0;
+    let stamp = documentStamp(null, ctx);
     if (args.engine === undefined) {
       if (args.descqCnt === undefined || args.head === undefined || args.tail === undefined) {
         throw usageError('fit needs an engine, or all of --descq-cnt, --head and --tail');
@@ -176,6 +178,7 @@ export const fitCommand: CommandSpec = {
       if (args.head !== undefined || args.tail !== undefined)
         throw usageError('give either an engine or --head/--tail, not both');
       const backend = await ctx.openBackend();
+      stamp = documentStamp(backend, ctx);
       try {
         const unit = await singleUnit(backend, ctx.global.unit);
         const engine = engineArg(args.engine, unit.info);
@@ -200,7 +203,7 @@ export const fitCommand: CommandSpec = {
         await backend.close();
       }
     }
-    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(report)}\n` : render(report, where, driver, pad));
+    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(stamped(stamp, report))}\n` : render(report, where, driver, pad));
     // As progress: 0 when the descriptors fit, 1 when they do not (a gone device's 69 comes first).
     return status !== 0 ? status : report.fits ? 0 : 1;
   },

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
 import { isHfi1SdmaError } from '../errors.js';
+import { BRIEF_WORDS, briefLines, OFF_HOST_KINDS } from '../monitor/brief.js';
 import type { Finding } from '../monitor/findings.js';
 import type { MonitorTracks } from '../monitor/monitor.js';
 import { observationMs, observe } from '../monitor/observation.js';
@@ -32,6 +33,7 @@ import {
 } from './health-levels.js';
 import { commandMonitor, provenanceJson } from './observe.js';
 import { watchForStop } from './pace.js';
+import { documentStamp, stamped } from './stamp.js';
 import { withBackend } from './units.js';
 import { strandMsArg } from './waiters-observe.js';
 
@@ -47,7 +49,32 @@ function subject(backend: Backend): string {
   return backend.origin?.emulated ? 'emulated sysroot: ' : '';
 }
 
+/** What `--brief` adds to its first line when the numbers are not this host's adapter. */
+function briefTag(backend: Backend | undefined): string {
+  if (!backend) return '';
+  if (backend.recording) return ' (snapshot)';
+  if (backend.kind === 'emu') return ' (emulator)';
+  return backend.origin?.emulated ? ' (emulated sysroot)' : '';
+}
+
+/** How an answer is printed: the Nagios text, one JSON document, or the brief lines. */
+type Form = 'text' | 'json' | 'brief';
+
+function formOf(ctx: CliContext, brief: boolean): Form {
+  if (brief) return 'brief';
+  return ctx.global.json ? 'json' : 'text';
+}
+
 class Stopped extends Error {}
+
+/** Why a capture of one instant cannot be judged. */
+const FROZEN =
+  'a capture of a single instant shows no movement, so no stall or rate can be judged from it; take a snapshot of several samples';
+
+/** Why a capture of too few instants cannot say OK. */
+function tooFewInstants(instants: number): string {
+  return `a capture of ${instants} instants cannot confirm a stall or a stranded waiter (each needs ${STRAND_SAMPLES} samples); take a snapshot of ${STRAND_SAMPLES} samples or more`;
+}
 
 /** Where the tracks come from and go to between runs, or null when none is kept (the emulator, a recording, an emulated sysroot unless --state names a file, --state none). */
 interface StateUse {
@@ -95,10 +122,25 @@ function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
 }
 
-/** The judged observation: status, problem and note lines, counts and perfdata. */
-function judge(round: Round, warning: Thresholds, critical: Thresholds) {
-  const counts = countsOf(round.findings);
-  const lines: Line[] = round.findings.map((f) => ({ level: findingLevel(f, counts, warning, critical), f }));
+/** The lower of a finding's level and a cap (UNKNOWN is never capped: it says nothing could be judged). */
+function capLevel(level: Level, cap: Level): Level {
+  if (level === 'UNKNOWN') return level;
+  return LEVEL_ORDER[level] < LEVEL_ORDER[cap] ? cap : level;
+}
+
+/**
+ * The judged observation: status, problem and note lines, counts and perfdata. A finding whose cause lies off this
+ * host (OFF_HOST_KINDS) is levelled at most `offHost`, and below CRITICAL it counts for nothing in the status.
+ */
+function judge(round: Round, warning: Thresholds, critical: Thresholds, offHost: Level = 'CRITICAL') {
+  const capped = (f: Finding) => offHost !== 'CRITICAL' && OFF_HOST_KINDS.has(f.kind);
+  const all = countsOf(round.findings);
+  const counts = offHost === 'CRITICAL' ? all : countsOf(round.findings.filter((f) => !capped(f)));
+  const lines: Line[] = round.findings.map((f) =>
+    capped(f)
+      ? { level: capLevel(findingLevel(f, all, warning, critical), offHost), f }
+      : { level: findingLevel(f, counts, warning, critical), f },
+  );
   const problems = lines.filter((l) => l.level !== 'OK').sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level]);
   // Below its thresholds a counted finding is shown only where the user set one for its count.
   const notes = lines.filter(
@@ -169,10 +211,13 @@ function nagiosText(
 }
 
 /** The UNKNOWN answer: one line, exit 3. */
-function unknown(ctx: CliContext, what: string, backend?: Backend): number {
+function unknown(ctx: CliContext, what: string, backend?: Backend, form: Form = formOf(ctx, false)): number {
   const who = backend ? subject(backend) : ctx.global.backend === 'emu' ? 'emulator: ' : '';
-  if (ctx.global.json)
-    ctx.io.stdout(`${JSON.stringify({ status: 'UNKNOWN', code: NAGIOS.UNKNOWN, summary: `${who}${what}`, findings: [] })}\n`);
+  if (form === 'json')
+    ctx.io.stdout(
+      `${JSON.stringify(stamped(documentStamp(backend ?? null, ctx), { status: 'UNKNOWN', code: NAGIOS.UNKNOWN, summary: `${who}${what}`, findings: [] }))}\n`,
+    );
+  else if (form === 'brief') ctx.io.stdout(`UNKNOWN ${cut(what.replace(/\s+/g, ' '), FIRST_LINE_MAX - 8)}${briefTag(backend)}\n`);
   else
     ctx.io.stdout(
       `HFI1-SDMA UNKNOWN - ${who}${cut(what, FIRST_LINE_MAX - 20 - who.length)}${what.length > FIRST_LINE_MAX - 20 - who.length ? `\n${what}` : ''}\n`,
@@ -184,10 +229,21 @@ function unknown(ctx: CliContext, what: string, backend?: Backend): number {
  * A unit's files vanished during the check (the device fell off the bus, or its driver was unloaded):
  * the gone finding (CRITICAL by default), not UNKNOWN. No perfdata: how many engines went is not known.
  */
-function wentAway(ctx: CliContext, message: string, backend: Backend, warning: Thresholds, critical: Thresholds): number {
+function wentAway(
+  ctx: CliContext,
+  message: string,
+  backend: Backend,
+  warning: Thresholds,
+  critical: Thresholds,
+  form: Form,
+): number {
   const level = levelOf('gone', 1, warning, critical);
   const text = `a unit went away during the check (the device fell off the bus or its driver was unloaded): ${message}`;
-  if (ctx.global.json) ctx.io.stdout(`${JSON.stringify({ status: level, code: NAGIOS[level], summary: text, findings: [] })}\n`);
+  if (form === 'json')
+    ctx.io.stdout(
+      `${JSON.stringify(stamped(documentStamp(backend, ctx), { status: level, code: NAGIOS[level], summary: text, findings: [] }))}\n`,
+    );
+  else if (form === 'brief') ctx.io.stdout(`${level} SD301 ${BRIEF_WORDS.gone}${briefTag(backend)}\n`);
   else ctx.io.stdout(`HFI1-SDMA ${level} - ${subject(backend)}${cut(text, 150)}\n${level}: ${text}\n`);
   return NAGIOS[level];
 }
@@ -231,6 +287,16 @@ export const healthCommand: CommandSpec = {
         default: '1024',
         describe: 'the most the text output may be (0: no limit); NRPE takes 1024',
       })
+      .option('brief', {
+        type: 'boolean',
+        describe:
+          'one line per problem, code and place first, no numbers (CRITICAL SD201 hfi1_0 sdma5 stranded), OK when healthy: the same bytes on every healthy host, for clush -b and dshbak -c',
+      })
+      .option('off-host', {
+        type: 'string',
+        describe:
+          'the highest level of a finding whose cause lies off this host (SD109: the fabric withholds credits): critical (default), warning or ok',
+      })
       .epilogue(
         `Counts: ${COUNTS.join(', ')} (engines; units for gone, unreadable and noport; ports for linkdown; waiters for stranded and probable; episodes for psmstall). Watches for 2 × --stall-ms (five samples, --stall-ms/2 apart, and more --strand-ms/2 apart while a waiter's verdict is being confirmed: a PSM writer's stall lasts at most 1 s), carrying what it saw to the next run (--state), so that a stall or a strand seen across runs is confirmed and its age spans them. A sender stranded on a running, empty, quiet engine (a lost wake-up) is CRITICAL once certain; a probable one is WARNING after 30 s. A full ring is healthy unless you set -w full=N: a saturated link fills rings. A snapshot is replayed instant by instant; one of a single instant is UNKNOWN, and so are engines that cannot be judged (no sdes or BAR here) when nothing worse is found. Any usage error is UNKNOWN (3).`,
       ),
@@ -241,6 +307,11 @@ export const healthCommand: CommandSpec = {
     let maxBytes: number;
     let warning: Thresholds;
     let critical: Thresholds;
+    let offHost: Level;
+    const brief = args.brief === true;
+    const form = formOf(ctx, brief);
+    if (brief && ctx.global.json)
+      return unknown(ctx, '--brief and --json are two forms of the answer: give one', undefined, 'json');
     try {
       stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
       strandMs = strandMsArg(args.strandMs);
@@ -248,20 +319,28 @@ export const healthCommand: CommandSpec = {
       maxBytes = parseIntArg('--max-bytes', args.maxBytes, 0, 1 << 30);
       warning = parseThresholds('--warning', args.warning, DEFAULT_WARNING);
       critical = parseThresholds('--critical', args.critical, DEFAULT_CRITICAL);
+      offHost = offHostArg(args.offHost);
       // Refused before anything is read: an empty --state, or one inside the tree read.
       checkStateOption(
         args.state === undefined ? undefined : String(args.state),
         ctx.global.backend === 'emu' ? [] : [sysrootOf(ctx.global)],
       );
     } catch (e) {
-      return unknown(ctx, (e as Error).message);
+      return unknown(ctx, (e as Error).message, undefined, form);
     }
     if (maxBytes > 0 && maxBytes < 256)
-      return unknown(ctx, `--max-bytes ${maxBytes} is too small for a status line and its perfdata: give 256 or more, or 0`);
+      return unknown(
+        ctx,
+        `--max-bytes ${maxBytes} is too small for a status line and its perfdata: give 256 or more, or 0`,
+        undefined,
+        form,
+      );
     if (strandMs > observationMs(stallMs)) {
       return unknown(
         ctx,
         `--strand-ms ${strandMs} is longer than the ${observationMs(stallMs)} ms observation that --stall-ms ${stallMs} gives: lower --strand-ms or raise --stall-ms`,
+        undefined,
+        form,
       );
     }
     // The plugin's own start-up counts against the caller's timeout: answer a little before it.
@@ -270,6 +349,8 @@ export const healthCommand: CommandSpec = {
       return unknown(
         ctx,
         `--stall-ms ${stallMs} needs ${observationMs(stallMs)} ms of observation, too close to --timeout ${timeoutMs / 1000} s: lower --stall-ms or raise --timeout`,
+        undefined,
+        form,
       );
     }
     const stop = watchForStop();
@@ -295,42 +376,41 @@ export const healthCommand: CommandSpec = {
           if (note) extra.push(note);
         }
         if (monitor.frozen) {
-          return unknown(
-            ctx,
-            'a capture of a single instant shows no movement, so no stall or rate can be judged from it; take a snapshot of several samples',
-            backend,
-          );
+          return unknown(ctx, FROZEN, backend, form);
         }
-        const j = judge(round, warning, critical);
+        const j = judge(round, warning, critical, offHost);
         const status = j.status;
         const instants = backend.recording?.timesMs.length ?? Number.POSITIVE_INFINITY;
         if (status === 'OK' && instants < STRAND_SAMPLES) {
           // Nothing found in two instants is not "OK": a stall and a strand each need a third sample.
-          return unknown(
-            ctx,
-            `a capture of ${instants} instants cannot confirm a stall or a stranded waiter (each needs ${STRAND_SAMPLES} samples); take a snapshot of ${STRAND_SAMPLES} samples or more`,
-            backend,
-          );
+          return unknown(ctx, tooFewInstants(instants), backend, form);
         }
         if (timedOut) return NAGIOS[status];
-        if (ctx.global.json) {
-          ctx.io.stdout(`${JSON.stringify(healthJson(round, j, status, use, extra))}\n`);
+        if (form === 'json') {
+          ctx.io.stdout(`${JSON.stringify(stamped(documentStamp(backend, ctx), healthJson(round, j, status, use, extra)))}\n`);
+        } else if (form === 'brief') {
+          ctx.io.stdout(briefText(backend, j, status));
         } else {
           ctx.io.stdout(nagiosText(backend, round, j, status, extra, maxBytes));
         }
         return NAGIOS[status];
       } catch (e) {
-        if (e instanceof Stopped) return unknown(ctx, 'interrupted before the observation completed', backend);
-        if (isHfi1SdmaError(e) && e.code === 'E_DEVICE_GONE') return wentAway(ctx, e.message, backend, warning, critical);
+        if (e instanceof Stopped) return unknown(ctx, 'interrupted before the observation completed', backend, form);
+        if (isHfi1SdmaError(e) && e.code === 'E_DEVICE_GONE') return wentAway(ctx, e.message, backend, warning, critical, form);
         throw e;
       }
-    }).catch((e: unknown) => unknown(ctx, isHfi1SdmaError(e) ? e.message : String(e)));
+    }).catch((e: unknown) => unknown(ctx, isHfi1SdmaError(e) ? e.message : String(e), undefined, form));
     try {
       const first = await Promise.race([check, deadline]);
       if (first !== 'timeout') return first;
       timedOut = true;
       stop.dispose();
-      const code = unknown(ctx, `no answer within --timeout ${timeoutMs / 1000} s (a source did not answer in time)`);
+      const code = unknown(
+        ctx,
+        `no answer within --timeout ${timeoutMs / 1000} s (a source did not answer in time)`,
+        undefined,
+        form,
+      );
       // The stuck read cannot be cancelled: end the process rather than overrun.
       ctx.io.exit?.(code);
       return code;
@@ -340,6 +420,48 @@ export const healthCommand: CommandSpec = {
     }
   },
 };
+
+/** `--off-host`: critical (the default), warning or ok. */
+function offHostArg(raw: unknown): Level {
+  if (raw === undefined) return 'CRITICAL';
+  const v = String(raw).toUpperCase();
+  if (v === 'CRITICAL' || v === 'WARNING' || v === 'OK') return v;
+  throw new Error(`--off-host takes critical, warning or ok, got ${JSON.stringify(String(raw))}`);
+}
+
+/** health --brief: OK, or one line per problem (code and place first, no numbers), worst first. */
+function briefText(backend: Backend, j: ReturnType<typeof judge>, status: Level): string {
+  const lines = j.problems.length === 0 ? [status] : briefLines(j.problems.map((l) => ({ ...l.f, level: l.level })));
+  lines[0] = `${lines[0]}${briefTag(backend)}`;
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What `health --brief` answers over a backend with the default thresholds (fleet judges each capture with it):
+ * the status and the brief lines, the first one tagged when the numbers are not this host's adapter.
+ */
+export async function briefAnswer(
+  backend: Backend,
+  ctx: CliContext,
+  o: { stallMs?: number; offHost?: Level } = {},
+): Promise<{ status: Level; lines: string[] }> {
+  const stallMs = o.stallMs ?? 1000;
+  const unknownLine = (what: string) => ({ status: 'UNKNOWN' as const, lines: [`UNKNOWN ${what}${briefTag(backend)}`] });
+  const strandMs = Math.min(200, observationMs(stallMs));
+  const monitor = commandMonitor(backend, ctx, { stallMs, strandMs });
+  if (monitor.frozen) return unknownLine(FROZEN);
+  const stop = watchForStop();
+  try {
+    const { round, stopped } = await observe(monitor, { stallMs, strandMs, sleep: ctx.io.sleep, signal: stop.signal });
+    if (stopped) throw new Stopped();
+    const j = judge(round, DEFAULT_WARNING, DEFAULT_CRITICAL, o.offHost ?? 'CRITICAL');
+    const instants = backend.recording?.timesMs.length ?? Number.POSITIVE_INFINITY;
+    if (j.status === 'OK' && instants < STRAND_SAMPLES) return unknownLine(tooFewInstants(instants));
+    return { status: j.status, lines: briefText(backend, j, j.status).trimEnd().split('\n') };
+  } finally {
+    stop.dispose();
+  }
+}
 
 /** health --json: the status, every finding with its level, the counts and thresholds, where the numbers come from. */
 function healthJson(round: Round, j: ReturnType<typeof judge>, status: Level, use: StateUse | null, notes: readonly string[]) {

@@ -12,6 +12,7 @@ import { readLogFile, stdinChunks } from './files.js';
 import { type Chosen, chooseFlavour, chosenNote } from './flavour-default.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
+import { documentStamp, stamped } from './stamp.js';
 
 /** The `log --json` shape (docs/json.md). */
 export function logJson(log: KernelLog) {
@@ -222,7 +223,11 @@ export const logCommand: CommandSpec = {
         `${file === '-' ? 'standard input' : file}: no hfi1 lines among ${log.linesRead} lines; expected dmesg or journalctl -k text with lines like "hfi1 0000:05:00.0: hfi1_0: SDMA ..." (or "hfi2 ...: hfi2_0: ...")`,
       );
     }
-    ctx.io.stdout(ctx.global.json ? `${JSON.stringify(logJson(log))}\n` : renderLog(log, ctx.paint, chosen));
+    ctx.io.stdout(
+      ctx.global.json
+        ? `${JSON.stringify(stamped(documentStamp(null, ctx), logJson(log)))}\n`
+        : renderLog(log, ctx.paint, chosen),
+    );
     return 0;
   },
 };

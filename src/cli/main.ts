@@ -261,16 +261,17 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
     return await runCommand(chosen.spec, chosen.args, io, open, argv, chosen.aliases);
   } catch (e) {
     if (isHfi1SdmaError(e) && e.code === 'E_USAGE' && commandWord(argv) === 'health') {
-      // A Nagios plugin exits 3 (UNKNOWN) on a usage error, with its status line on stdout.
-      io.stdout(`HFI1-SDMA UNKNOWN - ${e.message.split('\n')[0]}\n`);
+      // A Nagios plugin exits 3 (UNKNOWN) on a usage error, with its status line on stdout (as --brief words one).
+      const brief = argv.includes('--brief');
+      io.stdout(`${brief ? 'UNKNOWN ' : 'HFI1-SDMA UNKNOWN - '}${e.message.split('\n')[0]}\n`);
       return 3;
     }
     return reportError(e, io);
   }
 }
 
-/** Options that may be given more than once (each occurrence adds one). */
-const REPEATABLE = new Set(['fault', 'param']);
+/** Options that may be given more than once (each occurrence adds one), and fleet's variadic inputs. */
+const REPEATABLE = new Set(['fault', 'param', 'inputs']);
 
 /**
  * An option that takes one value given more than once is a usage error, whichever command it belongs to, named

@@ -12,6 +12,7 @@ import type { CommandSpec } from './context.js';
 import { keyValues } from './format.js';
 import { goneStatus, WarningSayer } from './observe.js';
 import { nextInstant, watchForStop } from './pace.js';
+import { documentStamp, stamped } from './stamp.js';
 import { engineArg, sampleOne, singleUnit, unreadableCode, withBackend } from './units.js';
 
 /** Exit codes of `progress`. */
@@ -56,7 +57,7 @@ export const progressCommand: CommandSpec = {
       if (first.gone) {
         ctx.io.stdout(
           ctx.global.json
-            ? `${JSON.stringify({ unit: unit.info.name, engine, numDesc, gone: true, satisfied: false, reason: 'device-gone' })}\n`
+            ? `${JSON.stringify(stamped(documentStamp(backend, ctx), { unit: unit.info.name, engine, numDesc, gone: true, satisfied: false, reason: 'device-gone' }))}\n`
             : keyValues([
                 ['engine', `${unit.info.name} sdma${engine}`],
                 ['result', 'device gone: registers read all-ones, no sender on this engine will be woken'],
@@ -111,7 +112,7 @@ export const progressCommand: CommandSpec = {
           : `${ended ? endedWhy : 'timeout'} after ${waitedMs} ms: no movement (seq still ${seqAtSleep}, source ${s.seqSource}); a sender asleep now would wait for an interrupt that has not come`;
       if (ctx.global.json) {
         ctx.io.stdout(
-          `${JSON.stringify({ unit: unit.info.name, engine, numDesc, seqAtSleep, seq: s.seq, seqSource: s.seqSource, moved: everMoved, free, freeAtSleep: freeCount(cnt, r0.head, r0.tail), result: o.result, satisfied, waitedMs, polls, reason: satisfied ? 'fits' : everMoved ? 'no-room' : 'no-movement' })}\n`,
+          `${JSON.stringify(stamped(documentStamp(backend, ctx), { unit: unit.info.name, engine, numDesc, seqAtSleep, seq: s.seq, seqSource: s.seqSource, moved: everMoved, free, freeAtSleep: freeCount(cnt, r0.head, r0.tail), result: o.result, satisfied, waitedMs, polls, reason: satisfied ? 'fits' : everMoved ? 'no-room' : 'no-movement' }))}\n`,
         );
       } else {
         ctx.io.stdout(

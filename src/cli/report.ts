@@ -11,6 +11,7 @@ import { parseIntArg } from './args.js';
 import { checkSysroot, openBackend, sysrootOf } from './backend-select.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { commandMonitor, provenanceJson } from './observe.js';
+import { documentStamp, stamped } from './stamp.js';
 import { version } from './version.js';
 import { strandMsArg } from './waiters-observe.js';
 
@@ -133,7 +134,7 @@ export const reportCommand: CommandSpec = {
     const bytes = Buffer.byteLength(html);
     const findings = data.units.flatMap((u) => u.findings.filter((s) => s.current).map((s) => s.finding));
     if (ctx.global.json) {
-      const doc = {
+      const doc = stamped(documentStamp(backend, ctx), {
         file: out,
         bytes,
         provenance: provenanceJson(data.provenance),
@@ -152,7 +153,7 @@ export const reportCommand: CommandSpec = {
               action: s.finding.action,
             })),
         })),
-      };
+      });
       ctx.io.stdout(`${JSON.stringify(doc)}\n`);
       return 0;
     }

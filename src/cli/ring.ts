@@ -4,6 +4,7 @@ import { hex16 } from '../progress/descriptor.js';
 import type { CommandSpec } from './context.js';
 import { table } from './format.js';
 import { goneStatus, WarningSayer } from './observe.js';
+import { documentStamp, stamped } from './stamp.js';
 import { engineArg, sampleOne, singleUnit, withBackend } from './units.js';
 
 /** The `ring --json` shape (docs/json.md). */
@@ -52,7 +53,11 @@ export const ringCommand: CommandSpec = {
       const engine = engineArg(args.engine, unit.info);
       const r = await unit.ring(engine);
       new WarningSayer(ctx.io).say([unit]);
-      ctx.io.stdout(ctx.global.json ? `${JSON.stringify(ringJson(r, unit.info.name))}\n` : renderRing(r, unit.info.name));
+      ctx.io.stdout(
+        ctx.global.json
+          ? `${JSON.stringify(stamped(documentStamp(backend, ctx), ringJson(r, unit.info.name)))}\n`
+          : renderRing(r, unit.info.name),
+      );
       // The ring is host memory and outlives the device: say when the engine behind it is gone.
       return goneStatus(ctx.io, [{ unit, s: await sampleOne(unit, engine) }]);
     });

@@ -17,6 +17,7 @@ import { linkJson, linkPhrase, mainPort, portsHeader, portsJson } from './link.j
 import { commandMonitor, judgedRound, provenanceJson, roundStatus, sayWarnings } from './observe.js';
 import { watchForStop } from './pace.js';
 import { causeJson, portCounterLines, portCountersJson, settingsJson, settingsLine } from './port-view.js';
+import { documentStamp, stamped } from './stamp.js';
 import { engineArg, withBackend } from './units.js';
 import { byEngine, waiterJson, waiterVerdictCell, whoCell } from './waiters.js';
 import { verdictCell } from './watch-screen.js';
@@ -146,7 +147,7 @@ export const showCommand: CommandSpec = {
       if (ctx.global.json) {
         const s = e.sample;
         const errCount = s.counters && !s.gone ? Number(s.counters.errCount) : null;
-        const doc = {
+        const doc = stamped(documentStamp(backend, ctx), {
           backend: round.provenance.backend,
           provenance: provenanceJson(round.provenance),
           ...engineJson(s, unit.info),
@@ -160,7 +161,7 @@ export const showCommand: CommandSpec = {
           ...(unit.info.settings ? { settings: settingsJson(unit.info.settings) } : {}),
           waiters: e.waiters === null ? null : mine.map((j) => waiterJson(j, unit.waiters.timeMs ?? 0)),
           findings: findings.map(findingJson),
-        };
+        });
         ctx.io.stdout(`${JSON.stringify(doc)}\n`);
       } else {
         ctx.io.stdout(

@@ -4,6 +4,8 @@ import { hostname } from 'node:os';
 import type { Argv } from 'yargs';
 import { stoppedStatus } from '../cleanup.js';
 import { usageError } from '../errors.js';
+import { hwFsFor } from '../hw/fsio.js';
+import { readHostName } from '../hw/host-name.js';
 import { isEmulatedSysroot } from '../hw/paths.js';
 import { checkOutputTarget } from '../output-file.js';
 import type { CaptureOptions } from '../snapshot/capture.js';
@@ -54,12 +56,14 @@ export const snapshotCommand: CommandSpec = {
         args.intervalMs === undefined ? 1000 : parseIntArg('--interval-ms', args.intervalMs, MIN_INTERVAL_MS, MAX_INTERVAL_MS),
     };
     const { captureSnapshot } = await import('../snapshot/capture.js');
-    const meta = { host: hostname(), toolVersion: version(), now: new Date() };
     const sysroot = sysrootOf(ctx.global);
     const explicit = ctx.global.sysroot !== undefined && ctx.global.sysroot !== '';
     if (explicit && ctx.global.backend !== 'emu' && checkSysroot(sysroot) === 'snapshot') {
       throw usageError(`--sysroot ${sysroot} is a snapshot already: snapshot captures a host or a sysroot directory`);
     }
+    // A tree other than this host's is captured under the name it shows (its proc/sys/kernel/hostname), where it has one.
+    const shown = sysroot === '/' || ctx.global.backend === 'emu' ? null : await readHostName(hwFsFor(sysroot), sysroot);
+    const meta = { host: shown ?? hostname(), toolVersion: version(), now: new Date() };
     // A capture goes to support as this host's: it never falls back to the emulator; only an
     // explicit --backend emu captures the emulator's host.
     const emulated = ctx.global.backend === 'emu';
@@ -77,7 +81,7 @@ export const snapshotCommand: CommandSpec = {
         );
     if (m === null) return stoppedStatus();
     if (ctx.global.json) {
-      ctx.io.stdout(`${JSON.stringify({ file: out, ...m })}\n`);
+      ctx.io.stdout(`${JSON.stringify({ file: out, ...m })}\n`); // the manifest opens with host, time and toolVersion
       return 0;
     }
     const all = m.instants.flatMap((i) => i.sources);

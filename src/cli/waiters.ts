@@ -21,6 +21,7 @@ import { table } from './format.js';
 import type { Paint } from './io.js';
 import { commandMonitor, judgedRound, provenanceJson, provenanceText, roundStatus, sayWarnings } from './observe.js';
 import { watchForStop } from './pace.js';
+import { documentStamp, stamped } from './stamp.js';
 import { engineArg, withBackend } from './units.js';
 import { invisibleLines, strandMsArg } from './waiters-observe.js';
 import { shortDuration } from './watch-screen.js';
@@ -237,7 +238,7 @@ export const waitersCommand: CommandSpec = {
         byEngine(u.waiters.judgements.filter((j) => engine === null || j.waiter.engine === engine));
       const stranded = up.reduce((n, u) => n + shownOf(u).filter((j) => j.verdict === 'stranded').length, 0);
       if (ctx.global.json) {
-        const doc = {
+        const doc = stamped(documentStamp(backend, ctx), {
           backend: round.provenance.backend,
           provenance: provenanceJson(round.provenance),
           strandMs,
@@ -245,7 +246,7 @@ export const waitersCommand: CommandSpec = {
           stranded,
           units: up.map((u) => unitJson(u, shownOf(u))),
           findings: findings.map(findingJson),
-        };
+        });
         ctx.io.stdout(`${JSON.stringify(doc)}\n`);
       } else {
         let text = '';

@@ -16,6 +16,7 @@ import { mainPort, portsHeader } from './link.js';
 import { commandMonitor, provenanceText, roundStatus, sayWarnings } from './observe.js';
 import { watchForStop } from './pace.js';
 import { causeJson, portRates } from './port-view.js';
+import { type DocumentStamp, documentStamp, stamped } from './stamp.js';
 import { withBackend } from './units.js';
 import { strandMsArg, waitCell, waiterFields } from './waiters-observe.js';
 import { fitLine, fitWords, rowsThatFit, ScreenPainter, type ScreenRow, sickRow, tableLines } from './watch-screen.js';
@@ -215,7 +216,7 @@ export const watchCommand: CommandSpec = {
             );
             painter.frame(lines, width, height);
           } else {
-            ctx.io.stdout(ndjson(round, t0));
+            ctx.io.stdout(ndjson(round, t0, documentStamp(backend, ctx), backend.kind === 'emu' ? wallNow() : round.timeMs));
           }
           prev = round;
           // A gone device does not come back: say so and end.
@@ -232,13 +233,14 @@ export const watchCommand: CommandSpec = {
   },
 };
 
-/** The NDJSON lines of a round: one per engine. */
-function ndjson(round: Round, t0: number | null): string {
+/** The NDJSON lines of a round: one per engine, each stamped with the host and the round's time (epoch ms). */
+function ndjson(round: Round, t0: number | null, stamp: DocumentStamp, atMs: number): string {
   let out = '';
+  const at = { ...stamp, time: new Date(atMs).toISOString() };
   for (const u of round.units as UnitRound[]) {
     const linkState = mainPort(u.ports)?.state ?? null;
     for (const e of u.engines)
-      out += `${JSON.stringify(watchLine(e, u.info, e.sample.timeMs - (t0 ?? e.sample.timeMs), linkState))}\n`;
+      out += `${JSON.stringify(stamped(at, watchLine(e, u.info, e.sample.timeMs - (t0 ?? e.sample.timeMs), linkState)))}\n`;
   }
   return out;
 }

@@ -3,7 +3,7 @@
 // resource0 is a sparse 64 MiB BAR image updated in place so a reader mapping it sees live values
 // (tree.ts: how nothing is written through a symlink).
 
-import { endianness } from 'node:os';
+import { endianness, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   ALL_ONES_64,
@@ -138,6 +138,8 @@ interface SysrootState {
   kmsg: { seq: number; text: string };
   /** PIDs of the PSM writers whose /proc entries are in the tree. */
   psmPids: Set<number>;
+  /** The emulated host's name (proc/sys/kernel/hostname): this machine's unless openSysroot named another. */
+  hostname: string;
 }
 
 const writers = new WeakMap<EmuUnit, Map<string, SysrootState>>();
@@ -154,16 +156,23 @@ function writerFor(u: EmuUnit, dir: string): SysrootState {
   const key = resolve(dir);
   let w = byDir.get(key);
   if (!w) {
-    w = { tree: openTree(dir, version()), sdes: new SdesRenderer(), kmsg: { seq: -1, text: '' }, psmPids: new Set() };
+    w = {
+      tree: openTree(dir, version()),
+      sdes: new SdesRenderer(),
+      kmsg: { seq: -1, text: '' },
+      psmPids: new Set(),
+      hostname: hostname(),
+    };
     closeWhenDropped.register(u, w.tree, w.tree);
     byDir.set(key, w);
   }
   return w;
 }
 
-/** Check `dir` as the root of this unit's tree and mark it, without writing the rest yet. */
-export function openSysroot(u: EmuUnit, dir: string): void {
-  writerFor(u, dir);
+/** Check `dir` as the root of this unit's tree and mark it, without writing the rest yet; `hostname` names the emulated host. */
+export function openSysroot(u: EmuUnit, dir: string, opts: { hostname?: string } = {}): void {
+  const w = writerFor(u, dir);
+  if (opts.hostname !== undefined) w.hostname = opts.hostname;
 }
 
 /** Forget the writer of `dir` for this unit and remove its staging directory. */
@@ -213,6 +222,7 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   // Identity files: they never change, so after the first pass each costs one comparison.
   const ctx = emuContext(flavour.chip.name);
   w.file('proc/sys/kernel/osrelease', `${ctx.kernelRelease}\n`);
+  w.file('proc/sys/kernel/hostname', `${state.hostname}\n`);
   w.file('proc/cmdline', EMU_CMDLINE);
   if (!jkr) for (const [f, v] of Object.entries(EMU_PCI_IDENTITY)) w.file(join(pciDir, f), `${v}\n`);
   w.file(join('sys/module', module, 'version'), `${ctx.driverVersion}\n`);

@@ -12,6 +12,7 @@ import { discoverUnits, type FoundUnit } from './discover.js';
 import { engineSetOf } from './engines.js';
 import { decideFlavour } from './flavour.js';
 import { type HwFs, hwFsFor, sdesCapBytes } from './fsio.js';
+import { readHostName } from './host-name.js';
 import { parseSdes, type SdesDump } from './parse/sdes.js';
 import { isEmulatedSysroot } from './paths.js';
 import { descqCntFromLenGen, openSdmaWindow, readEngineCount, readEngineCsrs } from './regs.js';
@@ -135,8 +136,8 @@ export async function openHwBackend(opts: HwOptions): Promise<Backend> {
   // The sysroot's directory is opened now and kept while the backend is open: never resolved again.
   const release = holdContainment(opts.sysroot);
   let units: HwUnit[];
+  const fs = opts.fs ?? hwFsFor(opts.sysroot);
   try {
-    const fs = opts.fs ?? hwFsFor(opts.sysroot);
     units = (await openUnits(opts.sysroot, clock, fs, opts.psmScan)).map((u) => u.unit);
   } catch (e) {
     release();
@@ -145,10 +146,12 @@ export async function openHwBackend(opts: HwOptions): Promise<Backend> {
   let closed = false;
   const emulated = isEmulatedSysroot(opts.sysroot);
   for (const u of units) u.info.emulated = emulated;
+  // A tree other than this host's names its host where it holds the kernel's hostname file.
+  const host = opts.sysroot === '/' ? null : await readHostName(fs, opts.sysroot);
   return {
     kind: 'hw',
     emulated,
-    ...(emulated ? { origin: { host: null, capturedAtMs: null, toolVersion: null, emulated: true } } : {}),
+    ...(emulated || host !== null ? { origin: { host, capturedAtMs: null, toolVersion: null, emulated } } : {}),
     async units() {
       return units.map((u) => u.info);
     },

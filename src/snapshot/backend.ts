@@ -14,6 +14,8 @@ import { KMSG_ENTRY, KMSG_READ_CAP_BYTES, parseUptime, UPTIME_FILE } from './for
 export { KMSG_READ_CAP_BYTES, parseUptime };
 
 import { LINKS_CAP_BYTES, parseLinksRecord, RECORDED_LINKS, recordedLinksFs } from './links.js';
+import { opacaptureWarning, openOpacapture } from './opacapture.js';
+import { isOpacaptureArchive } from './opacapture-probe.js';
 import { type OpenedSnapshot, type OpenOptions, openSnapshot } from './open.js';
 
 /** What a snapshot holds beside the files the live reader reads: the kernel log's lines, each instant's uptime. */
@@ -114,9 +116,23 @@ function mapInfo(info: UnitInfo, rename: (t: string) => string, emulated: boolea
   };
 }
 
-/** Open a snapshot as a backend whose `recording` steps through its instants. */
+/** Open a snapshot (or an opacapture tarball) as a backend whose `recording` steps through its instants. */
 export async function openSnapshotBackend(file: string, opts: OpenOptions = {}): Promise<Backend> {
-  const snap: OpenedSnapshot = await openSnapshot(file, opts);
+  if (await isOpacaptureArchive(file)) return openOpacaptureBackend(file, { tar: file }, opts);
+  return backendOf(await openSnapshot(file, opts), file, []);
+}
+
+/** Open an opacapture (a tarball, or the directory an opacaptureall upload unpacked) as a snapshot of one instant. */
+export async function openOpacaptureBackend(
+  source: string,
+  from: { tar: string } | { dir: string },
+  opts: OpenOptions = {},
+): Promise<Backend> {
+  return backendOf(await openOpacapture(source, from, opts.tmpDir), source, [opacaptureWarning(source)]);
+}
+
+/** The backend over an opened snapshot; `warnings` are said for every unit (what the capture lacks). */
+async function backendOf(snap: OpenedSnapshot, file: string, warnings: SourceWarning[]): Promise<Backend> {
   const rename = renamer(snap.tree, snap.archive);
   const { openHwBackend } = await import('../hw/index.js');
   const timesMs = snap.instants.map((i) => i.timeMs);
@@ -164,7 +180,7 @@ export async function openSnapshotBackend(file: string, opts: OpenOptions = {}):
 
   const collect = (n: string): SourceWarning[] => {
     // Each instant is read afresh: keep every distinct warning seen so far in the recording.
-    const all = seen.get(n) ?? new Map<string, SourceWarning>();
+    const all = seen.get(n) ?? new Map<string, SourceWarning>(warnings.map((w) => [w.key, w]));
     seen.set(n, all);
     for (const w of inner.get(n)?.warnings?.() ?? []) {
       if (!all.has(w.key)) all.set(w.key, { ...w, path: rename(w.path), message: rename(w.message) });

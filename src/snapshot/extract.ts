@@ -46,8 +46,26 @@ function writeError(e: unknown, archive: string, entry: string, dest: string): H
   );
 }
 
+/**
+ * How to read an archive hfi1-sdma did not write (an opacapture tarball): only the entries `select` takes are
+ * unpacked (the rest are read past, their bytes counted), and a link is handed to `onLink` and never made, instead
+ * of refusing the archive. The defaults are a snapshot's rules: every entry, no link but a unit's device link.
+ */
+export interface ForeignArchive {
+  select(name: string): boolean;
+  onLink(name: string, target: string): void;
+  /** What the archive is, for messages: `an opacapture tarball`. */
+  what: string;
+}
+
 /** One pass over the archive; with `dest` set, files and directories are written under it. */
-async function walk(file: string, archive: string, limits: SnapshotLimits, dest: string | null): Promise<void> {
+async function walk(
+  file: string,
+  archive: string,
+  limits: SnapshotLimits,
+  dest: string | null,
+  foreign?: ForeignArchive,
+): Promise<void> {
   const parser = new Parser({ strict: true });
   let failure: unknown = null;
   let entries = 0;
@@ -57,13 +75,14 @@ async function walk(file: string, archive: string, limits: SnapshotLimits, dest:
   const bad = (entry: string, what: string) =>
     new Hfi1SdmaError(
       'E_PARSE',
-      `${archive}:${escapeControls(entry)}: ${escapeControls(what)}; this is not a snapshot written by 'hfi1-sdma snapshot'`,
+      `${archive}:${escapeControls(entry)}: ${escapeControls(what)}; this is not ${foreign ? `${foreign.what} hfi1-sdma can read` : "a snapshot written by 'hfi1-sdma snapshot'"}`,
     );
 
   const onEntry = (entry: ReadEntry): void => {
     let name = entry.path.startsWith('./') ? entry.path.slice(2) : entry.path;
     if (entry.type === 'Directory') name = name.replace(/\/+$/, '');
     if (name === '' || name === '.') return void entry.resume();
+    if (foreign && !foreign.select(name)) return void entry.resume();
     if (++entries > limits.maxEntries) {
       throw new Hfi1SdmaError(
         'E_PARSE',
@@ -76,6 +95,10 @@ async function walk(file: string, archive: string, limits: SnapshotLimits, dest:
         entry.path,
         `the name ${why}, which no snapshot entry may (it could land outside the snapshot or mislead a terminal)`,
       );
+    if (foreign && (entry.type === 'SymbolicLink' || entry.type === 'Link')) {
+      if (dest !== null) foreign.onLink(name, entry.linkpath ?? '');
+      return void entry.resume();
+    }
     if (entry.type === 'SymbolicLink' || entry.type === 'Link') {
       const link = entry.linkpath ?? '';
       if (entry.type === 'Link' || linkEscapes(name, link)) {
@@ -98,6 +121,7 @@ async function walk(file: string, archive: string, limits: SnapshotLimits, dest:
       return void entry.resume();
     }
     if (entry.type !== 'File' && entry.type !== 'OldFile' && entry.type !== 'ContiguousFile') {
+      if (foreign) return void entry.resume();
       throw bad(name, `is a ${entry.type} entry; a snapshot holds only files and directories`);
     }
     if (dest === null) return void entry.resume();
@@ -147,7 +171,9 @@ async function walk(file: string, archive: string, limits: SnapshotLimits, dest:
         if (bytes > limits.maxBytes) {
           failure ??= new Hfi1SdmaError(
             'E_PARSE',
-            `${archive}: unpacks to more than ${limitText(limits.maxBytes)}, the limit for a snapshot; it is not one written by 'hfi1-sdma snapshot'`,
+            foreign
+              ? `${archive}: unpacks to more than ${limitText(limits.maxBytes)}, the most hfi1-sdma reads of ${foreign.what}`
+              : `${archive}: unpacks to more than ${limitText(limits.maxBytes)}, the limit for a snapshot; it is not one written by 'hfi1-sdma snapshot'`,
           );
         }
         check();
@@ -193,10 +219,16 @@ function archiveError(e: unknown, archive: string): Hfi1SdmaError {
 }
 
 /** Check the whole archive against the limits, then unpack it into `dest` (a fresh private directory). */
-export async function extractSnapshot(file: string, archive: string, dest: string, limits: SnapshotLimits): Promise<void> {
+export async function extractSnapshot(
+  file: string,
+  archive: string,
+  dest: string,
+  limits: SnapshotLimits,
+  foreign?: ForeignArchive,
+): Promise<void> {
   try {
-    await walk(file, archive, limits, null);
-    await walk(file, archive, limits, dest);
+    await walk(file, archive, limits, null, foreign);
+    await walk(file, archive, limits, dest, foreign);
   } catch (e) {
     throw archiveError(e, archive);
   }

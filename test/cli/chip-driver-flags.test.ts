@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli, withoutStamp } from '../support/cli.js';
 
 describe('decode --chip', () => {
   it('reads the JKR layout: FIRST/LAST/BYTE_COUNT from qw1, a 58-bit address from qw0', async () => {
     const r = await runCli(['decode', '--chip', 'jkr', '0x03ffffffffffffff', '0x00000007c0402a35', '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({
+    expect(withoutStamp(JSON.parse(r.stdout))).toEqual({
       chip: 'jkr',
       qw0: '0x03ffffffffffffff',
       qw1: '0x00000007c0402a35',

@@ -41,7 +41,7 @@ describe('one option discipline', () => {
     const r = await runCli(['--backend', 'emu', 'engines', '--stal-ms', '5']);
     expect(r.code).toBe(64);
     expect(r.stderr.split('\n')[0]).toBe(
-      'hfi1-sdma: unknown option --stal-ms (--stall-ms is an option of watch, health, export, not of this command)',
+      'hfi1-sdma: unknown option --stal-ms (--stall-ms is an option of watch, health, fleet, export, not of this command)',
     );
   });
 

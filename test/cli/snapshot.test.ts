@@ -27,7 +27,8 @@ function stripTimes(j: {
   // can it confirm a strand (null), where the live read, watching until its engines are judged, can (0).
   for (const u of j.units)
     for (const e of u.engines) Object.assign(e, { timeMs: 0, reason: '', strandedWaiters: null, probablyStrandedWaiters: null });
-  const { backend: _b, provenance: _p, ...rest } = j;
+  // The stamp says when each document was written and of which host: the capture's, the tree's.
+  const { backend: _b, provenance: _p, host: _h, time: _t, toolVersion: _v, ...rest } = j as typeof j & Record<string, unknown>;
   return rest;
 }
 

@@ -7,10 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DASHBOARD_FILE, dashboard, dashboardText } from '../../scripts/grafana.js';
-import { startExporter } from '../../src/export/server.js';
 import { ROOT } from '../support/child.js';
 import { hasPrometheus, prometheusHarness, until } from '../support/prometheus.js';
-import { renderedHost } from '../support/rendered-host.js';
+import { exportRendered, renderedHost } from '../support/rendered-host.js';
 import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('grafana-');
@@ -69,7 +68,12 @@ describe(`${DASHBOARD_FILE}`, () => {
     const metrics = readFileSync(join(ROOT, 'src/export/metrics.ts'), 'utf8');
     const served = new Set([...metrics.matchAll(/'(hfi1_sdma_[a-z_]+)'/g)].map((m) => m[1]));
     const exprs = queried.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
-    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\bhfi1_sdma_[a-z_]+\b/g)].map((m) => m[0])));
+    // The fleet row reads the recording rules (level:metric:operations), which the shipped file records.
+    const recording = readFileSync(join(ROOT, 'deploy/prometheus/hfi1-sdma.recording.yml'), 'utf8');
+    const recorded = new Set([...recording.matchAll(/^\s*- record: (\S+)$/gm)].map((m) => m[1]));
+    const RECORD = /\b(?:instance|job):hfi1_sdma_[a-z_]+:[a-z_]+/g;
+    expect(exprs.flatMap((e) => [...e.matchAll(RECORD)].map((m) => m[0])).filter((r) => !recorded.has(r))).toEqual([]);
+    const used = new Set(exprs.flatMap((e) => [...e.replace(RECORD, '').matchAll(/\bhfi1_sdma_[a-z_]+\b/g)].map((m) => m[0])));
     expect([...used].filter((m) => !served.has(m))).toEqual([]);
     // Every panel has a query, through the data source variable.
     for (const p of queried) {
@@ -78,9 +82,11 @@ describe(`${DASHBOARD_FILE}`, () => {
       for (const t of p.targets ?? []) expect(t.datasource.uid).toBe('${datasource}');
     }
     expect(board.templating.list.map((v) => v.name)).toEqual(['datasource', 'job', 'instance', 'unit', 'engine']);
-    for (const v of ['$job', '$instance']) expect(exprs.filter((e) => !e.includes(v))).toEqual([]);
+    expect(exprs.filter((e) => !e.includes('$job'))).toEqual([]);
+    // Only the fleet's per-job aggregates span every host.
+    expect(exprs.filter((e) => !e.includes('$instance') && !/\bjob:hfi1_sdma_/.test(e))).toEqual([]);
     // Every series of a unit is selected by the unit variable; only the exporter's own are not.
-    const exporterOwn = /^(ALERTS|up|hfi1_sdma_(build_info|units|scrape_duration_seconds))\{/;
+    const exporterOwn = /^(ALERTS|up|hfi1_sdma_(build_info|units|scrape_duration_seconds))\{|(?:instance|job):hfi1_sdma_/;
     expect(exprs.filter((e) => !e.includes('unit=~"$unit"') && !exporterOwn.test(e))).toEqual([]);
     for (const title of ['Stalled', 'Stranded senders', 'Ring occupancy', 'Ring full (DQF)', 'Descriptors retired']) {
       expect(queried.find((p) => p.title === title)?.targets?.[0]?.expr, title).toContain('engine=~"$engine"');
@@ -97,22 +103,9 @@ describe('the dashboard over a real Prometheus', () => {
         { seed: 5, engines: 8, workload: 'qp:gbps=10', fault: ['stop-fetch@1000:3', 'lost-wakeup@1000:5'] },
         900,
       );
-      // Each scrape is one round, 200 ms of the emulator's time after the last: what Prometheus sees does not
-      // depend on how fast this machine runs (a scrape must only finish within the half-second interval).
-      const x = await startExporter(
-        {
-          backend: host,
-          buildInfo: { version: '0.0.0-test', backend: 'hw', emulated: true },
-          minIntervalMs: 0,
-          stallMs: 400,
-          strandMs: 200,
-          nowMs: () => host.emu.nowMs,
-          log: () => {},
-          beforeSample: () => host.advanceMs(200),
-        },
-        '127.0.0.1',
-        0,
-      );
+      // Each scrape is one round, 200 ms of the emulator's time after the last (a scrape must only finish within
+      // the half-second interval).
+      const x = await exportRendered(host);
       try {
         const prom = await prometheus.start(`127.0.0.1:${x.port}`);
         await until(`engine 3 stalled and engine 5 stranded (prometheus said: ${prom.log()})`, 60_000, async () => {
@@ -160,6 +153,11 @@ describe('the dashboard over a real Prometheus', () => {
         expect(stranded['5']).toBeGreaterThanOrEqual(1);
         expect(Object.entries(stranded).filter(([e, v]) => e !== '5' && v !== 0)).toEqual([]);
         expect(byEngine('Ring occupancy/A')['3']).toBeGreaterThan(0.25);
+        // The fleet row, on the recording rules: one host, with a stranded sender and a stalled engine.
+        expect(Number(answers.get('Hosts answering/A')?.[0]?.value[1])).toBe(1);
+        expect(Number(answers.get('Hosts with stranded senders/A')?.[0]?.value[1])).toBe(1);
+        expect(Number(answers.get('Hosts with stalled engines/A')?.[0]?.value[1])).toBe(1);
+        expect(Number(answers.get('Hosts stalled by the fabric/A')?.[0]?.value[1])).toBe(0);
       } finally {
         x.server.close();
         await host.close();

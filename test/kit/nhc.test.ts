@@ -1,49 +1,98 @@
-// The NHC check (deploy/nhc/hfi1_sdma.nhc) under bash, with stand-ins for NHC's die and log, against emulated hosts:
-// a stall dies with its code and text (the node is drained), a healthy host under full load says nothing, a
-// warning and an unknown are logged without a die.
+// The NHC check (deploy/nhc/hfi1_sdma.nhc) under bash, with stand-ins for NHC's die and log and NHC's own PATH,
+// against emulated hosts: a stall dies with its code first (the drain reason `sinfo -R` groups by), a fabric stall
+// is only logged unless HFI1_SDMA_DRAIN_OFF_HOST=1, a healthy host under full load says nothing, a warning and an
+// unknown are logged without a die, and a command that cannot be found or run dies as NHC's checks do for a
+// missing prerequisite. (Slurm with a real NHC run is test/e2e/fleet-slurm.test.ts.)
+
 import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../support/child.js';
+import { tempDirs } from '../support/temp.js';
 
 const NHC = join(ROOT, 'deploy/nhc/hfi1_sdma.nhc');
+const tempDir = tempDirs('hfi1-sdma-nhc-');
+/** The PATH NHC sets before it runs any check (nhcmain_init_env, nhc 1.4). */
+const NHC_PATH = '/sbin:/usr/sbin:/bin:/usr/bin';
 
-/** Run check_hfi1_sdma with `hfi1-sdma` being `emu…` on the emulator; what die and log were called with, and the status. */
-function check(emu: string, args = ''): { status: number | null; died: string; logged: string } {
+/** Run check_hfi1_sdma under NHC's PATH with `setup` (shell lines) before it; what die and log were called with. */
+function runCheck(setup: string[], args = ''): { status: number | null; died: string; logged: string } {
   const script = [
     'died=; logged=',
     'die() { died="$2"; }',
     'log() { logged="$logged$1|"; }',
+    `PATH=${NHC_PATH}`,
     `. ${NHC}`,
-    `HFI1_SDMA="${process.execPath} ${BIN} --backend emu --engines 4 ${emu}"`,
+    ...setup,
     `check_hfi1_sdma ${args}`,
     'rc=$?',
     'printf "%s\\n%s\\n" "$died" "$logged"',
     'exit $rc',
   ].join('\n');
-  const r = spawnSync('bash', ['-c', script], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('/bin/bash', ['-c', script], { encoding: 'utf8', timeout: 60_000, env: { HOME: '/tmp' } });
   const [died = '', logged = ''] = r.stdout.split('\n');
   return { status: r.status, died, logged };
 }
 
+/** The check with `hfi1-sdma` being the emulator with `emu` options. */
+function check(emu: string, args = '', more: string[] = []) {
+  return runCheck([`HFI1_SDMA="${process.execPath} ${BIN} --backend emu --engines 4 ${emu}"`, ...more], args);
+}
+
 describe('check_hfi1_sdma under NHC', () => {
-  it('a stalled engine dies with the finding (the node is drained)', () => {
-    const r = check('--fault stop-fetch@30:2', '--stall-ms 400');
+  it('a stalled engine dies with the code and place first (the node is drained, sinfo -R groups by them)', () => {
+    const r = check('--workload mixed:gbps=10 --fault stop-fetch@30:2', '--stall-ms 400 -t 60');
     expect(r.status).toBe(1);
-    expect(r.died).toMatch(/^check_hfi1_sdma: HFI1-SDMA CRITICAL - emulator: SD101 hfi1_0 sdma2 stalled \(chip-not-fetching\)/);
-    expect(r.died).not.toContain('|');
+    expect(r.died).toBe('SD101 hfi1_0 sdma2 stalled (emulator); hfi1-sdma explain SD101');
+    // NHC's Slurm helper prefixes "NHC: ": the first 20 characters of the reason carry the code and the unit.
+    expect(`NHC: ${r.died}`.slice(0, 20)).toBe('NHC: SD101 hfi1_0 sd');
+  });
+
+  it('a fabric stall is logged, not drained; HFI1_SDMA_DRAIN_OFF_HOST=1 drains for it', () => {
+    const kept = check('--workload mixed:gbps=10 --fault fabric-stall@30', '--stall-ms 400 -t 60');
+    expect(kept).toMatchObject({ status: 0, died: '' });
+    expect(kept.logged).toBe('check_hfi1_sdma: WARNING SD109 hfi1_0 port1 fabric-stall (emulator)|');
+    const drained = check('--workload mixed:gbps=10 --fault fabric-stall@30', '--stall-ms 400 -t 60', [
+      'HFI1_SDMA_DRAIN_OFF_HOST=1',
+    ]);
+    expect(drained.status).toBe(1);
+    expect(drained.died).toMatch(/^SD109 hfi1_0 port1 fabric-stall /);
   });
 
   it('a healthy host at line rate says nothing and stays', () => {
-    expect(check('--workload line-rate', '--stall-ms 400')).toEqual({ status: 0, died: '', logged: '' });
+    expect(check('--workload line-rate:gbps=10', '--stall-ms 400 -t 60')).toEqual({ status: 0, died: '', logged: '' });
   });
 
   it('a warning is logged and the node stays; so is an answer that cannot judge', () => {
-    const warn = check('--workload idle --fault link-down@10', '--stall-ms 400');
+    const warn = check('--workload idle --fault link-down@10', '--stall-ms 400 -t 60');
     expect(warn).toMatchObject({ status: 0, died: '' });
-    expect(warn.logged).toMatch(/^check_hfi1_sdma: HFI1-SDMA WARNING - emulator: SD305 /);
+    expect(warn.logged).toMatch(/^check_hfi1_sdma: WARNING SD305 hfi1_0 no-active-port /);
     const unknown = check('', '--stall-ms 5000 -t 2');
     expect(unknown).toMatchObject({ status: 0, died: '' });
-    expect(unknown.logged).toMatch(/^check_hfi1_sdma: cannot judge the SDMA engines: HFI1-SDMA UNKNOWN/);
+    expect(unknown.logged).toMatch(/^check_hfi1_sdma: cannot judge the SDMA engines: UNKNOWN --stall-ms 5000 needs/);
+    // A check line with a typo is logged, not taken for a command that cannot run.
+    const typo = check('', '--stal-ms 400');
+    expect(typo).toMatchObject({ status: 0, died: '' });
+    expect(typo.logged).toMatch(/^check_hfi1_sdma: cannot judge the SDMA engines: UNKNOWN .*--stal-ms/);
+  });
+
+  it('a command not on NHC’s PATH, or not runnable, dies saying so', () => {
+    const missing = runCheck([]);
+    expect(missing.status).toBe(1);
+    expect(missing.died).toBe(
+      `check_hfi1_sdma:  hfi1-sdma not found on PATH (${NHC_PATH}): install it with npm install -g --prefix /usr, or set HFI1_SDMA`,
+    );
+    const gone = runCheck(['HFI1_SDMA=/nonexistent/hfi1-sdma']);
+    expect(gone.status).toBe(1);
+    expect(gone.died).toMatch(/^check_hfi1_sdma: {2}\/nonexistent\/hfi1-sdma not found or not runnable \(exit 127\): /);
+    // Installed where npm puts it with a shebang naming node, on a host whose node is not on NHC's PATH either.
+    const dir = tempDir();
+    mkdirSync(join(dir, 'bin'));
+    writeFileSync(join(dir, 'bin/hfi1-sdma'), '#!/usr/bin/env nodejs-not-here\n');
+    chmodSync(join(dir, 'bin/hfi1-sdma'), 0o755);
+    const noNode = runCheck([`PATH=${join(dir, 'bin')}:$PATH`]);
+    expect(noNode.status).toBe(1);
+    expect(noNode.died).toMatch(/not found or not runnable \(exit 127\): .*nodejs-not-here/);
   });
 });

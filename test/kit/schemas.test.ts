@@ -1,6 +1,6 @@
 // JSON is a contract: every --json output and NDJSON stream validates against its schema in
 // docs/schema (Ajv, JSON Schema 2020-12), and every command either has a schema or no JSON output.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -80,6 +80,7 @@ const SCHEMA_OF: Record<string, string> = {
   doctor: 'doctor.schema.json',
   snapshot: 'snapshot.schema.json',
   report: 'report.schema.json',
+  fleet: 'fleet.schema.json',
   'emu run': 'emu-run.schema.json',
   'emu write': 'emu-write.schema.json',
   'emu race': 'emu-race.schema.json',
@@ -234,6 +235,33 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
     await validates('health.schema.json', ['--json', 'health', '--stall-ms', 'x'], { codes: [3] });
   });
 
+  it('fleet: the rollup of fan-out text', async () => {
+    const input = join(work, 'fanout.txt');
+    writeFileSync(
+      input,
+      'n1: OK\nn2: CRITICAL SD201 hfi1_0 sdma5 stranded\nn3: UNKNOWN no answer within --timeout 10 s\nn4: bash: not found\n',
+    );
+    const [doc] = await validates('fleet.schema.json', ['--json', 'fleet', '--hosts', 'n[1-5]', input], { codes: [3] });
+    expect(doc).toMatchObject({ status: 'UNKNOWN', findings: [{ code: 'SD201', nodes: 'n2' }], noAnswer: { nodes: 'n5' } });
+    // The baseline's documents: what -b kept, and a comparison.
+    const v = schema('fleet.schema.json');
+    const stamp = { host: 'head', time: '2026-01-01T00:00:00.000Z', toolVersion: '0.1.0' };
+    const baseline = { dir: '/var/lib/hfi1-sdma/fleet', time: '2026-01-01T00:00:00.000Z', toolVersion: '0.1.0' };
+    expect(v({ ...stamp, status: 'baselined', baseline, hosts: { nodes: 'n[1-4]', count: 4 } })).toBe(true);
+    const set = { nodes: 'n1', count: 1 };
+    expect(
+      v({
+        ...stamp,
+        status: 'changed',
+        baseline,
+        changes: [{ change: 'hfi1_0 num_sdma 16 → 8', ...set }],
+        changed: set,
+        same: set,
+        newBaselineRecommended: { nodes: '', count: 0 },
+      }),
+    ).toBe(true);
+  });
+
   it('explain: the list and one code', async () => {
     await validates('explain.schema.json', ['--json', 'explain']);
     await validates('explain.schema.json', ['--json', 'explain', 'SD201']);
@@ -311,8 +339,12 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
       instants: null,
       toolVersion: null,
     };
-    const doc = (e: unknown, u: object = unit) => ({ backend: 'hw', provenance, units: [{ ...u, engines: [e] }] });
+    const stamp = { host: 'n17', time: '2026-01-01T00:00:00.000Z', toolVersion: '0.1.0' };
+    const doc = (e: unknown, u: object = unit) => ({ ...stamp, backend: 'hw', provenance, units: [{ ...u, engines: [e] }] });
     expect(engines(doc(engine))).toBe(true);
+    // Every document says whose it is, when and by which version.
+    const { host: _host, ...hostless } = doc(engine);
+    expect(engines(hostless)).toBe(false);
     // A unit is named, not numbered: numbers repeat across modules (hfi1_0 and hfi2_0).
     expect(engines(doc({ ...engine, unit: 0 }))).toBe(false);
     // The flavour is part of the contract: a unit without it, or of a chip nobody makes, is refused.
@@ -323,7 +355,16 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
     expect(engines(doc({ ...engine, lastStatus: 5 }))).toBe(false);
     const { state: _state, ...stateless } = engine;
     expect(engines(doc(stateless))).toBe(false);
-    const line = { ...engine, t: 0, reason: 'warming-up', descPerSec: null, txPerSec: null, stallCount: 0, stallMaxMs: 0 };
+    const line = {
+      ...stamp,
+      ...engine,
+      t: 0,
+      reason: 'warming-up',
+      descPerSec: null,
+      txPerSec: null,
+      stallCount: 0,
+      stallMaxMs: 0,
+    };
     const watch = schema('watch-line.schema.json');
     expect(watch({ ...line, verdict: 'unknown' })).toBe(true);
     expect(watch({ ...line, verdict: 'fine' })).toBe(false);
@@ -403,6 +444,17 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
           },
         ],
       ],
+      'fleet.schema.json': [
+        ['UNKNOWN with code 0', (d) => set(d, { status: 'UNKNOWN', code: 0 })],
+        [
+          'a finding without its nodes',
+          (d) => {
+            const doc = structuredClone(d) as { findings: Record<string, unknown>[] };
+            doc.findings[0] = without(doc.findings[0] as object, 'nodes');
+            return doc;
+          },
+        ],
+      ],
       'explain.schema.json': [
         [
           'a listed code "SD999"',
@@ -422,6 +474,8 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
       // Every schema: each field it requires is required.
       const required = (v.schema as { required?: string[]; allOf?: { required?: string[] }[] }).required ?? [];
       for (const key of required) expect(v(without(doc as object, key)), `${file} without ${key}`).toBe(false);
+      // Every document says when it was written and by which version (the stamp; doctor's host name is host.name).
+      for (const key of ['time', 'toolVersion']) expect(v(without(doc as object, key)), `${file} without ${key}`).toBe(false);
       for (const [what, mutate] of mutations[file] ?? []) expect(v(mutate(doc)), `${file}: ${what}`).toBe(false);
       expect(required.length + (mutations[file]?.length ?? 0), `${file} has no mutation`).toBeGreaterThan(0);
     }

@@ -6,6 +6,7 @@ import type { Backend } from '../../src/backend.js';
 import { type EmuCliOptions, emuUnitFromOptions } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import type { EmuUnit } from '../../src/emu/unit.js';
+import { startExporter } from '../../src/export/server.js';
 import { openHwBackend } from '../../src/hw/index.js';
 
 /** The emulator's options, every one defaulted (WFR, upstream, 16 engines, mixed, seed 1). */
@@ -55,4 +56,25 @@ export async function strandedQpTree(root: string): Promise<EmuUnit> {
   u.runUntilMs(400);
   await writeSysroot(u, root);
   return u;
+}
+
+/**
+ * The exporter over a rendered host on loopback (an ephemeral port): each scrape is one round, 200 ms of the
+ * emulator's time after the last, so what Prometheus sees does not depend on how fast the machine runs.
+ */
+export function exportRendered(host: Awaited<ReturnType<typeof renderedHost>>) {
+  return startExporter(
+    {
+      backend: host,
+      buildInfo: { version: '0.0.0-test', backend: 'hw', emulated: true },
+      minIntervalMs: 0,
+      stallMs: 400,
+      strandMs: 200,
+      nowMs: () => host.emu.nowMs,
+      log: () => {},
+      beforeSample: () => host.advanceMs(200),
+    },
+    '127.0.0.1',
+    0,
+  );
 }
