@@ -306,6 +306,9 @@ export const MAX_UNITS = 64;
  */
 export const MAX_KEPT_LINE_CHARS = 2048;
 
+/** A line of a /dev/kmsg record's dictionary: one space, then KEY=value (msg_add_dict_text, printk.c). */
+const KMSG_DICTIONARY = /^ [A-Z][A-Z0-9_]*=/;
+
 /** At most this many pieces of one wrapped line are joined (a wrapped driver line of under 200 characters has 2 or 3). */
 const MAX_WRAP_PIECES = 4;
 
@@ -361,6 +364,8 @@ export class KernelLogParser {
     const raw = escapeControls(unescapeKmsgText(text)).slice(0, MAX_KEPT_LINE_CHARS);
     const m = PREFIX.exec(raw);
     if (!m) {
+      // A /dev/kmsg record's dictionary (` SUBSYSTEM=pci`, ` DEVICE=+pci:…`, printk.c): metadata, not text.
+      if (KMSG_DICTIONARY.test(raw)) return;
       if (this.continueWrapped(raw)) return;
       this.wrapped = null;
       if (!this.pushWatchdog(raw, line)) this.pushTrace(raw, line);

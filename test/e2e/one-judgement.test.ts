@@ -48,12 +48,13 @@ describe('the follow-up commands say what health says', () => {
 
   it('an IPoIB queue the watchdog keeps timing out: waiters says STUCK with SD207, show judges its engine', async () => {
     const [waiters, show] = await onHost(
-      { workload: 'mixed:ipoib=1,gbps=0.5', engines: 4, fault: ['ipoib-timeout@100:3'] },
+      // (The netdev's queue 0 sends on VL 0's first engine, engine 0.)
+      { workload: 'mixed:ipoib=1,gbps=0.5', engines: 4, fault: ['ipoib-timeout@100:0'] },
       2100,
-      [['waiters'], ['show', '3']],
+      [['waiters'], ['show', '0']],
     );
-    expect(waiters?.stdout).toMatch(/^hfi1_0\/3 +ipoib +ib0 txq \d+ .*STUCK \(WATCHDOG-TIMEOUT\)/m);
-    expect(waiters?.stdout).toMatch(/^CRITICAL SD207 hfi1_0 sdma3 IPoIB queue ib0 txq \d+ stuck/m);
+    expect(waiters?.stdout).toMatch(/^hfi1_0\/0 +ipoib +ib0 txq \d+ .*STUCK \(WATCHDOG-TIMEOUT\)/m);
+    expect(waiters?.stdout).toMatch(/^CRITICAL SD207 hfi1_0 sdma0 IPoIB queue ib0 txq \d+ stuck/m);
     // The action SD207 names tells a stalled engine from an idle one: show says which, never "warming-up".
     expect(show?.stdout).toMatch(/^verdict +(idle|progressing|STALLED|backpressure)/m);
     expect(show?.stdout).toMatch(/^CRITICAL SD207 /m);

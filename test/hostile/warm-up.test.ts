@@ -13,7 +13,7 @@ import { tempDirs } from '../support/temp.js';
 
 const temp = tempDirs('hfi1-warm-');
 
-/** A clock that moves 10 ms at every look: a step of WARM_UP_STEP_WALL_MS covers five 1 ms slices. */
+/** A clock that moves 10 ms at every look: every slice seems to take 10 ms, a fifth of WARM_UP_STEP_WALL_MS. */
 function tickingClock(): () => number {
   let t = 0;
   return () => {
@@ -34,7 +34,10 @@ describe('warmUp', () => {
     setImmediate(spin);
     const done = await warmUp(u, 60_000, { nowMs: tickingClock(), stopped: () => ++looks > 3 });
     expect(done).toBe(false);
-    expect(u.nowMs).toBe((3 * WARM_UP_STEP_WALL_MS) / 10); // three steps of five 1 ms slices
+    // Three steps of three slices, each slice twice the last, since each took under half of a step's
+    // WARM_UP_STEP_WALL_MS (1 + 2 + 4, then 8 + 16 + 32, then 64 + 128 + 256 virtual ms).
+    expect(WARM_UP_STEP_WALL_MS).toBe(50);
+    expect(u.nowMs).toBe(511);
     expect(turned).toBeGreaterThanOrEqual(2); // the event loop ran between the steps
   });
 
