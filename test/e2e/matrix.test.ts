@@ -292,9 +292,9 @@ describe('the matrix: health, the exporter with the shipped rules, and watch agr
       // health, by the third run.
       expect(h.last.code, h.last.stdout).toBe(s.health);
       if (s.code) expect(h.doc.findings[0]?.code, h.last.stdout).toBe(s.code);
+      // Notes of what cannot be seen (a kind of waiter, the reduced view, a busy unit's PSM writers whose engine
+      // nothing names) are no findings about the host.
       else
-        // Notes of what cannot be seen (a kind of waiter, the reduced view, a busy unit's PSM writers whose engine
-        // nothing names) are no findings about the host.
         expect(
           h.doc.findings.filter((f) => f.kind !== 'invisible' && f.kind !== 'reduced' && f.kind !== 'psmUnjudged'),
           h.last.stdout,
