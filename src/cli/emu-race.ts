@@ -37,8 +37,13 @@ export interface RaceJson {
   graphSteps: number;
   /** Each sender's kind in actor order (S1, S2, …). */
   senders: SenderKind[];
-  /** Lost wake-up states with a QP / a PSM sender left asleep (a state with both counts in each). */
+  /** Lost wake-up states with a QP / a PSM / an IPoIB sender left asleep (a state with several counts in each). */
   lostWakeupsByKind: Record<SenderKind, number>;
+  /**
+   * Of the lost wake-ups, the states where no actor has a step left (the other senders placed their requests or
+   * sleep too): nothing will ever wake the sender (SPIN's invalid end state).
+   */
+  lostForGood: number;
 }
 
 /** The options `emu race` adds (the seed is the global --seed). */
@@ -51,7 +56,7 @@ export function raceOptions(y: Argv): Argv {
     })
     .option('senders', {
       type: 'string',
-      describe: `race: the senders' kinds in order, comma-separated, each with an optional count: qp | psm (e.g. qp,psm or 2qp,1psm; 1-${MAX_SUBMITTERS} in all); a QP's harvest need is its request's descriptors, a PSM queue's 0 (default: --submitters PSM senders)`,
+      describe: `race: the senders' kinds in order, comma-separated, each with an optional count: qp | psm | ipoib (e.g. qp,psm or 2qp,1ipoib; 1-${MAX_SUBMITTERS} in all); a QP's harvest need is its request's descriptors, a PSM or IPoIB queue's 0 (default: --submitters PSM senders)`,
     })
     .option('bound', {
       type: 'string',
@@ -104,11 +109,12 @@ export function runRace(args: Record<string, unknown>, seed: number): { result: 
     graphSteps: result.graphSteps,
     senders: result.senders,
     lostWakeupsByKind: result.lostByKind,
+    lostForGood: result.lostForGood,
   };
   return { result, json, why: replay ? whyStuck(replay) : '' };
 }
 
-const SENDER_ITEM = /^([1-9][0-9]*)?(qp|psm)$/;
+const SENDER_ITEM = /^([1-9][0-9]*)?(qp|psm|ipoib)$/;
 
 /** Parse `--senders`: comma-separated kinds, each with an optional count (`qp,psm`, `2qp,1psm`), in actor order. */
 export function parseSenders(raw: string): SenderKind[] {
@@ -128,7 +134,7 @@ export function parseSenders(raw: string): SenderKind[] {
 /** "S1 qp, S2 psm": each sender's name and kind, with the harvest need of each kind. */
 function sendersLine(senders: readonly SenderKind[]): string {
   const names = senders.map((k, i) => `S${i + 1} ${k}`).join(', ');
-  return `${names} (harvest need: qp ${RACE_NUM_DESC}, psm 0)`;
+  return `${names} (harvest need: qp ${RACE_NUM_DESC}, psm 0, ipoib 0)`;
 }
 
 function isReduction(name: string): name is Reduction {
@@ -167,7 +173,11 @@ function render(j: RaceJson, r: RaceResult, why: string): string {
     ['senders', sendersLine(j.senders)],
     [
       'lost wake-ups',
-      `${j.lostWakeups} (distinct states): ${j.lostWakeupsByKind.qp} with a QP left asleep, ${j.lostWakeupsByKind.psm} with a PSM sender`,
+      `${j.lostWakeups} (distinct states): ${j.lostWakeupsByKind.qp} with a QP left asleep, ${j.lostWakeupsByKind.psm} with a PSM sender, ${j.lostWakeupsByKind.ipoib} with an IPoIB queue`,
+    ],
+    [
+      'for good',
+      `${j.lostForGood} of them with no step left anywhere: the other senders' traffic can no longer wake the sleeper`,
     ],
     ['wasted wake-ups', `${j.wastedWakeups} (woken, still no room)`],
   ]);
