@@ -116,7 +116,7 @@ export class Pan {
       SDMA_SPEC_CHECK: property,
     };
     const suffix = `t${++this.runs}`;
-    const hashBits = opts.hashBits ?? [16, 16, 18, 22, 26][senders.length] ?? 26;
+    const hashBits = opts.hashBits ?? [16, 16, 18, 22, 24][senders.length] ?? 24;
     const args = ['-n', `-w${hashBits}`, '-m10000', `-t${suffix}`, ...(opts.shortest ? ['-i'] : [])];
     const out = await run('./pan', args, this.dir, env);
     const found = parsePan(out);

@@ -4,7 +4,7 @@
 import type { Argv } from 'yargs';
 import { DEFAULT_BOUND, defaultBound, explore, MAX_SUBMITTERS, type RaceResult } from '../emu/race/explorer.js';
 import { REDUCTIONS, type Reduction } from '../emu/race/search.js';
-import { replaySchedule, type TraceRow, whyStuck } from '../emu/race/trace.js';
+import { type Replay, replaySchedule, type TraceRow, whyStuck } from '../emu/race/trace.js';
 import { isVariant, VARIANT_ORDER, VARIANTS, type Variant } from '../emu/race/variants.js';
 import { RACE_DESCQ_CNT, RACE_IN_FLIGHT, RACE_NUM_DESC, SENDER_KINDS, type SenderKind } from '../emu/race/world.js';
 import { usageError } from '../errors.js';
@@ -12,6 +12,7 @@ import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { keyValues, table } from './format.js';
 import { documentStamp, stamped } from './stamp.js';
+import { version } from './version.js';
 
 /**
  * The `emu race --json` shape: the documented fields first (states and wake-up counts are of the
@@ -66,11 +67,19 @@ export function raceOptions(y: Argv): Argv {
       type: 'string',
       describe: `race: what the exhaustive search reduces: ${REDUCTIONS.join(' | ')} (default all: symmetric submitters and sleep sets; the counts are the same)`,
     })
-    .option('schedules', { type: 'string', describe: 'race: sample N seeded random schedules instead of the exhaustive search' });
+    .option('schedules', { type: 'string', describe: 'race: sample N seeded random schedules instead of the exhaustive search' })
+    .option('trace', {
+      type: 'string',
+      describe:
+        'race: also write the shortest lost wake-up as a timeline to FILE (Chrome trace-event JSON: Perfetto, chrome://tracing)',
+    });
 }
 
 /** Run the exploration the arguments describe; the trace is that of the shortest lost wake-up. */
-export function runRace(args: Record<string, unknown>, seed: number): { result: RaceResult; json: RaceJson; why: string } {
+export function runRace(
+  args: Record<string, unknown>,
+  seed: number,
+): { result: RaceResult; json: RaceJson; why: string; replay: Replay | null } {
   const name = args.variant === undefined ? 'kernel' : String(args.variant);
   if (!isVariant(name)) throw usageError(`--variant must be one of ${VARIANTS.join(', ')}, got ${JSON.stringify(name)}`);
   if (args.senders !== undefined && args.submitters !== undefined)
@@ -111,7 +120,7 @@ export function runRace(args: Record<string, unknown>, seed: number): { result: 
     lostWakeupsByKind: result.lostByKind,
     lostForGood: result.lostForGood,
   };
-  return { result, json, why: replay ? whyStuck(replay) : '' };
+  return { result, json, why: replay ? whyStuck(replay) : '', replay };
 }
 
 const SENDER_ITEM = /^([1-9][0-9]*)?(qp|psm|ipoib)$/;
@@ -198,8 +207,26 @@ export const emuRaceCommand: CommandSpec = {
     'explore interleavings of the sleep/wake-up protocol (sdma_check_progress vs sdma_desc_avail): lost and wasted wake-ups',
   builder: raceOptions,
   async run(args, ctx: CliContext) {
-    const { result, json, why } = runRace(args, ctx.global.seed);
+    const target = args.trace === undefined ? undefined : String(args.trace);
+    if (target !== undefined && !/\.json$/i.test(target))
+      throw usageError(`--trace must name a .json file (Chrome trace-event JSON), got ${JSON.stringify(target)}`);
+    const { result, json, why, replay } = runRace(args, ctx.global.seed);
     ctx.io.stdout(ctx.global.json ? `${JSON.stringify(stamped(documentStamp(null, ctx), json))}\n` : render(json, result, why));
+    if (target !== undefined) {
+      if (!replay) {
+        ctx.io.stderr(`hfi1-sdma: no lost wake-up to draw: ${target} was not written\n`);
+        return 0;
+      }
+      const [{ raceEvents }, { writeTrace }] = await Promise.all([import('../trace/race.js'), import('../trace/file.js')]);
+      const events = raceEvents(replay, { variant: json.variant, senders: json.senders }, why);
+      const header = {
+        tool: `hfi1-sdma ${version()}`,
+        clock: 'steps' as const,
+        source: `emu race --variant ${json.variant} --senders ${json.senders.join(',')}`,
+      };
+      const n = await writeTrace(target, events, header);
+      ctx.io.stderr(`hfi1-sdma: wrote ${target} (${n} trace events: the shortest lost wake-up, one track per actor)\n`);
+    }
     return 0;
   },
 };
