@@ -2,7 +2,7 @@
 // when watch ends (stopped, counted out, or its device gone); a watch that saw no round writes nothing.
 import type { Round } from '../monitor/round.js';
 import { TraceFile } from '../trace/file.js';
-import { RoundTimeline } from '../trace/rounds.js';
+import { RoundTimeline, roundTimeMs } from '../trace/rounds.js';
 import { provenanceText } from './observe.js';
 import { version } from './version.js';
 
@@ -25,7 +25,7 @@ export async function openWatchTrace(target: string, inputs: readonly string[]):
     add: (round) => timeline.add(round),
     capture(round, line) {
       const unit = round.units[0]?.info;
-      if (unit) timeline.mark(unit, round.timeMs, 'capture', 'capture', { line });
+      if (unit) timeline.mark(unit, roundTimeMs(round), 'capture', 'capture', { line });
     },
     async close(last) {
       if (!last) {

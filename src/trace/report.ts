@@ -6,7 +6,7 @@ import type { ReportData } from '../report/model.js';
 import { version } from '../version.js';
 import { writeTrace } from './file.js';
 import type { TraceEvent } from './format.js';
-import { RoundTimeline } from './rounds.js';
+import { RoundTimeline, roundTimeMs } from './rounds.js';
 
 /** Kernel-log fields worth carrying onto an instant. */
 const LOG_FIELDS = ['state', 'value', 'text', 'netdev', 'txq', 'port', 'head', 'tail', 'freecnt'] as const;
@@ -26,7 +26,7 @@ export function reportTimeline(): {
     },
     async write(target, data, inputs) {
       if (first) {
-        const t0 = first.timeMs;
+        const t0 = roundTimeMs(first);
         const unit = first.units[0]?.info;
         if (unit) timeline.mark(unit, t0, 'capture', 'capture', { source: data.sourceLabel, instants: data.rounds });
         for (const [name, placed] of data.log.byUnit) {

@@ -36,6 +36,15 @@ export function clockOf(p: Provenance): TraceClock {
   return 'epoch';
 }
 
+/**
+ * The time of a round on its samples' clock: the first engine sample's (a recording's round carries the instant's
+ * offset, its samples the recorded time), else the round's.
+ */
+export function roundTimeMs(round: Round, unit?: UnitRound): number {
+  const u = unit ?? round.units.find((x) => x.engines.length > 0);
+  return u?.engines[0]?.sample.timeMs ?? round.timeMs;
+}
+
 /** The host part of a process name: the provenance's host, else what was read. */
 export function hostOf(p: Provenance): string {
   return p.host ?? (p.backend === 'emu' ? 'emulator' : p.emulated ? 'emulated host' : 'sysroot');
@@ -152,7 +161,7 @@ export class RoundTimeline {
 
   private addUnit(round: Round, ur: UnitRound): void {
     const u = this.unitMark(ur.info, round.provenance);
-    const nowUs = micros(round.timeMs);
+    const nowUs = micros(roundTimeMs(round, ur));
     u.lastUs = Math.max(u.lastUs, nowUs);
     if (ur.status !== u.status) {
       this.sink.add(instant(u.pid, tidOf(u.pid, 0), `unit ${ur.status}`, 'unit', nowUs, { problem: ur.problem }));

@@ -92,7 +92,9 @@ describe('emu race', () => {
     const r = await runCli(['emu', 'race', '--variant', 'kernel', '--senders', '1qp,1psm']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/senders\s+S1 qp, S2 psm \(harvest need: qp 9, psm 0, ipoib 0\)/);
-    expect(r.stdout).toMatch(/lost wake-ups\s+136 \(distinct states\): 68 with a QP left asleep, 68 with a PSM sender, 0 with an IPoIB queue/);
+    expect(r.stdout).toMatch(
+      /lost wake-ups\s+136 \(distinct states\): 68 with a QP left asleep, 68 with a PSM sender, 0 with an IPoIB queue/,
+    );
     expect(r.stdout).toMatch(/for good\s+76 of them with no step left anywhere/);
     expect(r.stdout).toMatch(
       /is a (QP: its txreq parked on its work list makes its harvest need 9|PSM queue: its harvest need is 0)\.\n$/,
