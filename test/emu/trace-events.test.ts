@@ -4,7 +4,7 @@
 // and ties each PSM writer to its engine. Off, no tracefs is rendered.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { WaitersSample } from '../../src/backend.js';
 import { EmuUnit } from '../../src/emu/index.js';
 import { SleepKind } from '../../src/emu/iowait.js';
@@ -21,9 +21,9 @@ const tmp = tempDirs('emu-trace-');
 const TRACE = 'sys/kernel/tracing/trace';
 
 /** A unit with QPs and PSM writers whose engine 2 loses a wake-up at 100 ms, traced, written at 300 ms. */
-async function traced(trace = true): Promise<{ unit: EmuUnit; dir: string }> {
+async function traced(): Promise<{ unit: EmuUnit; dir: string }> {
   const unit = new EmuUnit({ seed: 2, engines: 4, workload: 'mixed:gbps=40', faults: ['lost-wakeup@100:2'] });
-  if (trace) enableTraceEvents(unit);
+  enableTraceEvents(unit);
   unit.runUntilMs(300);
   const dir = tmp();
   await writeSysroot(unit, dir);
@@ -42,8 +42,13 @@ async function liveWaiters(dir: string): Promise<WaitersSample> {
 }
 
 describe('--trace-events', () => {
+  let unit: EmuUnit;
+  let dir: string;
+  beforeAll(async () => {
+    ({ unit, dir } = await traced());
+  });
+
   it("renders every sleep and wake-up of the model in the kernel's formats, counted in the header", async () => {
-    const { unit, dir } = await traced();
     const text = readFileSync(join(dir, TRACE), 'utf8');
     const lines = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
     expect(lines.length).toBeGreaterThan(100);
@@ -66,7 +71,6 @@ describe('--trace-events', () => {
   });
 
   it('the live reader dates the QP by its sleep, lists it from the trace without qp_stats, and ties PSM writers to engines', async () => {
-    const { dir } = await traced();
     const seen = await liveWaiters(dir);
     const qp = seen.waiters.find((w) => w.kind === 'qp' && w.engine === 2);
     // Asleep since 100 ms of virtual time, read at 300 ms: 200 ms before the reader's now.
@@ -85,8 +89,12 @@ describe('--trace-events', () => {
   });
 
   it('off by default: no tracefs in the tree', async () => {
-    const { dir } = await traced(false);
-    expect(existsSync(join(dir, 'sys/kernel/tracing'))).toBe(false);
+    const off = new EmuUnit({ seed: 2, engines: 1, workload: 'psm:gbps=10' });
+    off.runUntilMs(20);
+    const tree = tmp();
+    await writeSysroot(off, tree);
+    expect(existsSync(join(tree, 'sys/kernel/tracing'))).toBe(false);
+    expect(existsSync(join(tree, 'proc/uptime'))).toBe(true);
   });
 
   it('the buffer keeps the last events, as tracefs overwrites its oldest, and counts every one written', () => {
