@@ -146,6 +146,7 @@ export class Pan {
 
 /** The counts of a pan run; an incomplete search (out of memory, depth limit) is an error, never "none". */
 export function parsePan(out: string): { errors: number; states: number; transitions: number; depth: number; memoryMb: number } {
+  // pan prints large counts in e-notation (1.2345e+08 transitions).
   const num = (re: RegExp): number => {
     const m = re.exec(out);
     if (!m) throw new Error(`pan's output has no ${re.source}:\n${out.slice(0, 2000)}`);
@@ -159,8 +160,8 @@ export function parsePan(out: string): { errors: number; states: number; transit
   }
   return {
     errors,
-    states: num(/(\d+) states, stored/),
-    transitions: num(/(\d+) transitions \(= stored\+matched\)/),
+    states: Math.round(num(/([0-9.]+(?:e[+-]?[0-9]+)?) states, stored/)),
+    transitions: Math.round(num(/([0-9.]+(?:e[+-]?[0-9]+)?) transitions \(= stored\+matched\)/)),
     depth: num(/depth reached (\d+)/),
     memoryMb: num(/([\d.]+)\s+total actual memory usage/),
   };

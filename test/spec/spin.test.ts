@@ -76,6 +76,11 @@ describe('reading pan', () => {
     expect(parsePan(COMPLETE)).toEqual({ errors: 0, states: 3515, transitions: 4300, depth: 45, memoryMb: 1.327 });
   });
 
+  it('reads counts printed in e-notation', () => {
+    const big = COMPLETE.replace('3515 states', '39400543 states').replace('4300 transitions', '1.2345678e+08 transitions');
+    expect(parsePan(big)).toMatchObject({ states: 39400543, transitions: 123456780 });
+  });
+
   it('an incomplete search is an error, never a verdict of none', () => {
     expect(() => parsePan(`pan: out of memory\n${COMPLETE}`)).toThrow(/did not cover every state \(out of memory\)/);
     expect(() => parsePan(`Warning: Search not completed\n${COMPLETE}`)).toThrow(/did not cover every state/);
