@@ -8,6 +8,7 @@ import { type Replay, replaySchedule, type TraceRow, whyStuck } from '../emu/rac
 import { isVariant, VARIANT_ORDER, VARIANTS, type Variant } from '../emu/race/variants.js';
 import { RACE_DESCQ_CNT, RACE_IN_FLIGHT, RACE_NUM_DESC, SENDER_KINDS, type SenderKind } from '../emu/race/world.js';
 import { usageError } from '../errors.js';
+import { checkOutputTarget } from '../output-file.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { keyValues, table } from './format.js';
@@ -210,6 +211,8 @@ export const emuRaceCommand: CommandSpec = {
     const target = args.trace === undefined ? undefined : String(args.trace);
     if (target !== undefined && !/\.json$/i.test(target))
       throw usageError(`--trace must name a .json file (Chrome trace-event JSON), got ${JSON.stringify(target)}`);
+    // Before a search that may take minutes: a target that cannot be written is said at once.
+    if (target !== undefined) checkOutputTarget(target, '--trace');
     const { result, json, why, replay } = runRace(args, ctx.global.seed);
     ctx.io.stdout(ctx.global.json ? `${JSON.stringify(stamped(documentStamp(null, ctx), json))}\n` : render(json, result, why));
     if (target !== undefined) {
