@@ -1,6 +1,7 @@
 // SPIN and the race explorer on every variant and every mix of QP, PSM and IPoIB senders up to three (the
 // explorer's exhaustive search with three asymmetric senders takes seconds each), and SPIN alone with four senders
-// of several mixes, within 2 GB, plus one four-sender agreement where the explorer also covers the whole space.
+// (of four mixes where it finds a counterexample, of two where it covers the whole space of the sample-first order),
+// within 2 GB, plus one four-sender agreement where the explorer also covers the whole space.
 // Under npm run soak only: many minutes of CPU.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agreement, senderMixes } from '../../spec/agree.js';
@@ -40,13 +41,22 @@ describe.skipIf(!SOAK || missing !== null)(
         }
       }, 3_600_000);
 
-      it(`${variant}, 4 senders of several mixes: SPIN's verdicts within 2 GB`, async () => {
-        const mixes: SenderKind[][] = [
-          ['qp', 'qp', 'qp', 'qp'],
-          ['psm', 'psm', 'psm', 'psm'],
-          ['qp', 'qp', 'psm', 'psm'],
-          ['qp', 'psm', 'ipoib', 'ipoib'],
-        ];
+      it(`${variant}, 4 senders: SPIN's verdicts within 2 GB`, async () => {
+        // Under the sample-first order SPIN covers the whole space: 4 QPs take 18 million states and 1.2 GB, 2 QPs and
+        // 2 PSM queues 27 million and 1.7 GB; a PSM queue's need of 0 lets more interleavings through (4 PSM queues:
+        // 39 million, 3 GB, past 2 GB).
+        const mixes: SenderKind[][] =
+          variant === 'kernel-sample-first'
+            ? [
+                ['qp', 'qp', 'qp', 'qp'],
+                ['qp', 'qp', 'psm', 'psm'],
+              ]
+            : [
+                ['qp', 'qp', 'qp', 'qp'],
+                ['psm', 'psm', 'psm', 'psm'],
+                ['qp', 'qp', 'psm', 'psm'],
+                ['qp', 'psm', 'ipoib', 'ipoib'],
+              ];
         for (const senders of mixes) {
           for (const property of ['window', 'end'] as const) {
             const r = await pan.check(variant, senders, property);
@@ -61,8 +71,8 @@ describe.skipIf(!SOAK || missing !== null)(
       }, 3_600_000);
     }
 
-    it('kernel-sample-first, 4 PSM queues: both checkers cover the whole space and find no lost wake-up', async () => {
-      const a = await agreement(pan, 'kernel-sample-first', ['psm', 'psm', 'psm', 'psm']);
+    it('kernel-sample-first, 4 QPs: both checkers cover the whole space and find no lost wake-up', async () => {
+      const a = await agreement(pan, 'kernel-sample-first', ['qp', 'qp', 'qp', 'qp']);
       expect([a.agree, a.spin.window.verdict, a.spin.end.verdict, a.explorer.window]).toEqual([true, 'none', 'none', false]);
     }, 3_600_000);
   },
