@@ -147,8 +147,7 @@ const buffers = new WeakMap<EmuUnit, EmuTraceBuffer>();
 export function enableTraceEvents(u: EmuUnit): EmuTraceBuffer {
   let b = buffers.get(u);
   if (b) return b;
-  if (u.model !== 'stepped')
-    throw new Error("the trace switch needs the stepped model: build the unit with model: 'stepped'");
+  if (u.model !== 'stepped') throw new Error("the trace switch needs the stepped model: build the unit with model: 'stepped'");
   const buffer = new EmuTraceBuffer();
   u.host.log.tap = (timeNs, kind, engine, a) => {
     const sender = u.senders[a];

@@ -325,7 +325,19 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
       const race = join(dir, 'race.json');
       const watch = join(dir, 'watch.json');
       expect((await runCli(['emu', 'race', '--variant', 'psm-pre-2019', '--submitters', '1', '--trace', race])).code).toBe(0);
-      const w = await runCli(['--backend', 'emu', '--engines', '2', '--workload', LIGHT, 'watch', '--count', '2', '--trace', watch]);
+      const w = await runCli([
+        '--backend',
+        'emu',
+        '--engines',
+        '2',
+        '--workload',
+        LIGHT,
+        'watch',
+        '--count',
+        '2',
+        '--trace',
+        watch,
+      ]);
       expect(w.code, w.stderr).toBe(0);
       const v = schema('trace.schema.json');
       for (const file of [race, watch]) {
