@@ -313,10 +313,14 @@ end:
           fi
        :: else -> break
        od;
-       /* Drop the harvested prefix. */
+       /* Drop the harvested prefix (the freed slots cleared: a stale one would make two states of one). */
        i = 0;
        do
        :: i + n < nwait -> dmawait[i] = dmawait[i + n]; i++
+       :: else -> break
+       od;
+       do
+       :: i < nwait -> dmawait[i] = 0; i++
        :: else -> break
        od;
        nwait = nwait - n;
