@@ -227,7 +227,7 @@ export const emuRaceCommand: CommandSpec = {
         clock: 'steps' as const,
         source: `emu race --variant ${json.variant} --senders ${json.senders.join(',')}`,
       };
-      const n = await writeTrace(target, events, header);
+      const n = await writeTrace(target, events, header, documentStamp(null, ctx));
       ctx.io.stderr(`hfi1-sdma: wrote ${target} (${n} trace events: the shortest lost wake-up, one track per actor)\n`);
     }
     return 0;

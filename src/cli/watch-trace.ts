@@ -2,6 +2,7 @@
 // when watch ends (stopped, counted out, or its device gone); a watch that saw no round writes nothing.
 import type { Round } from '../monitor/round.js';
 import { TraceFile } from '../trace/file.js';
+import type { TraceStamp } from '../trace/format.js';
 import { RoundTimeline, roundTimeMs } from '../trace/rounds.js';
 import { provenanceText } from './observe.js';
 import { version } from './version.js';
@@ -17,8 +18,8 @@ export interface WatchTrace {
 }
 
 /** Check `target` and start its trace (a refused target is E_CANT_CREATE before watch reads anything). */
-export async function openWatchTrace(target: string, inputs: readonly string[]): Promise<WatchTrace> {
-  const file = TraceFile.open(target, inputs);
+export async function openWatchTrace(target: string, stamp: TraceStamp, inputs: readonly string[]): Promise<WatchTrace> {
+  const file = TraceFile.open(target, stamp, inputs);
   const timeline = new RoundTimeline(file);
   return {
     target,

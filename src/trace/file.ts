@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { removeOnExit } from '../cleanup.js';
 import { checkOutputTarget } from '../output-file.js';
 import { outputError } from '../snapshot/output.js';
-import type { TraceEvent, TraceHeader } from './format.js';
+import type { TraceEvent, TraceHeader, TraceStamp } from './format.js';
 
 /** Bytes kept before a write. */
 const FLUSH_BYTES = 1 << 16;
@@ -30,8 +30,12 @@ export class TraceFile {
     private readonly option: string,
   ) {}
 
-  /** Check `target` (named by `option`) and start its temporary: nothing is written to the target yet. */
-  static open(target: string, inputs: readonly string[] = [], option = '--trace'): TraceFile {
+  /**
+   * Check `target` (named by `option`) and start its temporary, the document opening with `stamp` (host, time and
+   * tool version, as every JSON document does; the viewers pass over keys they do not know): nothing is written to
+   * the target yet.
+   */
+  static open(target: string, stamp: TraceStamp, inputs: readonly string[] = [], option = '--trace'): TraceFile {
     checkOutputTarget(target, option, inputs);
     const tmp = join(
       dirname(target),
@@ -47,7 +51,8 @@ export class TraceFile {
       throw outputError(e, target, option);
     }
     const f = new TraceFile(target, tmp, fd, forget, inputs, option);
-    f.write('{"displayTimeUnit":"ns","traceEvents":[');
+    const head = JSON.stringify({ host: stamp.host, time: stamp.time, toolVersion: stamp.toolVersion, displayTimeUnit: 'ns' });
+    f.write(`${head.slice(0, -1)},"traceEvents":[`);
     return f;
   }
 
@@ -117,9 +122,10 @@ export async function writeTrace(
   target: string,
   events: Iterable<TraceEvent>,
   header: TraceHeader,
+  stamp: TraceStamp,
   inputs: readonly string[] = [],
 ): Promise<number> {
-  const f = TraceFile.open(target, inputs);
+  const f = TraceFile.open(target, stamp, inputs);
   try {
     for (const e of events) f.add(e);
     await f.close(header);

@@ -64,6 +64,14 @@ export interface CounterEvent {
 
 export type TraceEvent = MetadataEvent | CompleteEvent | AsyncEvent | InstantEvent | CounterEvent;
 
+/** Who the document speaks for, when, and which hfi1-sdma wrote it: the fields every JSON document opens with. */
+export interface TraceStamp {
+  host: string | null;
+  /** When the numbers were taken (ISO 8601, UTC). */
+  time: string;
+  toolVersion: string;
+}
+
 /** What a document says of itself (otherData). */
 export interface TraceHeader {
   /** hfi1-sdma and its version. */

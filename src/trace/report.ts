@@ -5,7 +5,7 @@ import type { Round } from '../monitor/round.js';
 import type { ReportData } from '../report/model.js';
 import { version } from '../version.js';
 import { writeTrace } from './file.js';
-import type { TraceEvent } from './format.js';
+import type { TraceEvent, TraceStamp } from './format.js';
 import { RoundTimeline, roundTimeMs } from './rounds.js';
 
 /** Kernel-log fields worth carrying onto an instant. */
@@ -14,7 +14,7 @@ const LOG_FIELDS = ['state', 'value', 'text', 'netdev', 'txq', 'port', 'head', '
 /** A report's timeline: fed its rounds while they are gathered, written once the report is. */
 export function reportTimeline(): {
   add(round: Round): void;
-  write(target: string, data: ReportData, inputs: readonly string[]): Promise<number>;
+  write(target: string, data: ReportData, stamp: TraceStamp, inputs: readonly string[]): Promise<number>;
 } {
   const events: TraceEvent[] = [];
   const timeline = new RoundTimeline({ add: (e) => events.push(e) });
@@ -24,7 +24,7 @@ export function reportTimeline(): {
       first ??= round;
       timeline.add(round);
     },
-    async write(target, data, inputs) {
+    async write(target, data, stamp, inputs) {
       if (first) {
         const t0 = roundTimeMs(first);
         const unit = first.units[0]?.info;
@@ -45,6 +45,7 @@ export function reportTimeline(): {
         target,
         events,
         { tool: `hfi1-sdma ${version()}`, clock: timeline.clockName ?? 'epoch', source: data.sourceLabel },
+        stamp,
         inputs,
       );
     },

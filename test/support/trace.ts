@@ -9,12 +9,16 @@ import { ROOT } from './child.js';
 
 /** A trace document as read back. */
 export interface TraceDoc {
+  host: string | null;
+  time: string;
+  toolVersion: string;
   displayTimeUnit: string;
   traceEvents: TraceEvent[];
   otherData: TraceHeader;
 }
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });
+ajv.addSchema(JSON.parse(readFileSync(join(ROOT, 'docs', 'schema', 'defs.schema.json'), 'utf8')));
 const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'docs', 'schema', 'trace.schema.json'), 'utf8')));
 
 /** Read a trace file. */

@@ -15,9 +15,16 @@ import { onTrack, readTrace, type TraceDoc, traceProblems } from '../support/tra
 const tmp = tempDirs('trace-');
 const GOLDEN = join(ROOT, 'test', 'fixtures', 'trace');
 
-/** The document with the tool's version left out, as the golden files hold it. */
+/** The document without what changes from run to run (the stamp's host and time, the tool's version), as the golden files hold it. */
 function normalised(doc: TraceDoc): string {
-  return `${JSON.stringify({ ...doc, otherData: { ...doc.otherData, tool: 'hfi1-sdma' } }, null, 1)}\n`;
+  const stable = {
+    ...doc,
+    host: 'HOST',
+    time: 'TIME',
+    toolVersion: 'VERSION',
+    otherData: { ...doc.otherData, tool: 'hfi1-sdma' },
+  };
+  return `${JSON.stringify(stable, null, 1)}\n`;
 }
 
 /** Compare with the golden file `name` (written when UPDATE_GOLDEN=1: review the diff before committing it). */
