@@ -4,14 +4,16 @@
 import type { Argv } from 'yargs';
 import { DEFAULT_BOUND, defaultBound, explore, MAX_SUBMITTERS, type RaceResult } from '../emu/race/explorer.js';
 import { REDUCTIONS, type Reduction } from '../emu/race/search.js';
-import { replaySchedule, type TraceRow, whyStuck } from '../emu/race/trace.js';
+import { type Replay, replaySchedule, type TraceRow, whyStuck } from '../emu/race/trace.js';
 import { isVariant, VARIANT_ORDER, VARIANTS, type Variant } from '../emu/race/variants.js';
 import { RACE_DESCQ_CNT, RACE_IN_FLIGHT, RACE_NUM_DESC, SENDER_KINDS, type SenderKind } from '../emu/race/world.js';
 import { usageError } from '../errors.js';
+import { checkOutputTarget } from '../output-file.js';
 import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { keyValues, table } from './format.js';
 import { documentStamp, stamped } from './stamp.js';
+import { version } from './version.js';
 
 /**
  * The `emu race --json` shape: the documented fields first (states and wake-up counts are of the
@@ -37,8 +39,13 @@ export interface RaceJson {
   graphSteps: number;
   /** Each sender's kind in actor order (S1, S2, …). */
   senders: SenderKind[];
-  /** Lost wake-up states with a QP / a PSM sender left asleep (a state with both counts in each). */
+  /** Lost wake-up states with a QP / a PSM / an IPoIB sender left asleep (a state with several counts in each). */
   lostWakeupsByKind: Record<SenderKind, number>;
+  /**
+   * Of the lost wake-ups, the states where no actor has a step left (the other senders placed their requests or
+   * sleep too): nothing will ever wake the sender (SPIN's invalid end state).
+   */
+  lostForGood: number;
 }
 
 /** The options `emu race` adds (the seed is the global --seed). */
@@ -51,7 +58,7 @@ export function raceOptions(y: Argv): Argv {
     })
     .option('senders', {
       type: 'string',
-      describe: `race: the senders' kinds in order, comma-separated, each with an optional count: qp | psm (e.g. qp,psm or 2qp,1psm; 1-${MAX_SUBMITTERS} in all); a QP's harvest need is its request's descriptors, a PSM queue's 0 (default: --submitters PSM senders)`,
+      describe: `race: the senders' kinds in order, comma-separated, each with an optional count: qp | psm | ipoib (e.g. qp,psm or 2qp,1ipoib; 1-${MAX_SUBMITTERS} in all); a QP's harvest need is its request's descriptors, a PSM or IPoIB queue's 0 (default: --submitters PSM senders)`,
     })
     .option('bound', {
       type: 'string',
@@ -61,11 +68,19 @@ export function raceOptions(y: Argv): Argv {
       type: 'string',
       describe: `race: what the exhaustive search reduces: ${REDUCTIONS.join(' | ')} (default all: symmetric submitters and sleep sets; the counts are the same)`,
     })
-    .option('schedules', { type: 'string', describe: 'race: sample N seeded random schedules instead of the exhaustive search' });
+    .option('schedules', { type: 'string', describe: 'race: sample N seeded random schedules instead of the exhaustive search' })
+    .option('trace', {
+      type: 'string',
+      describe:
+        'race: also write the shortest lost wake-up as a timeline to FILE (Chrome trace-event JSON: Perfetto, chrome://tracing)',
+    });
 }
 
 /** Run the exploration the arguments describe; the trace is that of the shortest lost wake-up. */
-export function runRace(args: Record<string, unknown>, seed: number): { result: RaceResult; json: RaceJson; why: string } {
+export function runRace(
+  args: Record<string, unknown>,
+  seed: number,
+): { result: RaceResult; json: RaceJson; why: string; replay: Replay | null } {
   const name = args.variant === undefined ? 'kernel' : String(args.variant);
   if (!isVariant(name)) throw usageError(`--variant must be one of ${VARIANTS.join(', ')}, got ${JSON.stringify(name)}`);
   if (args.senders !== undefined && args.submitters !== undefined)
@@ -104,11 +119,12 @@ export function runRace(args: Record<string, unknown>, seed: number): { result: 
     graphSteps: result.graphSteps,
     senders: result.senders,
     lostWakeupsByKind: result.lostByKind,
+    lostForGood: result.lostForGood,
   };
-  return { result, json, why: replay ? whyStuck(replay) : '' };
+  return { result, json, why: replay ? whyStuck(replay) : '', replay };
 }
 
-const SENDER_ITEM = /^([1-9][0-9]*)?(qp|psm)$/;
+const SENDER_ITEM = /^([1-9][0-9]*)?(qp|psm|ipoib)$/;
 
 /** Parse `--senders`: comma-separated kinds, each with an optional count (`qp,psm`, `2qp,1psm`), in actor order. */
 export function parseSenders(raw: string): SenderKind[] {
@@ -128,7 +144,7 @@ export function parseSenders(raw: string): SenderKind[] {
 /** "S1 qp, S2 psm": each sender's name and kind, with the harvest need of each kind. */
 function sendersLine(senders: readonly SenderKind[]): string {
   const names = senders.map((k, i) => `S${i + 1} ${k}`).join(', ');
-  return `${names} (harvest need: qp ${RACE_NUM_DESC}, psm 0)`;
+  return `${names} (harvest need: qp ${RACE_NUM_DESC}, psm 0, ipoib 0)`;
 }
 
 function isReduction(name: string): name is Reduction {
@@ -167,7 +183,11 @@ function render(j: RaceJson, r: RaceResult, why: string): string {
     ['senders', sendersLine(j.senders)],
     [
       'lost wake-ups',
-      `${j.lostWakeups} (distinct states): ${j.lostWakeupsByKind.qp} with a QP left asleep, ${j.lostWakeupsByKind.psm} with a PSM sender`,
+      `${j.lostWakeups} (distinct states): ${j.lostWakeupsByKind.qp} with a QP left asleep, ${j.lostWakeupsByKind.psm} with a PSM sender, ${j.lostWakeupsByKind.ipoib} with an IPoIB queue`,
+    ],
+    [
+      'for good',
+      `${j.lostForGood} of them with no step left anywhere: the other senders' traffic can no longer wake the sleeper`,
     ],
     ['wasted wake-ups', `${j.wastedWakeups} (woken, still no room)`],
   ]);
@@ -188,8 +208,28 @@ export const emuRaceCommand: CommandSpec = {
     'explore interleavings of the sleep/wake-up protocol (sdma_check_progress vs sdma_desc_avail): lost and wasted wake-ups',
   builder: raceOptions,
   async run(args, ctx: CliContext) {
-    const { result, json, why } = runRace(args, ctx.global.seed);
+    const target = args.trace === undefined ? undefined : String(args.trace);
+    if (target !== undefined && !/\.json$/i.test(target))
+      throw usageError(`--trace must name a .json file (Chrome trace-event JSON), got ${JSON.stringify(target)}`);
+    // Before a search that may take minutes: a target that cannot be written is said at once.
+    if (target !== undefined) checkOutputTarget(target, '--trace');
+    const { result, json, why, replay } = runRace(args, ctx.global.seed);
     ctx.io.stdout(ctx.global.json ? `${JSON.stringify(stamped(documentStamp(null, ctx), json))}\n` : render(json, result, why));
+    if (target !== undefined) {
+      if (!replay) {
+        ctx.io.stderr(`hfi1-sdma: no lost wake-up to draw: ${target} was not written\n`);
+        return 0;
+      }
+      const [{ raceEvents }, { writeTrace }] = await Promise.all([import('../trace/race.js'), import('../trace/file.js')]);
+      const events = raceEvents(replay, { variant: json.variant, senders: json.senders }, why);
+      const header = {
+        tool: `hfi1-sdma ${version()}`,
+        clock: 'steps' as const,
+        source: `emu race --variant ${json.variant} --senders ${json.senders.join(',')}`,
+      };
+      const n = await writeTrace(target, events, header, documentStamp(null, ctx));
+      ctx.io.stderr(`hfi1-sdma: wrote ${target} (${n} trace events: the shortest lost wake-up, one track per actor)\n`);
+    }
     return 0;
   },
 };

@@ -2,6 +2,7 @@
 // log lines, sdma.c).
 import type { Argv } from 'yargs';
 import { Hfi1SdmaError } from '../errors.js';
+import { decodeSFlags } from '../hw/parse/s-flags.js';
 import { linkEventsByPort } from '../kmsg/ipoib.js';
 import { type KernelLog, type LogEvent, MAX_EVENTS, MAX_UNITS } from '../kmsg/parse.js';
 import { MAX_LINE_BYTES, readKernelLog } from '../kmsg/stream.js';
@@ -118,10 +119,47 @@ export function eventDescription(e: LogEvent, paint: Paint, log: Pick<KernelLog,
       return `port ${e.port}: link error: ${e.text}`;
     case 'link-state':
       return `port ${e.port}: ${e.physState ? `physical state now ${e.physState}` : `logical state now ${e.state}`}`;
+    case 'qp-sleep':
+    case 'qp-wakeup':
+    case 'iowait-set':
+    case 'iowait-clear':
+    case 'psm-defer':
+    case 'psm-activate':
+      return waitEventText(e, log);
     case 'pad':
       return `${e.padDescriptors} pad descriptors after ${e.packets} packet${e.packets === 1 ? '' : 's'} of ${e.packetDescriptors} descriptors (pad_sdma_desc ${e.padSdmaDesc}; ${buildOf(log, e.unit)}_sdma_pad trace event)`;
     default:
       return paint('dim', `(not decoded) ${e.text ?? ''}`);
+  }
+}
+
+/** IOWAIT_PENDING_IB and IOWAIT_PENDING_TID as the iowait events print them (1 << bit, iowait.h). */
+const PENDING: Readonly<Record<string, string>> = { '0x1': 'IOWAIT_PENDING_IB', '0x2': 'IOWAIT_PENDING_TID' };
+
+/** A sleep or wake-up trace event in words, with the event's name and the task that printed it. */
+function waitEventText(e: LogEvent, log: Pick<KernelLog, 'units'>): string {
+  const build = buildOf(log, e.unit);
+  const by = `${e.task ? `, ${e.task}` : ''}${e.cpu === undefined ? '' : ` on cpu ${e.cpu}`}`;
+  const qp = `QP 0x${(e.qpn ?? 0).toString(16)}`;
+  const flag = (hex: string | undefined) => {
+    const names = decodeSFlags(Number(hex ?? 0), 'C').names;
+    return names.length ? names.join('|') : '0';
+  };
+  switch (e.kind) {
+    case 'qp-sleep':
+      return `${qp} asleep on ${flag(e.waitFlag)}${flag(e.waitFlag) === 'WAIT_DMA_DESC' ? " (an engine's dmawait)" : ''}; s_flags ${flag(e.sFlags)} (${build}_qpsleep trace event${by})`;
+    case 'qp-wakeup':
+      return `${qp} woken: ${flag(e.waitFlag)} cleared; s_flags ${flag(e.sFlags)} (${build}_qpwakeup trace event${by})`;
+    case 'iowait-set':
+    case 'iowait-clear': {
+      const what = e.iowaitFlag ? (PENDING[e.iowaitFlag] ?? e.iowaitFlag) : '?';
+      const verb = e.kind === 'iowait-set' ? 'set' : 'cleared';
+      return `${qp} (iowait ${e.iowait}): ${what} ${verb}, flags ${e.iowaitFlags} before (${build}_${e.kind.replace('-', '_')} trace event${by})`;
+    }
+    case 'psm-defer':
+      return `PSM queue pq ${e.pq} deferred${e.empty ? ' (not on a list yet)' : ' (already on a list)'} (${build}_usdma_defer trace event${by})`;
+    default:
+      return `PSM queue pq ${e.pq} activated (reason ${e.reason}${e.reason === 0 ? ': descriptors available' : ''}) (${build}_usdma_activate trace event${by})`;
   }
 }
 

@@ -70,6 +70,7 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
     param: Array.isArray(params) ? params.map(String) : params === undefined ? [] : [String(params)],
     wall: args.wall === true,
     stepped: args.stepped === true,
+    traceEvents: args.traceEvents === true,
   };
 }
 
@@ -162,6 +163,13 @@ function parser(
       type: 'string',
       describe:
         'emulator: a module parameter NAME=VALUE, repeatable (use_bulksvc=Y, bulksvc_num_sdma=N, num_vls=N, cap_mask=0x…)',
+      global: true,
+      group: 'Emulator:',
+    })
+    .option('trace-events', {
+      type: 'boolean',
+      describe:
+        'emulator: trace the senders going to sleep and being woken (hfi1_qpsleep, hfi1_qpwakeup, hfi1_iowait_set/clear, hfi1_usdma_defer/activate) in its tracefs, as if enabled',
       global: true,
       group: 'Emulator:',
     })

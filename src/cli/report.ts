@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import type { Backend } from '../backend.js';
 import { usageError } from '../errors.js';
+import type { Round } from '../monitor/round.js';
 import { checkOutputTarget } from '../output-file.js';
 import { MAX_INTERVAL_MS, MAX_SAMPLES, MIN_INTERVAL_MS } from '../snapshot/format.js';
 import { parseIntArg } from './args.js';
@@ -62,7 +63,12 @@ export const reportCommand: CommandSpec = {
         type: 'string',
         describe: "a snapshot written by 'hfi1-sdma snapshot' (else the host or --sysroot)",
       })
-      .option('o', { alias: 'output', type: 'string', demandOption: true, describe: 'the page to write (FILE.html)' })
+      .option('o', { alias: 'output', type: 'string', describe: 'the page to write (FILE.html)' })
+      .option('trace', {
+        type: 'string',
+        describe:
+          'also (or only) write the capture as a timeline to FILE.json (Chrome trace-event JSON: Perfetto, chrome://tracing)',
+      })
       .option('samples', {
         type: 'string',
         describe: `a live read: rounds to take (1-${MAX_SAMPLES}; default ${DEFAULT_SAMPLES}); a snapshot gives its own instants`,
@@ -79,14 +85,27 @@ export const reportCommand: CommandSpec = {
       })
       .example('$0 report node17.tar.gz -o node17.html', 'the page of a snapshot, every recorded instant')
       .example('sudo $0 report -o node17.html --samples 20', 'read this host 20 times, 500 ms apart, and draw it')
-      .example('$0 --backend emu --fault stop-fetch@300:3 report -o stall.html', 'the emulator with a stalled engine'),
+      .example('$0 --backend emu --fault stop-fetch@300:3 report -o stall.html', 'the emulator with a stalled engine')
+      .example('$0 report node17.tar.gz --trace node17.json', 'the capture as a timeline to open in Perfetto'),
   async run(args, ctx) {
-    const out = String(args.o ?? '');
+    const out = args.o === undefined ? undefined : String(args.o);
+    const trace = args.trace === undefined ? undefined : String(args.trace);
+    if (out === undefined && trace === undefined)
+      throw usageError('name what to write: -o FILE.html (the page), --trace FILE.json (a timeline), or both');
     // The kind of file first: a directory, a device or a FIFO in its place is left as it is (73), whatever its name.
-    checkOutputTarget(out, '-o');
-    if (!/\.html?$/i.test(out)) throw usageError(`-o must name an .html file, got ${JSON.stringify(out)}`);
+    if (out !== undefined) checkOutputTarget(out, '-o');
+    if (trace !== undefined) checkOutputTarget(trace, '--trace');
+    if (out !== undefined && !/\.html?$/i.test(out)) throw usageError(`-o must name an .html file, got ${JSON.stringify(out)}`);
+    if (trace !== undefined && !/\.json$/i.test(trace))
+      throw usageError(`--trace must name a .json file (Chrome trace-event JSON), got ${JSON.stringify(trace)}`);
     const snapshot = args.snapshot === undefined ? undefined : String(args.snapshot);
-    if (snapshot !== undefined && resolve(snapshot) === resolve(out)) throw usageError(`-o ${out} would overwrite the snapshot`);
+    for (const [option, file] of [
+      ['-o', out],
+      ['--trace', trace],
+    ] as const) {
+      if (file !== undefined && snapshot !== undefined && resolve(snapshot) === resolve(file))
+        throw usageError(`${option} ${file} would overwrite the snapshot`);
+    }
     const live = snapshot === undefined && !/\.(tar\.gz|tgz)$/.test(ctx.global.sysroot ?? '');
     if (!live && (args.samples !== undefined || args.intervalMs !== undefined)) {
       throw usageError("a snapshot's instants are its own: --samples and --interval-ms are for a live read");
@@ -98,17 +117,20 @@ export const reportCommand: CommandSpec = {
         : parseIntArg('--interval-ms', args.intervalMs, MIN_INTERVAL_MS, MAX_INTERVAL_MS);
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 86_400_000);
     const strandMs = strandMsArg(args.strandMs);
-    const [{ gatherReport }, { renderReport }, { checkReportTarget, writeOutputFile }] = await Promise.all([
+    const [{ gatherReport }, { renderReport }, { checkReportTarget, writeOutputFile }, { reportTimeline }] = await Promise.all([
       import('../report/gather.js'),
       import('../report/html.js'),
       import('../report/write.js'),
+      import('../trace/report.js'),
     ]);
     // Before a read that may take minutes: a target that cannot be written is said at once.
     const inputs = [snapshot ?? sysrootOf(ctx.global)];
-    checkReportTarget(out, inputs);
+    if (out !== undefined) checkReportTarget(out, inputs);
+    if (trace !== undefined) checkOutputTarget(trace, '--trace', inputs);
     const backend = await openSource(ctx, snapshot);
-    let html: string;
+    let html: string | null = null;
     let data: Awaited<ReturnType<typeof gatherReport>>;
+    const timeline = trace === undefined ? null : reportTimeline();
     try {
       const monitor = commandMonitor(backend, ctx, { stallMs, strandMs });
       const source = await sourceOf(backend, ctx, snapshot);
@@ -124,19 +146,22 @@ export const reportCommand: CommandSpec = {
           stallMs,
           strandMs,
         },
+        ...(timeline ? { observe: (round: Round) => timeline.add(round) } : {}),
       });
       await monitor.close();
-      html = renderReport(data);
+      if (out !== undefined) html = renderReport(data);
     } finally {
       await backend.close();
     }
-    await writeOutputFile(out, html, inputs);
-    const bytes = Buffer.byteLength(html);
+    if (out !== undefined && html !== null) await writeOutputFile(out, html, inputs);
+    const traced = trace !== undefined && timeline ? { file: trace, events: await timeline.write(trace, data, documentStamp(backend, ctx), inputs) } : null;
+    const bytes = html === null ? null : Buffer.byteLength(html);
     const findings = data.units.flatMap((u) => u.findings.filter((s) => s.current).map((s) => s.finding));
     if (ctx.global.json) {
       const doc = stamped(documentStamp(backend, ctx), {
-        file: out,
+        file: out ?? null,
         bytes,
+        ...(traced ? { trace: traced } : {}),
         provenance: provenanceJson(data.provenance),
         instants: data.rounds,
         spanMs: data.spanMs,
@@ -159,9 +184,9 @@ export const reportCommand: CommandSpec = {
     }
     const worst = findings.filter((f) => f.severity === 'critical' || f.severity === 'warning');
     const span = data.rounds > 1 ? ` over ${(data.spanMs / 1000).toFixed(1)} s` : '';
-    ctx.io.stdout(
-      `wrote ${out} (${Math.ceil(bytes / 1024)} KiB): ${data.units.map((u) => u.info.name).join(', ')}, ${data.rounds} instant${data.rounds === 1 ? '' : 's'}${span}, ${worst.length} finding${worst.length === 1 ? '' : 's'} to act on${worst[0] ? ` (worst: ${worst[0].code} ${worst[0].text})` : ''}\n`,
-    );
+    const what = `${data.units.map((u) => u.info.name).join(', ')}, ${data.rounds} instant${data.rounds === 1 ? '' : 's'}${span}, ${worst.length} finding${worst.length === 1 ? '' : 's'} to act on${worst[0] ? ` (worst: ${worst[0].code} ${worst[0].text})` : ''}`;
+    if (out !== undefined && bytes !== null) ctx.io.stdout(`wrote ${out} (${Math.ceil(bytes / 1024)} KiB): ${what}\n`);
+    if (traced) ctx.io.stdout(`wrote ${traced.file} (${traced.events} trace events${out === undefined ? `: ${what}` : ''})\n`);
     return 0;
   },
 };

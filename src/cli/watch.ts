@@ -4,10 +4,12 @@
 // engine's previous sample.
 import type { Argv } from 'yargs';
 import type { UnitInfo } from '../backend.js';
+import { usageError } from '../errors.js';
 import type { Finding } from '../monitor/findings.js';
 import { rounds } from '../monitor/monitor.js';
 import type { EngineRound, Round, UnitRound } from '../monitor/round.js';
 import { parseIntArg } from './args.js';
+import { sysrootOf } from './backend-select.js';
 import { captureOptions, openCaptures } from './capture.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { engineJson, errorHistoryJson, verdictJson } from './engine-json.js';
@@ -20,6 +22,7 @@ import { type DocumentStamp, documentStamp, stamped } from './stamp.js';
 import { withBackend } from './units.js';
 import { strandMsArg, waitCell, waiterFields } from './waiters-observe.js';
 import { fitLine, fitWords, rowsThatFit, ScreenPainter, type ScreenRow, sickRow, tableLines } from './watch-screen.js';
+import { openWatchTrace } from './watch-trace.js';
 
 export { bar, verdictCell } from './watch-screen.js';
 
@@ -164,10 +167,16 @@ export const watchCommand: CommandSpec = {
         default: '200',
         describe: 'a waiter asleep on a running, empty, quiet engine this long (and 3 samples) is stranded',
       })
+      .option('trace', {
+        type: 'string',
+        describe:
+          'also write the rounds as a timeline to FILE.json (Chrome trace-event JSON: Perfetto), complete when watch ends',
+      })
       .example('$0 watch', 'a screen redrawn every second')
       .example('$0 watch --json --count 10 | jq .verdict', 'NDJSON for scripts')
       .example('$0 --sysroot node17.tar.gz watch', 'replay a recorded snapshot in its own time, to its end')
-      .example('sudo $0 watch --capture-dir /var/tmp/hfi1-sdma', 'and keep a snapshot of the first stall, halt or strand'),
+      .example('sudo $0 watch --capture-dir /var/tmp/hfi1-sdma', 'and keep a snapshot of the first stall, halt or strand')
+      .example('$0 watch --count 60 --trace node17.json', 'a minute as a timeline to open in Perfetto'),
   async run(args, ctx: CliContext) {
     const intervalMs = parseIntArg('--interval-ms', args.intervalMs, 10, 3_600_000);
     const count =
@@ -175,21 +184,26 @@ export const watchCommand: CommandSpec = {
     const stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 86_400_000);
     const strandMs = strandMsArg(args.strandMs);
     const screen = ctx.io.isTTY && !ctx.global.json;
+    const traceTarget = args.trace === undefined ? undefined : String(args.trace);
+    if (traceTarget !== undefined && !/\.json$/i.test(traceTarget))
+      throw usageError(`--trace must name a .json file (Chrome trace-event JSON), got ${JSON.stringify(traceTarget)}`);
     return withBackend(ctx, async (backend) => {
       // An open-ended watch of the emulator is a live view: its time follows the wall clock, as a host's would.
       if (count === Number.POSITIVE_INFINITY && 'pace' in backend) (backend as { pace: string }).pace = 'wall';
+      const trace = traceTarget === undefined ? null : await openWatchTrace(traceTarget, documentStamp(backend, ctx), [sysrootOf(ctx.global)]);
       const monitor = commandMonitor(backend, ctx, { stallMs, strandMs });
       // On the screen a capture's line is shown in the frame (stderr would tear it) and said again at the end.
       const captureLines: string[] = [];
+      let last: Round | null = null;
       const captures = openCaptures(args, ctx, backend, (line) => {
         captureLines.push(line);
         if (!screen) ctx.io.stderr(`hfi1-sdma watch: ${line}\n`);
+        if (last) trace?.capture(last, line);
       });
       const stop = watchForStop();
       const painter = new ScreenPainter(ctx.io.stdout);
       const wallNow = ctx.io.nowMs ?? (() => Date.now());
       let t0: number | null = null;
-      let last: Round | null = null;
       let prev: Round | null = null;
       let n = 0;
       const said = new Set<string>();
@@ -197,6 +211,7 @@ export const watchCommand: CommandSpec = {
         for await (const round of rounds(monitor, { intervalMs, count, signal: stop.signal, sleep: ctx.io.sleep })) {
           last = round;
           n += 1;
+          trace?.add(round);
           sayWarnings(ctx.io, round, said);
           captures?.observe(round);
           t0 ??= round.units.flatMap((u) => u.engines)[0]?.sample.timeMs ?? null;
@@ -227,6 +242,10 @@ export const watchCommand: CommandSpec = {
         await captures?.finish(stop.signal.aborted);
         stop.dispose();
         if (screen) for (const line of captureLines) ctx.io.stderr(`hfi1-sdma watch: ${line}\n`);
+        if (trace) {
+          const events = await trace.close(last);
+          ctx.io.stderr(`hfi1-sdma watch: wrote ${trace.target} (${events} trace events, ${n} round${n === 1 ? '' : 's'})\n`);
+        }
       }
       return last ? roundStatus(ctx.io, last) : 0;
     });

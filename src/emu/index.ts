@@ -4,6 +4,7 @@ import { StoppedError } from '../cleanup.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
 import { parseFault } from './faults.js';
 import { resolveFlavour } from './flavour.js';
+import { enableTraceEvents } from './trace-events.js';
 import { EmuUnit } from './unit.js';
 import { warmUp } from './warm-up.js';
 
@@ -37,6 +38,8 @@ export interface EmuCliOptions {
   wall?: boolean | undefined;
   /** `--stepped`: run the stepped model, every event stepped (the fast model's oracle), not the fast one. */
   stepped?: boolean | undefined;
+  /** `--trace-events`: the sleep and wake-up trace events recorded and rendered in tracefs (trace-events.ts). */
+  traceEvents?: boolean | undefined;
 }
 
 /** Virtual time run before sampling when --at-ms is not given and no fault is scheduled. */
@@ -74,7 +77,7 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
       `--descq-cnt is the sdma_descq_cnt module parameter, an unsigned integer (64-32768, a power of two, is used as given; anything else means 2048), got ${d}`,
     );
   }
-  return new EmuUnit({
+  const unit = new EmuUnit({
     seed: opts.seed,
     engines: flavour.count,
     firstEngine: flavour.firstEngine,
@@ -86,8 +89,11 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
     workload: opts.workload,
     faults,
     params: opts.param ?? [],
-    model: opts.stepped === true ? 'stepped' : 'fast',
+    // The trace switch sees every sleep and wake-up only when each is stepped (trace-events.ts).
+    model: opts.stepped === true || opts.traceEvents === true ? 'stepped' : 'fast',
   });
+  if (opts.traceEvents) enableTraceEvents(unit);
+  return unit;
 }
 
 /** The emulated backend: the contract plus a control to let virtual time pass. */

@@ -167,6 +167,11 @@ export class EventLog {
   private readonly streams: StreamState[] = [];
   /** Records written since the start, those the fast model skipped included. */
   count = 0;
+  /**
+   * Given every record as it is written, when set (the emulator's trace events, trace-events.ts, which need the
+   * stepped model: the records of a stretch the fast model skips are never written one by one).
+   */
+  tap: ((timeNs: number, kind: number, engine: number, a: number, b: number, c: number) => void) | null = null;
 
   constructor(private readonly retain = 1_000_000) {}
 
@@ -186,6 +191,7 @@ export class EventLog {
     this.digestRecord(this.stream(engine), timeNs, kind, a, b, c);
     this.keep(timeNs, kind, engine, a, b, c);
     this.count++;
+    if (this.tap !== null) this.tap(timeNs, kind, engine, a, b, c);
   }
 
   private digestRecord(s: StreamState, timeNs: number, kind: number, a: number, b: number, c: number): void {

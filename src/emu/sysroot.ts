@@ -41,6 +41,7 @@ import {
   vlText,
   writeFlavourFiles,
 } from './sysroot-flavour.js';
+import { traceEventFiles } from './trace-events.js';
 import type { TreeWriter } from './tree.js';
 import { openTree } from './tree-root.js';
 import type { EmuUnit } from './unit.js';
@@ -248,6 +249,8 @@ export async function writeSysroot(u: EmuUnit, dir: string): Promise<void> {
   w.file('dev/kmsg', state.kmsg.text);
   // The kernel's clock (fs/proc/uptime.c: seconds since boot, two decimals), on which the log above is stamped.
   w.file('proc/uptime', `${(u.nowMs / 1000).toFixed(2)} 0.00\n`);
+  // With the trace switch on, tracefs as if the sleep and wake-up events were enabled (on the same clock).
+  for (const [path, text] of traceEventFiles(u)) w.file(path, text);
 
   for (const s of samples) {
     w.file(join(classDir, `sdma${s.engine}`, 'vl'), vlText(u, s.engine - flavour.firstEngine));

@@ -1,16 +1,17 @@
-// The waiters of one live unit (Unit.waiters): QPs from debugfs qp_stats, PSM writers from /proc, their engine from
-// the hfi1_usdma_* trace events when someone enabled them; IPoIB queues once the netdev watchdog timed them out
-// (waiters-ipoib.ts).
+// The waiters of one live unit (Unit.waiters): QPs from debugfs qp_stats (their sleep times, or themselves when
+// qp_stats cannot be read, from the hfi1_qpsleep/qpwakeup trace events when someone enabled them), PSM writers from
+// /proc, their engine from the hfi1_usdma_* trace events when enabled; IPoIB queues once the netdev watchdog timed
+// them out (waiters-ipoib.ts).
 // `sinceMs` is carried across calls (carrySince) from the set of the previous call, on the backend's clock.
 import type { Clock, WaitersSample } from '../backend.js';
-import { carrySince, visibilityOf, type Waiter } from '../progress/waiters.js';
+import { carrySince, visibilityOf, type Waiter, withQpSleeps } from '../progress/waiters.js';
 import type { FoundUnit } from './discover.js';
 import type { HwFs } from './fsio.js';
 import { IpoibQueues } from './waiters-ipoib.js';
 import { PsmScanner, type PsmScanOptions } from './waiters-psm.js';
 import { layoutOfRelease, readQpWaiters } from './waiters-qp.js';
 import { QpStatsMemo } from './waiters-qp-memo.js';
-import { readUsdmaEngines, usdmaTraceStatus } from './waiters-trace.js';
+import { qpTraceDir, readQpSleeps, readUptimeSec, readUsdmaEngines, usdmaTraceStatus } from './waiters-trace.js';
 import type { WarningLog } from './warnings.js';
 
 /** The waiter reader of one unit: keeps the previous set to carry `sinceMs`. */
@@ -48,6 +49,16 @@ export class UnitWaiters {
       layoutOfRelease(this.kernelRelease),
       this.qpStats,
     );
+    const qpTrace = await qpTraceDir(this.fs, this.found.paths);
+    const qpSeen =
+      qpTrace === null
+        ? qp
+        : withQpSleeps(
+            qp,
+            await readQpSleeps(this.fs, qpTrace, this.found.pci, this.log),
+            timeMs,
+            await readUptimeSec(this.fs, this.found.paths),
+          );
     const psm = await this.psm.scan(timeMs);
     let psmWaiters = psm.waiters;
     if (psmWaiters.length > 0) {
@@ -60,13 +71,13 @@ export class UnitWaiters {
       }
     }
     const ipoib = await this.ipoib.read(timeMs);
-    const waiters = carrySince(this.previous, [...qp.waiters, ...psmWaiters, ...ipoib.waiters]);
+    const waiters = carrySince(this.previous, [...qpSeen.waiters, ...psmWaiters, ...ipoib.waiters]);
     this.previous = waiters;
     return {
       unit: this.found.unit,
       timeMs,
       waiters,
-      visibility: visibilityOf([qp.visibility, psm.visibility, ipoib.visibility]),
+      visibility: visibilityOf([qpSeen.visibility, psm.visibility, ipoib.visibility]),
     };
   }
 }

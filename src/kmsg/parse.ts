@@ -13,6 +13,7 @@ import { CORNELIS_RULES } from './cornelis.js';
 import { IPOIB_RULES, LINK_RULES, parseWatchdogLine } from './ipoib.js';
 import type { Ctx, Rule } from './rule.js';
 import { parseTxTraceLine } from './trace-tx.js';
+import { parseWaitTraceLine } from './trace-wait.js';
 import { unescapeKmsgText } from './unescape.js';
 
 /** What the log says about one unit. */
@@ -54,6 +55,12 @@ export type LogEventKind =
   | 'link-training-failed'
   | 'link-error'
   | 'link-state'
+  | 'qp-sleep'
+  | 'qp-wakeup'
+  | 'iowait-set'
+  | 'iowait-clear'
+  | 'psm-defer'
+  | 'psm-activate'
   | 'unrecognised';
 
 /** One SDMA event of the log. Fields beyond `line`, `unit` and `kind` depend on the kind. */
@@ -126,6 +133,22 @@ export interface LogEvent {
   txListEmpty?: boolean;
   /** txq-event: the event (`stop`, `wake`, `xmit_stopped`, …). */
   event?: string;
+  /** The sleep and wake-up trace events (trace-wait.ts): the task that printed the line (`kworker/3:1H-412`). */
+  task?: string;
+  /** qp-sleep, qp-wakeup, iowait-set, iowait-clear: the QP; its flags as printed (hex strings). */
+  qpn?: number;
+  waitFlag?: string;
+  sFlags?: string;
+  psFlags?: string;
+  iowFlags?: string;
+  /** iowait-set, iowait-clear: the iowait's address, its flags before the change and the flag changed. */
+  iowait?: string;
+  iowaitFlags?: string;
+  iowaitFlag?: string;
+  /** psm-defer, psm-activate: the packet queue's address; defer: whether it was on no list yet; activate: why. */
+  pq?: string;
+  empty?: boolean;
+  reason?: number;
 }
 
 /** The parse of a whole log. */
@@ -506,7 +529,10 @@ export class KernelLogParser {
    */
   private pushTrace(raw: string, line: number): void {
     const t = parseTxTraceLine(raw);
-    if (!t) return;
+    if (!t) {
+      this.pushWaitTrace(raw, line);
+      return;
+    }
     this.hfi1Lines += 1;
     let unit: string;
     if (t.kind === 'pad') {
@@ -559,6 +585,49 @@ export class KernelLogParser {
         decoded: decodeFor(this.chip, t.d0, t.d1),
         ...(t.ahg ? { ahgIdx: t.ahg.idx, ahgMode: t.ahg.mode, ahgLen: t.ahg.len } : {}),
       };
+    }
+    if (this.events.length < MAX_EVENTS) this.events.push(ev);
+    else this.eventsDropped += 1;
+  }
+
+  /**
+   * A sleep or wake-up trace event (trace-wait.ts): filed under the unit of the PCI address it names, else under
+   * `<module> <address>`; the iowait events name no device: under the log's one unit of their module when it names
+   * exactly one, else under the module.
+   */
+  private pushWaitTrace(raw: string, line: number): void {
+    const t = parseWaitTraceLine(raw);
+    if (!t) return;
+    this.hfi1Lines += 1;
+    let unit: string;
+    const module = t.module;
+    if ('device' in t) {
+      const pci = t.device.toLowerCase();
+      unit = [...this.units.values()].find((u) => u.pci === pci)?.name ?? `${module} ${pci}`;
+    } else {
+      const same = [...this.units.values()].filter((u) => u.module === module);
+      unit = same.length === 1 ? (same[0] as LogUnit).name : module;
+    }
+    const hex = (n: number) => `0x${n.toString(16)}`;
+    const ev: LogEvent = {
+      line,
+      ts: t.ts,
+      unit,
+      kind: t.kind,
+      ...(t.comm === null ? {} : { task: `${t.comm}-${t.pid}` }),
+      ...(t.cpu === null ? {} : { cpu: t.cpu }),
+    };
+    if ('sFlags' in t) {
+      Object.assign(ev, { qpn: t.qpn, waitFlag: hex(t.flags), sFlags: hex(t.sFlags) });
+      if (t.psFlags !== null) ev.psFlags = hex(t.psFlags);
+      if (t.iowFlags !== null) ev.iowFlags = hex(t.iowFlags);
+    } else if (!('device' in t)) {
+      Object.assign(ev, { qpn: t.qpn, iowait: `0x${t.iowait}`, iowaitFlags: hex(t.flags), iowaitFlag: hex(t.flag) });
+    } else {
+      ev.pq = `0x${t.pq}`;
+      if (t.engine !== null) ev.engine = t.engine;
+      if (t.empty !== null) ev.empty = t.empty;
+      if (t.reason !== null) ev.reason = t.reason;
     }
     if (this.events.length < MAX_EVENTS) this.events.push(ev);
     else this.eventsDropped += 1;

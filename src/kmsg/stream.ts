@@ -20,16 +20,28 @@ const MARK = Buffer.from('hfi');
 const ONE = 0x31;
 const TWO = 0x32;
 const SPACE = 0x20;
-const TRACE_EVENTS = ['_sdma_state: ', '_sdma_descriptor: ', '_sdma_pad: ', '_txq_', '_flow_flush: ', '_flow_switch: '].map((e) =>
-  Buffer.from(e),
-);
+const TRACE_EVENTS = [
+  '_sdma_state: ',
+  '_sdma_descriptor: ',
+  '_sdma_pad: ',
+  '_txq_',
+  '_flow_flush: ',
+  '_flow_switch: ',
+  // The sleep and wake-up events (trace-wait.ts).
+  '_qpsleep: ',
+  '_qpwakeup: ',
+  '_iowait_set: ',
+  '_iowait_clear: ',
+  '_usdma_defer: ',
+  '_usdma_activate: ',
+].map((e) => Buffer.from(e));
 /** `)`: the driver in the older netdev watchdog line (`NETDEV WATCHDOG: ib0 (hfi1): transmit queue 0 timed out`). */
 const CLOSE = 0x29;
 
 /**
  * The next `hfi1 ` or `hfi2 ` at or after `from` (the driver's name in a device prefix), `(hfi1)` (the older netdev
- * watchdog line), or `hfi[12]_sdma_state: `, `_sdma_descriptor: `, `_sdma_pad: ` and the IPoIB queue events
- * (tracefs `trace` text, trace-tx.ts); -1 when none.
+ * watchdog line), or `hfi[12]_sdma_state: `, `_sdma_descriptor: `, `_sdma_pad: `, the IPoIB queue events
+ * (tracefs `trace` text, trace-tx.ts) and the sleep and wake-up events (trace-wait.ts); -1 when none.
  */
 function findMark(b: Buffer, from: number): number {
   for (let at = b.indexOf(MARK, from); at >= 0; at = b.indexOf(MARK, at + 1)) {

@@ -95,3 +95,60 @@ export function visibilityOf(known: readonly WaiterVisibility[]): WaiterVisibili
 export function traceEnableFix(module: string): string {
   return `to tie PSM writers to their engine, enable the events by hand: echo 1 > /sys/kernel/tracing/events/${module}_tx/${module}_usdma_defer/enable (likewise ${module}_usdma_activate, ${module}_usdma_we)`;
 }
+
+/** A QP's last sleep or wake-up trace event (hfi1_qpsleep, hfi1_qpwakeup; trace_tx.h). */
+export interface QpSleep {
+  qpn: number;
+  /** Asleep: the last event is a qpsleep (a qpwakeup ends it). */
+  asleep: boolean;
+  /** The wait flag of that event (RVT_S_WAIT_DMA_DESC for an engine's dmawait, iowait_sleep, qp.c). */
+  flags: number;
+  /** Its trace timestamp (s since boot, the trace clock). */
+  atSec: number;
+}
+
+/** RVT_S_WAIT_DMA_DESC in the s_flags layout of the kernels whose qpsleep events print ps_flags (rdmavt_qp.h). */
+const TRACE_WAIT_DMA_DESC = 0x1000;
+
+/** What a QP kind seen only through the trace events cannot show. */
+export const QP_TRACE_PARTIAL =
+  "from the qpsleep and qpwakeup trace events only: they do not name the engine, and a QP asleep since before the trace buffer's oldest event is not seen";
+
+/**
+ * The QP waiters with what the trace adds, at `nowMs` of the backend's clock when the kernel's uptime is
+ * `uptimeSec`: a QP of qp_stats asleep on dmawait since a qpsleep event takes that event's time as `sinceMs`; when
+ * qp_stats cannot be read, the QPs whose last event is a qpsleep on dmawait are listed from the trace (engine
+ * unknown), the kind then partly visible.
+ */
+export function withQpSleeps(
+  qp: { waiters: Waiter[]; visibility: WaiterVisibility },
+  sleeps: ReadonlyMap<number, QpSleep>,
+  nowMs: number,
+  uptimeSec: number | null,
+): { waiters: Waiter[]; visibility: WaiterVisibility } {
+  const onDmawait = (s: QpSleep | undefined): s is QpSleep => s?.asleep === true && (s.flags & TRACE_WAIT_DMA_DESC) !== 0;
+  const sleptAtMs = (s: QpSleep): number | null => (uptimeSec === null ? null : nowMs - Math.max(0, uptimeSec - s.atSec) * 1000);
+  if (qp.visibility.visible) {
+    const waiters = qp.waiters.map((w) => {
+      if (w.kind !== 'qp' || w.waitsFor !== 'dma-desc') return w;
+      const s = sleeps.get(w.qpn);
+      const at = onDmawait(s) ? sleptAtMs(s) : null;
+      return at !== null && at < w.sinceMs ? { ...w, sinceMs: at } : w;
+    });
+    return { waiters, visibility: qp.visibility };
+  }
+  const waiters: Waiter[] = [...sleeps.values()].filter(onDmawait).map((s) => ({
+    kind: 'qp',
+    qpn: s.qpn,
+    qpState: null,
+    waitsFor: 'dma-desc',
+    descriptorsNeeded: null,
+    engine: null,
+    onList: null,
+    ownPending: null,
+    sinceMs: sleptAtMs(s) ?? nowMs,
+    source: 'trace',
+  }));
+  const why = qp.visibility.reason ? `; qp_stats: ${qp.visibility.reason}` : '';
+  return { waiters, visibility: { kind: 'qp', visible: true, source: 'trace', partial: `${QP_TRACE_PARTIAL}${why}` } };
+}

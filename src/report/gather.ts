@@ -9,6 +9,7 @@ import { readRegularFile } from '../hw/read-file.js';
 import type { Monitor } from '../monitor/monitor.js';
 import { rounds } from '../monitor/monitor.js';
 import type { Sleep } from '../monitor/pace.js';
+import type { Round } from '../monitor/round.js';
 import { parseUptime, snapshotExtras } from '../snapshot/backend.js';
 import { UPTIME_FILE } from '../snapshot/format.js';
 import { readKmsgHfi1 } from '../snapshot/kmsg.js';
@@ -71,6 +72,8 @@ export interface GatherOptions {
   meta: ReportMeta;
   /** Called after each round (a progress line). */
   onRound?: (index: number) => void;
+  /** Given each round as it is gathered (another renderer of the same rounds: a timeline). */
+  observe?: (round: Round) => void;
 }
 
 /** Run the monitor over the capture and gather its report. */
@@ -85,6 +88,7 @@ export async function gatherReport(monitor: Monitor, source: ReportSource, o: Ga
     ...(recorded ? {} : { count: o.count }),
   })) {
     c.add(round, source.uptimeSec());
+    o.observe?.(round);
     n += 1;
     o.onRound?.(n);
     if (n === 1) chip = round.units[0]?.info.flavour.chip ?? 'wfr';

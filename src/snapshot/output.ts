@@ -16,8 +16,8 @@ import { limitText } from './format.js';
 
 const BLOCK = 512;
 
-/** An error creating or writing the output, with the code the user can act on. */
-export function outputError(e: unknown, target: string): Hfi1SdmaError {
+/** An error creating or writing the output named by `option` (`-o`, `--trace`), with the code the user can act on. */
+export function outputError(e: unknown, target: string, option = '-o'): Hfi1SdmaError {
   if (e instanceof Hfi1SdmaError) return e;
   const code = (e as NodeJS.ErrnoException).code ?? '';
   const dir = dirname(target);
@@ -29,14 +29,16 @@ export function outputError(e: unknown, target: string): Hfi1SdmaError {
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     return new Hfi1SdmaError(
       'E_CANT_CREATE',
-      `${target}: ${dir} is not an existing directory: create it first, or choose another -o`,
+      `${target}: ${dir} is not an existing directory: create it first, or choose another ${option}`,
       {
         cause: e,
       },
     );
   }
   if (code === 'EROFS') {
-    return new Hfi1SdmaError('E_CANT_CREATE', `${target}: ${dir} is on a read-only file system: choose another -o`, { cause: e });
+    return new Hfi1SdmaError('E_CANT_CREATE', `${target}: ${dir} is on a read-only file system: choose another ${option}`, {
+      cause: e,
+    });
   }
   return new Hfi1SdmaError(
     'E_IO',

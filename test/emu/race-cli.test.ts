@@ -27,10 +27,11 @@ describe('emu race', () => {
       'graphSteps',
       'senders',
       'lostWakeupsByKind',
+      'lostForGood',
     ]);
     expect(j).toMatchObject({ variant: 'psm-pre-2019', submitters: 1, bound: 80, seed: 1, states: 2865, lostWakeups: 9 });
     expect(j).toMatchObject({ reduce: 'all', schedules: 866, statesExplored: 2865, steps: 3611, graphSteps: 4724 });
-    expect(j).toMatchObject({ senders: ['psm'], lostWakeupsByKind: { qp: 0, psm: 9 } });
+    expect(j).toMatchObject({ senders: ['psm'], lostWakeupsByKind: { qp: 0, psm: 9, ipoib: 0 }, lostForGood: 9 });
     expect(j.trace.length).toBeGreaterThan(0);
     expect(Object.keys(j.trace[0])).toEqual(['step', 'actor', 'action', 'seq', 'head', 'tail', 'free']);
     const last = j.trace.at(-1);
@@ -86,12 +87,15 @@ describe('emu race', () => {
       senders: ['qp', 'psm'],
       states: 89714,
       lostWakeups: 208,
-      lostWakeupsByKind: { qp: 68, psm: 140 },
+      lostWakeupsByKind: { qp: 68, psm: 140, ipoib: 0 },
     });
     const r = await runCli(['emu', 'race', '--variant', 'kernel', '--senders', '1qp,1psm']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/senders\s+S1 qp, S2 psm \(harvest need: qp 9, psm 0\)/);
-    expect(r.stdout).toMatch(/lost wake-ups\s+136 \(distinct states\): 68 with a QP left asleep, 68 with a PSM sender/);
+    expect(r.stdout).toMatch(/senders\s+S1 qp, S2 psm \(harvest need: qp 9, psm 0, ipoib 0\)/);
+    expect(r.stdout).toMatch(
+      /lost wake-ups\s+136 \(distinct states\): 68 with a QP left asleep, 68 with a PSM sender, 0 with an IPoIB queue/,
+    );
+    expect(r.stdout).toMatch(/for good\s+76 of them with no step left anywhere/);
     expect(r.stdout).toMatch(
       /is a (QP: its txreq parked on its work list makes its harvest need 9|PSM queue: its harvest need is 0)\.\n$/,
     );
@@ -101,9 +105,9 @@ describe('emu race', () => {
     const a = JSON.parse((await runCli(['emu', 'race', '--senders', '2qp', '--json'])).stdout);
     const b = JSON.parse((await runCli(['emu', 'race', '--senders', 'qp,qp', '--json'])).stdout);
     const c = JSON.parse((await runCli(['emu', 'race', '--submitters', '2', '--json'])).stdout);
-    expect([a.senders, a.states, a.lostWakeupsByKind]).toEqual([['qp', 'qp'], 78255, { qp: 126, psm: 0 }]);
+    expect([a.senders, a.states, a.lostWakeupsByKind]).toEqual([['qp', 'qp'], 78255, { qp: 126, psm: 0, ipoib: 0 }]);
     expect(withoutStamp(b)).toEqual(withoutStamp(a));
-    expect([c.senders, c.states, c.lostWakeupsByKind]).toEqual([['psm', 'psm'], 83752, { qp: 0, psm: 136 }]);
+    expect([c.senders, c.states, c.lostWakeupsByKind]).toEqual([['psm', 'psm'], 83752, { qp: 0, psm: 136, ipoib: 0 }]);
   });
 
   it('random sampling: the same --seed prints the same result', async () => {
@@ -122,7 +126,7 @@ describe('emu race', () => {
     [['--reduce', 'some'], /--reduce must be one of none, symmetry, por, all/],
     [['--reduce', 'all', '--schedules', '10'], /--reduce applies to the exhaustive search/],
     [['--bound', 'x'], /--bound expects an integer/],
-    [['--senders', 'qp,ipoib'], /--senders takes comma-separated kinds \(qp, psm\)/],
+    [['--senders', 'qp,vnic'], /--senders takes comma-separated kinds \(qp, psm, ipoib\)/],
     [['--senders', '0qp'], /--senders takes comma-separated kinds/],
     [['--senders', '3qp,2psm'], /--senders must name from 1 to 4 senders, got 5/],
     [['--senders', 'qp', '--submitters', '2'], /--senders already gives the number of senders/],

@@ -38,6 +38,8 @@ const kept = (r: RaceResult) => [
   r.cut,
   r.maxDepth,
   r.lostSchedule?.length ?? null, // the shortest lost wake-up
+  r.lostForGood,
+  r.forGoodSchedule?.length ?? null, // the shortest lost for good
 ];
 
 describe('reduced searches keep the counts of the plain one', () => {
@@ -69,6 +71,7 @@ describe('reduced searches keep the counts of the plain one', () => {
     ['kernel', ['qp', 'qp']],
     ['psm-pre-2019', ['qp']],
     ['psm-pre-2019', ['qp', 'psm']],
+    ['psm-pre-2019', ['ipoib']],
   ];
   for (const [variant, senders] of MIXED) {
     it(`${variant}, senders ${senders.join(',')}`, () => {
@@ -82,7 +85,7 @@ describe('reduced searches keep the counts of the plain one', () => {
       // Only senders of one kind are interchangeable: a QP and a PSM queue are never folded together.
       if (senders.length === 2 && senders[0] !== senders[1]) expect(all.statesExplored).toBe(all.states);
       if (senders.length === 2 && senders[0] === senders[1]) expect(all.statesExplored).toBeLessThan(all.states);
-      expect(plain.lostByKind.qp + plain.lostByKind.psm).toBeGreaterThanOrEqual(plain.lostWakeups);
+      expect(plain.lostByKind.qp + plain.lostByKind.psm + plain.lostByKind.ipoib).toBeGreaterThanOrEqual(plain.lostWakeups);
       if (all.lostSchedule) expect(lostWaiter(replaySchedule(variant, senders, all.lostSchedule).world)).not.toBeNull();
     });
   }
@@ -92,10 +95,10 @@ describe('reduced searches keep the counts of the plain one', () => {
       const r = explore({ variant, submitters: 2, senders: ['qp', 'psm'], bound: DEFAULT_BOUND, seed: 1 });
       return { states: r.states, lost: r.lostWakeups, byKind: r.lostByKind, wasted: r.wastedWakeups };
     };
-    expect(counts('kernel')).toEqual({ states: 83752, lost: 136, byKind: { qp: 68, psm: 68 }, wasted: 128 });
+    expect(counts('kernel')).toEqual({ states: 83752, lost: 136, byKind: { qp: 68, psm: 68, ipoib: 0 }, wasted: 128 });
     // The pre-2019 PSM callback adds lost wake-ups of the PSM sender only: the QP's iowait_sleep
     // always called sdma_progress under waitlock.
-    expect(counts('psm-pre-2019')).toEqual({ states: 89714, lost: 208, byKind: { qp: 68, psm: 140 }, wasted: 128 });
+    expect(counts('psm-pre-2019')).toEqual({ states: 89714, lost: 208, byKind: { qp: 68, psm: 140, ipoib: 0 }, wasted: 128 });
   });
 
   it('two QPs: the second one is not harvested when only one request fits, unlike two PSM queues (need 0)', () => {

@@ -319,6 +319,37 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
     await validates('emu-race.schema.json', ['--json', 'emu', 'race', '--variant', 'psm-pre-2019', '--submitters', '1']);
   });
 
+  it('the timeline files of --trace (emu race, watch)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hfi1-sdma-schema-trace-'));
+    try {
+      const race = join(dir, 'race.json');
+      const watch = join(dir, 'watch.json');
+      expect((await runCli(['emu', 'race', '--variant', 'psm-pre-2019', '--submitters', '1', '--trace', race])).code).toBe(0);
+      const w = await runCli([
+        '--backend',
+        'emu',
+        '--engines',
+        '2',
+        '--workload',
+        LIGHT,
+        'watch',
+        '--count',
+        '2',
+        '--trace',
+        watch,
+      ]);
+      expect(w.code, w.stderr).toBe(0);
+      const v = schema('trace.schema.json');
+      for (const file of [race, watch]) {
+        const doc = JSON.parse(readFileSync(file, 'utf8'));
+        if (!valid.has('trace.schema.json')) valid.set('trace.schema.json', doc);
+        expect(v(doc) ? [] : v.errors, file).toEqual([]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('rejects what breaks the contract: a number for a register, an unknown verdict, a missing state', () => {
     const engine = {
       ...{ unit: 'hfi2_0', engine: 0, cpu: 0, state: null, running: null, seq: null, seqSource: 'counters', csr: null },
@@ -451,6 +482,24 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
           (d) => {
             const doc = structuredClone(d) as { findings: Record<string, unknown>[] };
             doc.findings[0] = without(doc.findings[0] as object, 'nodes');
+            return doc;
+          },
+        ],
+      ],
+      'trace.schema.json': [
+        [
+          'an event of a phase no viewer knows',
+          (d) => {
+            const doc = structuredClone(d) as { traceEvents: { ph: string }[] };
+            (doc.traceEvents.find((e) => e.ph === 'X') as { ph: string }).ph = 'Z';
+            return doc;
+          },
+        ],
+        [
+          'an async span without its id',
+          (d) => {
+            const doc = structuredClone(d) as { traceEvents: { ph: string; id?: string }[] };
+            delete (doc.traceEvents.find((e) => e.ph === 'b') as { id?: string }).id;
             return doc;
           },
         ],

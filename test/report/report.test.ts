@@ -11,6 +11,7 @@ import { Chromium, type LoadedPage } from '../support/chromium.js';
 import { runCli } from '../support/cli.js';
 import { colourCounts, decodePng } from '../support/png.js';
 import { tempDirs } from '../support/temp.js';
+import { onTrack, readTrace, type TraceDoc, traceProblems } from '../support/trace.js';
 import { emulatedCapture, SCENARIOS } from './capture.js';
 
 const tmp = tempDirs('report-');
@@ -23,9 +24,10 @@ beforeAll(async () => {
   for (const [name, s] of Object.entries(SCENARIOS) as [keyof typeof SCENARIOS, (typeof SCENARIOS)['stall']][]) {
     files[name] = await emulatedCapture(dir, name, s.units, s.plan);
     const out = join(dir, `${name}.html`);
-    const r = await runCli(['report', files[name], '-o', out, ...s.args]);
+    const r = await runCli(['report', files[name], '-o', out, '--trace', join(dir, `${name}.json`), ...s.args]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^wrote ${out.replace(/[.]/g, '\\.')} \\(\\d+ KiB\\): `));
+    expect(r.stdout).toMatch(/\nwrote \S+\.json \(\d+ trace events\)\n$/);
     pages[name] = readFileSync(out, 'utf8');
   }
 }, 60_000);
@@ -109,6 +111,37 @@ describe('report of an emulated capture', () => {
     expect(doc.bytes).toBe(readFileSync(out).length);
     // Not even a note: the snapshot shows every kind of waiter the host showed.
     expect(doc.units[0].findings).toEqual([]);
+  });
+});
+
+describe('report --trace of each capture', () => {
+  /** The verdict spans begun on an engine's track: name and finding codes. */
+  const verdicts = (doc: TraceDoc, engine: string) =>
+    onTrack(doc, engine)
+      .filter((e) => e.ph === 'b' && e.cat === 'verdict')
+      .map((e) => [e.name, (e.args as { codes: string[] }).codes]);
+
+  it("validates, and shows the sick engine's span with its code on epoch time; a healthy host shows none", () => {
+    const docs = Object.fromEntries(Object.keys(files).map((n) => [n, readTrace(join(dir, `${n}.json`))])) as Record<
+      keyof typeof files,
+      TraceDoc
+    >;
+    for (const doc of Object.values(docs)) {
+      expect(traceProblems(doc)).toEqual([]);
+      expect(doc.otherData.clock).toBe('epoch');
+      // The capture began at META.now (2026-01-02T03:04:05Z): epoch microseconds.
+      const first = Math.min(...doc.traceEvents.filter((e) => e.ph === 'X').map((e) => e.ts));
+      expect(first).toBe(Date.parse('2026-01-02T03:04:05.000Z') * 1000);
+    }
+    expect(verdicts(docs.stall, 'sdma3')).toContainEqual(['stalled', ['SD101']]);
+    expect(onTrack(docs.stall, 'sdma2').some((e) => e.ph === 'i' && e.cat === 'kmsg' && e.name === 'engine-error')).toBe(true);
+    expect(verdicts(docs.stranded, 'sdma5')).toContainEqual(['stranded', ['SD201']]);
+    expect(onTrack(docs.stranded, 'sdma5').some((e) => e.ph === 'n' && e.cat === 'waiter' && e.name === 'stranded')).toBe(true);
+    expect(verdicts(docs.window, 'sdma8')).toContainEqual(['stalled', ['SD101']]);
+    expect(docs.window.traceEvents.some((e) => e.ph === 'M' && 'name' in e.args && e.args.name === 'node17 hfi2_0')).toBe(true);
+    // A ring full for a moment is drawn (backpressure), but nothing with a finding to act on.
+    const healthy = docs.healthy.traceEvents.filter((e) => e.ph === 'b' && e.cat === 'verdict');
+    expect(healthy.filter((e) => e.name !== 'backpressure' || (e.args as { codes: string[] }).codes.length > 0)).toEqual([]);
   });
 });
 
@@ -240,6 +273,8 @@ describe('report usage', () => {
       [['--sysroot', dir, 'report', files.healthy, '-o', join(dir, 'x.html')], /names its snapshot already/],
       [['report', dir, '-o', join(tmp(), 'x.html')], /a directory is read with --sysroot/],
       [['--backend', 'emu', 'report', '-o', join(dir, 'x.html'), '--samples', '0'], /--samples/],
+      [['report', files.healthy], /name what to write: -o FILE\.html \(the page\), --trace FILE\.json/],
+      [['report', files.healthy, '--trace', files.healthy], /--trace must name a \.json file/],
     ];
     for (const [argv, message] of cases) {
       const r = await runCli(argv);

@@ -1,4 +1,4 @@
-// Symmetry of the race: submitters of the same kind (QP or PSM) and the same request size behave
+// Symmetry of the race: submitters of the same kind (QP, PSM or IPoIB) and the same request size behave
 // alike, so two states that differ only by which of them is which are one state up to renaming. A
 // state's canonical key describes each submitter by one tuple holding everything that names it
 // (its kind and request size first, its locals, its txreq, its place in tx_ring, dmawait and the
@@ -8,12 +8,15 @@
 import type { EmuTx } from '../tx.js';
 import { capture } from './state.js';
 import { KeyBuilder } from './state-table.js';
-import type { Submitter, World } from './world.js';
+import type { SenderKind, Submitter, World } from './world.js';
 
 /** Numbers per submitter tuple. */
 const TUPLE = 19;
 
 const FACTORIAL = [1, 1, 2, 6, 24, 120, 720];
+
+/** A kind's place in a tuple. */
+const KIND_INDEX: Readonly<Record<SenderKind, number>> = { qp: 0, psm: 1, ipoib: 2 };
 
 /** Keys of one world's states: canonical ones (symmetry on) or the plain state vector. */
 export class Canonizer {
@@ -78,7 +81,7 @@ export class Canonizer {
       t[o + 14] = w.tailHolder === i ? 1 : 0;
       t[o + 15] = w.waitHolder === i ? 1 : 0;
       t[o + 16] = q.txHead.length;
-      t[o + 17] = s.kind === 'qp' ? 0 : 1;
+      t[o + 17] = KIND_INDEX[s.kind];
       t[o + 18] = s.tx.numDesc;
     }
     k.push(e.descqHead);

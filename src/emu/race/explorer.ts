@@ -82,9 +82,11 @@ class Tally {
   cut = 0;
   maxDepth = 0;
   readonly lost = new Set<string>();
-  readonly lostByKind: Record<SenderKind, number> = { qp: 0, psm: 0 };
+  readonly lostByKind: Record<SenderKind, number> = { qp: 0, psm: 0, ipoib: 0 };
   readonly wasted = new Set<string>();
+  readonly forGood = new Set<string>();
   best: number[] | null = null;
+  bestForGood: number[] | null = null;
   readonly all: number[][] = [];
 
   constructor(private readonly keepAll: boolean) {}
@@ -100,6 +102,10 @@ class Tally {
       }
       this.lost.add(key);
       if (this.best === null || path.length < this.best.length) this.best = path.slice();
+      if (enabledActors(w).length === 0) {
+        this.forGood.add(key);
+        if (this.bestForGood === null || path.length < this.bestForGood.length) this.bestForGood = path.slice();
+      }
     }
   }
 
@@ -120,6 +126,8 @@ class Tally {
       sleptSteps: 0,
       lostWakeups: this.lost.size,
       lostByKind: { ...this.lostByKind },
+      lostForGood: this.forGood.size,
+      forGoodSchedule: this.bestForGood,
       wastedWakeups: this.wasted.size,
       maxDepth: this.maxDepth,
       lostSchedule: this.best,

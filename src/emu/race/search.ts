@@ -39,8 +39,15 @@ export interface SearchFound {
   sleptSteps: number;
   /** Distinct states holding a lost wake-up. */
   lostWakeups: number;
-  /** Of those, the states with a QP / a PSM sender left asleep (a state can count for both). */
+  /** Of those, the states with a QP / a PSM / an IPoIB sender left asleep (a state can count for several). */
   lostByKind: Record<SenderKind, number>;
+  /**
+   * Of the lost wake-up states, those where no actor has a step left: every other sender has placed its request or
+   * sleeps, so nothing will ever wake the one left asleep (SPIN's invalid end state).
+   */
+  lostForGood: number;
+  /** The shortest schedule reaching a lost wake-up for good, or null. */
+  forGoodSchedule: number[] | null;
   /** Distinct states reached by a step in which a woken submitter found no room. */
   wastedWakeups: number;
   maxDepth: number;
@@ -76,7 +83,9 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
     graphSteps: 0,
     sleptSteps: 0,
     lostWakeups: 0,
-    lostByKind: { qp: 0, psm: 0 },
+    lostByKind: { qp: 0, psm: 0, ipoib: 0 },
+    lostForGood: 0,
+    forGoodSchedule: null,
     wastedWakeups: 0,
     maxDepth: 0,
     lostSchedule: null,
@@ -112,16 +121,19 @@ export function exhaustive(w: World, bound: number, reduce: Reduction, keepAll: 
     const { orbit, place } = canon;
     if (flags & STEP_WASTED) markWasted(key.toString(), orbit);
     const kinds = lostKinds(w);
+    const enabled = enabledMask();
     if (kinds !== 0) {
       const k = key.toString();
       if (!lost.has(k)) {
         lost.set(k, orbit);
         for (const kind of SENDER_KINDS) if (kinds & KIND_BIT[kind]) out.lostByKind[kind] += orbit;
+        if (enabled === 0) out.lostForGood += orbit;
         if (keepAll) out.lostSchedules.push(path.slice());
       }
       if (out.lostSchedule === null || path.length < out.lostSchedule.length) out.lostSchedule = path.slice();
+      if (enabled === 0 && (out.forGoodSchedule === null || path.length < out.forGoodSchedule.length))
+        out.forGoodSchedule = path.slice();
     }
-    const enabled = enabledMask();
     const id = seen.find(key);
     let todo: number;
     let asleep = 0;

@@ -286,11 +286,12 @@ function irqStep(w: World, notes: string[] | null): void {
 }
 
 /**
- * The sender calls sdma_progress under waitlock: every QP (iowait_sleep always did), and a PSM
- * queue unless the order is the pre-2019 defer_packet_queue. `no-progress-check` skips it for all.
+ * The sender calls sdma_progress under waitlock: every QP (iowait_sleep always did) and IPoIB queue
+ * (hfi1_ipoib_sdma_sleep), and a PSM queue unless the order is the pre-2019 defer_packet_queue.
+ * `no-progress-check` skips it for all.
  */
 export function lockedProgress(v: Variant, s: Submitter): boolean {
-  return s.kind === 'qp' || v !== 'psm-pre-2019';
+  return s.kind !== 'psm' || v !== 'psm-pre-2019';
 }
 
 function harvestNames(w: World): string {
@@ -324,4 +325,4 @@ export function lostKinds(w: World): number {
 }
 
 /** Bit of a kind in lostKinds. */
-export const KIND_BIT: Readonly<Record<SenderKind, number>> = { qp: 1, psm: 2 };
+export const KIND_BIT: Readonly<Record<SenderKind, number>> = { qp: 1, psm: 2, ipoib: 4 };

@@ -72,7 +72,9 @@ export function whyStuck(r: Replay): string {
   const kind =
     s.kind === 'qp'
       ? ` ${s.name} is a QP: its txreq parked on its work list makes its harvest need ${need}.`
-      : ` ${s.name} is a PSM queue: its harvest need is 0.`;
+      : s.kind === 'psm'
+        ? ` ${s.name} is a PSM queue: its harvest need is 0.`
+        : ` ${s.name} is an IPoIB queue: its txreq waits on the queue's own list, so its harvest need is 0.`;
   const head = `${s.name} sleeps on dmawait for ${need} descriptors while ${e.freecnt()} are free: the ring is empty (descq_head = descq_tail = ${e.descqHead}), the chip has nothing left to do and no interrupt is pending, so sdma_desc_avail will not run again to wake it.`;
   const missed =
     avail > 0 && avail > check

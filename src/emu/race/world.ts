@@ -57,14 +57,17 @@ export const IrqPc = {
   exit: 4,
 } as const;
 
-/** The kinds of sender: a verbs QP (sleep callback iowait_sleep, qp.c) or a PSM packet queue (defer_packet_queue, user_sdma.c). */
-export const SENDER_KINDS = ['qp', 'psm'] as const;
+/**
+ * The kinds of sender: a verbs QP (sleep callback iowait_sleep, qp.c), a PSM packet queue (defer_packet_queue,
+ * user_sdma.c) or an accelerated-IPoIB transmit queue (hfi1_ipoib_sdma_sleep, ipoib_tx.c).
+ */
+export const SENDER_KINDS = ['qp', 'psm', 'ipoib'] as const;
 export type SenderKind = (typeof SENDER_KINDS)[number];
 
 /**
  * One submitter: one request of RACE_NUM_DESC descriptors. A QP parks that txreq on its iowait's
  * work list before it sleeps, so sdma_desc_avail harvests it only when its descriptors fit; a PSM
- * queue parks nothing, so its harvest need is 0.
+ * queue parks nothing and an IPoIB queue parks it on the queue's own list, so their harvest need is 0.
  */
 export interface Submitter {
   readonly id: number;
@@ -113,6 +116,8 @@ export interface World {
   /** txRing slot of the first txreq (tx_tail when the scenario began). */
   readonly txBase: number;
 }
+
+const SLEEP_KIND: Readonly<Record<SenderKind, number>> = { qp: SleepKind.qp, psm: SleepKind.psm, ipoib: SleepKind.ipoib };
 
 /** A txreq of `numDesc` descriptors: a header and numDesc − 1 payload pieces of 64 bytes. */
 export function raceTx(numDesc: number): TxReq {
@@ -165,7 +170,7 @@ export function buildWorld(variant: Variant, submitters: number | readonly Sende
       name: `S${i + 1}`,
       kind,
       tx,
-      wait: new IoWait(i + 1, kind === 'qp' ? SleepKind.qp : SleepKind.psm, {
+      wait: new IoWait(i + 1, SLEEP_KIND[kind], {
         wakeup: () => {
           s.woken = 1;
         },
