@@ -154,7 +154,10 @@ export const reportCommand: CommandSpec = {
       await backend.close();
     }
     if (out !== undefined && html !== null) await writeOutputFile(out, html, inputs);
-    const traced = trace !== undefined && timeline ? { file: trace, events: await timeline.write(trace, data, documentStamp(backend, ctx), inputs) } : null;
+    const traced =
+      trace !== undefined && timeline
+        ? { file: trace, events: await timeline.write(trace, data, documentStamp(backend, ctx), inputs) }
+        : null;
     const bytes = html === null ? null : Buffer.byteLength(html);
     const findings = data.units.flatMap((u) => u.findings.filter((s) => s.current).map((s) => s.finding));
     if (ctx.global.json) {

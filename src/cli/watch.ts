@@ -190,7 +190,10 @@ export const watchCommand: CommandSpec = {
     return withBackend(ctx, async (backend) => {
       // An open-ended watch of the emulator is a live view: its time follows the wall clock, as a host's would.
       if (count === Number.POSITIVE_INFINITY && 'pace' in backend) (backend as { pace: string }).pace = 'wall';
-      const trace = traceTarget === undefined ? null : await openWatchTrace(traceTarget, documentStamp(backend, ctx), [sysrootOf(ctx.global)]);
+      const trace =
+        traceTarget === undefined
+          ? null
+          : await openWatchTrace(traceTarget, documentStamp(backend, ctx), [sysrootOf(ctx.global)]);
       const monitor = commandMonitor(backend, ctx, { stallMs, strandMs });
       // On the screen a capture's line is shown in the frame (stderr would tear it) and said again at the end.
       const captureLines: string[] = [];
