@@ -18,11 +18,13 @@ export interface CommandEntry {
 export const COMMAND_TABLE: readonly CommandEntry[] = [
   {
     command: 'engines',
+    options: ['stall-ms'],
     describe: 'all engines: state, cpu, vl, heads, tail, in flight, free, DQF, error bits; the link and the unit context',
     load: async () => (await import('./engines.js')).enginesCommand,
   },
   {
     command: 'show <engine>',
+    options: ['stall-ms'],
     describe: 'one engine in full: every field, CTRL/STATUS/ERR bits decoded',
     load: async () => (await import('./show.js')).showCommand,
   },

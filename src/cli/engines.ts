@@ -11,7 +11,16 @@ import { flavourJson, flavourPhrase } from './flavour.js';
 import { table } from './format.js';
 import type { Paint } from './io.js';
 import { contextJson, contextLines, linkJson, mainPort, portsHeader, portsJson } from './link.js';
-import { commandMonitor, judgedRound, provenanceJson, provenanceText, roundStatus, sayWarnings } from './observe.js';
+import {
+  commandMonitor,
+  judgedRound,
+  provenanceJson,
+  provenanceText,
+  roundStatus,
+  sayWarnings,
+  stallOptions,
+  withStallMs,
+} from './observe.js';
 import { watchForStop } from './pace.js';
 import { causeJson, portCountersJson, settingsJson, settingsLine } from './port-view.js';
 import { documentStamp, stamped } from './stamp.js';
@@ -130,10 +139,12 @@ function unitText(u: UnitRound, round: Round, paint: Paint): string {
 export const enginesCommand: CommandSpec = {
   command: 'engines',
   describe: 'all engines: state, cpu, vl, heads, tail, in flight, free, DQF, error bits; the link and the unit context',
-  builder: (y) => y.example('$0 engines', 'the table').example('$0 --backend emu engines --json', 'EngineJson of the emulator'),
-  async run(_args, ctx) {
+  builder: (y) =>
+    withStallMs(y).example('$0 engines', 'the table').example('$0 --backend emu engines --json', 'EngineJson of the emulator'),
+  async run(args, ctx) {
+    const judging = stallOptions(args.stallMs);
     return withBackend(ctx, async (backend) => {
-      const monitor = commandMonitor(backend, ctx);
+      const monitor = commandMonitor(backend, ctx, judging);
       const stop = watchForStop();
       let round: Round;
       try {

@@ -1,12 +1,15 @@
 // What the read commands share: the monitor they render, the warnings and unit problems they say once,
 // their exit status after a round, and how they name where the numbers come from.
 import { hostname } from 'node:os';
+import type { Argv } from 'yargs';
 import type { Backend, EngineSample, Unit } from '../backend.js';
 import { EXIT_CODES, type Hfi1SdmaError } from '../errors.js';
 import { goneAction } from '../monitor/findings.js';
 import { Monitor, type MonitorOptions, type MonitorTracks } from '../monitor/monitor.js';
-import { judged, observe } from '../monitor/observation.js';
+import { judged, observationMs, observe } from '../monitor/observation.js';
 import type { Provenance, Round, UnitRound } from '../monitor/round.js';
+import { DEFAULT_STRAND_MS } from '../progress/strand.js';
+import { parseIntArg } from './args.js';
 import { sysrootOf } from './backend-select.js';
 import type { CliContext } from './context.js';
 import type { Io } from './io.js';
@@ -73,6 +76,24 @@ export function roundStatus(io: Io, round: Round): number {
     if (status === 0) status = EXIT_CODES.E_DEVICE_GONE;
   }
   return status;
+}
+
+/** `--stall-ms` of the commands that judge as health does (engines, show): health's flag, default and bounds. */
+export function withStallMs<T>(y: Argv<T>) {
+  return y.option('stall-ms', {
+    type: 'string',
+    default: '1000',
+    describe: "judge as 'health --stall-ms' does: no head movement this long while in flight is a stall (observes up to 2 ×)",
+  });
+}
+
+/**
+ * The monitor options of `--stall-ms`: the stall threshold, and the strand threshold within the observation it
+ * gives (a strand is confirmed within health's window, as health requires of its --strand-ms).
+ */
+export function stallOptions(raw: unknown): Pick<MonitorOptions, 'stallMs' | 'strandMs'> {
+  const stallMs = parseIntArg('--stall-ms', raw ?? '1000', 1, 3_600_000);
+  return { stallMs, strandMs: Math.min(DEFAULT_STRAND_MS, observationMs(stallMs)) };
 }
 
 /**

@@ -14,7 +14,7 @@ import { flavourJson, flavourPhrase } from './flavour.js';
 import { keyValues } from './format.js';
 import type { Paint } from './io.js';
 import { linkJson, linkPhrase, mainPort, portsHeader, portsJson } from './link.js';
-import { commandMonitor, judgedRound, provenanceJson, roundStatus, sayWarnings } from './observe.js';
+import { commandMonitor, judgedRound, provenanceJson, roundStatus, sayWarnings, stallOptions, withStallMs } from './observe.js';
 import { watchForStop } from './pace.js';
 import { causeJson, portCounterLines, portCountersJson, settingsJson, settingsLine } from './port-view.js';
 import { documentStamp, stamped } from './stamp.js';
@@ -122,10 +122,13 @@ export const showCommand: CommandSpec = {
   command: 'show <engine>',
   describe: 'one engine in full: every field, CTRL/STATUS/ERR bits decoded',
   builder: (y) =>
-    y.positional('engine', { type: 'string', describe: 'engine number' }).example('$0 show 3', 'engine 3 of the first unit'),
+    withStallMs(y)
+      .positional('engine', { type: 'string', describe: 'engine number' })
+      .example('$0 show 3', 'engine 3 of the first unit'),
   async run(args, ctx) {
+    const judging = stallOptions(args.stallMs);
     return withBackend(ctx, async (backend) => {
-      const monitor = commandMonitor(backend, ctx);
+      const monitor = commandMonitor(backend, ctx, judging);
       const first = await monitor.round();
       const u = first.units[0] as UnitRound;
       const engine = engineArg(args.engine, u.info);

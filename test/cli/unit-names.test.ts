@@ -48,16 +48,17 @@ describe('hfi1_0 and hfi2_0 on one host', () => {
   });
 
   it('--unit 0 is a usage error naming both; --unit hfi2_0 and --unit hfi1_0 select one', () => {
+    // The tree never changes: a short observation (--stall-ms) judges its busy engines without health's whole window.
     const both = runChild(['--sysroot', root, '--unit', '0', 'engines']);
     expect(both.code).toBe(64);
     expect(both.stderr).toMatch(/--unit 0 matches hfi1_0 and hfi2_0 on this host: give the name \(--unit hfi2_0\)/);
-    const hfi2 = runChild(['--sysroot', root, '--unit', 'hfi2_0', 'engines', '--json']);
+    const hfi2 = runChild(['--sysroot', root, '--unit', 'hfi2_0', 'engines', '--json', '--stall-ms', '50']);
     expect(hfi2.code, hfi2.stderr).toBe(0);
     expect(JSON.parse(hfi2.stdout).units.map((u: { name: string }) => u.name)).toEqual(['hfi2_0']);
-    const hfi1 = runChild(['--sysroot', root, '--unit', 'hfi1_0', 'show', '2', '--json']);
+    const hfi1 = runChild(['--sysroot', root, '--unit', 'hfi1_0', 'show', '2', '--json', '--stall-ms', '50']);
     expect(hfi1.code, hfi1.stderr).toBe(0);
     expect(JSON.parse(hfi1.stdout)).toMatchObject({ engine: 2 });
-    const all = runChild(['--sysroot', root, 'engines', '--json']);
+    const all = runChild(['--sysroot', root, 'engines', '--json', '--stall-ms', '50']);
     expect(
       JSON.parse(all.stdout)
         .units.map((u: { name: string }) => u.name)

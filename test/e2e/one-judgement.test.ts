@@ -40,6 +40,19 @@ describe('the follow-up commands say what health says', () => {
     expect(engines?.stdout).toMatch(/^CRITICAL SD102 hfi1_0 sdma2 halted/m);
   });
 
+  it('engines and show take the --stall-ms the check uses: a stall of 150 ms is named under a threshold of 100', async () => {
+    const [show, engines, bad] = await onHost({ workload: 'mixed:gbps=0.5', engines: 4, fault: ['stop-fetch@100:3'] }, 250, [
+      ['show', '3', '--stall-ms', '100'],
+      ['engines', '--stall-ms', '100'],
+      ['engines', '--stall-ms', '0'],
+    ]);
+    expect(show?.stdout).toMatch(/^verdict +STALLED \(CHIP-NOT-FETCHING\), head still for/m);
+    expect(show?.stdout).toMatch(/^CRITICAL SD101 hfi1_0 sdma3 stalled \(chip-not-fetching\) for ≥ \d+ ms/m);
+    expect(engines?.stdout).toMatch(/^CRITICAL SD101 hfi1_0 sdma3 stalled \(chip-not-fetching\) for ≥ \d+ ms/m);
+    expect(bad?.code).toBe(64);
+    expect(bad?.stderr).toMatch(/--stall-ms/);
+  });
+
   it('a stranded QP: show gives the engine STRANDED, as watch does, with the finding (the walk’s lost-wakeup host)', async () => {
     const [show] = await onHost({ workload: 'mixed:gbps=0.5', fault: ['lost-wakeup@300:5'] }, 400, [['show', '5']]);
     expect(show?.stdout).toMatch(/^verdict +STRANDED \(1 WAITER\)/m);

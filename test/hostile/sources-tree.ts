@@ -95,9 +95,18 @@ export interface Run {
 /** The most a child may run: well under the test timeout, so a hang fails as a hang, not a timeout. */
 export const CHILD_LIMIT_MS = 20_000;
 
+/**
+ * A hostile tree never changes: `engines` and `show` on one observe a busy engine for health's whole window
+ * (2 × --stall-ms) before they judge it stalled. These tests are about reading the sources, not the window: a short
+ * one, unless the test names its own.
+ */
+function observation(args: string[]): string[] {
+  return (args[0] === 'engines' || args[0] === 'show') && !args.includes('--stall-ms') ? ['--stall-ms', '50'] : [];
+}
+
 /** Run the built CLI on a sysroot, optionally as `nobody` (see AS_NOBODY). */
 export function cli(root: string, args: string[], opts: { asNobody?: boolean } = {}): Run {
-  const argv = ['--sysroot', root, ...args];
+  const argv = ['--sysroot', root, ...args, ...observation(args)];
   const spawnOpts = {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', HFI1_SDMA_SYSROOT: '' },
