@@ -38,10 +38,10 @@ describe('one option discipline', () => {
   });
 
   it('a typo of an option of another command says whose it is', async () => {
-    const r = await runCli(['--backend', 'emu', 'engines', '--stal-ms', '5']);
+    const r = await runCli(['--backend', 'emu', 'ring', '0', '--stal-ms', '5']);
     expect(r.code).toBe(64);
     expect(r.stderr.split('\n')[0]).toBe(
-      'hfi1-sdma: unknown option --stal-ms (--stall-ms is an option of watch, health, fleet, export, not of this command)',
+      'hfi1-sdma: unknown option --stal-ms (--stall-ms is an option of engines, show, watch, health, fleet, export, not of this command)',
     );
   });
 
