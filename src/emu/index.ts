@@ -113,8 +113,11 @@ export interface EmuBackend extends Backend {
 
 /** Create the emulated backend: unit 0, run to `atMs` (default DEFAULT_AT_MS) on first use. */
 export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
-  const unit = emuUnitFromOptions(opts);
-  const atMs = defaultAtMs(opts);
+  return emuBackendOf(emuUnitFromOptions(opts), defaultAtMs(opts), opts.wall === true ? 'wall' : 'virtual');
+}
+
+/** The backend of a built unit, run to `atMs` on first use (a twin's unit, say). */
+export function emuBackendOf(unit: EmuUnit, atMs: number, pace: EmuBackend['pace'] = 'virtual'): EmuBackend {
   // Run to --at-ms on first use, in steps that let a stop signal through (warm-up.ts).
   let warm: Promise<EmuUnit> | null = null;
   const ready = (): Promise<EmuUnit> => {
@@ -131,7 +134,7 @@ export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
     origin: { host: null, capturedAtMs: null, toolVersion: null, emulated: true },
     model: unit,
     atMs,
-    pace: opts.wall === true ? 'wall' : 'virtual',
+    pace,
     async units(): Promise<UnitInfo[]> {
       return [(await ready()).info];
     },

@@ -1,0 +1,297 @@
+// Running a twin and comparing it with its capture. The twin is judged by the same monitor and observation as
+// `health` (so its verdict is the one `health --from` prints); a replay from an earlier instant samples the twin at
+// every later instant's time and says where it first disagrees with what the capture recorded, the way a
+// record/replay tool reports a divergence: a head that stood in one and moved in the other, a waiter asleep in one
+// only, a state, a port, a device gone, or a finding the twin did not reach within the tolerance.
+import { emuBackendOf } from '../emu/index.js';
+import { EmuUnit } from '../emu/unit.js';
+import { Monitor } from '../monitor/monitor.js';
+import { observationMs, observe } from '../monitor/observation.js';
+import { realSleep } from '../monitor/pace.js';
+import type { Round, UnitRound } from '../monitor/round.js';
+import { observationOf, seedWaiterKey, verdictOf } from './build.js';
+import type { EngineView, TwinFinding, TwinFixture, TwinObservation } from './fixture.js';
+import { TWIN_SETTLE_MS, type TwinRunOptions, twinUnitOptions } from './options.js';
+
+/** The windows a twin is judged with (health's options). */
+export interface JudgeWindows {
+  stallMs: number;
+  strandMs: number;
+}
+
+/** A twin's run: its unit, the rounds taken (each at its time), and its verdict. */
+export interface TwinRunResult {
+  readonly unit: EmuUnit;
+  readonly rounds: readonly { readonly atMs: number; readonly round: Round }[];
+  readonly verdict: readonly TwinFinding[];
+}
+
+/** Where a replay first disagreed with the capture. */
+export interface Divergence {
+  readonly instant: number;
+  readonly afterMs: number;
+  /** What disagreed, in a sentence. */
+  readonly what: string;
+  /** A fault that would make the twin do what the capture did, when one is known. */
+  readonly hint: string | null;
+}
+
+/** A replay's outcome. */
+export interface ReplayResult extends TwinRunResult {
+  readonly divergence: Divergence | null;
+}
+
+/** The same finding: its code, and where. */
+export function sameFinding(a: TwinFinding, b: TwinFinding): boolean {
+  return a.code === b.code && a.unit === b.unit && a.engine === b.engine && a.port === b.port;
+}
+
+/** `SD201 hfi1_0 sdma5`: a finding by its code and place. */
+export function findingPlace(f: TwinFinding): string {
+  return [f.code, f.unit, f.engine !== null ? `sdma${f.engine}` : null, f.port !== null ? `port ${f.port}` : null]
+    .filter((x) => x !== null)
+    .join(' ');
+}
+
+/** Whether two verdicts hold the same findings (by code and place). */
+export function sameVerdict(a: readonly TwinFinding[], b: readonly TwinFinding[]): boolean {
+  return a.every((x) => b.some((y) => sameFinding(x, y))) && b.every((y) => a.some((x) => sameFinding(x, y)));
+}
+
+/** The unit's round of `round` (the twin has one unit). */
+function unitRound(round: Round): UnitRound | undefined {
+  return round.units[0];
+}
+
+/**
+ * Run the twin `f`: a round at each of `atMs` (ascending, from 0), then health's observation from the last of them;
+ * its verdict is that observation's findings (notes left out).
+ */
+export async function runTwin(
+  f: TwinFixture,
+  o: TwinRunOptions,
+  w: JudgeWindows,
+  atMs: readonly number[] = [0],
+): Promise<TwinRunResult> {
+  const unit = new EmuUnit(twinUnitOptions(f, o));
+  const backend = emuBackendOf(unit, TWIN_SETTLE_MS);
+  const monitor = new Monitor(backend, { stallMs: w.stallMs, strandMs: w.strandMs, requireUnit: true });
+  try {
+    const rounds: { atMs: number; round: Round }[] = [];
+    await backend.units();
+    for (const t of atMs) {
+      if (t > unit.nowMs) backend.advanceMs(t - unit.nowMs);
+      rounds.push({ atMs: unit.nowMs, round: await monitor.round() });
+    }
+    const first = rounds.at(-1)?.round;
+    const { round } = await observe(monitor, { ...w, sleep: realSleep, ...(first ? { first } : {}) });
+    return { unit, rounds, verdict: verdictOf(round.findings) };
+  } finally {
+    await monitor.close();
+  }
+}
+
+/** Replay `f` to each of its later instants and to its verdict; the first disagreement with the capture, or null. */
+export async function replayTwin(f: TwinFixture, o: TwinRunOptions, w: JudgeWindows, toleranceMs: number): Promise<ReplayResult> {
+  const obs = f.observations;
+  const lastMs = obs.at(-1)?.afterMs ?? 0;
+  // Every instant's time, and enough after the last one for a finding the capture showed late to come within the tolerance.
+  const grid = new Set<number>([0, ...obs.map((x) => x.afterMs)]);
+  const step = Math.max(1, Math.ceil(Math.min(w.stallMs, w.strandMs) / 2));
+  for (let t = 0; t <= lastMs + toleranceMs; t += step) grid.add(t);
+  const times = [...grid].sort((a, b) => a - b);
+  const run = await runTwin(f, o, w, times);
+  const views = run.rounds.map((r) => {
+    const u = unitRound(r.round);
+    return { atMs: r.atMs, obs: u ? observationOf(u, r.round.findings, -1, r.atMs) : null };
+  });
+  const at = (t: number) => views.find((v) => v.atMs === Math.max(t, TWIN_SETTLE_MS))?.obs ?? null;
+  const known = knownWaiters(f);
+  let prevTwin = at(0);
+  let prevCapture: TwinObservation | null = seedObservation(f);
+  for (const x of obs) {
+    const twin = at(x.afterMs);
+    if (!twin || !prevTwin || !prevCapture) break;
+    const what = firstDifference(prevCapture, x, prevTwin, twin, known);
+    if (what) return { ...run, divergence: { instant: x.instant, afterMs: x.afterMs, ...what } };
+    for (const finding of x.findings) {
+      const reached = views.some(
+        (v) =>
+          v.obs !== null && Math.abs(v.atMs - x.afterMs) <= toleranceMs && v.obs.findings.some((g) => sameFinding(g, finding)),
+      );
+      if (!reached) {
+        return {
+          ...run,
+          divergence: {
+            instant: x.instant,
+            afterMs: x.afterMs,
+            what: `the capture shows ${findingPlace(finding)}; the twin did not reach it within ${toleranceMs} ms`,
+            hint: hintFor(finding, prevCapture.afterMs),
+          },
+        };
+      }
+    }
+    prevTwin = twin;
+    prevCapture = x;
+  }
+  if (!sameVerdict(run.verdict, f.verdict)) {
+    const missing = f.verdict.filter((v) => !run.verdict.some((g) => sameFinding(g, v)));
+    const extra = run.verdict.filter((g) => !f.verdict.some((v) => sameFinding(g, v)));
+    const what = [
+      missing.length ? `the capture's ${missing.map(findingPlace).join(', ')} not reached` : null,
+      extra.length ? `the twin also shows ${extra.map(findingPlace).join(', ')}` : null,
+    ]
+      .filter((s) => s !== null)
+      .join('; ');
+    const last = obs.at(-1);
+    return {
+      ...run,
+      divergence: {
+        instant: last?.instant ?? f.source.instant,
+        afterMs: lastMs,
+        what: `at the verdict: ${what}`,
+        hint: missing[0] ? hintFor(missing[0], 0) : null,
+      },
+    };
+  }
+  return { ...run, divergence: null };
+}
+
+/** The seed instant as an observation (engines' heads and rings from the seed), to compare the first later one with. */
+function seedObservation(f: TwinFixture): TwinObservation {
+  const engines: EngineView[] = f.seed.engines.map((e) => ({
+    engine: e.engine,
+    state: null,
+    descqHead: e.descqHead,
+    inFlight: e.inFlight.reduce((n, t) => n + t.numDesc, 0),
+  }));
+  return { instant: f.source.instant, afterMs: 0, gone: false, engines, waiters: [], ports: [], findings: [] };
+}
+
+/** The waiters the capture names (at its seed instant or later): the only ones compared (a workload's are the twin's). */
+function knownWaiters(f: TwinFixture): Set<string> {
+  const out = new Set<string>();
+  for (const x of f.observations) for (const w of x.waiters) out.add(w);
+  for (const w of f.seed.waiters) out.add(seedWaiterKey(w));
+  return out;
+}
+
+/** A head that stood with work in flight from `a` to `b`. */
+function stood(a: EngineView | undefined, b: EngineView | undefined): boolean {
+  return (a?.inFlight ?? 0) > 0 && (b?.inFlight ?? 0) > 0 && a?.descqHead === b?.descqHead && a?.descqHead !== null;
+}
+
+/** A head that moved from `a` to `b`. */
+function moved(a: EngineView | undefined, b: EngineView | undefined): boolean {
+  return a?.descqHead != null && b?.descqHead != null && a.descqHead !== b.descqHead;
+}
+
+const ms = (t: number) => `${Math.round(t)}`;
+
+/** The first thing the twin does otherwise than the capture between two instants, with a fault that would explain it. */
+function firstDifference(
+  pc: TwinObservation,
+  c: TwinObservation,
+  pt: TwinObservation,
+  t: TwinObservation,
+  known: Set<string>,
+): { what: string; hint: string | null } | null {
+  const mid = (pc.afterMs + c.afterMs) / 2;
+  if (c.gone !== t.gone) {
+    return c.gone
+      ? { what: "the capture's device is gone (registers all-ones); the twin's is not", hint: `--fault device-gone@${ms(mid)}` }
+      : { what: "the twin's device is gone; the capture's is not", hint: null };
+  }
+  if (c.gone) return null;
+  for (const ce of c.engines) {
+    const te = t.engines.find((e) => e.engine === ce.engine);
+    if (!te) continue;
+    const id = ce.engine;
+    if (ce.state !== null && te.state !== null && ce.state !== te.state) {
+      const halt = ce.state === 's50_HwHaltWait';
+      return {
+        what: `sdma${id} is in ${ce.state} in the capture, ${te.state} in the twin`,
+        hint: halt ? `--fault halt-stuck@${ms(mid)}:${id}` : null,
+      };
+    }
+    const pce = pc.engines.find((e) => e.engine === id);
+    const pte = pt.engines.find((e) => e.engine === id);
+    if (stood(pce, ce) && moved(pte, te)) {
+      return {
+        what: `sdma${id}'s head stood with ${ce.inFlight} descriptors in flight in the capture (at ${ce.descqHead}); it moved in the twin`,
+        hint: `--fault stop-fetch@${ms(mid)}:${id} (or fabric-stall@${ms(mid)} when its port had no credits)`,
+      };
+    }
+    if (moved(pce, ce) && stood(pte, te)) {
+      return {
+        what: `sdma${id}'s head moved in the capture; it stood with ${te.inFlight} descriptors in flight in the twin`,
+        hint: null,
+      };
+    }
+  }
+  for (const w of c.waiters) {
+    if (known.has(w) && !t.waiters.includes(w)) {
+      const engine = /on sdma(\d+)$/.exec(w)?.[1];
+      const kind = w.startsWith('QP') ? 'qp' : w.startsWith('PSM') ? 'psm' : 'ipoib';
+      const fault = kind === 'ipoib' ? 'ipoib-timeout' : `lost-wakeup:${kind}`;
+      return {
+        what: `${w} is asleep in the capture, not in the twin`,
+        hint: engine !== undefined && !pc.waiters.includes(w) ? `--fault ${fault}@${ms(pc.afterMs)}:${engine}` : null,
+      };
+    }
+  }
+  for (const w of t.waiters) {
+    if (known.has(w) && !c.waiters.includes(w)) {
+      return {
+        what: `${w} is asleep in the twin, not in the capture (woken there: traffic the twin does not carry)`,
+        hint: '--workload (traffic on its engine wakes it)',
+      };
+    }
+  }
+  for (const cp of c.ports) {
+    const tp = t.ports.find((p) => p.port === cp.port);
+    if (tp && cp.state !== null && tp.state !== null && cp.state !== tp.state) {
+      return {
+        what: `port ${cp.port} is ${cp.state} in the capture, ${tp.state} in the twin`,
+        hint: cp.state === 'ACTIVE' ? `--fault link-up@${ms(mid)}:${cp.port}` : `--fault link-down@${ms(mid)}:${cp.port}`,
+      };
+    }
+  }
+  return null;
+}
+
+/** A fault that would bring `f` about, from `atMs` on (null when none is known). */
+function hintFor(f: TwinFinding, atMs: number): string | null {
+  const t = ms(atMs);
+  switch (f.code) {
+    case 'SD101':
+      return f.engine === null ? null : `--fault stop-fetch@${t}:${f.engine}`;
+    case 'SD102':
+      return f.engine === null ? null : `--fault halt-stuck@${t}:${f.engine}`;
+    case 'SD109':
+      return `--fault fabric-stall@${t}${f.port === null ? '' : `:${f.port}`}`;
+    case 'SD201':
+      return f.engine === null ? null : `--fault lost-wakeup@${t}:${f.engine}`;
+    case 'SD203':
+      return f.engine === null ? null : `--fault lost-wakeup:psm@${t}:${f.engine}`;
+    case 'SD207':
+      return f.engine === null ? null : `--fault ipoib-timeout@${t}:${f.engine}`;
+    case 'SD301':
+      return `--fault device-gone@${t}`;
+    case 'SD306':
+    case 'SD309':
+      return `--fault link-down@${t}${f.port === null ? '' : `:${f.port}`}`;
+    default:
+      return null;
+  }
+}
+
+/** The twin's verdict over health's observation (its window for these options), from its seed. */
+export async function twinVerdict(f: TwinFixture, o: TwinRunOptions, w: JudgeWindows): Promise<TwinRunResult> {
+  return runTwin(f, o, w, [0]);
+}
+
+/** Health's observation length for these windows (ms): how long a twin runs to its verdict. */
+export function verdictWindowMs(w: JudgeWindows): number {
+  return observationMs(w.stallMs);
+}
