@@ -2,6 +2,8 @@
 import type { Backend, ChipKind, DriverBuild, UnitInfo } from '../backend.js';
 import { StoppedError } from '../cleanup.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
+import type { TwinFixture } from '../twin/fixture.js';
+import { TWIN_SETTLE_MS, twinUnitOptions } from '../twin/options.js';
 import { parseFault } from './faults.js';
 import { resolveFlavour } from './flavour.js';
 import { enableTraceEvents } from './trace-events.js';
@@ -40,6 +42,8 @@ export interface EmuCliOptions {
   stepped?: boolean | undefined;
   /** `--trace-events`: the sleep and wake-up trace events recorded and rendered in tracefs (trace-events.ts). */
   traceEvents?: boolean | undefined;
+  /** `--from CAPTURE`: the twin to start from instead of driver load (its flavour is the capture's). */
+  twin?: TwinFixture | undefined;
 }
 
 /** Virtual time run before sampling when --at-ms is not given and no fault is scheduled. */
@@ -50,9 +54,11 @@ export const DEFAULT_AT_MS = 20;
  * state within microseconds at these rates), else, with faults, 100 ms past the last one so
  * that its effect shows.
  */
-export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engines' | 'firstEngine' | 'ports'>): number {
+export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engines' | 'firstEngine' | 'ports' | 'twin'>): number {
   if (opts.atMs !== undefined) return opts.atMs;
-  const window = faultWindow(opts);
+  const window = opts.twin ? twinWindow(opts.twin) : faultWindow(opts);
+  // A twin starts at its capture's instant: sampled as soon as its conditions have taken effect.
+  if (opts.twin && opts.fault.length === 0) return TWIN_SETTLE_MS;
   const last = Math.max(0, ...opts.fault.map((f) => parseFault(f, window).atMs));
   return opts.fault.length > 0 ? Math.max(DEFAULT_AT_MS, last + 100) : DEFAULT_AT_MS;
 }
@@ -67,8 +73,45 @@ function faultWindow(opts: Pick<EmuCliOptions, 'engines' | 'firstEngine' | 'port
   return { firstEngine, count: opts.engines ?? 16 - firstEngine, ports: opts.ports ?? 1 };
 }
 
+/** The engines and ports a twin's faults may name. */
+function twinWindow(t: TwinFixture): { firstEngine: number; count: number; ports: number } {
+  return { firstEngine: t.unit.firstEngine, count: t.unit.engines, ports: t.unit.ports };
+}
+
+/** The options a twin takes from its capture: given with --from, they are refused rather than silently ignored. */
+const FIXED_BY_CAPTURE = [
+  ['engines', '--engines'],
+  ['chip', '--chip'],
+  ['driver', '--driver'],
+  ['ports', '--ports'],
+  ['activePorts', '--active-ports'],
+  ['descqCnt', '--descq-cnt'],
+] as const;
+
+/** Build the twin the CLI options describe (--from): its capture's unit and state, the run's own seed, workload and faults. */
+function twinUnitFromOptions(twin: TwinFixture, opts: EmuCliOptions): EmuUnit {
+  for (const [key, flag] of FIXED_BY_CAPTURE) {
+    if (opts[key] !== undefined) {
+      throw usageError(
+        `${flag}: the capture fixes it (${twin.unit.name} as captured); drop ${flag} to run its twin, or --param to change a module parameter`,
+      );
+    }
+  }
+  for (const f of opts.fault) parseFault(f, twinWindow(twin));
+  return new EmuUnit(
+    twinUnitOptions(twin, {
+      seed: opts.seed,
+      workload: opts.workload,
+      faults: opts.fault,
+      params: opts.param ?? [],
+      model: opts.stepped === true ? 'stepped' : 'fast',
+    }),
+  );
+}
+
 /** Build (but do not run) the unit the CLI options describe; option errors are usage errors. */
 export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
+  if (opts.twin) return twinUnitFromOptions(opts.twin, opts);
   const flavour = resolveFlavour(opts);
   const faults = opts.fault.map((f) => parseFault(f, flavour));
   const d = opts.descqCnt;

@@ -32,6 +32,15 @@ import {
 } from './fixture.js';
 import type { CaptureReading, InstantRecord } from './read.js';
 
+/** `n thing` or `n things`. */
+function secs(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function count(n: number, thing: string): string {
+  return `${n} ${thing}${n === 1 ? '' : 's'}`;
+}
+
 /** What the notes collect while the seed is built. */
 class Notes {
   readonly taken: string[] = [];
@@ -348,10 +357,12 @@ function seedWaiters(
     }
     out.push(seed);
   }
-  if (out.length > 0)
-    notes.taken.push(
-      `${out.length} waiter(s) on ${unitName}: ${out.map((w) => `${w.kind} on sdma${w.engine} needing ${w.need}`).join(', ')}`,
+  if (out.length > 0) {
+    const each = out.map(
+      (w) => `${seedWaiterKey(w)} needing ${w.need}, asleep ${w.asleepMs >= 1000 ? secs(w.asleepMs) : `${w.asleepMs} ms`}`,
     );
+    notes.taken.push(`${count(out.length, 'waiter')} on ${unitName}: ${each.join('; ')}`);
+  }
   return out;
 }
 
@@ -492,7 +503,7 @@ function trafficAt(
   }
   if (out.length > 0) {
     notes.taken.push(
-      `the traffic between instants ${i > 0 ? i - 1 : i} and ${i > 0 ? i : i + 1}: ${out.length} sender(s) on ${new Set(out.map((t) => t.engine)).size} engine(s), at the rates the capture shows`,
+      `the traffic between instants ${i > 0 ? i - 1 : i} and ${i > 0 ? i : i + 1}: ${count(out.length, 'sender')} on ${count(new Set(out.map((t) => t.engine)).size, 'engine')}, at the rates the capture shows`,
     );
   }
   return out;
@@ -529,9 +540,9 @@ export function twinOf(r: CaptureReading, toolVersion: string): TwinFixture {
   const traffic = gone ? [] : trafficAt(r, i, unit, engines, waiters, notes);
   const inflight = engines.reduce((n, e) => n + e.inFlight.length, 0);
   notes.taken.unshift(
-    `${unit.chip.toUpperCase()}, ${unit.driver} driver, ${unit.ports} port(s), engines ${unit.firstEngine}-${unit.firstEngine + unit.engines - 1}, descq_cnt ${unit.descqCnt}, sdma_idle_cnt ${unit.idleCntNs} ns${unit.params.length ? `, ${unit.params.join(' ')}` : ''}`,
-    `${engines.length} engine(s): heads, tails, sequence, counters, ${inflight} request(s) in flight`,
-    `${ports.length} port(s): links and counters`,
+    `${unit.chip.toUpperCase()}, ${unit.driver} driver, ${count(unit.ports, 'port')}, engines ${unit.firstEngine}-${unit.firstEngine + unit.engines - 1}, descq_cnt ${unit.descqCnt}, sdma_idle_cnt ${unit.idleCntNs} ns${unit.params.length ? `, ${unit.params.join(' ')}` : ''}`,
+    `${count(engines.length, 'engine')}: heads, tails, sequence, counters, ${count(inflight, 'request')} in flight`,
+    `${count(ports.length, 'port')}: links and counters`,
   );
   if (u.portCounters.length === 0 && ports.length > 0)
     notes.assumed.push("the ports' counters were not captured: they start at 0");

@@ -11,7 +11,7 @@ import { realSleep } from '../monitor/pace.js';
 import type { Round, UnitRound } from '../monitor/round.js';
 import { observationOf, seedWaiterKey, verdictOf } from './build.js';
 import type { EngineView, TwinFinding, TwinFixture, TwinObservation } from './fixture.js';
-import { TWIN_SETTLE_MS, type TwinRunOptions, twinUnitOptions } from './options.js';
+import { CAUSE_AT_MS, causeForm, TWIN_SETTLE_MS, type TwinRunOptions, twinUnitOptions } from './options.js';
 
 /** The windows a twin is judged with (health's options). */
 export interface JudgeWindows {
@@ -72,6 +72,7 @@ export async function runTwin(
   o: TwinRunOptions,
   w: JudgeWindows,
   atMs: readonly number[] = [0],
+  then: 'observe' | 'stop' = 'observe',
 ): Promise<TwinRunResult> {
   const unit = new EmuUnit(twinUnitOptions(f, o));
   const backend = emuBackendOf(unit, TWIN_SETTLE_MS);
@@ -84,6 +85,7 @@ export async function runTwin(
       rounds.push({ atMs: unit.nowMs, round: await monitor.round() });
     }
     const first = rounds.at(-1)?.round;
+    if (then === 'stop' && first) return { unit, rounds, verdict: verdictOf(first.findings) };
     const { round } = await observe(monitor, { ...w, sleep: realSleep, ...(first ? { first } : {}) });
     return { unit, rounds, verdict: verdictOf(round.findings) };
   } finally {
@@ -98,7 +100,7 @@ export async function replayTwin(f: TwinFixture, o: TwinRunOptions, w: JudgeWind
   // Every instant's time, and enough after the last one for a finding the capture showed late to come within the tolerance.
   const grid = new Set<number>([0, ...obs.map((x) => x.afterMs)]);
   const step = Math.max(1, Math.ceil(Math.min(w.stallMs, w.strandMs) / 2));
-  for (let t = 0; t <= lastMs + toleranceMs; t += step) grid.add(t);
+  if (obs.length > 0) for (let t = 0; t <= lastMs + toleranceMs; t += step) grid.add(t);
   const times = [...grid].sort((a, b) => a - b);
   const run = await runTwin(f, o, w, times);
   const views = run.rounds.map((r) => {
@@ -294,4 +296,59 @@ export async function twinVerdict(f: TwinFixture, o: TwinRunOptions, w: JudgeWin
 /** Health's observation length for these windows (ms): how long a twin runs to its verdict. */
 export function verdictWindowMs(w: JudgeWindows): number {
   return observationMs(w.stallMs);
+}
+
+/** One finding of the capture under a change: whether the cause form recreates it as captured, and under the change. */
+export interface ChangeOutcome {
+  readonly finding: TwinFinding;
+  /** When it first showed as captured (ms after the seed instant), or null when the twin does not recreate it. */
+  readonly asCapturedMs: number | null;
+  /** When it first showed under the change, or null: it does not come back. */
+  readonly changedMs: number | null;
+}
+
+/** A change tried against the twin: each finding of the capture, as captured and under the change, from its cause. */
+export interface ChangeResult {
+  readonly outcomes: readonly ChangeOutcome[];
+  /** Findings the changed run shows that the capture did not. */
+  readonly newFindings: readonly TwinFinding[];
+  /** The faults that replayed the findings' causes. */
+  readonly causes: readonly string[];
+  readonly windowMs: number;
+}
+
+/** The first round (its time) whose findings hold `f`, or null. */
+function firstShown(run: TwinRunResult, f: TwinFinding): number | null {
+  for (const r of run.rounds) if (verdictOf(r.round.findings).some((g) => sameFinding(g, f))) return r.atMs;
+  return null;
+}
+
+/**
+ * Try `change` (another order, other parameters) against the capture's findings: the cause form of the twin, once as
+ * captured and once changed, each sampled over health's window; a finding comes back when the changed run shows it.
+ */
+export async function tryChange(
+  f: TwinFixture,
+  o: TwinRunOptions,
+  change: Pick<TwinRunOptions, 'variant' | 'params'>,
+  w: JudgeWindows,
+): Promise<ChangeResult> {
+  const windowMs = CAUSE_AT_MS + observationMs(w.stallMs);
+  const step = Math.max(1, Math.ceil(Math.min(w.stallMs, w.strandMs) / 2));
+  const times: number[] = [];
+  for (let t = 0; t <= windowMs; t += step) times.push(t);
+  if (times.at(-1) !== windowMs) times.push(windowMs);
+  const base = { ...o, form: 'cause' as const };
+  const captured = await runTwin(f, { ...base, variant: 'kernel', params: [] }, w, times, 'stop');
+  const changed = await runTwin(f, { ...base, ...change }, w, times, 'stop');
+  const outcomes = f.verdict.map((finding) => ({
+    finding,
+    asCapturedMs: firstShown(captured, finding),
+    changedMs: firstShown(changed, finding),
+  }));
+  const seen = new Map<string, TwinFinding>();
+  for (const r of changed.rounds) {
+    for (const g of verdictOf(r.round.findings)) if (!f.verdict.some((v) => sameFinding(v, g))) seen.set(findingPlace(g), g);
+  }
+  return { outcomes, newFindings: [...seen.values()], causes: causeForm(f).faults, windowMs };
 }
