@@ -7,7 +7,7 @@ import { TWIN_SETTLE_MS, twinUnitOptions } from '../twin/options.js';
 import { parseFault } from './faults.js';
 import { resolveFlavour } from './flavour.js';
 import { enableTraceEvents } from './trace-events.js';
-import { EmuUnit } from './unit.js';
+import { EmuUnit, type EmuVariant } from './unit.js';
 import { warmUp } from './warm-up.js';
 
 export { FAULTS, type FaultSpec, parseFault } from './faults.js';
@@ -44,6 +44,8 @@ export interface EmuCliOptions {
   traceEvents?: boolean | undefined;
   /** `--from CAPTURE`: the twin to start from instead of driver load (its flavour is the capture's). */
   twin?: TwinFixture | undefined;
+  /** The order of sdma_check_progress (`emu twin --variant`, the library's `variant`); default kernel. */
+  variant?: EmuVariant | undefined;
 }
 
 /** Virtual time run before sampling when --at-ms is not given and no fault is scheduled. */
@@ -105,6 +107,7 @@ function twinUnitFromOptions(twin: TwinFixture, opts: EmuCliOptions): EmuUnit {
       faults: opts.fault,
       params: opts.param ?? [],
       model: opts.stepped === true ? 'stepped' : 'fast',
+      variant: opts.variant,
     }),
   );
 }
@@ -134,6 +137,7 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
     params: opts.param ?? [],
     // The trace switch sees every sleep and wake-up only when each is stepped (trace-events.ts).
     model: opts.stepped === true || opts.traceEvents === true ? 'stepped' : 'fast',
+    ...(opts.variant ? { variant: opts.variant } : {}),
   });
   if (opts.traceEvents) enableTraceEvents(unit);
   return unit;

@@ -540,7 +540,7 @@ export function twinOf(r: CaptureReading, toolVersion: string): TwinFixture {
   const traffic = gone ? [] : trafficAt(r, i, unit, engines, waiters, notes);
   const inflight = engines.reduce((n, e) => n + e.inFlight.length, 0);
   notes.taken.unshift(
-    `${unit.chip.toUpperCase()}, ${unit.driver} driver, ${count(unit.ports, 'port')}, engines ${unit.firstEngine}-${unit.firstEngine + unit.engines - 1}, descq_cnt ${unit.descqCnt}, sdma_idle_cnt ${unit.idleCntNs} ns${unit.params.length ? `, ${unit.params.join(' ')}` : ''}`,
+    `${unit.chip.toUpperCase()}, ${unit.driver} driver, ${count(unit.ports, 'port')}, ${unit.engines === 1 ? `engine ${unit.firstEngine}` : `engines ${unit.firstEngine}-${unit.firstEngine + unit.engines - 1}`}, descq_cnt ${unit.descqCnt}, sdma_idle_cnt ${unit.idleCntNs} ns${unit.params.length ? `, ${unit.params.join(' ')}` : ''}`,
     `${count(engines.length, 'engine')}: heads, tails, sequence, counters, ${count(inflight, 'request')} in flight`,
     `${count(ports.length, 'port')}: links and counters`,
   );

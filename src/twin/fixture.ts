@@ -148,7 +148,7 @@ class FixtureChecker {
   fail(where: string, what: string): never {
     throw new Hfi1SdmaError(
       'E_PARSE',
-      `${this.file}: ${where} ${what}; this is not a twin written by 'hfi1-sdma emu twin --emit-test', or it was altered`,
+      `${this.file}: ${where} ${what}; it is not a twin as hfi1-sdma writes one, or it was altered`,
     );
   }
 

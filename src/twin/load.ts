@@ -17,8 +17,9 @@ export interface LoadOptions {
   unit?: UnitId | undefined;
   stallMs?: number;
   strandMs?: number;
-  /** The option that named the file, for messages (`--from`). */
+  /** The options that named the file and the instant, for messages (`--from`, `--from-instant`). */
   option?: string;
+  instantOption?: string;
 }
 
 /** The most bytes a twin file may hold (one of 16 full rings is well under 4 MiB). */
@@ -55,7 +56,7 @@ export function readFixture(path: string, option = '--from'): TwinFixture {
   } catch (e) {
     throw new Hfi1SdmaError(
       'E_PARSE',
-      `${path}: not valid JSON (${(e as Error).message}); a twin is the .json 'hfi1-sdma emu twin --emit-test' writes`,
+      `${path}: not valid JSON (${(e as Error).message}); a twin is the .json hfi1-sdma writes beside an emitted test`,
       {
         cause: e,
       },
@@ -71,7 +72,7 @@ export async function loadTwin(path: string, o: LoadOptions = {}): Promise<TwinF
     const f = readFixture(path, option);
     if (o.instant !== undefined && o.instant !== f.source.instant) {
       throw usageError(
-        `--from-instant ${o.instant}: ${path} is a twin of instant ${f.source.instant} only; give the capture itself to start elsewhere`,
+        `${o.instantOption ?? '--from-instant'} ${o.instant}: ${path} is a twin of instant ${f.source.instant} only; give the capture itself to start elsewhere`,
       );
     }
     if (o.unit !== undefined && o.unit !== f.unit.name && o.unit !== f.unit.unit) {
@@ -88,6 +89,7 @@ export async function loadTwin(path: string, o: LoadOptions = {}): Promise<TwinF
     unit: o.unit,
     stallMs: o.stallMs ?? TWIN_STALL_MS,
     strandMs: o.strandMs ?? TWIN_STRAND_MS,
+    ...(o.instantOption ? { instantOption: o.instantOption } : {}),
   });
   return twinOf(r, version());
 }

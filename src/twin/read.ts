@@ -44,6 +44,8 @@ export interface ReadOptions {
   instant?: number | undefined;
   stallMs: number;
   strandMs: number;
+  /** How the instant was named, for messages (`--from-instant`). */
+  instantOption?: string;
 }
 
 const RANK = { critical: 0, warning: 1, unknown: 2, note: 3 } as const;
@@ -60,7 +62,7 @@ export async function readCapture(file: string, o: ReadOptions): Promise<Capture
     const seedInstant = o.instant ?? count - 1;
     if (!Number.isInteger(seedInstant) || seedInstant < 0 || seedInstant >= count) {
       throw usageError(
-        `--from-instant ${o.instant}: ${file} holds ${count === 1 ? 'instant 0 only' : `instants 0-${count - 1}`} (0 is the first)`,
+        `${o.instantOption ?? '--from-instant'} ${o.instant}: ${file} holds ${count === 1 ? 'instant 0 only' : `instants 0-${count - 1}`} (0 is the first)`,
       );
     }
     const monitor = new Monitor(backend, { unit: o.unit, requireUnit: true, stallMs: o.stallMs, strandMs: o.strandMs });

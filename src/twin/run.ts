@@ -178,6 +178,17 @@ function knownWaiters(f: TwinFixture): Set<string> {
   return out;
 }
 
+/** Whether `keys` holds the waiter `key`: the same sender, on the same engine where both name one (`sdma?`: not known). */
+function holds(keys: readonly string[] | Set<string>, key: string): boolean {
+  const who = (k: string) => k.replace(/ on sdma(\d+|\?)$/, '');
+  const engine = (k: string) => / on sdma(\d+|\?)$/.exec(k)?.[1] ?? '?';
+  for (const k of keys) {
+    if (who(k) !== who(key)) continue;
+    if (engine(k) === '?' || engine(key) === '?' || engine(k) === engine(key)) return true;
+  }
+  return false;
+}
+
 /** A head that stood with work in flight from `a` to `b`. */
 function stood(a: EngineView | undefined, b: EngineView | undefined): boolean {
   return (a?.inFlight ?? 0) > 0 && (b?.inFlight ?? 0) > 0 && a?.descqHead === b?.descqHead && a?.descqHead !== null;
@@ -232,18 +243,18 @@ function firstDifference(
     }
   }
   for (const w of c.waiters) {
-    if (known.has(w) && !t.waiters.includes(w)) {
+    if (holds(known, w) && !holds(t.waiters, w)) {
       const engine = /on sdma(\d+)$/.exec(w)?.[1];
       const kind = w.startsWith('QP') ? 'qp' : w.startsWith('PSM') ? 'psm' : 'ipoib';
       const fault = kind === 'ipoib' ? 'ipoib-timeout' : `lost-wakeup:${kind}`;
       return {
         what: `${w} is asleep in the capture, not in the twin`,
-        hint: engine !== undefined && !pc.waiters.includes(w) ? `--fault ${fault}@${ms(pc.afterMs)}:${engine}` : null,
+        hint: engine !== undefined && !holds(pc.waiters, w) ? `--fault ${fault}@${ms(pc.afterMs)}:${engine}` : null,
       };
     }
   }
   for (const w of t.waiters) {
-    if (known.has(w) && !c.waiters.includes(w)) {
+    if (holds(known, w) && !holds(c.waiters, w)) {
       return {
         what: `${w} is asleep in the twin, not in the capture (woken there: traffic the twin does not carry)`,
         hint: '--workload (traffic on its engine wakes it)',
