@@ -65,7 +65,12 @@ function checkEmulatorOptions(given: EmulatorOptions | undefined): EmulatorOptio
   checkSignal(where, o.signal);
   if (o.variant !== undefined) checkOneOf(where, 'variant', o.variant, ['kernel', 'kernel-sample-first'] as const);
   if (o.fromInstant !== undefined) {
-    checkNumber(where, 'fromInstant', o.fromInstant, { min: 0, max: 10_000, integer: true, what: 'an instant (0 for the first)' });
+    checkNumber(where, 'fromInstant', o.fromInstant, {
+      min: 0,
+      max: 10_000,
+      integer: true,
+      what: 'an instant (0 for the first)',
+    });
     if (o.from === undefined) throw usageError(`${where}: fromInstant needs from (the capture to start from)`);
   }
   if (o.from !== undefined) {
@@ -77,7 +82,9 @@ function checkEmulatorOptions(given: EmulatorOptions | undefined): EmulatorOptio
     if (typeof o.from === 'string') checkText(where, 'from', o.from, "a capture's path (.tar.gz) or a twin's (.json)");
     const fixed = FIXED_BY_CAPTURE.filter((k) => o[k] !== undefined);
     if (fixed.length > 0) {
-      throw usageError(`${where}: ${fixed.join(', ')} ${fixed.length === 1 ? 'is' : 'are'} the capture's beside from; drop ${fixed.length === 1 ? 'it' : 'them'}`);
+      throw usageError(
+        `${where}: ${fixed.join(', ')} ${fixed.length === 1 ? 'is' : 'are'} the capture's beside from; drop ${fixed.length === 1 ? 'it' : 'them'}`,
+      );
     }
   }
   return o;
@@ -93,7 +100,8 @@ async function twinFrom(o: EmulatorOptions): Promise<TwinFixture | undefined> {
       loadTwin(o.from as string, { instant: o.fromInstant, option: 'from', instantOption: 'fromInstant' }),
     );
   }
-  if (o.fromInstant !== undefined) throw usageError(`${where}: fromInstant applies to a capture's path; a twin starts at its own instant`);
+  if (o.fromInstant !== undefined)
+    throw usageError(`${where}: fromInstant applies to a capture's path; a twin starts at its own instant`);
   const { checkFixture } = await import('../twin/fixture.js');
   try {
     return checkFixture(o.from, `${where}: from`);

@@ -82,7 +82,7 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
  * `--from CAPTURE`: the twin every command then reads, built before the command runs (the emulator's options are
  * read synchronously). It implies the emulator; another backend or a sysroot beside it is a usage error.
  */
-async function resolveTwin(global: GlobalOptions): Promise<void> {
+async function resolveTwin(global: GlobalOptions, args: Record<string, unknown>): Promise<void> {
   if (global.from === undefined) {
     if (global.fromInstant !== undefined) throw usageError('--from-instant needs --from CAPTURE (the capture to start from)');
     return;
@@ -94,7 +94,12 @@ async function resolveTwin(global: GlobalOptions): Promise<void> {
     );
   }
   const { loadTwin } = await import('../twin/load.js');
-  global.twin = await loadTwin(global.from, { instant: global.fromInstant, unit: global.unit });
+  // The capture's verdict is judged with the windows the command judges with (health's, emu twin's).
+  const windows = {
+    ...(args.stallMs === undefined ? {} : { stallMs: parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000) }),
+    ...(args.strandMs === undefined ? {} : { strandMs: parseIntArg('--strand-ms', args.strandMs, 1, 3_600_000) }),
+  };
+  global.twin = await loadTwin(global.from, { instant: global.fromInstant, unit: global.unit, ...windows });
   global.backend = 'emu';
 }
 
@@ -351,7 +356,7 @@ async function runCommand(
 ): Promise<number> {
   refuseRepeated(args, argv, aliases);
   const global = globalOptions(args);
-  await resolveTwin(global);
+  await resolveTwin(global, args);
   const ctx: CliContext = {
     io,
     global,

@@ -130,19 +130,23 @@ function bad(what: string): never {
 
 /** A request of exactly `numDesc` descriptors, from the listed byte counts when they build it, else a header and pages. */
 export function seedRequest(u: EmuUnit, t: SeedTx): TxReq {
-  const options = txOptions(u.host);
+  const own = txOptions(u.host);
   const fits = (r: TxReq | ReturnType<typeof buildTx>): r is TxReq => !isTxFailure(r) && r.numDesc === t.numDesc;
-  if (t.lens && t.lens.length === t.numDesc && t.lens.every((l) => l > 0)) {
-    const fragments = t.lens.map((len, i) => ({ kind: i === 0 ? ('single' as const) : ('page' as const), len }));
-    const r = buildTx({ tlen: t.lens.reduce((a, b) => a + b, 0), fragments, options });
-    if (fits(r)) return r;
-  }
-  for (let pages = t.numDesc - 1; pages >= 0; pages--) {
-    const page = pageBytes(pages + 1);
-    const fragments: { kind: 'single' | 'page'; len: number }[] = [{ kind: 'single', len: HEADER_BYTES }];
-    for (let k = 0; k < pages; k++) fragments.push({ kind: 'page', len: page });
-    const r = buildTx({ tlen: HEADER_BYTES + pages * page, fragments, options });
-    if (fits(r)) return r;
+  // A listing taken under sdma_align shows its fragments split already (a PSM batch listed as one request, too):
+  // built again without the split, the request keeps the listing's count.
+  for (const options of own.sdmaAlign ? [own, { ...own, sdmaAlign: 0 as const }] : [own]) {
+    if (t.lens && t.lens.length === t.numDesc && t.lens.every((l) => l > 0)) {
+      const fragments = t.lens.map((len, i) => ({ kind: i === 0 ? ('single' as const) : ('page' as const), len }));
+      const r = buildTx({ tlen: t.lens.reduce((a, b) => a + b, 0), fragments, options });
+      if (fits(r)) return r;
+    }
+    for (let pages = t.numDesc - 1; pages >= 0; pages--) {
+      const page = pageBytes(pages + 1);
+      const fragments: { kind: 'single' | 'page'; len: number }[] = [{ kind: 'single', len: HEADER_BYTES }];
+      for (let k = 0; k < pages; k++) fragments.push({ kind: 'page', len: page });
+      const r = buildTx({ tlen: HEADER_BYTES + pages * page, fragments, options });
+      if (fits(r)) return r;
+    }
   }
   return bad(`no request of ${t.numDesc} descriptor(s) can be built on ${u.info.name}`);
 }
@@ -294,19 +298,20 @@ function renumberAround(u: EmuUnit, seeded: readonly Sender[]): void {
     used.add(n);
     return n;
   };
+  // A seeded sender that names no number (captured traffic from an unnamed sender) takes one as the workload's do.
+  const named = (s: Sender, key: 'qpn' | 'pid') => seeded.includes(s) && s.identity?.[key] !== undefined;
   for (const s of u.senders) {
-    if (seeded.includes(s)) continue;
-    if (s.spec.kind === 'qp') {
+    if (s.spec.kind === 'qp' && !named(s, 'qpn')) {
       const qpn = senderQpn(s);
       const pid = senderQpOwnerPid(s, unit);
       if (qpns.has(qpn) || pids.has(pid)) {
-        s.identity = { qpn: qpns.has(qpn) ? fresh(qpns, qpn) : qpn, pid: pids.has(pid) ? fresh(pids, pid) : pid };
+        s.identity = { ...s.identity, qpn: qpns.has(qpn) ? fresh(qpns, qpn) : qpn, pid: pids.has(pid) ? fresh(pids, pid) : pid };
       }
       qpns.add(senderQpn(s));
       pids.add(senderQpOwnerPid(s, unit));
-    } else if (s.spec.kind === 'psm') {
+    } else if (s.spec.kind === 'psm' && !named(s, 'pid')) {
       const pid = senderPsmPid(s, unit);
-      if (pids.has(pid)) s.identity = { pid: fresh(pids, pid) };
+      if (pids.has(pid)) s.identity = { ...s.identity, pid: fresh(pids, pid) };
       pids.add(senderPsmPid(s, unit));
     }
   }

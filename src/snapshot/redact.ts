@@ -9,9 +9,15 @@
 // In the kernel log and the kernel's command line: IPv4 and IPv6 addresses, MAC and IPoIB hardware addresses (a PCI
 // address, two colons, is left as it is). The binary files (counter arrays, the CSR block) hold no text.
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, homedir } from 'node:os';
+import { hostname, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
+
+export { defaultRedactMapPath } from './redact-map-path.js';
+
 import { Hfi1SdmaError } from '../errors.js';
+import { RECORDED_OWNERS } from '../hw/qp-owners.js';
+import { MANIFEST, type ManifestV2 } from './format.js';
+import type { ArchiveWriter } from './output.js';
 
 export const REDACT_MAP_FORMAT = 'hfi1-sdma-redact-map/1';
 
@@ -22,13 +28,6 @@ export type RedactKind = (typeof REDACT_KINDS)[number];
 /** The map as kept on disk: each kind, real string to mask. */
 export type RedactMap = Record<RedactKind, Record<string, string>>;
 
-/** Where the map is kept unless told: /etc/hfi1-sdma for root, else the user's configuration directory. */
-export function defaultRedactMapPath(env: NodeJS.ProcessEnv = process.env, uid = process.getuid?.() ?? 0): string {
-  if (env.HFI1_SDMA_REDACT_MAP) return env.HFI1_SDMA_REDACT_MAP;
-  if (uid === 0) return '/etc/hfi1-sdma/redact-map.json';
-  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'hfi1-sdma', 'redact-map.json');
-}
-
 function emptyMap(): RedactMap {
   return { hosts: {}, users: {}, commands: {}, serials: {}, ipv4: {}, ipv6: {}, hwaddrs: {} };
 }
@@ -38,7 +37,11 @@ const SYSTEM_USERS = new Set(['root', 'nobody']);
 
 /** Files that are binary in a capture (native u64 arrays, the CSR block). */
 function binary(rel: string): boolean {
-  return /(^|\/)(counters|port[1-9]counters)$/.test(rel) || rel.endsWith('.sdma-csr') || /\/hw_counters\//.test(rel) === false && /\/resource0/.test(rel);
+  return (
+    /(^|\/)(counters|port[1-9]counters)$/.test(rel) ||
+    rel.endsWith('.sdma-csr') ||
+    (/\/hw_counters\//.test(rel) === false && /\/resource0/.test(rel))
+  );
 }
 
 /** Escape a string for a regular expression. */
@@ -75,7 +78,11 @@ export class Redactor {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT') {
-        throw new Hfi1SdmaError('E_CANT_CREATE', `--redact-map ${path}: cannot read it (${code ?? e}): name a file you can read and write`, { cause: e });
+        throw new Hfi1SdmaError(
+          'E_CANT_CREATE',
+          `--redact-map ${path}: cannot read it (${code ?? e}): name a file you can read and write`,
+          { cause: e },
+        );
       }
     }
     if (text !== null) {
@@ -83,12 +90,21 @@ export class Redactor {
       try {
         raw = JSON.parse(text);
       } catch (e) {
-        throw new Hfi1SdmaError('E_PARSE', `${path}: not valid JSON (${(e as Error).message}); it is not a redaction map hfi1-sdma wrote`, { cause: e });
+        throw new Hfi1SdmaError(
+          'E_PARSE',
+          `${path}: not valid JSON (${(e as Error).message}); it is not a redaction map hfi1-sdma wrote`,
+          { cause: e },
+        );
       }
       map = checkMap(raw, path);
     }
     const r = new Redactor(path, map);
     r.host(hostname());
+    try {
+      r.user(userInfo().username); // whoever captures
+    } catch {
+      // no name for this uid (a container without a passwd entry): nothing to mask
+    }
     r.save(); // made (or rewritten) before the capture: a map that cannot be kept is said before anything is written
     return r;
   }
@@ -135,7 +151,10 @@ export class Redactor {
     if (groups.length === 3 && !s.includes('::')) return s; // a PCI address or a time: not an address
     if (groups.every((g) => /^[0-9A-Fa-f]{2}$/.test(g))) {
       return this.mask('hwaddrs', s.toLowerCase(), (n) => {
-        const tail = n.toString(16).padStart(groups.length * 2 - 2, '0').slice(-(groups.length * 2 - 2));
+        const tail = n
+          .toString(16)
+          .padStart(groups.length * 2 - 2, '0')
+          .slice(-(groups.length * 2 - 2));
         return ['02', ...(tail.match(/../g) ?? [])].join(':');
       });
     }
@@ -152,7 +171,8 @@ export class Redactor {
       }
       pairs.sort((a, b) => b[0].length - a[0].length);
       this.literals = pairs;
-      this.literalRe = pairs.length === 0 ? null : new RegExp(`(?<![\\w-])(?:${pairs.map(([r]) => escaped(r)).join('|')})(?![\\w-])`, 'g');
+      this.literalRe =
+        pairs.length === 0 ? null : new RegExp(`(?<![\\w-])(?:${pairs.map(([r]) => escaped(r)).join('|')})(?![\\w-])`, 'g');
     }
     const re = this.literalRe;
     if (re === null) return text;
@@ -165,19 +185,39 @@ export class Redactor {
     return text.replace(IPV4, (a) => this.ipv4(a)).replace(COLON_HEX, (s) => this.colonHex(s));
   }
 
+  /**
+   * Learn the names one file of the capture holds where their place says what they are (a task's comm and status
+   * `Name:`, an adapter's serial, the recorded owners' commands and users, the kernel log's `Comm:`), so that the
+   * masking pass finds them in every file, the files captured before this one too.
+   */
+  learn(rel: string, data: Buffer): void {
+    if (!binary(rel)) this.structured(rel, data.toString('latin1'));
+  }
+
   /** One file of the capture (`rel`, sysroot-relative or an archive entry) as it goes into the archive. */
   file(rel: string, data: Buffer): Buffer {
     if (binary(rel)) return data;
     // latin1 both ways: every byte comes back as it was, but for the masks.
-    let text = data.toString('latin1');
-    if (/(^|\/)proc\/\d+\/(task\/\d+\/)?comm$/.test(rel)) text = `${this.command(text.replace(/\n$/, ''))}\n`;
-    else if (/(^|\/)proc\/\d+\/(task\/\d+\/)?status$/.test(rel)) text = text.replace(/^(Name:\t)(.*)$/m, (_m, k: string, v: string) => k + this.command(v));
-    else if (/(^|\/)sys\/class\/infiniband\/[^/]+\/serial$/.test(rel)) text = `${this.serial(text.trim())}\n`;
-    else if (rel.endsWith('.hfi1-sdma/qp-owners.json')) text = this.owners(text);
-    if (/(^|\/)kmsg-hfi1\.txt$/.test(rel) || /(^|\/)proc\/cmdline$/.test(rel)) {
-      text = this.addresses(text.replace(/(Comm: )(\S+)/g, (_m, k: string, v: string) => k + this.command(v)));
-    }
+    let text = this.structured(rel, data.toString('latin1'));
+    if (/(^|\/)kmsg-hfi1\.txt$/.test(rel) || /(^|\/)proc\/cmdline$/.test(rel)) text = this.addresses(text);
     return Buffer.from(this.literal(text), 'latin1');
+  }
+
+  /** `text` with the names its place identifies masked (each learnt on the way). */
+  private structured(rel: string, text: string): string {
+    if (/(^|\/)proc\/\d+\/(task\/\d+\/)?comm$/.test(rel)) return `${this.command(text.replace(/\n$/, ''))}\n`;
+    if (/(^|\/)proc\/\d+\/(task\/\d+\/)?status$/.test(rel))
+      return text.replace(/^(Name:\t)(.*)$/m, (_m, k: string, v: string) => k + this.command(v));
+    if (/(^|\/)sys\/class\/infiniband\/[^/]+\/serial$/.test(rel)) return `${this.serial(text.trim())}\n`;
+    if (rel.endsWith(RECORDED_OWNERS)) return this.owners(text);
+    if (/(^|\/)kmsg-hfi1\.txt$/.test(rel))
+      return text.replace(/(Comm: )(\S+)/g, (_m, k: string, v: string) => k + this.command(v));
+    return text;
+  }
+
+  /** The real strings masked so far, of every kind (what a redacted capture must not hold). */
+  maskedStrings(): string[] {
+    return REDACT_KINDS.flatMap((k) => Object.keys(this.map[k]));
   }
 
   /** The recorded QP owners with their commands and users masked. */
@@ -192,6 +232,21 @@ export class Redactor {
     } catch {
       return text; // not the record's form: the literal masks still apply
     }
+  }
+
+  /** The capture's manifest, redacted: its host masked, the names in its paths and reasons masked, marked redacted. */
+  manifest(data: Buffer): Buffer {
+    const m = JSON.parse(data.toString('utf8')) as ManifestV2;
+    m.host = this.host(m.host);
+    m.sysroot = this.literal(m.sysroot);
+    m.redacted = true;
+    for (const i of m.instants) {
+      for (const src of i.sources) {
+        if (src.reason !== undefined) src.reason = this.literal(src.reason);
+        if (src.note !== undefined) src.note = this.literal(src.note);
+      }
+    }
+    return Buffer.from(`${JSON.stringify(m, null, 2)}\n`);
   }
 
   /** Keep the map (0600, replaced whole) when something was added since it was read. */
@@ -219,7 +274,10 @@ export class Redactor {
 /** A map read from disk, checked. */
 function checkMap(raw: unknown, path: string): RedactMap {
   const bad = (what: string): never => {
-    throw new Hfi1SdmaError('E_PARSE', `${path}: ${what}; it is not a redaction map hfi1-sdma wrote (move it away to start a new one)`);
+    throw new Hfi1SdmaError(
+      'E_PARSE',
+      `${path}: ${what}; it is not a redaction map hfi1-sdma wrote (move it away to start a new one)`,
+    );
   };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return bad('not an object');
   const o = raw as Record<string, unknown>;
@@ -235,4 +293,41 @@ function checkMap(raw: unknown, path: string): RedactMap {
     }
   }
   return map;
+}
+
+/** One entry of an archive held back until every name is known. */
+interface HeldEntry {
+  readonly path: string;
+  readonly data: Buffer;
+  readonly mtime: Date;
+}
+
+/**
+ * An archive written redacted: its entries are held until the capture ends, so that a name learnt late (a process
+ * seen at the last instant) is masked in every file, then written masked through `out`, and the map kept.
+ */
+export class RedactingArchive implements Pick<ArchiveWriter, 'addFile' | 'commit' | 'abort'> {
+  private readonly held: HeldEntry[] = [];
+
+  constructor(
+    private readonly out: ArchiveWriter,
+    private readonly redactor: Redactor,
+  ) {}
+
+  async addFile(path: string, data: Uint8Array, mtime: Date): Promise<void> {
+    this.held.push({ path, data: Buffer.from(data), mtime });
+  }
+
+  async commit(): Promise<void> {
+    const r = this.redactor;
+    for (const e of this.held) if (e.path !== MANIFEST) r.learn(e.path, e.data);
+    for (const e of this.held)
+      await this.out.addFile(e.path, e.path === MANIFEST ? r.manifest(e.data) : r.file(e.path, e.data), e.mtime);
+    r.save(); // kept before the archive takes its name: a capture is never redacted by a map that was not kept
+    await this.out.commit();
+  }
+
+  abort(): Promise<void> {
+    return this.out.abort();
+  }
 }

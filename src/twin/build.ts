@@ -21,6 +21,7 @@ import { chipModel } from '../progress/chip.js';
 import { isEngHalted } from '../progress/csr.js';
 import { engineIdsText } from '../progress/engine-ids.js';
 import { inFlight } from '../progress/ring.js';
+import type { WaiterJudgement, WaiterReason } from '../progress/strand.js';
 import {
   type EngineView,
   TWIN_FORMAT,
@@ -76,6 +77,18 @@ export function seedWaiterKey(w: Pick<SeedWaiter, 'kind' | 'identity' | 'engine'
   return `${who} on sdma${w.engine}`;
 }
 
+/** Reasons a waiter sleeps that traffic decides from moment to moment (a busy engine's, or its own, in flight). */
+const PASSING: ReadonlySet<WaiterReason> = new Set(['engine-busy', 'own-pending', 'unit-busy', 'off-list', 'other-list']);
+
+/**
+ * The waiters a replay compares: asleep on dmawait for a reason of their engine's state, not of passing traffic (a
+ * sender asleep behind a full ring wakes at the next retirement, and the twin's traffic is not the capture's to the
+ * packet).
+ */
+function compared(j: WaiterJudgement): boolean {
+  return j.waiter.waitsFor === 'dma-desc' && !(j.verdict === 'waiting' && PASSING.has(j.reason));
+}
+
 /** Every engine's view, the waiters and the ports of one round (what the replay compares). */
 export function observationOf(u: UnitRound, findings: readonly Finding[], instant: number, afterMs: number): TwinObservation {
   const engines: EngineView[] = u.engines.map((e) => {
@@ -92,7 +105,7 @@ export function observationOf(u: UnitRound, findings: readonly Finding[], instan
     afterMs,
     gone: u.status === 'gone',
     engines,
-    waiters: u.waiters.judgements.filter((j) => j.waiter.waitsFor === 'dma-desc').map((j) => waiterKey(j.waiter)),
+    waiters: u.waiters.judgements.filter(compared).map((j) => waiterKey(j.waiter)),
     ports: u.ports.map((p) => ({ port: p.port, state: p.state })),
     findings: verdictOf(findings),
   };
@@ -465,7 +478,9 @@ function trafficAt(
     return [];
   }
   const dt = (b.timeMs - a.timeMs) / 1000;
-  const asleepKeys = new Set(asleep.map(seedWaiterKey));
+  // Who sleeps at the seed instant sends nothing else, on any engine (a QP's engine as qp_stats prints it can change).
+  const who = (key: string) => key.replace(/ on sdma.*$/, '');
+  const asleepWho = new Set(asleep.map((w) => who(seedWaiterKey(w))));
   const out: TwinTraffic[] = [];
   for (const eb of b.round.engines) {
     const ea = engineOf(a, eb.sample.engine);
@@ -483,23 +498,23 @@ function trafficAt(
     const full = [sa, sb].some((sw) => inFlight(sw.descqHead, sw.descqTail) >= (unit.descqCnt * 7) / 8);
     if (full) load = Math.max(load * 1.1, 1.05);
     const idx = eb.sample.engine;
-    const who = new Map<string, { kind: SeedWaiter['kind']; identity: SenderIdentity }>();
+    const senders = new Map<string, { kind: SeedWaiter['kind']; identity: SenderIdentity }>();
     for (const rec of recs) {
       for (const j of rec.round.waiters.judgements) {
         const w = j.waiter;
         if (w.engine !== idx || w.waitsFor !== 'dma-desc') continue;
         const identity = identityOf(w, r, rec.round.waiters.owners);
         const key = waiterKey(w);
-        const known = who.get(key);
+        const known = senders.get(key);
         // The fullest identity seen (an owner is recorded only where a finding named the QP).
-        if (!asleepKeys.has(key) && (!known || Object.keys(identity).length > Object.keys(known.identity).length)) {
-          who.set(key, { kind: w.kind, identity });
+        if (!asleepWho.has(who(key)) && (!known || Object.keys(identity).length > Object.keys(known.identity).length)) {
+          senders.set(key, { kind: w.kind, identity });
         }
       }
     }
-    const senders = who.size > 0 ? [...who.values()] : [{ kind: 'qp' as const, identity: {} }];
-    for (const s of senders)
-      out.push({ engine: idx, kind: s.kind, load: round3(load / senders.length), numDesc, identity: s.identity });
+    const each = senders.size > 0 ? [...senders.values()] : [{ kind: 'qp' as const, identity: {} }];
+    for (const s of each)
+      out.push({ engine: idx, kind: s.kind, load: round3(load / each.length), numDesc, identity: s.identity });
   }
   if (out.length > 0) {
     notes.taken.push(

@@ -114,7 +114,16 @@ export async function replayTwin(f: TwinFixture, o: TwinRunOptions, w: JudgeWind
   for (const x of obs) {
     const twin = at(x.afterMs);
     if (!twin || !prevTwin || !prevCapture) break;
-    const what = firstDifference(prevCapture, x, prevTwin, twin, known);
+    // A waiter's sleep is compared within the tolerance: a capture dates it only to its first sample (a lower bound).
+    const twinHolds = (w: string, fromMs: number, toMs: number) =>
+      views.some((v) => v.obs !== null && v.atMs >= fromMs && v.atMs <= toMs && holds(v.obs.waiters, w));
+    const what = firstDifference(prevCapture, x, prevTwin, twin, known, {
+      asleepNear: (w) => twinHolds(w, x.afterMs - toleranceMs, x.afterMs + toleranceMs),
+      awakeNear: (w) => {
+        const by = views.filter((v) => v.obs !== null && v.atMs <= x.afterMs + toleranceMs).at(-1)?.obs;
+        return by !== undefined && by !== null && !holds(by.waiters, w);
+      },
+    });
     if (what) return { ...run, divergence: { instant: x.instant, afterMs: x.afterMs, ...what } };
     for (const finding of x.findings) {
       const reached = views.some(
@@ -152,7 +161,7 @@ export async function replayTwin(f: TwinFixture, o: TwinRunOptions, w: JudgeWind
         instant: last?.instant ?? f.source.instant,
         afterMs: lastMs,
         what: `at the verdict: ${what}`,
-        hint: missing[0] ? hintFor(missing[0], 0) : null,
+        hint: missing[0] ? verdictHint(f, missing[0]) : null,
       },
     };
   }
@@ -208,6 +217,7 @@ function firstDifference(
   pt: TwinObservation,
   t: TwinObservation,
   known: Set<string>,
+  near: { asleepNear: (w: string) => boolean; awakeNear: (w: string) => boolean },
 ): { what: string; hint: string | null } | null {
   const mid = (pc.afterMs + c.afterMs) / 2;
   if (c.gone !== t.gone) {
@@ -243,7 +253,7 @@ function firstDifference(
     }
   }
   for (const w of c.waiters) {
-    if (holds(known, w) && !holds(t.waiters, w)) {
+    if (holds(known, w) && !holds(t.waiters, w) && !near.asleepNear(w)) {
       const engine = /on sdma(\d+)$/.exec(w)?.[1];
       const kind = w.startsWith('QP') ? 'qp' : w.startsWith('PSM') ? 'psm' : 'ipoib';
       const fault = kind === 'ipoib' ? 'ipoib-timeout' : `lost-wakeup:${kind}`;
@@ -254,7 +264,7 @@ function firstDifference(
     }
   }
   for (const w of t.waiters) {
-    if (holds(known, w) && !holds(c.waiters, w)) {
+    if (holds(known, w) && !holds(c.waiters, w) && !near.awakeNear(w)) {
       return {
         what: `${w} is asleep in the twin, not in the capture (woken there: traffic the twin does not carry)`,
         hint: '--workload (traffic on its engine wakes it)',
@@ -271,6 +281,16 @@ function firstDifference(
     }
   }
   return null;
+}
+
+/**
+ * What would bring the capture's finding `g` about in the twin: a PSM writer's stall ends within its 1 s wait (it
+ * gives up and retries), so a twin started near its end sees none; an earlier instant still holds it.
+ */
+function verdictHint(f: TwinFixture, g: TwinFinding): string | null {
+  if (g.code === 'SD203' && f.source.instant > 0)
+    return `--from-instant ${Math.max(0, f.source.instant - 2)} (a PSM writer's stall lasts at most its 1 s wait)`;
+  return hintFor(g, 0);
 }
 
 /** A fault that would bring `f` about, from `atMs` on (null when none is known). */

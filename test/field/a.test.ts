@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 
 const fixture = JSON.parse(readFileSync(new URL('./a.twin.json', import.meta.url), 'utf8'));
 
-it("the twin of a.tar.gz reaches SD201 hfi1_0 sdma5", async () => {
+it('the twin of a.tar.gz reaches SD201 hfi1_0 sdma5', async () => {
   const emu = await createEmuBackend({ from: fixture });
   const monitor = createMonitor(emu, { stallMs: 1000, strandMs: 200 });
   try {
@@ -20,7 +20,7 @@ it("the twin of a.tar.gz reaches SD201 hfi1_0 sdma5", async () => {
         .map((f) => [f.code, f.unit, f.engine === null ? null : `sdma${f.engine}`, f.port === null ? null : `port ${f.port}`])
         .map((parts) => parts.filter((x) => x !== null).join(' '));
     }
-    expect(verdict.sort()).toEqual(["SD201 hfi1_0 sdma5"]);
+    expect(verdict.sort()).toEqual(['SD201 hfi1_0 sdma5']);
   } finally {
     await monitor.close();
     await emu.close();
