@@ -51,6 +51,11 @@ export function emitName(f: TwinFixture): string {
   return f.source.instant === f.source.instants - 1 ? safe : `${safe}-instant${f.source.instant}`;
 }
 
+/** A string as a single-quoted literal (the style most formatters keep). */
+function quoted(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
+}
+
 /** The vitest file asserting the twin's verdict. */
 export function testSource(f: TwinFixture, run: TwinRun, fixtureName: string): string {
   const s = f.source;
@@ -72,7 +77,7 @@ export function testSource(f: TwinFixture, run: TwinRun, fixtureName: string): s
     '',
     `const fixture = JSON.parse(readFileSync(new URL('./${fixtureName}', import.meta.url), 'utf8'));`,
     '',
-    `it(${JSON.stringify(`the twin of ${basename(s.file)} reaches ${title}`)}, async () => {`,
+    `it(${quoted(`the twin of ${basename(s.file)} reaches ${title}`)}, async () => {`,
     '  const emu = await createEmuBackend({ from: fixture });',
     `  const monitor = createMonitor(emu, { stallMs: ${run.stallMs}, strandMs: ${run.strandMs} });`,
     '  try {',
@@ -84,7 +89,7 @@ export function testSource(f: TwinFixture, run: TwinRun, fixtureName: string): s
     '        .map((f) => [f.code, f.unit, f.engine === null ? null : `sdma${f.engine}`, f.port === null ? null : `port ${f.port}`])',
     "        .map((parts) => parts.filter((x) => x !== null).join(' '));",
     '    }',
-    `    expect(verdict.sort()).toEqual(${JSON.stringify(expected)});`,
+    `    expect(verdict.sort()).toEqual([${expected.map(quoted).join(', ')}]);`,
     '  } finally {',
     '    await monitor.close();',
     '    await emu.close();',
@@ -131,7 +136,9 @@ export async function emitTest(f: TwinFixture, run: TwinRun, dir: string): Promi
   const name = emitName(f);
   const fixture = join(dir, `${name}.twin.json`);
   const test = join(dir, `${name}.test.ts`);
-  writeWhole(fixture, `${JSON.stringify({ ...f, run }, null, 2)}\n`, '--emit-test');
+  // The capture is named by its file name only: where it lay on this host (a home directory, say) stays here.
+  const kept: TwinFixture = { ...f, source: { ...f.source, file: basename(f.source.file) } };
+  writeWhole(fixture, `${JSON.stringify({ ...kept, run }, null, 2)}\n`, '--emit-test');
   writeWhole(test, testSource(f, run, `${name}.twin.json`), '--emit-test');
   return { fixture, test };
 }

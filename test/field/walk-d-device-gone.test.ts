@@ -1,5 +1,5 @@
-// The twin of a.tar.gz (hfi1_0, instant 4 of 5, captured 2026-12-03T18:23:13.723Z on vm by hfi1-sdma 0.1.0), written by
-// hfi1-sdma 0.1.0 ('emu twin --emit-test'): built from a.twin.json, watched as health watches, it reaches the
+// The twin of walk-d-device-gone.tar.gz (hfi1_0, instant 4 of 5, captured 2026-12-03T19:19:06.643Z on vm by hfi1-sdma 0.1.0), written by
+// hfi1-sdma 0.1.0 ('emu twin --emit-test'): built from walk-d-device-gone.twin.json, watched as health watches, it reaches the
 // capture's verdict. Pinned in the fixture: capture format hfi1-sdma-snapshot/2, twin format hfi1-sdma-twin/1, seed 1, workload
 // captured, order kernel.
 import { readFileSync } from 'node:fs';
@@ -7,9 +7,9 @@ import { createMonitor } from 'hfi1-sdma';
 import { createEmuBackend } from 'hfi1-sdma/emulator';
 import { expect, it } from 'vitest';
 
-const fixture = JSON.parse(readFileSync(new URL('./a.twin.json', import.meta.url), 'utf8'));
+const fixture = JSON.parse(readFileSync(new URL('./walk-d-device-gone.twin.json', import.meta.url), 'utf8'));
 
-it('the twin of a.tar.gz reaches SD201 hfi1_0 sdma5', async () => {
+it('the twin of walk-d-device-gone.tar.gz reaches SD301 hfi1_0', async () => {
   const emu = await createEmuBackend({ from: fixture });
   const monitor = createMonitor(emu, { stallMs: 1000, strandMs: 200 });
   try {
@@ -20,7 +20,7 @@ it('the twin of a.tar.gz reaches SD201 hfi1_0 sdma5', async () => {
         .map((f) => [f.code, f.unit, f.engine === null ? null : `sdma${f.engine}`, f.port === null ? null : `port ${f.port}`])
         .map((parts) => parts.filter((x) => x !== null).join(' '));
     }
-    expect(verdict.sort()).toEqual(['SD201 hfi1_0 sdma5']);
+    expect(verdict.sort()).toEqual(['SD301 hfi1_0']);
   } finally {
     await monitor.close();
     await emu.close();
