@@ -44,11 +44,28 @@ export type WorkloadKey = 'load' | 'spread' | 'qps' | 'psms' | 'ipoib' | 'window
 /** A workload by name, with parameters: `mixed`, `mixed:gbps=10`, `qp:qps=4,load=0.5`. */
 export type Workload = WorkloadName | `${WorkloadName}:${WorkloadKey}=${string}`;
 
+/** A port's state and physical state as a seed gives them. */
+export type { PhysStateName, PortStateName } from '../emu/ports.js';
+/** The state a twin starts from (its `seed`): engines, waiters, ports and the conditions in force. */
+export type { SeedCondition, SeedConditionFault, SeedEngine, SeedPort, SeedTx, SeedWaiter, UnitSeed } from '../emu/seed.js';
+/** Who a seeded sender is: a QP's number, state and owner, a PSM writer's pid, an IPoIB queue. */
+export type { SenderIdentity } from '../emu/sender.js';
 /**
  * A capture's twin as a file holds it (`emu twin --emit-test` writes one): the unit and the state it starts from, what
  * was taken, assumed and left, the capture's verdict, and the run a test pinned. Hand one (parsed) to `from`.
  */
-export type { TwinFixture } from '../twin/fixture.js';
+export type {
+  EngineView,
+  TwinFinding,
+  TwinFixture,
+  TwinFormat,
+  TwinNotes,
+  TwinObservation,
+  TwinRun,
+  TwinSource,
+  TwinTraffic,
+  TwinUnit,
+} from '../twin/fixture.js';
 
 /** The orders of sdma_check_progress the emulator runs: the kernel's, or the head_lock sample first. */
 export type SubmitterOrder = 'kernel' | 'kernel-sample-first';

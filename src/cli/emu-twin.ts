@@ -13,6 +13,7 @@ import { type ChangeResult, type Divergence, findingPlace, type JudgeWindows, sa
 import { parseIntArg } from './args.js';
 import type { CliContext } from './context.js';
 import { keyValues } from './format.js';
+import { documentStamp, stamped } from './stamp.js';
 
 /** The orders a twin runs (the race explorer's others are its own). */
 const TWIN_VARIANTS: readonly EmuVariant[] = ['kernel', 'kernel-sample-first'];
@@ -231,7 +232,9 @@ export async function emuTwin(args: Record<string, unknown>, ctx: CliContext): P
       : null,
     emitted,
   };
-  ctx.io.stdout(ctx.global.json ? `${JSON.stringify(j)}\n` : render(j, f));
+  // The document is about the capture's host, as a snapshot's are.
+  const stamp = { ...documentStamp(null, ctx), ...(f.source.host ? { host: f.source.host } : {}) };
+  ctx.io.stdout(ctx.global.json ? `${JSON.stringify(stamped(stamp, j))}\n` : render(j, f));
   if (change) return changeHolds(change) ? 0 : 1;
   return replay.divergence === null && replay.verdict.every((g) => f.verdict.some((v) => sameFinding(v, g))) ? 0 : 1;
 }

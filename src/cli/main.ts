@@ -88,7 +88,9 @@ async function resolveTwin(global: GlobalOptions, args: Record<string, unknown>)
     return;
   }
   if (global.backend === 'hw') throw usageError(`--from ${global.from} runs the emulator from a capture: drop --backend hw`);
-  if (global.sysroot !== undefined && global.sysroot !== '') {
+  // emu write and emu serve write the twin's host into --sysroot: the one place the two go together.
+  const writes = args.action === 'write' || args.action === 'serve';
+  if (global.sysroot !== undefined && global.sysroot !== '' && !writes) {
     throw usageError(
       `--from ${global.from} and --sysroot ${global.sysroot}: --from runs a capture's twin in the emulator, --sysroot reads a capture as it was; give one`,
     );

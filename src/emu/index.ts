@@ -100,16 +100,18 @@ function twinUnitFromOptions(twin: TwinFixture, opts: EmuCliOptions): EmuUnit {
     }
   }
   for (const f of opts.fault) parseFault(f, twinWindow(twin));
-  return new EmuUnit(
+  const unit = new EmuUnit(
     twinUnitOptions(twin, {
       seed: opts.seed,
       workload: opts.workload,
       faults: opts.fault,
       params: opts.param ?? [],
-      model: opts.stepped === true ? 'stepped' : 'fast',
+      model: opts.stepped === true || opts.traceEvents === true ? 'stepped' : 'fast',
       variant: opts.variant,
     }),
   );
+  if (opts.traceEvents) enableTraceEvents(unit);
+  return unit;
 }
 
 /** Build (but do not run) the unit the CLI options describe; option errors are usage errors. */

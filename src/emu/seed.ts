@@ -94,11 +94,18 @@ export interface SeedPort {
 }
 
 /** The faults a seed's conditions are applied as. */
-export const SEED_CONDITIONS = ['stop-fetch', 'halt-stuck', 'fabric-stall', 'device-gone', 'link-down'] as const;
+export type SeedConditionFault = 'stop-fetch' | 'halt-stuck' | 'fabric-stall' | 'device-gone' | 'link-down';
+export const SEED_CONDITIONS: readonly SeedConditionFault[] = [
+  'stop-fetch',
+  'halt-stuck',
+  'fabric-stall',
+  'device-gone',
+  'link-down',
+];
 
 /** A condition in force at the seed instant: the fault of that name, applied at once (on an engine, or a port). */
 export interface SeedCondition {
-  readonly fault: (typeof SEED_CONDITIONS)[number];
+  readonly fault: SeedConditionFault;
   readonly engine?: number;
   readonly port?: number;
 }

@@ -18,7 +18,9 @@ import type { SenderIdentity } from '../emu/sender.js';
 import { Hfi1SdmaError } from '../errors.js';
 import { escapeControls } from '../hw/parse/text.js';
 
-export const TWIN_FORMAT = 'hfi1-sdma-twin/1';
+/** The twin file's format. */
+export type TwinFormat = 'hfi1-sdma-twin/1';
+export const TWIN_FORMAT: TwinFormat = 'hfi1-sdma-twin/1';
 
 /** The unit a twin is: the capture's unit, by name and flavour. */
 export interface TwinUnit {
@@ -122,7 +124,7 @@ export interface TwinRun {
 
 /** A twin as a file. */
 export interface TwinFixture {
-  readonly format: typeof TWIN_FORMAT;
+  readonly format: TwinFormat;
   /** The hfi1-sdma that wrote it. */
   readonly toolVersion: string;
   readonly source: TwinSource;
