@@ -2,7 +2,7 @@
 // a kernel log naming addresses and a stranded QP whose owner (user and command) the capture records, is captured
 // twice, plainly and redacted. Every string the map masks is looked for in every file of the redacted capture (and
 // in every entry's name), and each planted one is found in the plain capture first, so that the search can fail;
-// the masks hold across captures; the twin and health read the redacted capture.
+// the masks hold across captures; the twin and the report read the redacted capture.
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { x as untar } from 'tar';
@@ -108,7 +108,7 @@ describe('snapshot --redact', () => {
     expect(manifest).toMatchObject({ host: (map.hosts as Record<string, string>)[HOST], redacted: true });
   });
 
-  it('is read by health and by the twin (a capture of the emulator over time), the owner named by its masks', async () => {
+  it('is read by the twin and by report (a capture of the emulator over time), the owner named by its masks', async () => {
     const over = join(root, 'over-time.tar.gz');
     const c = await runCli(
       [
@@ -131,14 +131,21 @@ describe('snapshot --redact', () => {
     expect(c.code, c.stderr).toBe(0);
     const now = JSON.parse(readFileSync(mapFile, 'utf8')) as RedactMapFile;
     const users = now.users as Record<string, string>;
-    const h = await runCli(['--sysroot', over, 'health'], {});
-    expect(h.code, h.stdout).toBe(2);
-    expect(h.stdout).toMatch(new RegExp(`SD201 hfi1_0 sdma1 QP 0x[0-9a-f]+ RTS \\(pid \\d+ proc\\d+, user ${users.hpcuser}\\)`));
     const f = await loadTwin(over);
     expect(f.source.redacted).toBe(true);
     expect(Object.values(now.hosts as Record<string, string>)).toContain(f.source.host);
     expect(f.verdict.map((v) => `${v.code} sdma${v.engine}`)).toEqual(['SD201 sdma1']);
+    // The capture's verdict, as health gives it on the capture: the owner named by its masks.
+    expect(f.verdict[0]?.text).toMatch(
+      new RegExp(`^hfi1_0 sdma1 QP 0x[0-9a-f]+ RTS \\(pid \\d+ proc\\d+, user ${users.hpcuser}\\)`),
+    );
     expect(f.seed.waiters.find((w) => w.engine === 1)?.identity.user).toBe(users.hpcuser);
+    const html = join(root, 'over-time.html');
+    const r = await runCli(['report', over, '-o', html], {});
+    expect(r.code, r.stderr).toBe(0);
+    const page = readFileSync(html, 'utf8');
+    expect(page).toContain(`user ${users.hpcuser}`);
+    expect(page).not.toContain('hpcuser');
   });
 
   it('refuses --redact-map without --redact (64) and a map it did not write (65), writing nothing', async () => {
