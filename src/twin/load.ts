@@ -25,30 +25,42 @@ export interface LoadOptions {
 /** The most bytes a twin file may hold (one of 16 full rings is well under 4 MiB). */
 const MAX_FIXTURE_BYTES = 64 * 1024 * 1024;
 
-/** Read a twin written as JSON. */
-export function readFixture(path: string, option = '--from'): TwinFixture {
-  let text: string;
+/** The error of a file `--from` names that cannot be read (`e` from stat or read). */
+function inputError(e: unknown, path: string, option: string): Hfi1SdmaError {
+  if (e instanceof Hfi1SdmaError) return e;
+  const code = (e as NodeJS.ErrnoException).code ?? String(e);
+  if (code === 'EACCES') return new Hfi1SdmaError('E_PERMISSION', `${option} ${path}: permission denied`, { cause: e });
+  return new Hfi1SdmaError(
+    'E_NO_INPUT',
+    `${option} ${path}: ${code === 'ENOENT' ? 'no such file' : code}: name a capture (.tar.gz) or a twin (.json)`,
+    { cause: e },
+  );
+}
+
+/** The size of the regular file `path` names; the error to give when there is none. */
+function inputSize(path: string, option: string): number {
+  let size: number;
   try {
     const st = statSync(path);
     if (!st.isFile()) throw usageError(`${option} ${path}: not a regular file: name a capture (.tar.gz) or a twin (.json)`);
-    if (st.size > MAX_FIXTURE_BYTES) {
-      throw new Hfi1SdmaError(
-        'E_PARSE',
-        `${path}: ${st.size} bytes, more than a twin ever holds: it is not one written by hfi1-sdma`,
-      );
-    }
+    size = st.size;
+  } catch (e) {
+    throw inputError(e, path, option);
+  }
+  return size;
+}
+
+/** Read a twin written as JSON. */
+export function readFixture(path: string, option = '--from'): TwinFixture {
+  const size = inputSize(path, option);
+  if (size > MAX_FIXTURE_BYTES) {
+    throw new Hfi1SdmaError('E_PARSE', `${path}: ${size} bytes, more than a twin ever holds: it is not one written by hfi1-sdma`);
+  }
+  let text: string;
+  try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    if (e instanceof Hfi1SdmaError) throw e;
-    const code = (e as NodeJS.ErrnoException).code ?? String(e);
-    if (code === 'EACCES') throw new Hfi1SdmaError('E_PERMISSION', `${option} ${path}: permission denied`, { cause: e });
-    throw new Hfi1SdmaError(
-      'E_NO_INPUT',
-      `${option} ${path}: ${code === 'ENOENT' ? 'no such file' : code}: name a capture (.tar.gz) or a twin (.json)`,
-      {
-        cause: e,
-      },
-    );
+    throw inputError(e, path, option);
   }
   let raw: unknown;
   try {
@@ -83,6 +95,7 @@ export async function loadTwin(path: string, o: LoadOptions = {}): Promise<TwinF
   if (!/\.(tar\.gz|tgz)$/i.test(path)) {
     throw usageError(`${option} ${path}: name a capture written by 'hfi1-sdma snapshot' (.tar.gz) or a twin (.json)`);
   }
+  inputSize(path, option); // the snapshot reader takes a file that is there
   const { readCapture } = await import('./read.js');
   const r = await readCapture(path, {
     instant: o.instant,

@@ -119,7 +119,11 @@ describe('the twin of a 4-engine host whose QP on sdma1 lost its wake-up', () =>
     expect(test).toContain("toEqual(['SD201 hfi1_0 sdma1'])");
   });
 
-  it('refuses a twin of a newer format, naming the version to run it with', () => {
+  it('refuses a twin of a newer format, naming the version to run it with, and a capture that is not there', async () => {
+    await expect(loadTwin(join(tmp(), 'gone.tar.gz'))).rejects.toMatchObject({
+      code: 'E_NO_INPUT',
+      message: expect.stringMatching(/^--from .*gone\.tar\.gz: no such file: name a capture \(\.tar\.gz\) or a twin \(\.json\)$/),
+    });
     expect(() => checkFixture({ ...last, format: 'hfi1-sdma-twin/2', toolVersion: '9.0.0' }, 'x.twin.json')).toThrow(
       /x\.twin\.json: a twin of format hfi1-sdma-twin\/2, written by hfi1-sdma 9\.0\.0: .*run it with hfi1-sdma 9\.0\.0 or later/,
     );
