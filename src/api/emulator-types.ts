@@ -1,6 +1,7 @@
 // The emulator's types, as a caller writes its options: faults and workloads are literal unions (a misspelt one does
 // not compile), the controls are the emulator's own, beside the contract it keeps.
 import type { Backend, ChipKind, DriverBuild } from '../backend.js';
+import type { TwinFixture } from '../twin/fixture.js';
 
 /** The faults the emulator injects (`hfi1-sdma explain` and the README describe each). */
 export type FaultName =
@@ -34,14 +35,40 @@ export type Fault =
 /** A fault at a virtual time: `NAME[:PARAM]@MS[:ENGINE]`, or `@MS[:PORT]` for the link and fabric faults. */
 export type ScheduledFault = `${Fault}@${number}` | `${Fault}@${number}:${number}`;
 
-/** The workloads the emulator runs. */
-export type WorkloadName = 'mixed' | 'line-rate' | 'qp' | 'psm' | 'small' | 'ipoib' | 'idle';
+/** The workloads the emulator runs (`captured`: a twin's, the traffic its capture shows). */
+export type WorkloadName = 'mixed' | 'line-rate' | 'qp' | 'psm' | 'small' | 'ipoib' | 'idle' | 'captured';
 
 /** A workload's parameters: `key=value`, several joined by commas (`size` is `LO-HI` bytes, `load` a fraction or `max`). */
 export type WorkloadKey = 'load' | 'spread' | 'qps' | 'psms' | 'ipoib' | 'window' | 'size' | 'frag' | 'gbps';
 
 /** A workload by name, with parameters: `mixed`, `mixed:gbps=10`, `qp:qps=4,load=0.5`. */
 export type Workload = WorkloadName | `${WorkloadName}:${WorkloadKey}=${string}`;
+
+/** A port's state and physical state as a seed gives them. */
+export type { PhysStateName, PortStateName } from '../emu/ports.js';
+/** The state a twin starts from (its `seed`): engines, waiters, ports and the conditions in force. */
+export type { SeedCondition, SeedConditionFault, SeedEngine, SeedPort, SeedTx, SeedWaiter, UnitSeed } from '../emu/seed.js';
+/** Who a seeded sender is: a QP's number, state and owner, a PSM writer's pid, an IPoIB queue. */
+export type { SenderIdentity } from '../emu/sender.js';
+/**
+ * A capture's twin as a file holds it (`emu twin --emit-test` writes one): the unit and the state it starts from, what
+ * was taken, assumed and left, the capture's verdict, and the run a test pinned. Hand one (parsed) to `from`.
+ */
+export type {
+  EngineView,
+  TwinFinding,
+  TwinFixture,
+  TwinFormat,
+  TwinNotes,
+  TwinObservation,
+  TwinRun,
+  TwinSource,
+  TwinTraffic,
+  TwinUnit,
+} from '../twin/fixture.js';
+
+/** The orders of sdma_check_progress the emulator runs: the kernel's, or the head_lock sample first. */
+export type SubmitterOrder = 'kernel' | 'kernel-sample-first';
 
 /** What the emulated host is: the options of the command line's emulator, by name. */
 export interface EmulatorOptions {
@@ -68,6 +95,18 @@ export interface EmulatorOptions {
   faults?: readonly ScheduledFault[];
   /** Stops the warm-up to `atMs` (a long one runs in steps that let the event loop through). */
   signal?: AbortSignal;
+  /**
+   * Start from a capture's instant instead of driver load: a snapshot's path (read at `fromInstant`, default its
+   * last instant), a twin's .json path, or a twin as parsed from one (its pinned `run` gives the seed, workload,
+   * faults, order and parameters unless given here). The unit, engines, ports and ring size are the capture's:
+   * `engines`, `firstEngine`, `chip`, `driver`, `ports`, `activePorts` and `descqCnt` are refused beside it. The
+   * workload defaults to `captured`, the traffic the capture shows (`idle`: none).
+   */
+  from?: string | TwinFixture;
+  /** The instant of a snapshot `from` names (0 for the first). */
+  fromInstant?: number;
+  /** The order of sdma_check_progress (default `kernel`). */
+  variant?: SubmitterOrder;
 }
 
 /** Counts of what the emulator did since it started. */
@@ -97,6 +136,8 @@ export interface Emulator extends Backend, AsyncDisposable {
   readonly kind: 'emu';
   /** Always: its unit is the emulator's, not an adapter (as its UnitInfo says). */
   readonly emulated: true;
+  /** The twin it started from (`from`), as it would be written to a file; null when it started from driver load. */
+  readonly twin: TwinFixture | null;
   /** Its virtual time now (ms): 0 until first used, when it runs to `atMs` (any method but `injectFault` does). */
   readonly nowMs: number;
   /**

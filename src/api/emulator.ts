@@ -2,7 +2,8 @@
 // every command read it the same way), plus what only an emulator can do: let virtual time pass, inject a fault
 // now or at a time, and write or serve a sysroot that the live backend reads as it reads a host. Every argument
 // is checked here, in the library's words: the model underneath trusts what it is given.
-import { type Hfi1SdmaError, usageError } from '../errors.js';
+import { type Hfi1SdmaError, isHfi1SdmaError, usageError } from '../errors.js';
+import type { TwinFixture } from '../twin/fixture.js';
 import { checkNumber, checkOneOf, checkOptions, checkSignal, checkText, checkTimeMs, shown } from './check.js';
 import type { Emulator, EmulatorOptions } from './emulator-types.js';
 import { inLibraryTerms } from './library-terms.js';
@@ -24,7 +25,13 @@ const OPTIONS = [
   'atMs',
   'faults',
   'signal',
+  'from',
+  'fromInstant',
+  'variant',
 ] as const;
+
+/** The options a capture fixes: refused beside `from`. */
+const FIXED_BY_CAPTURE = ['engines', 'firstEngine', 'chip', 'driver', 'ports', 'activePorts', 'descqCnt'] as const;
 
 /**
  * The options, each checked in the library's words (the emulator's own checks name the command's flags). A new
@@ -56,7 +63,51 @@ function checkEmulatorOptions(given: EmulatorOptions | undefined): EmulatorOptio
     for (const f of o.faults) checkText(where, 'faults', f, 'faults written NAME[:PARAM]@MS[:ENGINE]');
   }
   checkSignal(where, o.signal);
+  if (o.variant !== undefined) checkOneOf(where, 'variant', o.variant, ['kernel', 'kernel-sample-first'] as const);
+  if (o.fromInstant !== undefined) {
+    checkNumber(where, 'fromInstant', o.fromInstant, {
+      min: 0,
+      max: 10_000,
+      integer: true,
+      what: 'an instant (0 for the first)',
+    });
+    if (o.from === undefined) throw usageError(`${where}: fromInstant needs from (the capture to start from)`);
+  }
+  if (o.from !== undefined) {
+    if (typeof o.from !== 'string' && (typeof o.from !== 'object' || o.from === null || Array.isArray(o.from))) {
+      throw usageError(
+        `${where}: from must be a capture's path (.tar.gz), a twin's path (.json) or a twin (the parsed .json); got ${shown(o.from)}`,
+      );
+    }
+    if (typeof o.from === 'string') checkText(where, 'from', o.from, "a capture's path (.tar.gz) or a twin's (.json)");
+    const fixed = FIXED_BY_CAPTURE.filter((k) => o[k] !== undefined);
+    if (fixed.length > 0) {
+      throw usageError(
+        `${where}: ${fixed.join(', ')} ${fixed.length === 1 ? 'is' : 'are'} the capture's beside from; drop ${fixed.length === 1 ? 'it' : 'them'}`,
+      );
+    }
+  }
   return o;
+}
+
+/** The twin `from` names, read and checked (E_USAGE for a twin object that is not one). */
+async function twinFrom(o: EmulatorOptions): Promise<TwinFixture | undefined> {
+  if (o.from === undefined) return undefined;
+  const where = 'createEmuBackend';
+  if (typeof o.from === 'string') {
+    const { loadTwin } = await import('../twin/load.js');
+    return inLibraryTerms(where, () =>
+      loadTwin(o.from as string, { instant: o.fromInstant, option: 'from', instantOption: 'fromInstant' }),
+    );
+  }
+  if (o.fromInstant !== undefined)
+    throw usageError(`${where}: fromInstant applies to a capture's path; a twin starts at its own instant`);
+  const { checkFixture } = await import('../twin/fixture.js');
+  try {
+    return checkFixture(o.from, `${where}: from`);
+  } catch (e) {
+    throw isHfi1SdmaError(e) && e.code === 'E_PARSE' ? usageError(e.message) : e;
+  }
 }
 
 /** The error for a method called after close(). */
@@ -76,9 +127,11 @@ export async function createEmuBackend(options?: EmulatorOptions): Promise<Emula
     import('../emu/warm-up.js'),
     import('../emu/invariants.js'),
   ]);
+  const twin = await twinFrom(o);
+  const pinned = twin?.run;
   const inner = inLibraryTerms('createEmuBackend', () =>
     create({
-      seed: o.seed ?? 1,
+      seed: o.seed ?? pinned?.seed ?? 1,
       engines: o.engines,
       firstEngine: o.firstEngine,
       chip: o.chip,
@@ -86,9 +139,12 @@ export async function createEmuBackend(options?: EmulatorOptions): Promise<Emula
       ports: o.ports,
       activePorts: o.activePorts,
       descqCnt: o.descqCnt,
-      workload: o.workload,
+      workload: o.workload ?? pinned?.workload,
       atMs: o.atMs,
-      fault: [...(o.faults ?? [])],
+      fault: [...(o.faults ?? pinned?.faults ?? [])],
+      param: [...(pinned?.params ?? [])],
+      variant: o.variant ?? pinned?.variant,
+      twin,
     }),
   );
   const u = inner.model;
@@ -104,6 +160,7 @@ export async function createEmuBackend(options?: EmulatorOptions): Promise<Emula
   const emulator: Emulator = {
     kind: 'emu',
     emulated: true,
+    twin: twin ?? null,
     origin: { host: null, capturedAtMs: null, toolVersion: null, emulated: true },
     async units() {
       open('units()');

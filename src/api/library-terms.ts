@@ -16,6 +16,8 @@ const OPTION_NAMES: Readonly<Record<string, string>> = {
   'at-ms': 'atMs',
   seed: 'seed',
   sysroot: 'dir',
+  from: 'from',
+  'from-instant': 'fromInstant',
 };
 
 /** `message` with its flags named as options, after `where` (the call). */

@@ -124,7 +124,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   },
   {
     command: 'emu <action>',
-    describe: 'the emulator: run headless, write its sysroot once, keep it live, or explore races',
+    describe: "the emulator: run headless, write its sysroot once, keep it live, explore races, or run a capture's twin",
     load: async () => (await import('./emu.js')).emuCommand,
   },
 ];

@@ -13,6 +13,9 @@ export interface GlobalOptions extends EmuCliOptions {
   json: boolean;
   /** --color (true: always), --no-color (false: never), or neither (undefined: on a terminal without NO_COLOR). */
   color: boolean | undefined;
+  /** `--from`: a capture (or a twin's .json) the emulator starts from; `--from-instant`: its instant. */
+  from?: string | undefined;
+  fromInstant?: number | undefined;
 }
 
 /** What a command gets besides its own arguments. */

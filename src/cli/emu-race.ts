@@ -51,7 +51,10 @@ export interface RaceJson {
 /** The options `emu race` adds (the seed is the global --seed). */
 export function raceOptions(y: Argv): Argv {
   return y
-    .option('variant', { type: 'string', describe: `race: ${VARIANTS.join(' | ')} (default kernel)` })
+    .option('variant', {
+      type: 'string',
+      describe: `race: ${VARIANTS.join(' | ')}; twin: kernel | kernel-sample-first (default kernel)`,
+    })
     .option('submitters', {
       type: 'string',
       describe: `race: submitters, 1-${MAX_SUBMITTERS} (default 2; 3 take seconds and about 150 MB, 4 take minutes and about 2 GB)`,

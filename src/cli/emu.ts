@@ -18,6 +18,7 @@ import { parseIntArg } from './args.js';
 import type { CliContext, CommandSpec } from './context.js';
 import { FaultAnnouncer, progressLine } from './emu-progress.js';
 import { emuRaceCommand, raceOptions } from './emu-race.js';
+import { emuTwin, twinOptions } from './emu-twin.js';
 import { engineJson } from './engine-json.js';
 import { keyValues, table } from './format.js';
 import { documentStamp, stamped } from './stamp.js';
@@ -227,14 +228,14 @@ const serve: Action = async (args, ctx) => {
 };
 
 /** The emu actions by name. */
-export const EMU_ACTIONS: Record<string, Action> = { run, write, serve, race: emuRaceCommand.run };
+export const EMU_ACTIONS: Record<string, Action> = { run, write, serve, race: emuRaceCommand.run, twin: emuTwin };
 
 export const emuCommand: CommandSpec = {
   command: 'emu <action>',
-  describe: 'the emulator: run headless, write its sysroot once, keep it live, or explore races',
+  describe: "the emulator: run headless, write its sysroot once, keep it live, explore races, or run a capture's twin",
   builder: (y: Argv) =>
-    raceOptions(y)
-      .positional('action', { choices: Object.keys(EMU_ACTIONS), describe: 'run | write | serve | race' })
+    twinOptions(raceOptions(y))
+      .positional('action', { choices: Object.keys(EMU_ACTIONS), describe: 'run | write | serve | race | twin' })
       .option('duration-ms', { type: 'string', describe: 'run: virtual ms to run (default --at-ms, else 1000)' })
       .option('speed', { type: 'string', describe: 'serve: virtual ms per wall ms, 0.001-1000 (default 1)' })
       .option('interval-ms', { type: 'string', describe: 'serve: wall ms between sysroot refreshes (default 100)' })
@@ -247,6 +248,11 @@ export const emuCommand: CommandSpec = {
       .example('$0 emu write --sysroot /tmp/hfi1 --at-ms 500', 'an emulated host for --sysroot readers')
       .example('$0 emu serve --sysroot /tmp/hfi1 --speed 0.1', 'a live emulated host at a tenth of real time')
       .example('$0 emu race --variant psm-pre-2019', 'the pre-2019 PSM hang, step by step')
+      .example('$0 emu twin --from node17.tar.gz', "the capture's twin: what it took, where it diverges, its verdict")
+      .example(
+        '$0 emu twin --from node17.tar.gz --variant kernel-sample-first',
+        'does the sample-first order keep the finding away',
+      )
       .epilogue(
         [
           `Workloads (--workload NAME[:key=value,…]; default ${DEFAULT_WORKLOAD}): ${WORKLOADS.map((w) => w.name).join(', ')}.`,

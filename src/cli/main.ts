@@ -31,6 +31,8 @@ const SINGLE_VALUED = [
   'descq-cnt',
   'workload',
   'at-ms',
+  'from',
+  'from-instant',
 ] as const;
 
 /** Options that take a value, so the word after them is not the command. */
@@ -71,7 +73,36 @@ function globalOptions(args: Record<string, unknown>): GlobalOptions {
     wall: args.wall === true,
     stepped: args.stepped === true,
     traceEvents: args.traceEvents === true,
+    from: args.from === undefined ? undefined : String(args.from),
+    fromInstant: args.fromInstant === undefined ? undefined : parseIntArg('--from-instant', args.fromInstant, 0, 10_000),
   };
+}
+
+/**
+ * `--from CAPTURE`: the twin every command then reads, built before the command runs (the emulator's options are
+ * read synchronously). It implies the emulator; another backend or a sysroot beside it is a usage error.
+ */
+async function resolveTwin(global: GlobalOptions, args: Record<string, unknown>): Promise<void> {
+  if (global.from === undefined) {
+    if (global.fromInstant !== undefined) throw usageError('--from-instant needs --from CAPTURE (the capture to start from)');
+    return;
+  }
+  if (global.backend === 'hw') throw usageError(`--from ${global.from} runs the emulator from a capture: drop --backend hw`);
+  // emu write and emu serve write the twin's host into --sysroot: the one place the two go together.
+  const writes = args.action === 'write' || args.action === 'serve';
+  if (global.sysroot !== undefined && global.sysroot !== '' && !writes) {
+    throw usageError(
+      `--from ${global.from} and --sysroot ${global.sysroot}: --from runs a capture's twin in the emulator, --sysroot reads a capture as it was; give one`,
+    );
+  }
+  const { loadTwin } = await import('../twin/load.js');
+  // The capture's verdict is judged with the windows the command judges with (health's, emu twin's).
+  const windows = {
+    ...(args.stallMs === undefined ? {} : { stallMs: parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000) }),
+    ...(args.strandMs === undefined ? {} : { strandMs: parseIntArg('--strand-ms', args.strandMs, 1, 3_600_000) }),
+  };
+  global.twin = await loadTwin(global.from, { instant: global.fromInstant, unit: global.unit, ...windows });
+  global.backend = 'emu';
 }
 
 function parser(
@@ -156,6 +187,19 @@ function parser(
     .option('stepped', {
       type: 'boolean',
       describe: "emulator: step every event (the fast model's oracle: the same results, slower)",
+      global: true,
+      group: 'Emulator:',
+    })
+    .option('from', {
+      type: 'string',
+      describe:
+        "emulator: start from a capture's instant instead of driver load (FILE.tar.gz from 'snapshot', or a twin's .json); its unit, engines, waiters and ports as captured",
+      global: true,
+      group: 'Emulator:',
+    })
+    .option('from-instant', {
+      type: 'string',
+      describe: 'emulator: the instant of --from to start from (0 for the first; default the last)',
       global: true,
       group: 'Emulator:',
     })
@@ -314,6 +358,7 @@ async function runCommand(
 ): Promise<number> {
   refuseRepeated(args, argv, aliases);
   const global = globalOptions(args);
+  await resolveTwin(global, args);
   const ctx: CliContext = {
     io,
     global,

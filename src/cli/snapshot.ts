@@ -11,13 +11,14 @@ import { checkOutputTarget } from '../output-file.js';
 import type { CaptureOptions } from '../snapshot/capture.js';
 import type { ManifestV2 } from '../snapshot/format.js';
 import { MAX_INTERVAL_MS, MAX_SAMPLES, MIN_INTERVAL_MS } from '../snapshot/format.js';
+import { defaultRedactMapPath } from '../snapshot/redact-map-path.js';
 import { parseIntArg } from './args.js';
 import { checkSysroot, sysrootOf } from './backend-select.js';
 import type { CommandSpec, GlobalOptions } from './context.js';
 import { version } from './version.js';
 
 type Meta = { host: string; toolVersion: string; now: Date; emulated?: boolean };
-type Pace = Pick<CaptureOptions, 'samples' | 'intervalMs'>;
+type Pace = Pick<CaptureOptions, 'samples' | 'intervalMs' | 'redact'>;
 
 /** Run the emulator the options describe to its start, then capture its host (null when stopped first). */
 async function captureEmulated(global: GlobalOptions, out: string, meta: Meta, pace: Pace): Promise<ManifestV2 | null> {
@@ -42,9 +43,19 @@ export const snapshotCommand: CommandSpec = {
         type: 'string',
         describe: `ms between instants (${MIN_INTERVAL_MS}-${MAX_INTERVAL_MS}; default 1000)`,
       })
+      .option('redact', {
+        type: 'boolean',
+        describe:
+          "mask host names, user names, process names, the kernel log's addresses and serials, the same way every time (the map stays on this host)",
+      })
+      .option('redact-map', {
+        type: 'string',
+        describe: `with --redact: the site's map of masks (default ${defaultRedactMapPath()}; env HFI1_SDMA_REDACT_MAP)`,
+      })
       .example('sudo $0 snapshot -o node17.tar.gz', 'capture this host')
       .example('sudo $0 snapshot -o node17.tar.gz --samples 5', 'five instants a second apart, replayed in their own time')
-      .example('$0 --sysroot node17.tar.gz engines', 'inspect the capture elsewhere'),
+      .example('$0 --sysroot node17.tar.gz engines', 'inspect the capture elsewhere')
+      .example('sudo $0 snapshot -o node17.tar.gz --redact', 'a capture that can leave the site'),
   async run(args, ctx) {
     const out = String(args.o ?? '');
     // What is there already decides first: a directory, a device or a link is refused (73), untouched.
@@ -55,6 +66,13 @@ export const snapshotCommand: CommandSpec = {
       intervalMs:
         args.intervalMs === undefined ? 1000 : parseIntArg('--interval-ms', args.intervalMs, MIN_INTERVAL_MS, MAX_INTERVAL_MS),
     };
+    if (args.redactMap !== undefined && args.redact !== true) throw usageError('--redact-map applies to --redact: add --redact');
+    if (args.redact === true) {
+      const { Redactor } = await import('../snapshot/redact.js');
+      const file = args.redactMap === undefined ? defaultRedactMapPath() : String(args.redactMap);
+      if (file === '') throw usageError('--redact-map needs a file');
+      pace.redact = Redactor.open(file);
+    }
     const { captureSnapshot } = await import('../snapshot/capture.js');
     const sysroot = sysrootOf(ctx.global);
     const explicit = ctx.global.sysroot !== undefined && ctx.global.sysroot !== '';
@@ -91,8 +109,9 @@ export const snapshotCommand: CommandSpec = {
     const n = m.instants.length;
     const spanMs = m.instants[n - 1]?.timeMs ?? 0;
     const when = n === 1 ? '' : `, ${n} instants over ${(spanMs / 1000).toFixed(1)} s`;
+    const masked = pace.redact ? ` (redacted: the masks are kept in ${pace.redact.path}, which stays on this host)` : '';
     ctx.io.stdout(
-      `wrote ${out}: ${m.units.map((u) => u.name).join(', ')}${when}, ${captured} files captured` +
+      `wrote ${out}${masked}: ${m.units.map((u) => u.name).join(', ')}${when}, ${captured} files captured` +
         (missing.size
           ? `, ${missing.size} not readable:\n${[...missing].map(([p, why]) => `  ${p}: ${why}`).join('\n')}\n`
           : '\n'),

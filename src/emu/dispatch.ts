@@ -275,9 +275,11 @@ function lostWakeupText(u: EmuUnit, e: Engine, w: IoWait, free: number): string 
         : `IPoIB queue ${m.netdev} txq ${m.txq ?? '?'}`;
   const until = m.kind === 'psm' ? ' until its 1 s timeout' : '';
   const fault = lostWakeupFaultOn(u.host, e.idx);
+  const seeded = u.senders[w.id]?.seeded === true;
   return (
     `lost wake-up on engine ${e.idx}: ${who} sleeps on dmawait needing ${m.descriptorsNeeded} descriptor(s) while ${free} are free, ` +
     `and the engine is running with an empty ring and no interrupt to come, so nothing wakes it${until}` +
-    (fault ? ` (expected: --fault ${fault} opens this window on purpose)` : '')
+    (fault ? ` (expected: --fault ${fault} opens this window on purpose)` : '') +
+    (seeded ? ' (expected: the unit started from a state with it asleep there)' : '')
   );
 }

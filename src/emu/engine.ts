@@ -182,6 +182,7 @@ export class Engine {
 
   /** sdma_check_progress (sdma_check_progress, sdma.c), called with tail_lock held. */
   checkProgress(wait: IoWait | null, tx: EmuTx, pktsSent: boolean): number {
+    if (this.host.cfg.sampleFirst) return this.checkProgressSampleFirst(wait, tx, pktsSent);
     this.descAvail = this.freecnt();
     if (tx.slots <= this.descAvail) return EAGAIN;
     this.deepChecks++;
@@ -189,14 +190,41 @@ export class Engine {
     this.host.beforeSeqSample?.(this.idx, wait);
     const seq = sampleSeq(this.headSeq);
     this.host.afterSeqSample?.(this.idx);
-    const ret =
-      wait.sleepKind === SleepKind.qp
-        ? iowaitSleep(this, wait, tx, seq, pktsSent)
-        : wait.sleepKind === SleepKind.ipoib
-          ? ipoibSdmaSleep(this, wait, tx, seq, pktsSent)
-          : deferPacketQueue(this, wait, tx, seq, pktsSent);
+    const ret = this.sleep(wait, tx, seq, pktsSent);
     if (ret === EAGAIN) this.descAvail = this.freecnt();
     return ret;
+  }
+
+  /**
+   * sdma_check_progress with the head_lock sequence sampled before the free count is recomputed (the order `emu
+   * race` calls kernel-sample-first): a retirement between the two loads then moves the sequence the sleep callback
+   * compares with, so sdma_progress sees it. The stall of a `lost-wakeup` fault falls between the two loads here too.
+   */
+  private checkProgressSampleFirst(wait: IoWait | null, tx: EmuTx, pktsSent: boolean): number {
+    if (wait === null || wait.sleepKind === SleepKind.none) {
+      this.descAvail = this.freecnt();
+      if (tx.slots <= this.descAvail) return EAGAIN;
+      this.deepChecks++;
+      return EBUSY;
+    }
+    const seq = sampleSeq(this.headSeq);
+    this.host.beforeSeqSample?.(this.idx, wait);
+    this.descAvail = this.freecnt();
+    if (tx.slots <= this.descAvail) return EAGAIN;
+    this.deepChecks++;
+    this.host.afterSeqSample?.(this.idx);
+    const ret = this.sleep(wait, tx, seq, pktsSent);
+    if (ret === EAGAIN) this.descAvail = this.freecnt();
+    return ret;
+  }
+
+  /** The waiter's sleep callback (iowait_sleep, defer_packet_queue or hfi1_ipoib_sdma_sleep) with the sample `seq`. */
+  private sleep(wait: IoWait, tx: EmuTx, seq: number, pktsSent: boolean): number {
+    return wait.sleepKind === SleepKind.qp
+      ? iowaitSleep(this, wait, tx, seq, pktsSent)
+      : wait.sleepKind === SleepKind.ipoib
+        ? ipoibSdmaSleep(this, wait, tx, seq, pktsSent)
+        : deferPacketQueue(this, wait, tx, seq, pktsSent);
   }
 
   /**

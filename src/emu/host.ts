@@ -73,6 +73,8 @@ export interface EmuConfig {
   jkr: boolean;
   /** CTRL bits added to every CTRL write (JKR threshold / single-descriptor bits; 0 elsewhere). */
   extraCtrl: number;
+  /** sdma_check_progress samples head_lock before it recomputes the free count (EmuUnitOptions.variant). */
+  sampleFirst: boolean;
 }
 
 /** Running totals of a unit (`emu run --json`, docs/json.md). */

@@ -2,10 +2,12 @@
 import type { Backend, ChipKind, DriverBuild, UnitInfo } from '../backend.js';
 import { StoppedError } from '../cleanup.js';
 import { Hfi1SdmaError, usageError } from '../errors.js';
+import type { TwinFixture } from '../twin/fixture.js';
+import { TWIN_SETTLE_MS, twinUnitOptions } from '../twin/options.js';
 import { parseFault } from './faults.js';
 import { resolveFlavour } from './flavour.js';
 import { enableTraceEvents } from './trace-events.js';
-import { EmuUnit } from './unit.js';
+import { EmuUnit, type EmuVariant } from './unit.js';
 import { warmUp } from './warm-up.js';
 
 export { FAULTS, type FaultSpec, parseFault } from './faults.js';
@@ -40,6 +42,10 @@ export interface EmuCliOptions {
   stepped?: boolean | undefined;
   /** `--trace-events`: the sleep and wake-up trace events recorded and rendered in tracefs (trace-events.ts). */
   traceEvents?: boolean | undefined;
+  /** `--from CAPTURE`: the twin to start from instead of driver load (its flavour is the capture's). */
+  twin?: TwinFixture | undefined;
+  /** The order of sdma_check_progress (`emu twin --variant`, the library's `variant`); default kernel. */
+  variant?: EmuVariant | undefined;
 }
 
 /** Virtual time run before sampling when --at-ms is not given and no fault is scheduled. */
@@ -50,9 +56,11 @@ export const DEFAULT_AT_MS = 20;
  * state within microseconds at these rates), else, with faults, 100 ms past the last one so
  * that its effect shows.
  */
-export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engines' | 'firstEngine' | 'ports'>): number {
+export function defaultAtMs(opts: Pick<EmuCliOptions, 'atMs' | 'fault' | 'engines' | 'firstEngine' | 'ports' | 'twin'>): number {
   if (opts.atMs !== undefined) return opts.atMs;
-  const window = faultWindow(opts);
+  const window = opts.twin ? twinWindow(opts.twin) : faultWindow(opts);
+  // A twin starts at its capture's instant: sampled as soon as its conditions have taken effect.
+  if (opts.twin && opts.fault.length === 0) return TWIN_SETTLE_MS;
   const last = Math.max(0, ...opts.fault.map((f) => parseFault(f, window).atMs));
   return opts.fault.length > 0 ? Math.max(DEFAULT_AT_MS, last + 100) : DEFAULT_AT_MS;
 }
@@ -67,8 +75,48 @@ function faultWindow(opts: Pick<EmuCliOptions, 'engines' | 'firstEngine' | 'port
   return { firstEngine, count: opts.engines ?? 16 - firstEngine, ports: opts.ports ?? 1 };
 }
 
+/** The engines and ports a twin's faults may name. */
+function twinWindow(t: TwinFixture): { firstEngine: number; count: number; ports: number } {
+  return { firstEngine: t.unit.firstEngine, count: t.unit.engines, ports: t.unit.ports };
+}
+
+/** The options a twin takes from its capture: given with --from, they are refused rather than silently ignored. */
+const FIXED_BY_CAPTURE = [
+  ['engines', '--engines'],
+  ['chip', '--chip'],
+  ['driver', '--driver'],
+  ['ports', '--ports'],
+  ['activePorts', '--active-ports'],
+  ['descqCnt', '--descq-cnt'],
+] as const;
+
+/** Build the twin the CLI options describe (--from): its capture's unit and state, the run's own seed, workload and faults. */
+function twinUnitFromOptions(twin: TwinFixture, opts: EmuCliOptions): EmuUnit {
+  for (const [key, flag] of FIXED_BY_CAPTURE) {
+    if (opts[key] !== undefined) {
+      throw usageError(
+        `${flag}: the capture fixes it (${twin.unit.name} as captured); drop ${flag} to run its twin, or --param to change a module parameter`,
+      );
+    }
+  }
+  for (const f of opts.fault) parseFault(f, twinWindow(twin));
+  const unit = new EmuUnit(
+    twinUnitOptions(twin, {
+      seed: opts.seed,
+      workload: opts.workload,
+      faults: opts.fault,
+      params: opts.param ?? [],
+      model: opts.stepped === true || opts.traceEvents === true ? 'stepped' : 'fast',
+      variant: opts.variant,
+    }),
+  );
+  if (opts.traceEvents) enableTraceEvents(unit);
+  return unit;
+}
+
 /** Build (but do not run) the unit the CLI options describe; option errors are usage errors. */
 export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
+  if (opts.twin) return twinUnitFromOptions(opts.twin, opts);
   const flavour = resolveFlavour(opts);
   const faults = opts.fault.map((f) => parseFault(f, flavour));
   const d = opts.descqCnt;
@@ -91,6 +139,7 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
     params: opts.param ?? [],
     // The trace switch sees every sleep and wake-up only when each is stepped (trace-events.ts).
     model: opts.stepped === true || opts.traceEvents === true ? 'stepped' : 'fast',
+    ...(opts.variant ? { variant: opts.variant } : {}),
   });
   if (opts.traceEvents) enableTraceEvents(unit);
   return unit;
@@ -113,8 +162,11 @@ export interface EmuBackend extends Backend {
 
 /** Create the emulated backend: unit 0, run to `atMs` (default DEFAULT_AT_MS) on first use. */
 export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
-  const unit = emuUnitFromOptions(opts);
-  const atMs = defaultAtMs(opts);
+  return emuBackendOf(emuUnitFromOptions(opts), defaultAtMs(opts), opts.wall === true ? 'wall' : 'virtual');
+}
+
+/** The backend of a built unit, run to `atMs` on first use (a twin's unit, say). */
+export function emuBackendOf(unit: EmuUnit, atMs: number, pace: EmuBackend['pace'] = 'virtual'): EmuBackend {
   // Run to --at-ms on first use, in steps that let a stop signal through (warm-up.ts).
   let warm: Promise<EmuUnit> | null = null;
   const ready = (): Promise<EmuUnit> => {
@@ -131,7 +183,7 @@ export function createEmuBackend(opts: EmuCliOptions): EmuBackend {
     origin: { host: null, capturedAtMs: null, toolVersion: null, emulated: true },
     model: unit,
     atMs,
-    pace: opts.wall === true ? 'wall' : 'virtual',
+    pace,
     async units(): Promise<UnitInfo[]> {
       return [(await ready()).info];
     },

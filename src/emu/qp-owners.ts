@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { QpOwner } from '../backend.js';
 import type { Sender } from './sender.js';
 import type { TreeWriter } from './tree.js';
-import { EMU_PID_UNIT_STRIDE, EMU_QP_PID_BASE, EMU_QPN_BASE, emuQpn } from './waiters.js';
+import { EMU_PID_UNIT_STRIDE, EMU_QP_PID_BASE, EMU_QPN_BASE, senderQpn, senderQpState } from './waiters.js';
 
 /** The user the emulated jobs run as. */
 export const EMU_JOB_USER = { name: 'hpcuser', uid: 1001 };
@@ -22,27 +22,59 @@ export function emuQpCommand(id: number): string {
   return `verbs_rank_${id}`;
 }
 
+/** The PID of the process of a QP sender: the one a seed named, else the emulator's. */
+export function senderQpOwnerPid(s: Sender, unit = 0): number {
+  return s.identity?.pid ?? emuQpOwnerPid(s.id, unit);
+}
+
+/** The command of a QP sender's process: the one a seed named, else verbs_rank_<id>. */
+export function senderQpCommand(s: Sender): string {
+  return s.identity?.command ?? emuQpCommand(s.id);
+}
+
+/** The user a sender's process runs as: the one a seed named, else the emulated job user. */
+export function senderUser(s: Sender): string {
+  return s.identity?.user ?? EMU_JOB_USER.name;
+}
+
+/** The QP sender of QPN `qpn`, or undefined. */
+function qpSender(senders: readonly Sender[], qpn: number): Sender | undefined {
+  const s = senders[qpn - EMU_QPN_BASE];
+  if (s?.spec.kind === 'qp' && senderQpn(s) === qpn) return s;
+  return senders.find((x) => x.spec.kind === 'qp' && senderQpn(x) === qpn);
+}
+
 /** The owners of these QPs, from the model (a QPN of no QP sender: not known). */
 export function modelQpOwners(senders: readonly Sender[], qpns: readonly number[], unit = 0): QpOwner[] {
   return qpns.map((qpn) => {
-    const s = senders[qpn - EMU_QPN_BASE];
-    if (s?.spec.kind !== 'qp') {
+    const s = qpSender(senders, qpn);
+    if (s === undefined) {
       return { qpn, pid: null, command: null, user: null, source: 'model', note: 'no such QP in the emulator' };
     }
     return {
       qpn,
-      pid: emuQpOwnerPid(s.id, unit),
-      command: emuQpCommand(s.id),
-      user: EMU_JOB_USER.name,
+      pid: senderQpOwnerPid(s, unit),
+      command: senderQpCommand(s),
+      user: senderUser(s),
       source: 'model',
       note: null,
     };
   });
 }
 
+/** The users of the unit's processes with their uids: the emulated job user, then each other user a seed named. */
+export function jobUsers(senders: readonly Sender[]): { name: string; uid: number }[] {
+  const users = [EMU_JOB_USER];
+  for (const s of senders) {
+    const name = s.identity?.user;
+    if (name === undefined || users.some((u) => u.name === name)) continue;
+    users.push({ name, uid: name === 'root' ? 0 : EMU_JOB_USER.uid + users.length });
+  }
+  return users;
+}
+
 /** /proc/<pid>/status as the kernel prints the fields a reader of owners uses (the rest left out). */
-function statusText(pid: number, command: string): string {
-  const { uid } = EMU_JOB_USER;
+function statusText(pid: number, command: string, uid: number): string {
   return `Name:\t${command}\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t${pid}\nNgid:\t0\nPid:\t${pid}\nPPid:\t1\nUid:\t${uid}\t${uid}\t${uid}\t${uid}\nGid:\t${uid}\t${uid}\t${uid}\t${uid}\n`;
 }
 
@@ -78,16 +110,16 @@ export function rdmaResQps(device: string, ifindex: number, senders: readonly Se
       ifindex,
       ifname: device,
       port: 1,
-      lqpn: emuQpn(s.id),
-      rqpn: emuQpn(s.id),
+      lqpn: senderQpn(s),
+      rqpn: senderQpn(s),
       type: 'RC',
-      state: 'RTS',
+      state: senderQpState(s),
       'rq-psn': 0,
       'sq-psn': 0,
       'path-mig-state': 'MIGRATED',
       pdn: emuPdn(rank++, ports),
-      pid: emuQpOwnerPid(s.id, unit),
-      comm: emuQpCommand(s.id),
+      pid: senderQpOwnerPid(s, unit),
+      comm: senderQpCommand(s),
     });
   }
   return qps;
@@ -111,15 +143,19 @@ export function forgetRdmaAnswer(root: string, device: string): void {
 /** Write the QP owners' /proc entries, etc/passwd and the rdma answer of the unit into the tree. */
 export function writeQpOwners(w: TreeWriter, device: string, unit: number, senders: readonly Sender[], ports = 1): void {
   const ifindex = unit + 1; // the RDMA device's index, as the emulator numbers its devices
+  const users = jobUsers(senders);
   for (const s of senders) {
     if (s.spec.kind !== 'qp') continue;
-    const pid = emuQpOwnerPid(s.id, unit);
+    const pid = senderQpOwnerPid(s, unit);
     const dir = join('proc', String(pid));
-    w.file(join(dir, 'comm'), `${emuQpCommand(s.id)}\n`);
-    w.file(join(dir, 'status'), statusText(pid, emuQpCommand(s.id)));
+    const uid = users.find((u) => u.name === senderUser(s))?.uid ?? EMU_JOB_USER.uid;
+    w.file(join(dir, 'comm'), `${senderQpCommand(s)}\n`);
+    w.file(join(dir, 'status'), statusText(pid, senderQpCommand(s), uid));
   }
-  const { name, uid } = EMU_JOB_USER;
-  w.file('etc/passwd', `root:x:0:0:root:/root:/bin/bash\n${name}:x:${uid}:${uid}:HPC job user:/home/${name}:/bin/bash\n`);
+  const lines = users
+    .filter((u) => u.name !== 'root')
+    .map((u, i) => `${u.name}:x:${u.uid}:${u.uid}:${i === 0 ? 'HPC job user' : ''}:/home/${u.name}:/bin/bash\n`);
+  w.file('etc/passwd', `root:x:0:0:root:/root:/bin/bash\n${lines.join('')}`);
   let byDevice = answers.get(w.root);
   if (!byDevice) {
     byDevice = new Map();

@@ -31,6 +31,20 @@ const BULK_RETRY_NS = 1_000_000; // a bulk sender whose port has no credits trie
  */
 export const PATTERN_PACKETS = 64;
 
+/**
+ * Who a sender is when a seed names it (a capture's QP, PSM writer or IPoIB queue, seed.ts): its QPN and state, its
+ * process, command and user, its netdev queue. What is absent is the emulator's own numbering (waiters.ts).
+ */
+export interface SenderIdentity {
+  readonly qpn?: number;
+  readonly qpState?: 'RESET' | 'INIT' | 'RTR' | 'RTS' | 'SQD' | 'SQE' | 'ERR';
+  /** The process: a PSM writer's, or the one that created the QP. */
+  readonly pid?: number;
+  readonly command?: string;
+  readonly user?: string;
+  readonly txq?: number;
+}
+
 /** The txreq builder's device settings: the idle timeout, and on cornelis/hfi2 pad_sdma_desc and sdma_align. */
 export function txOptions(host: Host): TxOptions {
   const f = host.cfg.flavour;
@@ -55,6 +69,10 @@ export class Sender implements WaitClient, TxOwner {
   wokenPending = false;
   /** Its place among the unit's PSM writers (its command is mpi_rank_<rank>). */
   rank = 0;
+  /** Who it is, when a seed names it; null: the emulator's numbering. */
+  identity: SenderIdentity | null = null;
+  /** A seed made it, asleep (seed.ts): not one of the workload's. */
+  seeded = false;
   /** An IPoIB queue's list, subqueue, netdev queue index and counts; null for QPs and PSM writers. */
   readonly ipoib: IpoibState | null;
   runScheduled = false;
@@ -260,6 +278,8 @@ export class Sender implements WaitClient, TxOwner {
         return;
       }
       if (q !== null) {
+        // A sender with no load of its own (a waiter a seed named) sends what it holds and nothing more.
+        if (this.spec.load <= 0 && q.list.length === 0) return;
         const ret = q.send(this);
         if (ret === 0) {
           sent++;
@@ -277,6 +297,7 @@ export class Sender implements WaitClient, TxOwner {
         const held = this.bulkHeld;
         this.bulkHeld = null;
         const parked = held === null ? this.wait.txHead.shift() : undefined;
+        if (held === null && parked === undefined && this.spec.load <= 0) return;
         const tx = held ?? parked ?? this.newTx();
         if (parked === undefined && this.host.bulkService && tx.packetLen > BULKSVC_MIN_BYTES) {
           if (!this.sendBulk(tx, now)) return;
@@ -305,9 +326,10 @@ export class Sender implements WaitClient, TxOwner {
       } else {
         // While filling the ring for fault `lost-wakeup`, one packet per request: the one that does not fit is first.
         const perPass = this.burst ? 1 : PSM_BATCH;
-        while (this.batch.length < perPass && this.outstanding + this.batch.length < window) {
+        while (this.batch.length < perPass && this.outstanding + this.batch.length < window && this.spec.load > 0) {
           this.batch.push(this.newTx());
         }
+        if (this.batch.length === 0) return;
         const ret = this.engine.sendTxlist(this.wait, this.batch, this.count);
         this.outstanding += this.count.value;
         sent += this.count.value;

@@ -39,6 +39,7 @@ import { Sfc32 } from './prng.js';
 import { modelQpOwners } from './qp-owners.js';
 import { ringDump, sampleEngine } from './sample.js';
 import { Scheduler } from './scheduler.js';
+import { seedUnit, type UnitSeed } from './seed.js';
 import { Sender } from './sender.js';
 import { EBUSY, ECOMM, EINVAL, EmuTx, type TxOwner, TxPhase } from './tx.js';
 import { modelWaiters } from './waiters.js';
@@ -87,7 +88,20 @@ export interface EmuUnitOptions {
   model?: EmuModel;
   /** Module parameters as `NAME=VALUE` (`--param`): use_bulksvc and the bulksvc_* ones (cornelis), num_vls, cap_mask (params.ts). */
   params?: readonly string[];
+  /**
+   * Start from this state instead of driver load (seed.ts): the engines, rings, waiters, ports and conditions of an
+   * instant of a host. The flavour options must be the host's; the workload's senders run beside the seed's.
+   */
+  from?: UnitSeed;
+  /**
+   * The order of sdma_check_progress: `kernel` (default: the free count, then the head_lock sample) or
+   * `kernel-sample-first` (the sample first, then the free count: the order `emu race` calls so).
+   */
+  variant?: EmuVariant;
 }
+
+/** The submitter orders the model runs (EmuUnitOptions.variant). */
+export type EmuVariant = 'kernel' | 'kernel-sample-first';
 
 /** Which model runs a unit (EmuUnitOptions.model). */
 export type EmuModel = 'fast' | 'stepped';
@@ -207,6 +221,7 @@ export class EmuUnit implements Unit {
         flavour,
         jkr: flavour.chip.name === 'jkr',
         extraCtrl: extraCtrlBits(flavour),
+        sampleFirst: opts.variant === 'kernel-sample-first',
       },
       stats: new EmuStats(),
       gone: false,
@@ -271,9 +286,12 @@ export class EmuUnit implements Unit {
       if (l.device) kernelLogLine(this.host, l.text, l.level);
       else kernelLogRaw(this.host, l.text, l.level);
     }
-    // Driver load (__sdma_process_event, sdma.c): e10 to every engine at time 0, the port ACTIVE later.
-    this.host.sched.at(0, Ev.portActive, -1);
-    this.host.sched.at(this.host.cfg.portActiveNs, Ev.portActive, 1);
+    if (opts.from) seedUnit(this, opts.from, this.direct);
+    else {
+      // Driver load (__sdma_process_event, sdma.c): e10 to every engine at time 0, the port ACTIVE later.
+      this.host.sched.at(0, Ev.portActive, -1);
+      this.host.sched.at(this.host.cfg.portActiveNs, Ev.portActive, 1);
+    }
     this.host.sched.at(1e6, Ev.check, 0);
     assignTransmitPorts(this);
     startNetdevWatchdog(this);

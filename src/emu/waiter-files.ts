@@ -5,11 +5,11 @@
 // /dev/hfi1_<unit>, its kernel stack, its system call (writev on that fd) and its wchan.
 import { join } from 'node:path';
 import { HFI2_SDMA_ANON_INODE, userSdmaRequestFn, WRITEV_NR } from '../progress/kernel-names.js';
-import { emuQpOwnerPid } from './qp-owners.js';
+import { senderQpOwnerPid } from './qp-owners.js';
 import { type QpLineFields, qpStatsLine } from './qp-stats.js';
 import type { Sender } from './sender.js';
 import type { TreeWriter } from './tree.js';
-import { EMU_QP_STATE, emuCommand, emuPid, emuQpn } from './waiters.js';
+import { EMU_QP_STATE, QP_STATE_NUMBERS, senderPsmCommand, senderPsmPid, senderQpn, senderQpState } from './waiters.js';
 
 /** RVT_S_WAIT_DMA_DESC in the current s_flags layout (rdmavt_qp.h): set by iowait_sleep (qp.c) while on dmawait. */
 export const RVT_S_WAIT_DMA_DESC = 0x1000;
@@ -38,9 +38,10 @@ export function qpStatsText(senders: readonly Sender[], firstEngine = 0, unit = 
     if (s.spec.kind !== 'qp') continue;
     const w = s.wait;
     const onList = w.queuedOn !== null;
-    const qpn = emuQpn(s.id);
+    const qpn = senderQpn(s);
     qps.push({
       ...base,
+      state: QP_STATE_NUMBERS[senderQpState(s)],
       slot: SPECIALS + hash32(qpn, QP_TABLE_BITS),
       idle: s.outstanding === 0 && !onList,
       qpn,
@@ -51,7 +52,7 @@ export function qpStatsText(senders: readonly Sender[], firstEngine = 0, unit = 
       onList,
       engine: s.engine.idx,
       sendContext: 2,
-      pid: emuQpOwnerPid(s.id, unit),
+      pid: senderQpOwnerPid(s, unit),
     });
   }
   // Buckets in order; in one bucket the newest QP first (rvt_insert_qp links at the head).
@@ -111,11 +112,11 @@ export function writePsmProc(
   const blocked = new Set(blockedWriters(senders));
   for (const s of senders) {
     if (s.spec.kind !== 'psm') continue;
-    const pid = emuPid(s.id, unit);
+    const pid = senderPsmPid(s, unit);
     now.add(pid);
     const dir = join('proc', String(pid));
     if (!shown.has(pid)) {
-      w.file(join(dir, 'comm'), `${emuCommand(s.rank)}\n`);
+      w.file(join(dir, 'comm'), `${senderPsmCommand(s)}\n`);
       w.link(join(dir, 'fd', String(EMU_PSM_FD)), hfi2 ? HFI2_SDMA_ANON_INODE : `/dev/hfi1_${unit}`);
       // An hfi2 writer got its SDMA file through an ioctl on the unit's uverbs device, which it keeps open.
       if (hfi2) w.link(join(dir, 'fd', String(EMU_VERBS_FD)), `/dev/infiniband/uverbs${unit}`);

@@ -1,7 +1,7 @@
 // The waiters of an emulated unit, straight from the model: every iowait on an engine's dmawait list, named as
 // a live host would name it (a QP by QPN and state, a PSM writer by PID and command, an IPoIB queue by netdev and
 // queue index: a live host cannot see those, the model can).
-import type { Waiter, WaitersSample, WaiterVisibility } from '../backend.js';
+import type { QpStateName, Waiter, WaitersSample, WaiterVisibility } from '../backend.js';
 import { WAITER_KINDS } from '../progress/waiters.js';
 import type { Engine } from './engine.js';
 import { type IoWait, SleepKind } from './iowait.js';
@@ -20,6 +20,37 @@ export const EMU_QP_STATE = 3;
 /** QPN of the sender (or bare iowait) `id`. */
 export function emuQpn(id: number): number {
   return EMU_QPN_BASE + id;
+}
+
+/** enum ib_qp_state (ib_verbs.h) by name: what qp_stats prints in its state column. */
+export const QP_STATE_NUMBERS: Readonly<Record<QpStateName, number>> = {
+  RESET: 0,
+  INIT: 1,
+  RTR: 2,
+  RTS: 3,
+  SQD: 4,
+  SQE: 5,
+  ERR: 6,
+};
+
+/** The QPN of a QP sender: the one a seed named it by, else the emulator's. */
+export function senderQpn(s: Sender): number {
+  return s.identity?.qpn ?? emuQpn(s.id);
+}
+
+/** The state of a QP sender: the one a seed named, else RTS. */
+export function senderQpState(s: Sender): QpStateName {
+  return s.identity?.qpState ?? 'RTS';
+}
+
+/** The PID of a PSM writer: the one a seed named, else the emulator's. */
+export function senderPsmPid(s: Sender, unit: number): number {
+  return s.identity?.pid ?? emuPid(s.id, unit);
+}
+
+/** The command of a PSM writer: the one a seed named, else mpi_rank_<rank>. */
+export function senderPsmCommand(s: Sender): string {
+  return s.identity?.command ?? emuCommand(s.rank);
 }
 
 /** PIDs of unit N's processes are N times this above unit 0's: two units of one host run other processes. */
@@ -61,9 +92,9 @@ export function modelWaiter(m: WaiterModel, e: Engine, w: IoWait): Waiter {
   if (w.sleepKind === SleepKind.qp) {
     return {
       kind: 'qp',
-      qpn: emuQpn(w.id),
-      qpState: 'RTS',
-      creatorPid: EMU_QP_PID_BASE + m.info.unit * EMU_PID_UNIT_STRIDE + w.id,
+      qpn: own ? senderQpn(own) : emuQpn(w.id),
+      qpState: own ? senderQpState(own) : 'RTS',
+      creatorPid: own?.identity?.pid ?? EMU_QP_PID_BASE + m.info.unit * EMU_PID_UNIT_STRIDE + w.id,
       ...common,
     };
   }
@@ -93,7 +124,8 @@ export function modelWaiter(m: WaiterModel, e: Engine, w: IoWait): Waiter {
     }
     return waiter;
   }
-  return { kind: 'psm', pid: emuPid(w.id, m.info.unit), command: emuCommand(own ? own.rank : w.id), ...common };
+  if (own) return { kind: 'psm', pid: senderPsmPid(own, m.info.unit), command: senderPsmCommand(own), ...common };
+  return { kind: 'psm', pid: emuPid(w.id, m.info.unit), command: emuCommand(w.id), ...common };
 }
 
 /** Every sender asleep on a dmawait list of the unit now; every kind is visible through the model. */

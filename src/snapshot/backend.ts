@@ -9,7 +9,7 @@ import { hwFsFor } from '../hw/fsio.js';
 import { escapeControls } from '../hw/parse/text.js';
 import { formatBytes } from '../hw/read-file.js';
 import { carrySince, type Waiter } from '../progress/waiters.js';
-import { KMSG_ENTRY, KMSG_READ_CAP_BYTES, parseUptime, UPTIME_FILE } from './format.js';
+import { KMSG_ENTRY, KMSG_READ_CAP_BYTES, parseUptime, type SnapshotManifest, UPTIME_FILE } from './format.js';
 
 export { KMSG_READ_CAP_BYTES, parseUptime };
 
@@ -24,6 +24,8 @@ export interface SnapshotExtras {
   kernelLog(): { text: string } | { reason: string };
   /** The kernel's uptime (s) at instant `k`, or null where the snapshot did not capture it. */
   uptimeSec(k: number): number | null;
+  /** The snapshot's manifest, as checked (its format, whether it was redacted). */
+  manifest(): SnapshotManifest;
 }
 
 const extrasOf = new WeakMap<Backend, SnapshotExtras>();
@@ -78,6 +80,7 @@ function extrasFor(snap: OpenedSnapshot): SnapshotExtras {
       const data = treeFile(at(k, UPTIME_FILE), 4096);
       return Buffer.isBuffer(data) ? parseUptime(data.toString('latin1')) : null;
     },
+    manifest: () => plan.manifest,
   };
 }
 

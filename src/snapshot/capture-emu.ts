@@ -17,7 +17,7 @@ export async function captureEmulatedUnit(
   u: EmuUnit,
   out: string,
   meta: CaptureMeta,
-  pace: Pick<CaptureOptions, 'samples' | 'intervalMs'>,
+  pace: Pick<CaptureOptions, 'samples' | 'intervalMs' | 'redact'>,
   pause: () => Promise<void> = async () => {},
 ): Promise<ManifestV2> {
   const { writeSysroot } = await import('../emu/sysroot.js');

@@ -34,6 +34,7 @@ import { readKmsgHfi1 } from './kmsg.js';
 import { linkEvidence, RECORDED_LINKS } from './links.js';
 import { type ArchiveOutput, ArchiveWriter } from './output.js';
 import { OwnerRecorder, RECORDED_OWNERS } from './owners.js';
+import { RedactingArchive, type Redactor } from './redact.js';
 
 /** How many instants to record and how they are paced. */
 export interface CaptureOptions {
@@ -48,7 +49,12 @@ export interface CaptureOptions {
   limits?: SnapshotLimits;
   /** The cap on the context files (identity, link, parameters, qp_stats); CONTEXT_CAP_BYTES by default. */
   contextCapBytes?: number;
+  /** Mask host names, users, processes, addresses and serials with this site's map (`snapshot --redact`). */
+  redact?: Redactor;
 }
+
+/** Where a capture's entries go: the archive, or the archive through its redaction. */
+type EntrySink = Pick<ArchiveWriter, 'addFile' | 'commit' | 'abort'>;
 
 /** Read one source: a regular file, at most MAX_SOURCE_BYTES, inside the sysroot (`within`); otherwise why not. */
 export function readSourceFile(path: string, within: Containment | null = null): { data: Buffer } | { reason: string } {
@@ -148,7 +154,7 @@ function portCounterFiles(u: FoundUnit, within: Containment | null): string[] {
  * The kernel log's hfi1 lines, stored as KMSG_ENTRY with the first instant; read once the last instant is
  * captured, so the lines logged during the capture are in it. Never fails.
  */
-async function addKernelLog(out: ArchiveWriter, sysroot: string, budget: ContextBudget, mtime: Date): Promise<SourceRecord> {
+async function addKernelLog(out: EntrySink, sysroot: string, budget: ContextBudget, mtime: Date): Promise<SourceRecord> {
   const log = readKmsgHfi1(sysroot);
   if ('reason' in log) return { path: KMSG_ENTRY, captured: false, reason: log.reason };
   const data = Buffer.from(log.text);
@@ -207,10 +213,12 @@ async function captureHeld(
   const fs = hwFsFor(sysroot);
   const owners = new OwnerRecorder(fs, opts.clock);
   // Never inside the tree being captured: the archive would hold its own temporary.
-  const out = await ArchiveWriter.create(outFile, opts.limits ?? DEFAULT_LIMITS, [sysroot], {
+  const archive = await ArchiveWriter.create(outFile, opts.limits ?? DEFAULT_LIMITS, [sysroot], {
     ...opts.output,
     samples: opts.samples,
   });
+  opts.redact?.host(meta.host);
+  const out: EntrySink = opts.redact ? new RedactingArchive(archive, opts.redact) : archive;
   try {
     const t0 = opts.clock.nowMs();
     for (let k = 0; k < opts.samples; k++) {

@@ -78,6 +78,8 @@ export interface ManifestV2 {
   instants: Instant[];
   /** Captured from the emulator (--backend emu, or an emulated sysroot): not an adapter. Absent in older snapshots. */
   emulated?: boolean;
+  /** Host names, users, process names, addresses and serials were masked (`snapshot --redact`). Absent otherwise. */
+  redacted?: boolean;
 }
 
 export type SnapshotManifest = ManifestV1 | ManifestV2;

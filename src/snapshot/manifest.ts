@@ -163,6 +163,7 @@ export function checkManifest(raw: Json, archive: string): SnapshotPlan {
   }
   c.number(o.intervalMs, 'intervalMs', 0, 86_400_000);
   if (o.emulated !== undefined && typeof o.emulated !== 'boolean') c.fail('emulated', 'must be true or false', o.emulated);
+  if (o.redacted !== undefined && typeof o.redacted !== 'boolean') c.fail('redacted', 'must be true or false', o.redacted);
   const once = c.list(o.once, 'once', 'paths', 10_000).map((p, i) => c.path(p, `once[${i}]`));
   const list = c.list(o.instants, 'instants', '{timeMs, time, sources, barBlocks}', MAX_SAMPLES);
   if (list.length === 0) c.fail('instants', 'must hold at least one instant');

@@ -84,6 +84,7 @@ const SCHEMA_OF: Record<string, string> = {
   'emu run': 'emu-run.schema.json',
   'emu write': 'emu-write.schema.json',
   'emu race': 'emu-race.schema.json',
+  'emu twin': 'emu-twin.schema.json',
 };
 
 let work: string;
@@ -317,6 +318,20 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
     }[];
     expect(run && run.txSubmitted === run.txCompleted + run.txAborted + run.txInFlight).toBe(true);
     await validates('emu-race.schema.json', ['--json', 'emu', 'race', '--variant', 'psm-pre-2019', '--submitters', '1']);
+  });
+
+  it("emu twin: a capture's twin, and a change tried against it", async () => {
+    // The PSM writer's stall on a 1-engine unit, as the field test pins it: the cheapest twin.
+    const twin = join(ROOT, 'test/field/walk-b-psm-stall-instant0.twin.json');
+    const [doc] = (await validates('emu-twin.schema.json', ['--json', 'emu', 'twin', '--from', twin, '--stall-ms', '400'])) as {
+      twin: { divergence: unknown };
+    }[];
+    expect(doc?.twin.divergence).toBeNull();
+    await validates(
+      'emu-twin.schema.json',
+      ['--json', 'emu', 'twin', '--from', twin, '--stall-ms', '400', '--variant', 'kernel-sample-first'],
+      { codes: [0, 1] },
+    );
   });
 
   it('the timeline files of --trace (emu race, watch)', async () => {
