@@ -112,7 +112,11 @@ describe('the dashboard over a real Prometheus', () => {
           const stalled = await prom.query('hfi1_sdma_stalled{engine="3"} == 1');
           const stranded = await prom.query('hfi1_sdma_stranded_waiters{engine="5"} > 0');
           const firing = await prom.query('ALERTS{alertname="Hfi1SdmaExporterEmulated"}');
-          return stalled.data.result?.length && stranded.data.result?.length && firing.data.result?.length ? true : undefined;
+          // The fleet row reads the recording rules, evaluated on their own interval after the scrape: wait for them too.
+          const hostsStalled = await prom.query('job:hfi1_sdma_hosts_stalled:count == 1');
+          const hostsStranded = await prom.query('job:hfi1_sdma_hosts_stranded:count == 1');
+          const all = [stalled, stranded, firing, hostsStalled, hostsStranded];
+          return all.every((r) => r.data.result?.length) ? true : undefined;
         });
 
         for (const v of board.templating.list.filter((t) => t.type === 'query')) {
