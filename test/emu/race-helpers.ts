@@ -1,5 +1,6 @@
-// Helpers of the race tests: every reachable state of a small world, and the check that the
-// footprints' independence holds on each of them.
+// Helpers of the race tests: every reachable state of a small world (or a seeded sample of them), and the check
+// that the footprints' independence holds on each of them.
+import { Sfc32 } from '../../src/emu/prng.js';
 import { footprint, independent } from '../../src/emu/race/footprint.js';
 import { capture, restore, type StateVec, stateKey } from '../../src/emu/race/state.js';
 import { actorCount, actorName, isEnabled, runStep } from '../../src/emu/race/steps.js';
@@ -31,16 +32,43 @@ export function reachable(variant: Variant, n: number | readonly SenderKind[]): 
   return { world, states };
 }
 
+/** The distinct states `walks` random schedules from the start pass through (each run to its end, steps drawn from `seed`). */
+export function walked(
+  variant: Variant,
+  n: number | readonly SenderKind[],
+  walks: number,
+  seed: number,
+): { world: World; states: StateVec[] } {
+  const world = buildWorld(variant, n);
+  const rng = new Sfc32(seed);
+  const start = capture(world);
+  const seen = new Map<string, StateVec>([[stateKey(start), start]]);
+  for (let i = 0; i < walks; i++) {
+    restore(world, start);
+    for (;;) {
+      const enabled: number[] = [];
+      for (let a = 0; a < actorCount(world); a++) if (isEnabled(world, a)) enabled.push(a);
+      if (enabled.length === 0) break;
+      runStep(world, enabled[rng.int(0, enabled.length - 1)] as number, null);
+      const c = capture(world);
+      seen.set(stateKey(c), c);
+    }
+  }
+  return { world, states: [...seen.values()] };
+}
+
 /**
- * On every reachable state, every pair of enabled steps the footprints call independent: run
+ * On every reachable state (or the sampled ones), every pair of enabled steps the footprints call independent: run
  * both orders; each must leave the other enabled and both must end in the same state. Returns the
  * pairs checked and the first failures (state index, actors, what went wrong).
  */
 export function commutingPairs(
   variant: Variant,
   n: number | readonly SenderKind[],
+  /** Check the states of this many seeded random schedules instead of every reachable state. */
+  sample?: { walks: number; seed: number },
 ): { states: number; pairs: number; failures: string[] } {
-  const { world: w, states } = reachable(variant, n);
+  const { world: w, states } = sample ? walked(variant, n, sample.walks, sample.seed) : reachable(variant, n);
   const failures: string[] = [];
   let pairs = 0;
   const same = (x: StateVec, y: StateVec): boolean => x.length === y.length && x.every((v, i) => v === y[i]);

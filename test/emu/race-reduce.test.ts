@@ -1,9 +1,10 @@
 // The reduced searches against the plain one: symmetry, sleep sets and both keep the distinct
 // states, the lost and wasted wake-ups and the length of the shortest lost wake-up for every
-// order with 1 and 2 submitters (each reduction alone on the kernel order; every one of them on
-// every order under soak), and that schedule still replays to a sender left asleep. Senders of two kinds: a QP
-// with a PSM queue and two QPs on the kernel order, a QP with a PSM queue before 2019; the mirrored orders
-// and the rest under soak (race.prop.test.ts). Each search runs once in this file (they are deterministic).
+// order with 1 submitter and the kernel order with 2 (each reduction alone on the kernel order; every one of them
+// on every order with 1 and 2 submitters under soak), and that schedule still replays to a sender left asleep.
+// Senders of two kinds: a QP with a PSM queue and two QPs on the kernel order, one QP and one IPoIB queue before
+// 2019; the mirrored orders, a QP with a PSM queue before 2019 and the rest under soak (race.prop.test.ts). Each
+// search runs once in this file (they are deterministic).
 import { describe, expect, it } from 'vitest';
 import { Canonizer } from '../../src/emu/race/canon.js';
 import { DEFAULT_BOUND, explore as exploreOnce, type RaceOptions, type RaceResult } from '../../src/emu/race/explorer.js';
@@ -44,7 +45,7 @@ const kept = (r: RaceResult) => [
 
 describe('reduced searches keep the counts of the plain one', () => {
   for (const variant of VARIANTS) {
-    for (const n of [1, 2]) {
+    for (const n of variant === 'kernel' ? [1, 2] : [1]) {
       it(`${variant}, ${n} submitter${n === 1 ? '' : 's'}`, () => {
         const plain = run(variant, n, 'none');
         expect(plain.statesExplored).toBe(plain.states);
@@ -70,7 +71,6 @@ describe('reduced searches keep the counts of the plain one', () => {
     ['kernel', ['qp', 'psm']],
     ['kernel', ['qp', 'qp']],
     ['psm-pre-2019', ['qp']],
-    ['psm-pre-2019', ['qp', 'psm']],
     ['psm-pre-2019', ['ipoib']],
   ];
   for (const [variant, senders] of MIXED) {
