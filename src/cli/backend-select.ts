@@ -1,7 +1,7 @@
 // Choosing a backend from the global options (--backend auto|hw|emu, --sysroot).
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Backend } from '../backend.js';
+import type { Backend, Clock } from '../backend.js';
 import { Hfi1SdmaError } from '../errors.js';
 import type { GlobalOptions } from './context.js';
 import type { Io } from './io.js';
@@ -19,6 +19,8 @@ export interface OpenOptions {
    * (health, export), which must never pass the emulator off as the host.
    */
   fallback: boolean;
+  /** The clock a live-host backend stamps its samples with; the wall clock when absent (tests pass a virtual one). */
+  clock?: Clock;
 }
 
 /** A snapshot is a file named .tar.gz or .tgz (the names `hfi1-sdma snapshot` writes). */
@@ -71,9 +73,9 @@ export async function openBackend(global: GlobalOptions, io: Io, opts: OpenOptio
     return (await import('../snapshot/backend.js')).openOpacaptureBackend(sysroot, { dir: sysroot });
   }
   const { findUnits, openHwBackend } = await import('../hw/index.js');
-  if (global.backend === 'hw' || explicit || !opts.fallback) return openHwBackend({ sysroot });
+  if (global.backend === 'hw' || explicit || !opts.fallback) return openHwBackend({ sysroot, clock: opts.clock });
   const units = await findUnits(sysroot);
-  if (units.length > 0) return openHwBackend({ sysroot });
+  if (units.length > 0) return openHwBackend({ sysroot, clock: opts.clock });
   io.stderr(
     'hfi1-sdma: no hfi1 or hfi2 unit under /sys/class/infiniband: using the emulator (--backend emu; --backend hw to insist on hardware)\n',
   );

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import {
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -14,6 +15,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { closeSysroot, writeSysroot } from '../../src/emu/sysroot.js';
@@ -40,12 +42,27 @@ export function copyTree(from: string, to: string): void {
   if (cp.status !== 0) throw new Error(`cp -a ${from} ${to}: ${cp.stderr}`);
 }
 
-/** Write an emulated host (16 engines, the default workload) under `root`. */
-export async function emulatedHost(root: string): Promise<void> {
-  const u = new EmuUnit({ seed: 7 });
+/** The engines of the emulated host: a few, each with a full ring (what the tests here read needs no more). */
+export const EMULATED_ENGINES = 4;
+
+/** The emulated host rendered once in this process (files of one worker share it), removed when the process ends. */
+let rendered: Promise<string> | undefined;
+
+async function renderOnce(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'hfi1-emulated-host-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const root = join(dir, 'host');
+  const u = new EmuUnit({ seed: 7, engines: EMULATED_ENGINES });
   u.runUntilMs(20);
   await writeSysroot(u, root);
   closeSysroot(u, root);
+  return root;
+}
+
+/** Write an emulated host (EMULATED_ENGINES, the default workload, 20 ms in) under `root`: a copy of the one rendered here. */
+export async function emulatedHost(root: string): Promise<void> {
+  rendered ??= renderOnce();
+  copyTree(`${await rendered}/.`, root);
 }
 
 /** Every file and directory of the tree (not its links, marker or staging), deepest last. */

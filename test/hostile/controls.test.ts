@@ -29,11 +29,11 @@ describe('control characters in the port and identity files', () => {
     expect(identityValue('CN5000 board\n')).toBe('CN5000 board');
   });
 
-  it('engines on a tree whose rate holds an escape sequence prints none', () => {
+  it('engines on a tree whose rate holds an escape sequence prints none', async () => {
     const t = goodHfi2Tree(fresh());
     writeFileSync(join(t.cls, 'ports/1/rate'), '400 Gb/sec (\x1b]0;x\x07)\n');
     writeFileSync(join(t.cls, 'board_id'), 'Cornelis \u009b2J\n');
-    const r = cli(t.root, ['engines']);
+    const r = await cli(t.root, ['engines']);
     expect(r.code, r.stderr).toBe(0);
     for (const c of ['\x1b', '\x07', '\u009b']) expect(`${r.stdout}${r.stderr}`).not.toContain(c);
   });

@@ -124,7 +124,7 @@ describe('a process that names itself with control characters (PR_SET_NAME)', ()
     put(join(root, 'proc/4841/comm'), '\x1b]0;x\x07\x1b[2Jevil\n');
     const { s } = await psmPids(root);
     expect(s.waiters.map((w) => (w.kind === 'psm' ? w.command : null))).toEqual(['\\x1b]0;x\\x07\\x1b[2Jevil']);
-    const r = cli(root, ['waiters']);
+    const r = await cli(root, ['waiters']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('\\x1b[2Jevil');
     expect(r.stdout).not.toContain('\x1b');

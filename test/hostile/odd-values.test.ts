@@ -94,10 +94,10 @@ describe('qp_stats: a type field of control characters', () => {
 });
 
 describe.runIf(IS_ROOT)('the same missing privilege, the same code (as nobody; skipped unless root with setpriv)', () => {
-  it('ring, fit and progress all exit 77 when debugfs and the BAR are root-only', () => {
+  it('ring, fit and progress all exit 77 when debugfs and the BAR are root-only', async () => {
     const root = join(temp(), 'perm');
-    const w = spawnSync(process.execPath, [BIN, 'emu', 'write', '--sysroot', root, '--engines', '4', '--workload', 'idle']);
-    expect(w.status).toBe(0);
+    const w = await runCli(['emu', 'write', '--sysroot', root, '--engines', '4', '--workload', 'idle']);
+    expect(w.code, w.stderr).toBe(0);
     chmodSync(join(root, '..'), 0o755);
     chmodSync(join(root, 'sys/kernel/debug'), 0o700);
     const pci = join(root, 'sys/bus/pci/devices');
@@ -107,6 +107,7 @@ describe.runIf(IS_ROOT)('the same missing privilege, the same code (as nobody; s
       ['fit', '3', '--num-desc', '9'],
       ['progress', '3', '--num-desc', '9', '--timeout-ms', '0'],
     ]) {
+      // A child: the rights of another user (nobody) belong to a process.
       const r = spawnSync(
         'setpriv',
         ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, '--sysroot', root, ...args],

@@ -18,8 +18,9 @@ const AS_ROOT = process.getuid?.() === 0;
 
 /** The pid of a process that has ended. */
 function deadPid(): number {
-  const r = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
-  return Number(r.stdout.trim());
+  const r = spawnSync('true');
+  if (r.pid === undefined || r.status !== 0) throw new Error(`true: ${r.error ?? r.status}`);
+  return r.pid;
 }
 
 /** A tree `name` under `base` with `marker` as its marker (none when null). */
@@ -80,6 +81,7 @@ describe('stale private trees', () => {
 describe('a reader killed outright', () => {
   it('SIGKILLed while reading a snapshot: the next run that unpacks one removes its tree', async () => {
     const base = temp();
+    // A child: it is killed outright (SIGKILL), which ends a process, not a function.
     const child = spawn(process.execPath, [BIN, '--sysroot', snap, 'watch', '--json', '--interval-ms', '1000'], {
       stdio: 'ignore',
       env: { ...process.env, TMPDIR: base, HFI1_SDMA_SYSROOT: '' },
@@ -103,6 +105,7 @@ describe('a reader killed outright', () => {
     const script = `const { openBackend } = await import(${JSON.stringify(join(ROOT, 'dist/bundle/api/hfi1-sdma.mjs'))});
       await openBackend({ sysroot: ${JSON.stringify(snap)} });
       process.exit(0);`;
+    // A child: what is left behind is decided when the process exits.
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       encoding: 'utf8',
       env: { ...process.env, TMPDIR: base },

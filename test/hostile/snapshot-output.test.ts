@@ -6,10 +6,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emuUnitFromOptions } from '../../src/emu/index.js';
-import { writeSysroot } from '../../src/emu/sysroot.js';
 import { BIN } from '../support/child.js';
 import { runCli } from '../support/cli.js';
+import { emulatedHost } from './canary.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 const OLD = 'the previous snapshot\n';
@@ -25,9 +24,7 @@ beforeAll(async () => {
   host = join(base, 'host');
   tmp = join(base, 'tmp');
   mkdirSync(tmp);
-  const u = emuUnitFromOptions({ seed: 2, engines: 16, fault: [], descqCnt: undefined, workload: undefined, atMs: undefined });
-  u.runUntilMs(20);
-  await writeSysroot(u, host); // about 14 KiB compressed per instant
+  await emulatedHost(host); // about 17 KiB compressed per instant
   savedTmp = process.env.TMPDIR;
   process.env.TMPDIR = tmp;
 });
@@ -53,8 +50,9 @@ function tmpfs(options: string): string {
   return d;
 }
 
+/** `snapshot -o OUT` of five instants: about 85 KiB, more than the 64 KiB tmpfs below holds. */
 const capture = (out: string, ...more: string[]) =>
-  runCli(['--sysroot', host, '--backend', 'hw', 'snapshot', '-o', out, '--samples', '8', '--interval-ms', '10', ...more]);
+  runCli(['--sysroot', host, '--backend', 'hw', 'snapshot', '-o', out, '--samples', '5', '--interval-ms', '10', ...more]);
 
 describe('snapshot -o where it cannot write', () => {
   it('onto an existing directory: 73, the directory untouched', async () => {
@@ -112,7 +110,9 @@ describe('a write that fails part-way keeps the old snapshot and leaves nothing'
     const d = outDir();
     const target = join(d, 'x.tar.gz');
     writeFileSync(target, OLD);
-    const args = ['--sysroot', host, '--backend', 'hw', 'snapshot', '-o', target, '--samples', '8', '--interval-ms', '10'];
+    // Two instants: about 35 KiB, past the 16 KiB limit.
+    const args = ['--sysroot', host, '--backend', 'hw', 'snapshot', '-o', target, '--samples', '2', '--interval-ms', '10'];
+    // A child: the limit is a process's (ulimit -f), and so is the SIGXFSZ it would raise.
     const r = spawnSync('bash', ['-c', 'ulimit -f 16 && exec "$0" "$@"', process.execPath, BIN, ...args], {
       encoding: 'utf8',
       env: { ...process.env, TMPDIR: tmp, HFI1_SDMA_SYSROOT: '' },
@@ -126,7 +126,7 @@ describe('a write that fails part-way keeps the old snapshot and leaves nothing'
   });
 });
 
-/** Start the CLI with TMPDIR pointing at the test's directory. */
+/** Start the CLI with TMPDIR pointing at the test's directory: a child, for the signals sent to it. */
 function start(args: string[]) {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, TMPDIR: tmp, HFI1_SDMA_SYSROOT: '', NO_COLOR: '1' },

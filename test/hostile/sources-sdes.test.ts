@@ -16,9 +16,9 @@ const UPSTREAM = fixture('sdes/upstream.txt');
 describe('a header field this version does not know (a newer driver)', () => {
   const newer = UPSTREAM.replace(/^(SDE .*)$/gm, '$1 QW 0x5 PAD 7');
 
-  it('engines: exit 0, the known fields used, one warning naming file:line and the extra text', () => {
+  it('engines: exit 0, the known fields used, one warning naming file:line and the extra text', async () => {
     const t = goodTree(fresh(), { sdes: newer });
-    const r = cli(t.root, ['engines', '--json']);
+    const r = await cli(t.root, ['engines', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const engines = JSON.parse(r.stdout).units[0].engines;
     expect(engines.map((e: { state: string }) => e.state)).toEqual(['s99_Running', 's99_Running']);
@@ -29,16 +29,16 @@ describe('a header field this version does not know (a newer driver)', () => {
     expect(lines[0]).toContain('"QW 0x5 PAD 7", in 2 headers');
   });
 
-  it('ring works on it too', () => {
+  it('ring works on it too', async () => {
     const t = goodTree(fresh(), { sdes: newer });
-    const r = cli(t.root, ['ring', '0', '--json']);
+    const r = await cli(t.root, ['ring', '0', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).descriptors).toHaveLength(3);
   });
 
-  it('text after SLC that is not labelled fields is still malformed: 65 naming file:line:column', () => {
+  it('text after SLC that is not labelled fields is still malformed: 65 naming file:line:column', async () => {
     const t = goodTree(fresh(), { sdes: UPSTREAM.replace(/^(SDE 0 .*)$/m, '$1 !!') });
-    const r = cli(t.root, ['engines']);
+    const r = await cli(t.root, ['engines']);
     expect(r.code).toBe(65);
     expect(r.stderr).toMatch(new RegExp(`${t.sdes}:1:\\d+: unexpected text after SLC`));
   });
@@ -54,9 +54,9 @@ describe('a torn sdes: the last record cut inside its descriptor lines', () => {
   it.each([
     ['at a line end', atLineEnd],
     ['inside a line', midLine],
-  ])('cut %s: engines uses both headers and says the ring of engine 1 is cut', (_where, text) => {
+  ])('cut %s: engines uses both headers and says the ring of engine 1 is cut', async (_where, text) => {
     const t = goodTree(fresh(), { sdes: text });
-    const r = cli(t.root, ['engines', '--json']);
+    const r = await cli(t.root, ['engines', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const [e0, e1] = JSON.parse(r.stdout).units[0].engines;
     expect(e0.state).toBe('s99_Running');
@@ -65,17 +65,17 @@ describe('a torn sdes: the last record cut inside its descriptor lines', () => {
     expect(r.stderr).toContain('the record of engine 1 is cut inside its descriptors');
   });
 
-  it('ring of the cut engine: 65 naming file:line; ring of the whole one: 0', () => {
+  it('ring of the cut engine: 65 naming file:line; ring of the whole one: 0', async () => {
     const t = goodTree(fresh(), { sdes: atLineEnd });
-    const cut = cli(t.root, ['ring', '1']);
+    const cut = await cli(t.root, ['ring', '1']);
     expect(cut.code).toBe(65);
     expect(cut.stderr).toMatch(new RegExp(`${t.sdes}:10:1: engine 1: 1 of 3 descriptor lines`));
-    expect(cli(t.root, ['ring', '0']).code).toBe(0);
+    expect((await cli(t.root, ['ring', '0'])).code).toBe(0);
   });
 
-  it('a record cut inside its header line with the BAR readable: that engine from the BAR, said on stderr', () => {
+  it('a record cut inside its header line with the BAR readable: that engine from the BAR, said on stderr', async () => {
     const t = goodTree(fresh(), { sdes: `${rec0}\n${(rec1[0] as string).slice(0, 40)}`, bar: goodBar });
-    const r = cli(t.root, ['engines', '--json']);
+    const r = await cli(t.root, ['engines', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const [e0, e1] = JSON.parse(r.stdout).units[0].engines;
     expect(e0.sources).toContain('sdes');
@@ -88,9 +88,9 @@ describe('a torn sdes: the last record cut inside its descriptor lines', () => {
 });
 
 describe('more engines than the chip has (16)', () => {
-  it('17 sdma<N> directories: 65 naming the 17th', () => {
+  it('17 sdma<N> directories: 65 naming the 17th', async () => {
     const t = goodTree(fresh(), { engines: 17 });
-    const r = cli(t.root, ['engines']);
+    const r = await cli(t.root, ['engines']);
     expect(r.code).toBe(65);
     expect(r.stderr).toContain(`${join(t.cls, 'sdma16')}: 17 sdma<N> directories, but the chip has 16 SDMA engines`);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
@@ -98,17 +98,17 @@ describe('more engines than the chip has (16)', () => {
 
   const seventeen = Array.from({ length: 17 }, (_, e) => emptyRecord(e)).join('');
 
-  it.each([['engines'], ['ring', '0']])('17 sdes records, no BAR: `%s` exits 65 naming file:line', (...args) => {
+  it.each([['engines'], ['ring', '0']])('17 sdes records, no BAR: `%s` exits 65 naming file:line', async (...args) => {
     const t = goodTree(fresh(), { engines: 16, sdes: seventeen });
-    const r = cli(t.root, args);
+    const r = await cli(t.root, args);
     expect(r.code).toBe(65);
     expect(r.stderr).toContain(`${t.sdes}:17:1: a record for a 17th engine, but the chip has 16 SDMA engines`);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('17 sdes records and no sdma<N> directories, the BAR readable: the BAR stands in, the fault is named', () => {
+  it('17 sdes records and no sdma<N> directories, the BAR readable: the BAR stands in, the fault is named', async () => {
     const t = goodTree(fresh(), { engines: 0, sdes: seventeen, bar: goodBar });
-    const r = cli(t.root, ['engines', '--json']);
+    const r = await cli(t.root, ['engines', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).units[0].engines).toHaveLength(16);
     expect(r.stderr).toContain(`${t.sdes}:17:1: a record for a 17th engine`);

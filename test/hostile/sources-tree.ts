@@ -1,5 +1,6 @@
 // Building hostile sysroots for the sources-* tests: a good tree (test/hw/sysroot.ts), then one
-// file replaced by something the kernel never puts there; and running the built CLI on it.
+// file replaced by something the kernel never puts there; and running the CLI on it: in this process
+// (what the readers make of the file), or as a child where the process itself is the subject.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,8 @@ import { SEND_DMA_CTRL, SEND_DMA_ENGINES, SEND_DMA_LEN_GEN } from '../../src/pro
 import { writeBarImage } from '../hw/bar-image.js';
 import { fixture } from '../hw/fixtures.js';
 import { BDF, type TreeOptions, writeTree } from '../hw/sysroot.js';
-import { BIN } from '../support/child.js';
+import { BIN, ROOT } from '../support/child.js';
+import { runCliVirtual } from '../support/cli.js';
 import { nobodyUnavailable, spawnAsNobody } from '../support/nobody.js';
 
 /** A fresh directory per call under one temp base, removed after the file's tests. */
@@ -83,9 +85,10 @@ export function emptyRecord(e: number): string {
   return `${line.replace(/^SDE 1 /, `SDE ${e} `)}\n`;
 }
 
-/** What a finished CLI child did, and how long it took. */
+/** What a finished CLI run did, and how long it took. */
 export interface Run {
   code: number | null;
+  /** The signal that ended a child (null in this process). */
   signal: string | null;
   stdout: string;
   stderr: string;
@@ -104,17 +107,79 @@ function observation(args: string[]): string[] {
   return (args[0] === 'engines' || args[0] === 'show') && !args.includes('--stall-ms') ? ['--stall-ms', '50'] : [];
 }
 
-/** Run the built CLI on a sysroot, optionally as `nobody` (see AS_NOBODY). */
-export function cli(root: string, args: string[], opts: { asNobody?: boolean } = {}): Run {
+/** The environment a run sees: no colour, no sysroot from the caller's environment. */
+const ENV = { NO_COLOR: '1', HFI1_SDMA_SYSROOT: '' };
+
+/** Run the CLI on a sysroot in this process, through the same main() a child runs, in virtual time (runCliVirtual). */
+export async function cli(root: string, args: string[]): Promise<Run> {
+  const t0 = performance.now();
+  const r = await runCliVirtual(['--sysroot', root, ...args, ...observation(args)], { ...process.env, ...ENV });
+  return { ...r, signal: null, ms: performance.now() - t0 };
+}
+
+/**
+ * Run the built CLI on a sysroot as a child process, optionally as `nobody` (see NOBODY_UNAVAILABLE): for what only
+ * a process shows (a read that could block for ever ends at the child's limit, not in the test worker; its own
+ * exit path; another user's rights).
+ */
+export function cliChild(root: string, args: string[], opts: { asNobody?: boolean } = {}): Run {
   const argv = ['--sysroot', root, ...args, ...observation(args)];
-  const spawnOpts = {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', HFI1_SDMA_SYSROOT: '' },
-    timeout: CHILD_LIMIT_MS,
-  } as const;
+  const spawnOpts = { encoding: 'utf8', env: { ...process.env, ...ENV }, timeout: CHILD_LIMIT_MS } as const;
   const t0 = performance.now();
   const r = opts.asNobody ? spawnAsNobody(argv, spawnOpts) : spawnSync(process.execPath, [BIN, ...argv], spawnOpts);
   return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - t0 };
+}
+
+/** One run of a guarded batch: a sysroot, and the command line after `--sysroot TREE`. */
+export interface Case {
+  root: string;
+  args: string[];
+}
+
+/** The script of a guarded batch: each command line of argv[1] through main(), one after the other; the runs as JSON. */
+const BATCH = `
+  const { main } = await import(${JSON.stringify(`${ROOT}dist/src/cli/main.js`)});
+  const runs = [];
+  for (const [i, argv] of JSON.parse(process.argv[1]).entries()) {
+    process.stderr.write('case ' + i + '\\n');
+    const run = { code: null, stdout: '', stderr: '', ms: 0 };
+    const io = {
+      stdout: (t) => { run.stdout += t; },
+      stderr: (t) => { run.stderr += t; },
+      env: process.env,
+      isTTY: false,
+      columns: 100,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      readStdin: async () => '',
+    };
+    const t0 = performance.now();
+    run.code = await main(argv, io);
+    run.ms = performance.now() - t0;
+    runs.push(run);
+  }
+  process.stdout.write(JSON.stringify(runs));`;
+
+/**
+ * Run the CLI on each case (as `cli` does, through main()) one after the other in ONE child process: for trees where
+ * a read could block for ever (a FIFO, a device node), which would hang this worker; the child is ended at
+ * CHILD_LIMIT_MS instead, and the error names the case it was in. Each run's `signal` is the child's.
+ */
+export function cliGuarded(cases: readonly Case[]): Run[] {
+  const argvs = cases.map((c) => ['--sysroot', c.root, ...c.args, ...observation(c.args)]);
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', BATCH, JSON.stringify(argvs)], {
+    encoding: 'utf8',
+    env: { ...process.env, ...ENV },
+    timeout: CHILD_LIMIT_MS,
+    maxBuffer: 64 << 20,
+  });
+  if (r.status !== 0) {
+    const at = Number([...r.stderr.matchAll(/^case (\d+)$/gm)].at(-1)?.[1]);
+    const c = cases[at];
+    throw new Error(
+      `the guarded child ended with ${r.signal ?? `status ${r.status}`}${c ? ` in ${c.args.join(' ')} on ${c.root}` : ''}: ${r.stderr}`,
+    );
+  }
+  return (JSON.parse(r.stdout) as Omit<Run, 'signal'>[]).map((run) => ({ ...run, signal: r.signal }));
 }
 
 /** True when this process is root: a mode does not keep it out. */

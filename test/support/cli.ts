@@ -1,6 +1,7 @@
 // Run the CLI in-process with captured streams.
 
-import type { Backend } from '../../src/backend.js';
+import type { Backend, Clock } from '../../src/backend.js';
+import { openBackend } from '../../src/cli/backend-select.js';
 import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 
@@ -17,6 +18,30 @@ export interface CliRun {
   stderr: string;
 }
 
+/** An Io capturing what a run prints; `sleep` and `nowMs` as given. */
+function capturedIo(
+  env: Record<string, string | undefined>,
+  isTTY: boolean,
+  stdin: string,
+  time: Pick<Io, 'sleep' | 'nowMs'>,
+): { io: Io; printed: { stdout: string; stderr: string } } {
+  const printed = { stdout: '', stderr: '' };
+  const io: Io = {
+    stdout: (t) => {
+      printed.stdout += t;
+    },
+    stderr: (t) => {
+      printed.stderr += t;
+    },
+    env,
+    isTTY,
+    columns: 100,
+    ...time,
+    readStdin: async () => stdin,
+  };
+  return { io, printed };
+}
+
 /** Run `hfi1-sdma argv…` in this process; `env` replaces the environment the CLI sees. */
 export async function runCli(
   argv: string[],
@@ -27,21 +52,24 @@ export async function runCli(
   /** Wait for real between samples (a capture whose instants must be apart in time); no wait by default. */
   realSleep = false,
 ): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  const io: Io = {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env,
-    isTTY,
-    columns: 100,
-    sleep: realSleep ? (ms) => new Promise((r) => setTimeout(r, ms)) : async () => {},
-    readStdin: async () => stdin,
-  };
+  const sleep = realSleep ? (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) : async () => {};
+  const { io, printed } = capturedIo(env, isTTY, stdin, { sleep });
   const code = await main(argv, io, backend ? { openBackend: async () => backend } : {});
-  return { code, stdout, stderr };
+  return { code, ...printed };
+}
+
+/**
+ * Run `hfi1-sdma argv…` in this process in virtual time: a sleep moves the clock at once, and the live backend it
+ * opens (on a sysroot) stamps its samples with that clock, so an observation of a tree takes no wall time. The
+ * backend is chosen as the command chooses it; `env` replaces the environment the CLI sees.
+ */
+export async function runCliVirtual(argv: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+  let now = Date.now();
+  const clock: Clock = { nowMs: () => now };
+  const sleep = async (ms: number) => {
+    now += ms;
+  };
+  const { io, printed } = capturedIo(env, false, '', { sleep, nowMs: clock.nowMs });
+  const code = await main(argv, io, { openBackend: (global, o, opts) => openBackend(global, o, { ...opts, clock }) });
+  return { code, ...printed };
 }
