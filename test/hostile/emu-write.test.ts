@@ -21,7 +21,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseSpeed } from '../../src/cli/emu.js';
 import { TREE_MARKER, TREE_STAGING } from '../../src/emu/tree.js';
 import { runCli } from '../support/cli.js';
-import { nobodyUnavailable, spawnAsNobody } from '../support/nobody.js';
+import { nobodyUnavailable } from '../support/nobody.js';
+import { cliGuarded, type Run } from './sources-tree.js';
 
 const WRITE = ['emu', 'write', '--engines', '2', '--workload', 'idle', '--at-ms', '3'];
 const BAR = 'sys/bus/pci/devices/0000:05:00.0/resource0';
@@ -201,21 +202,21 @@ describe('a directory the user cannot write', () => {
       mkdirSync(locked);
       chmodSync(tmp, 0o755);
       chmodSync(locked, 0o555);
-      const r = runChildAs(['--sysroot', locked]);
+      // A child (one for both): the rights of another user (nobody) belong to a process.
+      const [r, below] = cliGuarded(
+        [
+          { root: locked, args: WRITE },
+          { root: join(locked, 'new'), args: WRITE },
+        ],
+        { asNobody: true },
+      ) as [Run, Run];
       expect(r.stderr).toContain(locked);
       expect(r.stderr).toContain('permission denied');
       expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
       expect(r.code).toBe(77);
-      expect(readdirSync(locked)).toEqual([]);
-      const below = runChildAs(['--sysroot', join(locked, 'new')]);
       expect(below.code).toBe(77);
+      expect(readdirSync(locked)).toEqual([]);
       expect(existsSync(join(locked, 'new'))).toBe(false);
     },
   );
 });
-
-/** The built CLI as `nobody` (no groups), for the permission cases. */
-function runChildAs(args: string[]) {
-  const r = spawnAsNobody([...WRITE, ...args], { env: { ...process.env, HFI1_SDMA_SYSROOT: '' }, timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}

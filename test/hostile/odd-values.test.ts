@@ -3,7 +3,6 @@
 // its interface (64, not a crash), a log line naming engine 10^20 or carrying a bidirectional
 // override, a qp_stats type field of control characters, and the same missing privilege giving the
 // same code (77) from ring, fit and progress.
-import { spawnSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,13 +11,12 @@ import { parseQpStats } from '../../src/hw/parse/qp-stats.js';
 import { parseSdes } from '../../src/hw/parse/sdes.js';
 import { sysrootMetrics } from '../export/harness.js';
 import { fixture } from '../hw/fixtures.js';
-import { BIN } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 import { tempDirs } from '../support/temp.js';
 import { emulatedHost } from './canary.js';
+import { cliGuarded, NOBODY_UNAVAILABLE } from './sources-tree.js';
 
 const temp = tempDirs('hfi1-odd-');
-const IS_ROOT = process.geteuid?.() === 0;
 const SDES = 'sys/kernel/debug/hfi1/hfi1_0/sdes';
 
 let host = '';
@@ -93,27 +91,30 @@ describe('qp_stats: a type field of control characters', () => {
   });
 });
 
-describe.runIf(IS_ROOT)('the same missing privilege, the same code (as nobody; skipped unless root with setpriv)', () => {
-  it('ring, fit and progress all exit 77 when debugfs and the BAR are root-only', async () => {
-    const root = join(temp(), 'perm');
-    const w = await runCli(['emu', 'write', '--sysroot', root, '--engines', '4', '--workload', 'idle']);
-    expect(w.code, w.stderr).toBe(0);
-    chmodSync(join(root, '..'), 0o755);
-    chmodSync(join(root, 'sys/kernel/debug'), 0o700);
-    const pci = join(root, 'sys/bus/pci/devices');
-    for (const d of readdirSync(pci)) chmodSync(join(pci, d, 'resource0'), 0o600);
-    for (const args of [
-      ['ring', '3'],
-      ['fit', '3', '--num-desc', '9'],
-      ['progress', '3', '--num-desc', '9', '--timeout-ms', '0'],
-    ]) {
-      // A child: the rights of another user (nobody) belong to a process.
-      const r = spawnSync(
-        'setpriv',
-        ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, '--sysroot', root, ...args],
-        { encoding: 'utf8', env: { ...process.env, HFI1_SDMA_SYSROOT: '' }, timeout: 30_000 },
+describe.runIf(NOBODY_UNAVAILABLE === null)(
+  'the same missing privilege, the same code (as nobody; skipped unless root with setpriv)',
+  () => {
+    it('ring, fit and progress all exit 77 when debugfs and the BAR are root-only', async () => {
+      const root = join(temp(), 'perm');
+      const w = await runCli(['emu', 'write', '--sysroot', root, '--engines', '4', '--workload', 'idle']);
+      expect(w.code, w.stderr).toBe(0);
+      chmodSync(join(root, '..'), 0o755);
+      chmodSync(join(root, 'sys/kernel/debug'), 0o700);
+      const pci = join(root, 'sys/bus/pci/devices');
+      for (const d of readdirSync(pci)) chmodSync(join(pci, d, 'resource0'), 0o600);
+      const commands = [
+        ['ring', '3'],
+        ['fit', '3', '--num-desc', '9'],
+        ['progress', '3', '--num-desc', '9', '--timeout-ms', '0'],
+      ];
+      // A child (one for the three): the rights of another user (nobody) belong to a process.
+      const runs = cliGuarded(
+        commands.map((args) => ({ root, args })),
+        { asNobody: true },
       );
-      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(77);
-    }
-  });
-});
+      commands.forEach((args, i) => {
+        expect(runs[i]?.code, `${args.join(' ')}: ${runs[i]?.stderr}`).toBe(77);
+      });
+    });
+  },
+);

@@ -109,7 +109,7 @@ describe('a mutated port-side source: an answer or one of our errors, printed wi
           rmSync(root, { recursive: true, force: true }); // many trees under soak
         }
       }),
-      fcParams(12, 400),
+      fcParams(6, 400),
     );
   });
 

@@ -18,6 +18,22 @@ beforeAll(async () => {
 });
 afterAll(() => env.restore());
 
+/** A tar of `count` empty files f0, f1, …: one header as the tar library writes it, its name and checksum changed. */
+function emptyFiles(count: number): Buffer {
+  const template = tarBytes([{ path: 'f0', data: '' }], false);
+  const out = Buffer.alloc(count * 512 + 1024); // the end: two zero blocks
+  for (let i = 0; i < count; i++) {
+    const h = out.subarray(i * 512, (i + 1) * 512);
+    template.copy(h);
+    h.fill(0, 0, 100).write(`f${i}`, 0, 'ascii');
+    h.fill(0x20, 148, 156); // the checksum is taken with its own field as spaces
+    let sum = 0;
+    for (const b of h) sum += b;
+    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+  }
+  return out;
+}
+
 let n = 0;
 function crafted(entries: readonly RawEntry[]): string {
   return writeArchive(join(env.base, `evil${++n}.tar.gz`), entries);
@@ -85,10 +101,9 @@ describe('bombs: the limits are checked before anything is written', () => {
   });
 
   it('through the command line, one past the real limit of 50,000 entries (50,001 empty files)', async () => {
-    const many = Array.from({ length: 50_001 }, (_, i) => ({ path: `f${i}`, data: '' }));
     // Compressed fast: 25 MB of headers, which the reader unpacks whatever the level.
     const bomb = join(env.base, `evil${++n}.tar.gz`);
-    writeFileSync(bomb, gzipSync(tarBytes(many), { level: 1 }));
+    writeFileSync(bomb, gzipSync(emptyFiles(50_001), { level: 1 }));
     await expectRefused(env, bomb, /holds more than 50000 entries, the limit for a snapshot/);
   });
 

@@ -13,7 +13,7 @@ import { fixture } from '../hw/fixtures.js';
 import { BDF, type TreeOptions, writeTree } from '../hw/sysroot.js';
 import { BIN, ROOT } from '../support/child.js';
 import { runCliVirtual } from '../support/cli.js';
-import { nobodyUnavailable, spawnAsNobody } from '../support/nobody.js';
+import { nobodyUnavailable, othersCanReach, spawnAsNobody, spawnNodeAsNobody } from '../support/nobody.js';
 
 /** A fresh directory per call under one temp base, removed after the file's tests. */
 export function tempRoots(): () => string {
@@ -136,9 +136,12 @@ export interface Case {
   args: string[];
 }
 
+/** The compiled main() a guarded batch runs (the sources the bundle is made from). */
+const BATCH_MAIN = `${ROOT}dist/src/cli/main.js`;
+
 /** The script of a guarded batch: each command line of argv[1] through main(), one after the other; the runs as JSON. */
 const BATCH = `
-  const { main } = await import(${JSON.stringify(`${ROOT}dist/src/cli/main.js`)});
+  const { main } = await import(${JSON.stringify(BATCH_MAIN)});
   const runs = [];
   for (const [i, argv] of JSON.parse(process.argv[1]).entries()) {
     process.stderr.write('case ' + i + '\\n');
@@ -160,18 +163,17 @@ const BATCH = `
   process.stdout.write(JSON.stringify(runs));`;
 
 /**
- * Run the CLI on each case (as `cli` does, through main()) one after the other in ONE child process: for trees where
- * a read could block for ever (a FIFO, a device node), which would hang this worker; the child is ended at
- * CHILD_LIMIT_MS instead, and the error names the case it was in. Each run's `signal` is the child's.
+ * Run the CLI on each case (as `cli` does, through main()) one after the other in ONE child process, optionally as
+ * `nobody`: for trees where a read could block for ever (a FIFO, a device node), which would hang this worker (the
+ * child is ended at CHILD_LIMIT_MS instead, and the error names the case it was in), and for another user's rights.
+ * Each run's `signal` is the child's. Where nobody cannot read the checkout, each case is a child of its own.
  */
-export function cliGuarded(cases: readonly Case[]): Run[] {
+export function cliGuarded(cases: readonly Case[], opts: { asNobody?: boolean } = {}): Run[] {
+  if (opts.asNobody && !othersCanReach(BATCH_MAIN, 0o4)) return cases.map((c) => cliChild(c.root, c.args, opts));
   const argvs = cases.map((c) => ['--sysroot', c.root, ...c.args, ...observation(c.args)]);
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', BATCH, JSON.stringify(argvs)], {
-    encoding: 'utf8',
-    env: { ...process.env, ...ENV },
-    timeout: CHILD_LIMIT_MS,
-    maxBuffer: 64 << 20,
-  });
+  const nodeArgs = ['--input-type=module', '-e', BATCH, JSON.stringify(argvs)];
+  const spawnOpts = { encoding: 'utf8', env: { ...process.env, ...ENV }, timeout: CHILD_LIMIT_MS, maxBuffer: 64 << 20 } as const;
+  const r = opts.asNobody ? spawnNodeAsNobody(nodeArgs, spawnOpts) : spawnSync(process.execPath, nodeArgs, spawnOpts);
   if (r.status !== 0) {
     const at = Number([...r.stderr.matchAll(/^case (\d+)$/gm)].at(-1)?.[1]);
     const c = cases[at];

@@ -70,3 +70,13 @@ export function spawnAsNobody(args: string[], opts: SpawnSyncOptions = {}): Spaw
     { cwd: '/', encoding: 'utf8', ...opts },
   ) as SpawnSyncReturns<string>;
 }
+
+/** Run `node NODE_ARGS` as nobody (no groups), from `/`: a script nobody can read (see othersCanReach). */
+export function spawnNodeAsNobody(nodeArgs: string[], opts: SpawnSyncOptions = {}): SpawnSyncReturns<string> {
+  const id = String(NOBODY_ID);
+  return spawnSync(
+    SETPRIV ?? 'setpriv',
+    [`--reuid=${id}`, `--regid=${id}`, '--clear-groups', '--', process.execPath, ...nodeArgs],
+    { cwd: '/', encoding: 'utf8', ...opts },
+  ) as SpawnSyncReturns<string>;
+}
