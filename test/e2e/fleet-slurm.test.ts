@@ -42,7 +42,8 @@ describe.skipIf(unavailable !== null)(
         `#!/bin/bash\nexport NHC_DIR=${nhcDir} SLURM_CONF=${join(dir, 'slurm.conf')}\nexec ${join(ROOT, 'test/support/nhc-standin.sh')}\n`,
       );
       chmodSync(program, 0o755);
-      cluster = await startCluster(dir, ROOT, program, 5);
+      // Every 2 s: each step waits for the next check, and a check (NHC and one emulated health run) takes about 1 s.
+      cluster = await startCluster(dir, ROOT, program, 2);
     }, 120_000);
     afterAll(() => cluster?.stop(), 40_000);
 
