@@ -1,6 +1,7 @@
 // The built CLI, run as a user would, against the emulator: output, JSON shapes, exit codes. A child process
-// where the process is the point (the exit status, standard input and output, a signal, the fallback on this
-// host); the same commands' other answers in-process (main() with captured streams), as fast as the code runs.
+// where the process is the point (the exit status, standard input and output, a signal, the bin's own answer);
+// the same commands' other answers in-process (main() with captured streams, the environment the CLI sees handed
+// in), as fast as the code runs.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,8 +49,8 @@ describe('hfi1-sdma as a child process', () => {
 
   it.skipIf(HOST_HAS_HFI1)(
     'engines falls back to the emulator on this host, saying so once on stderr (skipped: this host has an hfi1 unit)',
-    () => {
-      const r = runChild(['--engines', '4', '--at-ms', '20', 'engines', '--json']);
+    async () => {
+      const r = await runCli(['--engines', '4', '--at-ms', '20', 'engines', '--json']);
       expect(r.code).toBe(0);
       expect(r.stderr).toMatch(/using the emulator/);
       const j = JSON.parse(r.stdout);
@@ -149,6 +150,8 @@ describe('hfi1-sdma as a child process', () => {
       '4',
       '--at-ms',
       '20',
+      '--workload',
+      'qp:gbps=10',
       '--fault',
       'stop-fetch@30:3',
       'health',

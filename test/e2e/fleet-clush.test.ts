@@ -62,10 +62,15 @@ describe.skipIf(!hasClush)('clush over emulated nodes (skipped only when Cluster
 
   /** Each node's own output again, through the engine under test. */
   const replay = () => ['-R', 'exec', '-w', NODES, 'cat', `${root}/%h.out`];
+  /** `clush -b` of the replay, run once for the tests that read it. */
+  let folded: string | undefined;
+  const clushB = () => {
+    folded ??= run('clush', ['-b', ...replay()]).stdout;
+    return folded;
+  };
 
   it('clush -b folds the healthy nodes into one group and the same stranded engine into another', () => {
-    const r = run('clush', ['-b', ...replay()]);
-    expect(r.stdout).toBe(
+    expect(clushB()).toBe(
       [
         '---------------',
         'node[1,3,6] (3)',
@@ -94,8 +99,7 @@ describe.skipIf(!hasClush)('clush over emulated nodes (skipped only when Cluster
   });
 
   it('fleet rolls up clush -b with a node that said nothing, and exits as clush -S would', async () => {
-    const folded = run('clush', ['-b', ...replay()]).stdout;
-    const r = await runCli(['fleet', '--hosts', 'node[1-7]'], {}, false, folded);
+    const r = await runCli(['fleet', '--hosts', 'node[1-7]'], {}, false, clushB());
     expect(r.stdout).toBe(
       [
         'CRITICAL SD102 halted: node5 (1)',
@@ -108,7 +112,7 @@ describe.skipIf(!hasClush)('clush over emulated nodes (skipped only when Cluster
       ].join('\n'),
     );
     expect(r.code).toBe(3);
-    const sick = await runCli(['fleet', '--hosts', NODES], {}, false, folded);
+    const sick = await runCli(['fleet', '--hosts', NODES], {}, false, clushB());
     expect(sick.code).toBe(2);
   });
 

@@ -42,7 +42,9 @@ describe.skipIf(unavailable !== null)(
         `#!/bin/bash\nexport NHC_DIR=${nhcDir} SLURM_CONF=${join(dir, 'slurm.conf')}\nexec ${join(ROOT, 'test/support/nhc-standin.sh')}\n`,
       );
       chmodSync(program, 0o755);
-      cluster = await startCluster(dir, ROOT, program, 5);
+      // Every 3 s: each step waits for the next check. Checks run all along (one emulated health run each), so a
+      // shorter interval buys little wall time for more work.
+      cluster = await startCluster(dir, ROOT, program, 3);
     }, 120_000);
     afterAll(() => cluster?.stop(), 40_000);
 

@@ -1,11 +1,12 @@
 // Two processes, as on a host: `hfi1-sdma emu serve` keeps an emulated sysroot live; readers in
-// other processes (src/hw here, the CLI as children) see it move, and see a stall appear.
+// other processes (src/hw and the CLI here, watch as a child) see it move, and see a stall appear.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openHwBackend } from '../../src/hw/index.js';
-import { runChild, startChild } from '../support/child.js';
+import { startChild } from '../support/child.js';
+import { runCli } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'serve-live-'));
 const serve = startChild([
@@ -77,25 +78,35 @@ describe('a sysroot kept live by emu serve', { shuffle: false }, () => {
   it('watch in another process shows engine 3 stalled (chip-not-fetching) and no other; health exits 2', {
     timeout: 120_000,
   }, async () => {
-    // Watch in rounds until engine 3's stall shows (the fault fires at 800 ms of the server's
-    // virtual time, which a starved server reaches late); every round must show no other stall.
-    // The reader judges by its own clock: a server starved of a core for --stall-ms leaves every
-    // engine still, so the rounds allow 4 s of that (6 s each; engine 3 stays still for good).
-    let stalled: { engine: number; reason: string }[] = [];
-    await until('engine 3 to show as stalled in watch', 60_000, () => {
-      const w = runChild(['--sysroot', dir, 'watch', '--json', '--count', '20', '--interval-ms', '300', '--stall-ms', '4000']);
-      expect(w.code).toBe(0);
-      const lines = w.stdout
-        .trim()
+    // Watch until engine 3's stall shows (the fault fires at 800 ms of the server's virtual time, which a starved
+    // server reaches late), then stop it; every round must show no other stall. The reader judges by its own clock:
+    // a server starved of a core for --stall-ms leaves every engine still, so the rounds allow 4 s of that (engine 3
+    // stays still for good). health reads the same tree meanwhile, on this process's clock.
+    const w = startChild(['--sysroot', dir, 'watch', '--json', '--count', '200', '--interval-ms', '300', '--stall-ms', '4000']);
+    const health = runCli(['--sysroot', dir, 'health', '--stall-ms', '1000'], {}, false, '', undefined, true);
+    const rounds = () =>
+      w
+        .out()
+        .slice(0, w.out().lastIndexOf('\n') + 1)
         .split('\n')
+        .filter((l) => l !== '')
         .map((l) => JSON.parse(l));
-      expect(lines.every((l) => l.backend === undefined && l.sources.includes('sdes'))).toBe(true);
-      stalled = lines.filter((l) => l.verdict === 'stalled');
-      expect(stalled.filter((l) => l.engine !== 3)).toEqual([]);
-      return stalled.length > 0;
+    let ended = false;
+    void w.exited.then(() => {
+      ended = true;
     });
+    try {
+      await until('engine 3 to show as stalled in watch', 60_000, () => ended || rounds().some((l) => l.verdict === 'stalled'));
+    } finally {
+      w.child.kill('SIGTERM');
+    }
+    expect(await w.exited, w.err()).toBe(0);
+    const lines = rounds();
+    expect(lines.every((l) => l.backend === undefined && l.sources.includes('sdes'))).toBe(true);
+    const stalled = lines.filter((l) => l.verdict === 'stalled');
+    expect(stalled.filter((l) => l.engine !== 3)).toEqual([]);
     expect(new Set(stalled.map((l) => `${l.engine}/${l.reason}`))).toEqual(new Set(['3/chip-not-fetching']));
-    const h = runChild(['--sysroot', dir, 'health', '--stall-ms', '1000']);
+    const h = await health;
     expect(h.code).toBe(2);
     expect(h.stdout).toMatch(/CRITICAL: SD101 hfi1_0 sdma3 stalled \(chip-not-fetching\)/);
   });
@@ -103,7 +114,7 @@ describe('a sysroot kept live by emu serve', { shuffle: false }, () => {
   it('serve stops on SIGTERM with exit 0, leaving a readable tree', async () => {
     serve.child.kill('SIGTERM');
     expect(await serve.exited).toBe(0);
-    const r = runChild(['--sysroot', dir, 'engines', '--json']);
+    const r = await runCli(['--sysroot', dir, 'engines', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).units[0].engines).toHaveLength(4);
   });

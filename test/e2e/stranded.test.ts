@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { EmuUnit } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import { sysrootMetrics } from '../export/harness.js';
-import { runChild } from '../support/child.js';
+import { runCli } from '../support/cli.js';
+import { stillHost } from '../support/rendered-host.js';
 import { tempDirs } from '../support/temp.js';
 import { INTERVAL_MS, observe } from './strand-support.js';
 
@@ -28,18 +29,19 @@ describe('a lost wake-up through the rendered sysroot', () => {
     expect(Math.min(...found.map((f) => f.t))).toBeLessThanOrEqual(1000 + 50 + 200 + 2 * INTERVAL_MS);
   });
 
-  it('waiters, health and the exporter in other processes and rounds name the stranded QP on engine 5', async () => {
+  it('waiters, health and the exporter, each reading the tree in rounds of its own, name the stranded QP on engine 5', async () => {
     const dir = tmp();
     const u = new EmuUnit({ ...HOST, faults: ['lost-wakeup@1000:5'] });
     u.runUntilMs(2000);
     await writeSysroot(u, dir);
-    // The tree no longer moves: every reading process sees the same idle engine and sleeping QP.
-    const w = runChild(['--sysroot', dir, 'waiters', '--json', '--count', '4', '--interval-ms', '100']);
+    // The tree no longer moves: every reader sees the same idle engine and sleeping QP. The commands read it through
+    // src/hw as with --sysroot, their rounds on a virtual clock.
+    const w = await runCli(['waiters', '--json', '--count', '4', '--interval-ms', '100'], {}, false, '', await stillHost(dir));
     expect(w.code, w.stderr).toBe(0);
     const wj = JSON.parse(w.stdout);
     const stranded = wj.units[0].waiters.filter((x: { verdict: string }) => x.verdict === 'stranded');
     expect(stranded.map((x: { engine: number; kind: string }) => `${x.kind}@${x.engine}`)).toEqual(['qp@5']);
-    const h = runChild(['--sysroot', dir, 'health', '--stall-ms', '500', '--strand-ms', '200']);
+    const h = await runCli(['health', '--stall-ms', '500', '--strand-ms', '200'], {}, false, '', await stillHost(dir));
     expect(h.code, h.stdout).toBe(2);
     expect(h.stdout).toMatch(/CRITICAL: SD201 hfi1_0 sdma5 QP 0x[0-9a-f]+ RTS \(pid \d+ verbs_rank_\d+, user hpcuser\) stranded/);
 

@@ -2,7 +2,6 @@
 // stalled and one with a stranded QP. The sick engines are always on screen (the others give way, counted on a
 // last line), the title and the column header never scroll away, no line is stale or shown twice.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../support/child.js';
@@ -13,9 +12,7 @@ const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 
 /** Run `watch` in a detached tmux pane of `cols` × `rows` until it ends, and return the pane's text. */
 function pane(cols: number, rows: number): string[] {
-  const dir = tmp();
-  const done = join(dir, 'done');
-  const socket = join(dir, 'tmux.sock');
+  const socket = join(tmp(), 'tmux.sock');
   const watch = [
     process.execPath,
     BIN,
@@ -24,14 +21,21 @@ function pane(cols: number, rows: number): string[] {
     'watch --count 8 --interval-ms 100 --stall-ms 200',
   ].join(' ');
   const tmux = (...args: string[]) => spawnSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
-  const started = tmux('new-session', '-d', '-x', String(cols), '-y', String(rows), `${watch}; touch ${done}; sleep 60`);
+  // The pane signals a tmux channel when watch has ended (a channel signalled before anyone waits stays signalled).
+  const started = tmux(
+    'new-session',
+    '-d',
+    '-x',
+    String(cols),
+    '-y',
+    String(rows),
+    `${watch}; tmux -S ${socket} wait-for -S watch-ended; sleep 60`,
+  );
   expect(started.status, started.stderr).toBe(0);
   try {
     // Wait on the condition (the command ended), not on a guess of how long it takes.
-    for (let i = 0; !existsSync(done); i++) {
-      if (i > 6000) throw new Error('watch did not end within 60 s');
-      spawnSync('sleep', ['0.01']);
-    }
+    const ended = spawnSync('tmux', ['-S', socket, 'wait-for', 'watch-ended'], { timeout: 60_000 });
+    if (ended.status !== 0) throw new Error(`watch did not end within 60 s (${ended.error ?? ended.stderr})`);
     return tmux('capture-pane', '-p').stdout.split('\n').slice(0, rows);
   } finally {
     tmux('kill-server');

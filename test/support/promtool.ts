@@ -21,6 +21,42 @@ export function promtoolAlerts(
   text: string | readonly string[],
   alerts: Record<string, string>[],
 ): { ok: boolean; out: string } {
+  const test = { rule_files: [RULES], evaluation_interval: '1m', tests: [alertTest(text, alerts)] };
+  const file = join(dir, 'test.yml');
+  writeFileSync(file, JSON.stringify(test));
+  const r = spawnSync('promtool', ['test', 'rules', file], { encoding: 'utf8' });
+  return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
+}
+
+/**
+ * promtoolAlerts for many hosts in one promtool run (one test group each, evaluated apart): each case's verdict, in
+ * order. A failure promtool reports is the case's whose expression it quotes (each is marked with a comment naming
+ * its case); one it cannot place (the file refused) fails every case, with the whole output.
+ */
+export function promtoolAlertsEach(
+  dir: string,
+  cases: readonly { text: string | readonly string[]; alerts: Record<string, string>[] }[],
+): { ok: boolean; out: string }[] {
+  const mark = (i: number) => `# case ${i}`;
+  const tests = cases.map((c, i) => {
+    const t = alertTest(c.text, c.alerts);
+    for (const e of t.promql_expr_test) e.expr = `${e.expr} ${mark(i)}`;
+    return t;
+  });
+  const file = join(dir, 'each.test.yml');
+  writeFileSync(file, JSON.stringify({ rule_files: [RULES], evaluation_interval: '1m', tests }));
+  const r = spawnSync('promtool', ['test', 'rules', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const out = `${r.stdout}${r.stderr}`;
+  if (r.status === 0) return cases.map(() => ({ ok: true, out }));
+  // promtool lists each failed expectation as an `expr: "…"` line and the lines under it.
+  const blocks = out.split(/(?=^\s*expr: )/m);
+  const placed = cases.map((_, i) => blocks.filter((b) => b.includes(`${mark(i)}"`)).join(''));
+  if (placed.every((b) => b === '')) return cases.map(() => ({ ok: false, out }));
+  return placed.map((b) => ({ ok: b === '', out: b }));
+}
+
+/** One promtool test group: the rounds of `text` as input series, and `alerts` as exactly what fires at 15 minutes. */
+function alertTest(text: string | readonly string[], alerts: Record<string, string>[]) {
   const texts = typeof text === 'string' ? [text] : text;
   const rounds = texts.map((t) => {
     const byName = new Map<string, string>();
@@ -51,19 +87,9 @@ export function promtoolAlerts(
       .join(',');
     return { labels: `ALERTS{${labels}}`, value: 1 };
   };
-  const test = {
-    rule_files: [RULES],
-    evaluation_interval: '1m',
-    tests: [
-      {
-        interval: '1m',
-        input_series: series,
-        promql_expr_test: [{ expr: 'ALERTS{alertstate="firing"}', eval_time: '15m', exp_samples: alerts.map(sample) }],
-      },
-    ],
+  return {
+    interval: '1m',
+    input_series: series,
+    promql_expr_test: [{ expr: 'ALERTS{alertstate="firing"}', eval_time: '15m', exp_samples: alerts.map(sample) }],
   };
-  const file = join(dir, 'test.yml');
-  writeFileSync(file, JSON.stringify(test));
-  const r = spawnSync('promtool', ['test', 'rules', file], { encoding: 'utf8' });
-  return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
 }

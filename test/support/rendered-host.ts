@@ -50,6 +50,26 @@ export async function renderedHost(
   };
 }
 
+/**
+ * A backend over the tree already rendered under `root`, which nothing moves: a command's rounds read it on a
+ * virtual clock that only advanceMs moves (from `startMs`), as readers on a host whose tree stands still would,
+ * without waiting.
+ */
+export async function stillHost(root: string, startMs = 0): Promise<Backend & { advanceMs(ms: number): void }> {
+  let now = startMs;
+  const hw = await openHwBackend({ sysroot: root, clock: { nowMs: () => now } });
+  return {
+    kind: hw.kind,
+    ...(hw.origin ? { origin: hw.origin } : {}),
+    units: () => hw.units(),
+    unit: (id) => hw.unit(id),
+    close: () => hw.close(),
+    advanceMs(ms: number) {
+      now += ms;
+    },
+  };
+}
+
 /** A 4-engine QP host (10 Gb/s) whose QP on engine 1 a lost wake-up strands at 50 ms, run to 400 ms and rendered under `root`. */
 export async function strandedQpTree(root: string): Promise<EmuUnit> {
   const u = emuUnitFromOptions(emuOptions({ engines: 4, workload: 'qp:gbps=10', fault: ['lost-wakeup:qp@50:1'] }));
