@@ -146,22 +146,21 @@ describe('the artifact', { timeout: 180_000 }, () => {
   });
 
   it.skipIf(!npmFound)(
-    "installed, serves a strict TypeScript project as a library: the README recipe passes on the artifact's rolled-up declarations and the typos do not compile (skipped: npm not on PATH)",
+    "installed, serves a strict TypeScript project as a library: the README recipe compiles on the artifact's rolled-up declarations and the typos do not (skipped: npm not on PATH)",
     () => {
       const project = join(art.dir, 'project');
       const modules = join(project, 'node_modules');
       mkdirSync(join(modules, '@types'), { recursive: true });
-      mkdirSync(join(modules, '.bin'));
       writeFileSync(join(project, 'package.json'), '{"name": "ci-job", "version": "1.0.0", "type": "module", "private": true}\n');
       // The installed artifact, and the recipe's dev dependencies from this checkout.
       symlinkSync(join(installed(), 'lib', 'node_modules', 'hfi1-sdma'), join(modules, 'hfi1-sdma'));
       for (const name of ['typescript', '@types/node']) symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
-      symlinkSync('../typescript/bin/tsc', join(modules, '.bin', 'tsc'));
-      const { commands } = writeRecipe(project);
-      const r = run('sh', ['-ec', commands], project);
-      expect(r.stdout.split('\n').filter((l) => /error TS|^not ok/.test(l))).toEqual([]);
+      writeRecipe(project);
+      // The compile alone: the npm package test runs the recipe as written (npx tsc, then node --test) on the packed
+      // tarball; what is the artifact's own is its declarations, rolled up into one file per entry point.
+      const r = run(process.execPath, [join(modules, 'typescript', 'bin', 'tsc'), '-p', '.', '--noEmit'], project);
+      expect(r.stdout.split('\n').filter((l) => /error TS/.test(l))).toEqual([]);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/^# pass 2$/m);
     },
   );
 });
