@@ -58,6 +58,16 @@ function installed(): string {
   return prefix;
 }
 
+describe('the public API', () => {
+  it('its reports are current (else run npm run api and review the change), and it exports every type it reaches', () => {
+    // From the analysis of the entry points' declarations that the artifact's were rolled up from.
+    const { changed, forgotten } = art.api;
+    expect(changed).toEqual([]);
+    // API Extractor's ae-forgotten-export: a type a caller meets (a field's, a parameter's) that no entry exports.
+    expect(forgotten).toEqual([]);
+  });
+});
+
 // Generous bounds: each step spawns node or npm, which a loaded machine slows down.
 describe('the artifact', { timeout: 180_000 }, () => {
   it('carries a manifest without dependencies, the bundle, koffi for linux-x64 and the man page', async () => {
