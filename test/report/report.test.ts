@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Chromium, type LoadedPage } from '../support/chromium.js';
 import { runCli } from '../support/cli.js';
-import { colourCounts, decodePng } from '../support/png.js';
+import { decodePng, rgbCounts } from '../support/png.js';
 import { tempDirs } from '../support/temp.js';
 import { onTrack, readTrace, type TraceDoc, traceProblems } from '../support/trace.js';
 import { emulatedCapture, SCENARIOS } from './capture.js';
@@ -211,13 +211,13 @@ describe.skipIf(!hasChromium)('report in headless Chromium (skipped only when De
     expect(r.messages).toEqual([]);
     const img = decodePng(r.png as Buffer);
     expect([img.width, img.height]).toEqual([PAINTED.width, PAINTED.height]);
-    const colours = colourCounts(img);
+    const colours = rgbCounts(img);
     const total = img.width * img.height;
-    const background = colours.get('#ffffff') ?? 0;
+    const background = colours.get(0xffffff) ?? 0;
     expect(background / total).toBeLessThan(0.95);
     expect(colours.size).toBeGreaterThan(50);
     // The stall's red strip and the red border of its panel (#d7191c).
-    expect(colours.get('#d7191c') ?? 0).toBeGreaterThan(500);
+    expect(colours.get(0xd7191c) ?? 0).toBeGreaterThan(500);
   }, 120_000);
 });
 
