@@ -162,8 +162,8 @@ const PAINTED = { width: 1200, height: 1400 };
 type Loaded = { control: LoadedPage; pages: Record<keyof typeof pages, LoadedPage> };
 let loaded: Promise<Loaded> | null = null;
 /**
- * A control page that throws, and each report loaded once in the browser (the stall page at PAINTED, with its
- * screenshot): the tests below read them.
+ * Each report loaded once in the browser, in one tab (the stall page at PAINTED, with its screenshot), then a control
+ * page that throws: the tests below read them.
  */
 function inBrowser(): Promise<Loaded> {
   loaded ??= (async () => {
@@ -171,12 +171,16 @@ function inBrowser(): Promise<Loaded> {
     const control = join(dir, 'control.html');
     writeFileSync(control, "<!DOCTYPE html><html><body><script>throw new Error('control')</script></body></html>");
     const names = Object.keys(pages) as (keyof typeof pages)[];
-    const [controlRun, ...runs] = await Promise.all([
-      b.load(`file://${control}`),
-      ...names.map((n) => b.load(`file://${join(dir, `${n}.html`)}`, n === 'stall' ? { ...PAINTED, screenshot: true } : {})),
+    const runs = await b.loadEach([
+      ...names.map((n) => ({
+        url: `file://${join(dir, `${n}.html`)}`,
+        ...(n === 'stall' ? { ...PAINTED, screenshot: true } : {}),
+      })),
+      // Last: nothing it logs can be taken for a report's.
+      { url: `file://${control}` },
     ]);
     return {
-      control: controlRun as LoadedPage,
+      control: runs[names.length] as LoadedPage,
       pages: Object.fromEntries(names.map((n, i) => [n, runs[i] as LoadedPage])) as Loaded['pages'],
     };
   })();
