@@ -1,4 +1,5 @@
-// The release artifact installs with no registry and runs with only Node present.
+// The release artifact installs with no registry and runs with only Node present. The public API's reports are
+// checked here too, on the analysis of the declarations that the artifact's are rolled up from (one analysis, not two).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
