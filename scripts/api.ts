@@ -1,6 +1,7 @@
 // The public API's reports (api/*.api.md): api-extractor reads the declarations of each entry point and writes
 // what it exports, so a change to the surface shows in review. `npm run api` rewrites the reports; the test
-// (test/kit/api.test.ts) fails when a report is not what the declarations give.
+// (test/kit/package.test.ts, on the analysis the release artifact's declarations are rolled up from) fails when a
+// report is not what the declarations give.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,10 +37,11 @@ export function checkReports(root: string, update: boolean): ApiCheck {
 
 /**
  * Write one self-contained declaration file per entry point into `outDir` (`<report>.d.ts`: what it exports and
- * every type that reaches, nothing else), for the release artifact.
+ * every type that reaches, nothing else), for the release artifact. Returns what checkReports(root, false) returns:
+ * the reports are checked on the same analysis.
  */
-export function rollUpDeclarations(root: string, outDir: string): void {
-  extract(root, { update: false, rollupDir: outDir });
+export function rollUpDeclarations(root: string, outDir: string): ApiCheck {
+  return extract(root, { update: false, rollupDir: outDir });
 }
 
 function extract(root: string, o: { update: boolean; rollupDir: string | null }): ApiCheck {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Plugin } from 'esbuild';
 import { create } from 'tar';
-import { API_ENTRIES, emitDeclarations, rollUpDeclarations } from '../api.js';
+import { API_ENTRIES, type ApiCheck, emitDeclarations, rollUpDeclarations } from '../api.js';
 import { bundleCli, STANDALONE_ENTRIES } from '../bundle.js';
 import { renderManPage } from '../man.js';
 import { carriedPackages, thirdPartyNotices } from './notices.js';
@@ -21,6 +21,8 @@ export interface PackageResult {
   tarballBytes: number;
   /** Bytes of JavaScript in lib/ (entry and chunks), without the vendored koffi. */
   bundleBytes: number;
+  /** What the analysis the declarations were rolled up from found: the API reports that differ, the forgotten exports. */
+  api: ApiCheck;
 }
 
 /** The fixed time stamp npm gives every entry of a package tarball (reproducible archives). */
@@ -48,7 +50,7 @@ export async function buildPackage(
     });
     // The library's types: one self-contained declaration file per entry point.
     if (!o.declarationsEmitted) emitDeclarations(rootDir);
-    rollUpDeclarations(rootDir, join(pkgDir, 'types'));
+    const api = rollUpDeclarations(rootDir, join(pkgDir, 'types'));
     let bundleBytes = 0;
     for (const [file, out] of Object.entries(result.metafile.outputs)) if (file.endsWith('.mjs')) bundleBytes += out.bytes;
 
@@ -68,7 +70,7 @@ export async function buildPackage(
     mkdirSync(outDir, { recursive: true });
     const tarball = join(outDir, artifactName(version));
     await create({ gzip: { level: 9 }, file: tarball, cwd: stage, portable: true, mtime: TARBALL_MTIME }, ['package']);
-    return { tarball, version, tarballBytes: statSync(tarball).size, bundleBytes };
+    return { tarball, version, tarballBytes: statSync(tarball).size, bundleBytes, api };
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }

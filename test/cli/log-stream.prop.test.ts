@@ -26,8 +26,13 @@ describe('readKernelLog', () => {
   const bytes = Buffer.from(text, 'utf8');
   const whole = parseKernelLog(text);
 
-  it('split at every single boundary gives the same parse as the whole text', async () => {
-    for (let cut = 0; cut <= bytes.length; cut++) {
+  /** Every boundary under SOAK; else those within two bytes of a line end (a CR, an LF) and every 16th. */
+  const cuts = [...Array(bytes.length + 1).keys()].filter(
+    (cut) => SOAK || cut % 16 === 0 || [-2, -1, 0, 1].some((d) => bytes[cut + d] === 0x0a || bytes[cut + d] === 0x0d),
+  );
+
+  it('split at a single boundary (near every line end and every 16th byte; every byte with SOAK=1) gives the same parse as the whole text', async () => {
+    for (const cut of cuts) {
       const log = await readKernelLog(chunked(bytes, [cut]));
       expect({ ...log, overlongLines: undefined, eventsDropped: undefined }).toEqual({
         ...whole,

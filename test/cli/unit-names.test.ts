@@ -8,7 +8,7 @@ import { EmuUnit } from '../../src/emu/index.js';
 import { closeSysroot, writeSysroot } from '../../src/emu/sysroot.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { writeHfi2Tree } from '../hw/hfi2-tree.js';
-import { runChild } from '../support/child.js';
+import { runCli } from '../support/cli.js';
 
 let root = '';
 let wfr = '';
@@ -47,18 +47,18 @@ describe('hfi1_0 and hfi2_0 on one host', () => {
     }
   });
 
-  it('--unit 0 is a usage error naming both; --unit hfi2_0 and --unit hfi1_0 select one', () => {
+  it('--unit 0 is a usage error naming both; --unit hfi2_0 and --unit hfi1_0 select one', async () => {
     // The tree never changes: a short observation (--stall-ms) judges its busy engines without health's whole window.
-    const both = runChild(['--sysroot', root, '--unit', '0', 'engines']);
+    const both = await runCli(['--sysroot', root, '--unit', '0', 'engines']);
     expect(both.code).toBe(64);
     expect(both.stderr).toMatch(/--unit 0 matches hfi1_0 and hfi2_0 on this host: give the name \(--unit hfi2_0\)/);
-    const hfi2 = runChild(['--sysroot', root, '--unit', 'hfi2_0', 'engines', '--json', '--stall-ms', '50']);
+    const hfi2 = await runCli(['--sysroot', root, '--unit', 'hfi2_0', 'engines', '--json', '--stall-ms', '50']);
     expect(hfi2.code, hfi2.stderr).toBe(0);
     expect(JSON.parse(hfi2.stdout).units.map((u: { name: string }) => u.name)).toEqual(['hfi2_0']);
-    const hfi1 = runChild(['--sysroot', root, '--unit', 'hfi1_0', 'show', '2', '--json', '--stall-ms', '50']);
+    const hfi1 = await runCli(['--sysroot', root, '--unit', 'hfi1_0', 'show', '2', '--json', '--stall-ms', '50']);
     expect(hfi1.code, hfi1.stderr).toBe(0);
     expect(JSON.parse(hfi1.stdout)).toMatchObject({ engine: 2 });
-    const all = runChild(['--sysroot', root, 'engines', '--json', '--stall-ms', '50']);
+    const all = await runCli(['--sysroot', root, 'engines', '--json', '--stall-ms', '50']);
     expect(
       JSON.parse(all.stdout)
         .units.map((u: { name: string }) => u.name)

@@ -2,13 +2,14 @@
 // stop-fetch fault on engine 3 must turn hfi1_sdma_stalled to 1 and the stall alert pending), and
 // an exporter on a scripted backend whose unit stalls, then fails, then is gone (the stall alert
 // must resolve, the unreadable and gone alerts fire). The shipped rules pass promtool's checks
-// and its unit tests, which cover every rule. Prometheus scrapes and evaluates every 100 ms with the rules'
-// `for:` shortened to 300 ms, and each step waits on the condition through Prometheus' HTTP API.
+// and its unit tests, which cover every rule. Prometheus scrapes and evaluates every 500 ms with the rules'
+// `for:` shortened to 1 s, and each step waits on the condition through Prometheus' HTTP API. The tests run
+// at once: each Prometheus takes its first scrape some seconds after it starts, and they wait together.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { startExporter } from '../../src/export/server.js';
 import { freePort, hasPrometheus, prometheusHarness, RULES, until } from '../support/prometheus.js';
 import { engines, ScriptBackend } from './harness.js';
@@ -20,6 +21,21 @@ const RULE_TESTS = join(ROOT, 'deploy/prometheus/hfi1-sdma.rules.test.yml');
 const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
 const prometheus = prometheusHarness();
 
+/** Run promtool without holding the event loop (the Prometheus tests of this file run meanwhile). */
+function promtool(args: string[]): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('promtool', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => {
+      output += String(d);
+    });
+    child.stderr.on('data', (d) => {
+      output += String(d);
+    });
+    child.on('close', (status) => resolve({ status, output }));
+  });
+}
+
 const children: ChildProcess[] = [];
 const closers: (() => void)[] = [];
 afterAll(() => {
@@ -27,24 +43,26 @@ afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-describe('shipped Prometheus files', () => {
+describe('shipped Prometheus files', { concurrent: true }, () => {
   const alerts = [...readFileSync(RULES, 'utf8').matchAll(/^\s*- alert: (\S+)$/gm)].map((m) => m[1]);
 
-  it.skipIf(!hasPromtool)('pass promtool check rules and check config (skipped only when promtool is not installed)', () => {
-    const rules = spawnSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });
-    expect(rules.stdout + rules.stderr).toMatch(new RegExp(`SUCCESS: ${alerts.length} rules found`));
-    expect(rules.status).toBe(0);
-    const config = spawnSync('promtool', ['check', 'config', CONFIG], { encoding: 'utf8' });
-    expect(config.status).toBe(0);
-  });
+  it.skipIf(!hasPromtool)(
+    'pass promtool check rules and check config (skipped only when promtool is not installed)',
+    async ({ expect }) => {
+      const [rules, config] = await Promise.all([promtool(['check', 'rules', RULES]), promtool(['check', 'config', CONFIG])]);
+      expect(rules.output).toMatch(new RegExp(`SUCCESS: ${alerts.length} rules found`));
+      expect(rules.status).toBe(0);
+      expect(config.status).toBe(0);
+    },
+  );
 
-  it.skipIf(!hasPromtool)('pass their promtool unit tests (skipped only when promtool is not installed)', () => {
-    const r = spawnSync('promtool', ['test', 'rules', RULE_TESTS], { encoding: 'utf8' });
-    expect(r.stdout + r.stderr).toMatch(/SUCCESS/);
+  it.skipIf(!hasPromtool)('pass their promtool unit tests (skipped only when promtool is not installed)', async ({ expect }) => {
+    const r = await promtool(['test', 'rules', RULE_TESTS]);
+    expect(r.output).toMatch(/SUCCESS/);
     expect(r.status).toBe(0);
   });
 
-  it('have a unit test in which each rule fires', () => {
+  it('have a unit test in which each rule fires', ({ expect }) => {
     const tests = readFileSync(RULE_TESTS, 'utf8');
     // An alert_rule_test entry that expects alerts: `alertname: X` then `exp_alerts:` with a list.
     const firing = new Set([...tests.matchAll(/alertname: (\S+)\n\s*exp_alerts:\n\s*- exp_labels/g)].map((m) => m[1]));
@@ -53,10 +71,10 @@ describe('shipped Prometheus files', () => {
   });
 });
 
-describe('Prometheus scraping the exporter on the emulator', () => {
+describe('Prometheus scraping the exporter on the emulator', { concurrent: true }, () => {
   it.skipIf(!hasPrometheus)(
     'sees every engine, then engine 3 stalled and its alert pending after stop-fetch (skipped only when prometheus is not installed)',
-    async () => {
+    async ({ expect }) => {
       const exporterPort = await freePort();
       const exporter = spawn(
         process.execPath,
@@ -124,10 +142,10 @@ describe('Prometheus scraping the exporter on the emulator', () => {
   );
 });
 
-describe('Prometheus scraping an exporter whose unit stalls, fails, then is gone', () => {
+describe('Prometheus scraping an exporter whose unit stalls, fails, then is gone', { concurrent: true }, () => {
   it.skipIf(!hasPrometheus)(
     'the stall alert resolves once the source fails, the unreadable alert fires, then the gone alert fires (skipped only when prometheus is not installed)',
-    async () => {
+    async ({ expect }) => {
       let phase: 'stalled' | 'failing' | 'gone' = 'stalled';
       const backend = new ScriptBackend([
         (t) => {

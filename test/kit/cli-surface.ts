@@ -1,5 +1,8 @@
 // The CLI's commands and options as its own --help lists them, so that documentation checks follow
 // the code: a new option shows up here without anyone listing it.
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runCli } from '../support/cli.js';
 
 /** Every command path (`engines`, `emu run`) with the options only it takes, and the global options. */
@@ -48,21 +51,54 @@ export function parseHelp(text: string): HelpText {
 
 /**
  * What each `--help` printed, by command path: the text depends on nothing but the code (runCli's width is fixed),
- * and several test files walk every command's help; a worker renders each one once.
+ * and several test files walk every command's help; a worker renders each one once, and keeps it in the test run's
+ * temporary directory for the other workers (removed with it when the run ends), under the time of the newest
+ * source, so that a source changed during a run (vitest watching) is rendered afresh.
  */
 const helpTexts = new Map<string, Promise<string>>();
+const RUN_DIR = process.env.HFI1_SDMA_TEST_TMPDIR;
+const HELP_DIR = RUN_DIR ? join(RUN_DIR, `cli-help-${newestSource()}`) : null;
+
+/** The modification time of the newest file under src/ (ms). */
+function newestSource(): number {
+  const src = fileURLToPath(new URL('../../src/', import.meta.url));
+  return Math.max(
+    ...readdirSync(src, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => statSync(join(e.parentPath, e.name)).mtimeMs),
+  );
+}
 
 /** The text `hfi1-sdma PATH… --help` prints. */
 export function helpText(path: string[]): Promise<string> {
   const key = path.join(' ');
   let text = helpTexts.get(key);
   if (!text) {
-    text = runCli([...path, '--help']).then((r) => {
+    text = rendered(key, async () => {
+      const r = await runCli([...path, '--help']);
       if (r.code !== 0) throw new Error(`hfi1-sdma ${key} --help exited ${r.code}: ${r.stderr}`);
       return r.stdout;
     });
     helpTexts.set(key, text);
   }
+  return text;
+}
+
+/** The help text of `key` as another worker of this run kept it, or `render`'s, kept for the others. */
+async function rendered(key: string, render: () => Promise<string>): Promise<string> {
+  if (!HELP_DIR) return render();
+  const file = join(HELP_DIR, `${key.replaceAll(' ', '.') || '.'}.txt`);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    // not rendered yet in this run
+  }
+  const text = await render();
+  mkdirSync(HELP_DIR, { recursive: true });
+  // Whole or not at all: a worker reading it meanwhile sees no file, not part of one.
+  const part = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  writeFileSync(part, text);
+  renameSync(part, file);
   return text;
 }
 

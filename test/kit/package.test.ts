@@ -1,4 +1,5 @@
-// The release artifact installs with no registry and runs with only Node present.
+// The release artifact installs with no registry and runs with only Node present. The public API's reports are
+// checked here too, on the analysis of the declarations that the artifact's are rolled up from (one analysis, not two).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { extract, list } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PackageResult } from '../../scripts/package/build.js';
 import { ROOT } from '../support/child.js';
+import { runCli } from '../support/cli.js';
 import { buildArtifact } from './artifact.js';
 import { writeRecipe } from './consumer.js';
 
@@ -58,6 +60,16 @@ function installed(): string {
   return prefix;
 }
 
+describe('the public API', () => {
+  it('its reports are current (else run npm run api and review the change), and it exports every type it reaches', () => {
+    // From the analysis of the entry points' declarations that the artifact's were rolled up from.
+    const { changed, forgotten } = art.api;
+    expect(changed).toEqual([]);
+    // API Extractor's ae-forgotten-export: a type a caller meets (a field's, a parameter's) that no entry exports.
+    expect(forgotten).toEqual([]);
+  });
+});
+
 // Generous bounds: each step spawns node or npm, which a loaded machine slows down.
 describe('the artifact', { timeout: 180_000 }, () => {
   it('carries a manifest without dependencies, the bundle, koffi for linux-x64 and the man page', async () => {
@@ -106,8 +118,10 @@ describe('the artifact', { timeout: 180_000 }, () => {
     const bin = join(dir, 'package', 'bin', 'hfi1-sdma.js');
     const v = run(process.execPath, [bin, '--version'], dir);
     expect(v).toMatchObject({ code: 0, stdout: `${repoVersion}\n` });
+    // The tree it reads is written in this process (the artifact's emulator runs in the installed test below).
     const sysroot = join(art.dir, 'sysroot');
-    expect(run(process.execPath, [bin, 'emu', 'write', '--sysroot', sysroot], dir).code).toBe(0);
+    const w = await runCli(['emu', 'write', '--engines', '4', '--sysroot', sysroot]);
+    expect(w.code, w.stderr).toBe(0);
     const e = run(process.execPath, [bin, '--sysroot', sysroot, 'doctor'], dir);
     expect(e.stderr).toBe('');
     expect(e.stdout).toMatch(/BAR \(resource0\)\s+readable/);
@@ -117,7 +131,7 @@ describe('the artifact', { timeout: 180_000 }, () => {
     expect(run(process.execPath, [bin, '--sysroot', sysroot, 'snapshot', '-o', archive], dir).code).toBe(0);
     const back = run(process.execPath, [bin, '--sysroot', archive, 'engines'], dir);
     expect(back.code).toBe(0);
-    expect(back.stdout.split('\n').filter((l) => /^hfi1_0\/\d+\s/.test(l))).toHaveLength(16);
+    expect(back.stdout.split('\n').filter((l) => /^hfi1_0\/\d+\s/.test(l))).toHaveLength(4);
   });
 
   it.skipIf(!npmFound)(
@@ -126,9 +140,10 @@ describe('the artifact', { timeout: 180_000 }, () => {
       const prefix = installed();
       const bin = join(prefix, 'bin', 'hfi1-sdma');
       expect(run(bin, ['--version'], art.dir)).toMatchObject({ code: 0, stdout: `${repoVersion}\n` });
-      const engines = run(bin, ['--backend', 'emu', 'engines'], art.dir);
+      // Idle: what runs is the installed command and its emulator, not traffic.
+      const engines = run(bin, ['--backend', 'emu', '--engines', '4', '--workload', 'idle', 'engines'], art.dir);
       expect(engines.code).toBe(0);
-      expect(engines.stdout.split('\n').filter((l) => /^hfi1_0\/\d+\s/.test(l))).toHaveLength(16);
+      expect(engines.stdout.split('\n').filter((l) => /^hfi1_0\/\d+\s/.test(l))).toHaveLength(4);
       const page = join(prefix, 'share', 'man', 'man8', 'hfi1-sdma.8');
       expect(existsSync(page)).toBe(true);
       expect(realpathSync(page)).toBe(realpathSync(join(prefix, 'lib', 'node_modules', 'hfi1-sdma', 'man', 'hfi1-sdma.8')));
@@ -146,22 +161,27 @@ describe('the artifact', { timeout: 180_000 }, () => {
   });
 
   it.skipIf(!npmFound)(
-    "installed, serves a strict TypeScript project as a library: the README recipe passes on the artifact's rolled-up declarations and the typos do not compile (skipped: npm not on PATH)",
+    "installed, serves a strict TypeScript project as a library: the README recipe compiles on the artifact's rolled-up declarations and the typos do not (skipped: npm not on PATH)",
     () => {
       const project = join(art.dir, 'project');
       const modules = join(project, 'node_modules');
       mkdirSync(join(modules, '@types'), { recursive: true });
-      mkdirSync(join(modules, '.bin'));
       writeFileSync(join(project, 'package.json'), '{"name": "ci-job", "version": "1.0.0", "type": "module", "private": true}\n');
       // The installed artifact, and the recipe's dev dependencies from this checkout.
       symlinkSync(join(installed(), 'lib', 'node_modules', 'hfi1-sdma'), join(modules, 'hfi1-sdma'));
       for (const name of ['typescript', '@types/node']) symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
-      symlinkSync('../typescript/bin/tsc', join(modules, '.bin', 'tsc'));
-      const { commands } = writeRecipe(project);
-      const r = run('sh', ['-ec', commands], project);
-      expect(r.stdout.split('\n').filter((l) => /error TS|^not ok/.test(l))).toEqual([]);
+      writeRecipe(project);
+      // The compile alone: the npm package test runs the recipe as written (npx tsc, then node --test) on the packed
+      // package, whose declarations it checks whole; what is the artifact's own is its declarations rolled up into
+      // one file per entry point, and what a consumer meets of them (--skipLibCheck: the checkout's @types/node, which
+      // is most of a full check, is not checked again).
+      const r = run(
+        process.execPath,
+        [join(modules, 'typescript', 'bin', 'tsc'), '-p', '.', '--noEmit', '--skipLibCheck'],
+        project,
+      );
+      expect(r.stdout.split('\n').filter((l) => /error TS/.test(l))).toEqual([]);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/^# pass 2$/m);
     },
   );
 });

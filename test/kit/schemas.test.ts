@@ -58,6 +58,8 @@ async function validates(
 
 /** The emulator's workload where the JSON's shape, not the traffic, is checked: a tenth of the default link rate. */
 const LIGHT = 'mixed:gbps=10';
+/** The emulator where the shape is checked: 4 engines (of 16) at that workload, every field of an engine still there. */
+const SMALL = ['--engines', '4', '--workload', LIGHT];
 
 /** Commands whose output is not JSON, and why; every other command must have a schema below. */
 const NO_JSON: Record<string, string> = {
@@ -92,7 +94,7 @@ let sysroot: string;
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'hfi1-sdma-schemas-'));
   sysroot = join(work, 'host');
-  await validates('emu-write.schema.json', ['--json', 'emu', 'write', '--sysroot', sysroot]);
+  await validates('emu-write.schema.json', ['--json', 'emu', 'write', '--sysroot', sysroot, ...SMALL]);
 }, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -122,7 +124,7 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
   });
 
   it('engines: the emulator, a rendered host read by the live backend, and a device that is gone', async () => {
-    await validates('engines.schema.json', ['--backend', 'emu', '--json', 'engines']);
+    await validates('engines.schema.json', ['--backend', 'emu', ...SMALL, '--json', 'engines']);
     await validates('engines.schema.json', ['--sysroot', sysroot, '--json', 'engines']);
     await validates('engines.schema.json', ['--backend', 'emu', '--fault', 'device-gone@10', '--json', 'engines'], {
       codes: [69],
@@ -130,9 +132,9 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
   });
 
   it('show and ring', async () => {
-    await validates('show.schema.json', ['--backend', 'emu', '--json', 'show', '2']);
+    await validates('show.schema.json', ['--backend', 'emu', ...SMALL, '--json', 'show', '2']);
     await validates('show.schema.json', ['--sysroot', sysroot, '--json', 'show', '2']);
-    await validates('ring.schema.json', ['--backend', 'emu', '--json', 'ring', '2']);
+    await validates('ring.schema.json', ['--backend', 'emu', ...SMALL, '--json', 'ring', '2']);
     await validates('ring.schema.json', ['--sysroot', sysroot, '--json', 'ring', '2']);
   });
 
@@ -164,7 +166,7 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
   });
 
   it('waiters: the emulator (69 while it lists none), a rendered host, and a scripted backend with every kind', async () => {
-    await validates('waiters.schema.json', ['--backend', 'emu', '--workload', LIGHT, '--json', 'waiters', '--count', '3'], {
+    await validates('waiters.schema.json', ['--backend', 'emu', ...SMALL, '--json', 'waiters', '--count', '3'], {
       codes: [0, 69],
     });
     await validates('waiters.schema.json', ['--sysroot', sysroot, '--json', 'waiters', '--count', '3'], { codes: [0, 69] });
@@ -193,7 +195,9 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
         codes: [0, 1],
       },
     );
-    await validates('fit.schema.json', ['--backend', 'emu', '--json', 'fit', '2', '--num-desc', '9'], { codes: [0, 1] });
+    await validates('fit.schema.json', ['--backend', 'emu', ...SMALL, '--json', 'fit', '2', '--num-desc', '9'], {
+      codes: [0, 1],
+    });
     await validates('decode.schema.json', ['--json', 'decode', '0xc040000000100000', '0x5']);
     await validates('decode.schema.json', ['--json', 'decode', '--chip', 'jkr', '0x100000', '0xc0400005']);
     await validates(
@@ -201,7 +205,7 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
       ['--json', 'fit', '--driver', 'hfi2', '--descq-cnt', '2048', '--head', '0', '--tail', '255', '--num-desc', '9'],
       { codes: [0, 1] },
     );
-    await validates('progress.schema.json', ['--backend', 'emu', '--json', 'progress', '2', '--num-desc', '9'], {
+    await validates('progress.schema.json', ['--backend', 'emu', ...SMALL, '--json', 'progress', '2', '--num-desc', '9'], {
       codes: [0, 1],
     });
   });
@@ -280,6 +284,8 @@ describe('JSON schemas', { timeout: 120_000, shuffle: false }, () => {
       'emu',
       '--engines',
       '4',
+      '--workload',
+      LIGHT,
       '--json',
       'snapshot',
       '-o',

@@ -51,12 +51,12 @@ export async function emulatedCapture(
 export const SCENARIOS = {
   stall: {
     units: [{ seed: 3, engines: 4, workload: 'mixed:gbps=10', faults: ['stop-fetch@200:3', 'engine-error:1@450:2'] }],
-    plan: { fromMs: 100, samples: 8, intervalMs: 100 },
+    plan: { fromMs: 100, samples: 5, intervalMs: 175 },
     args: ['--stall-ms', '300'],
   },
   stranded: {
     units: [{ seed: 5, engines: 8, workload: 'qp:gbps=10', faults: ['lost-wakeup@300:5'] }],
-    plan: { fromMs: 200, samples: 8, intervalMs: 100 },
+    plan: { fromMs: 200, samples: 5, intervalMs: 175 },
     args: [],
   },
   window: {
@@ -73,7 +73,7 @@ export const SCENARIOS = {
         faults: ['stop-fetch@200:8'],
       },
     ],
-    plan: { fromMs: 100, samples: 8, intervalMs: 100 },
+    plan: { fromMs: 100, samples: 5, intervalMs: 175 },
     args: ['--stall-ms', '300'],
   },
   healthy: {

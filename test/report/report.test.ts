@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Chromium, type LoadedPage } from '../support/chromium.js';
 import { runCli } from '../support/cli.js';
-import { colourCounts, decodePng } from '../support/png.js';
+import { decodePng, rgbCounts } from '../support/png.js';
 import { tempDirs } from '../support/temp.js';
 import { onTrack, readTrace, type TraceDoc, traceProblems } from '../support/trace.js';
 import { emulatedCapture, SCENARIOS } from './capture.js';
@@ -157,25 +157,48 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe.skipIf(!hasChromium)('report in headless Chromium (skipped only when Debian’s chromium is not installed)', () => {
-  it('builds the DOM of each page: its findings, every engine, no console message; a thrown error would be seen', async () => {
+/** The stall page's viewport in the painting test: tall enough for its findings and its stalled engine. */
+const PAINTED = { width: 1200, height: 1400 };
+type Loaded = { control: LoadedPage; pages: Record<keyof typeof pages, LoadedPage> };
+let loaded: Promise<Loaded> | null = null;
+/**
+ * Each report loaded once in the browser, in one tab (the stall page at PAINTED, with its screenshot), then a control
+ * page that throws: the tests below read them.
+ */
+function inBrowser(): Promise<Loaded> {
+  loaded ??= (async () => {
     const b = await chromium();
     const control = join(dir, 'control.html');
     writeFileSync(control, "<!DOCTYPE html><html><body><script>throw new Error('control')</script></body></html>");
     const names = Object.keys(pages) as (keyof typeof pages)[];
-    const [controlRun, ...runs] = await Promise.all([
-      b.load(`file://${control}`),
-      ...names.map((n) => b.load(`file://${join(dir, `${n}.html`)}`)),
+    const runs = await b.loadEach([
+      ...names.map((n) => ({
+        url: `file://${join(dir, `${n}.html`)}`,
+        ...(n === 'stall' ? { ...PAINTED, screenshot: true } : {}),
+      })),
+      // Last: nothing it logs can be taken for a report's.
+      { url: `file://${control}` },
     ]);
-    expect(controlRun?.messages.join('\n')).toContain('Uncaught Error: control');
+    return {
+      control: runs[names.length] as LoadedPage,
+      pages: Object.fromEntries(names.map((n, i) => [n, runs[i] as LoadedPage])) as Loaded['pages'],
+    };
+  })();
+  return loaded;
+}
+
+describe.skipIf(!hasChromium)('report in headless Chromium (skipped only when Debian’s chromium is not installed)', () => {
+  it('builds the DOM of each page: its findings, every engine, no console message; a thrown error would be seen', async () => {
+    const { control, pages: runs } = await inBrowser();
+    expect(control.messages.join('\n')).toContain('Uncaught Error: control');
     const codes: Record<keyof typeof pages, string[]> = {
       stall: ['SD101'],
       stranded: ['SD201'],
       window: ['SD101'],
       healthy: [],
     };
-    names.forEach((name, i) => {
-      const run = runs[i] as LoadedPage;
+    for (const name of Object.keys(pages) as (keyof typeof pages)[]) {
+      const run = runs[name];
       expect(run.messages, name).toEqual([]);
       const dom = run.dom;
       expect(engineIds(dom), name).toEqual(engineIds(pages[name]));
@@ -184,21 +207,21 @@ describe.skipIf(!hasChromium)('report in headless Chromium (skipped only when De
           new RegExp(`<ol class="findings"><li class="\\w+"><span class="sev">\\w+</span><code>${code}</code>`),
         );
       expect(dom, name).toMatch(/<\/footer>\s*<\/body><\/html>\s*$/);
-    });
+    }
   }, 120_000);
 
   it('paints the stall page: not blank, many colours, the stalled engine in red', async () => {
-    const r = await (await chromium()).load(`file://${join(dir, 'stall.html')}`, { width: 1200, height: 1400, screenshot: true });
+    const r = (await inBrowser()).pages.stall;
     expect(r.messages).toEqual([]);
     const img = decodePng(r.png as Buffer);
-    expect([img.width, img.height]).toEqual([1200, 1400]);
-    const colours = colourCounts(img);
+    expect([img.width, img.height]).toEqual([PAINTED.width, PAINTED.height]);
+    const colours = rgbCounts(img);
     const total = img.width * img.height;
-    const background = colours.get('#ffffff') ?? 0;
+    const background = colours.get(0xffffff) ?? 0;
     expect(background / total).toBeLessThan(0.95);
     expect(colours.size).toBeGreaterThan(50);
     // The stall's red strip and the red border of its panel (#d7191c).
-    expect(colours.get('#d7191c') ?? 0).toBeGreaterThan(500);
+    expect(colours.get(0xd7191c) ?? 0).toBeGreaterThan(500);
   }, 120_000);
 });
 

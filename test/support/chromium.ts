@@ -101,13 +101,22 @@ export class Chromium {
    * logged, and with `screenshot` its viewport as a PNG.
    */
   async load(url: string, o: { width?: number; height?: number; screenshot?: boolean } = {}): Promise<LoadedPage> {
+    const [page] = await this.loadEach([{ url, ...o }]);
+    return page as LoadedPage;
+  }
+
+  /**
+   * Load each of `pages` in turn in one new tab, as `load` loads one (one renderer for them all: a tab costs more than
+   * a page). What a page logs is collected from its navigation until its DOM (and screenshot) are taken: put a page
+   * that logs after its load event last.
+   */
+  async loadEach(
+    pages: readonly { url: string; width?: number; height?: number; screenshot?: boolean }[],
+  ): Promise<LoadedPage[]> {
     const { targetId } = (await this.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
     const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string };
-    const messages: string[] = [];
+    let messages: string[] = [];
     let loaded: () => void = () => {};
-    const load = new Promise<void>((resolve) => {
-      loaded = resolve;
-    });
     this.listeners.set(sessionId, (method, p) => {
       if (method === 'Page.loadEventFired') loaded();
       else if (method === 'Runtime.consoleAPICalled') {
@@ -127,24 +136,32 @@ export class Chromium {
         this.send('Runtime.enable', {}, sessionId),
         this.send('Log.enable', {}, sessionId),
       ]);
-      await this.send(
-        'Emulation.setDeviceMetricsOverride',
-        { width: o.width ?? 1200, height: o.height ?? 900, deviceScaleFactor: 1, mobile: false },
-        sessionId,
-      );
-      await this.send('Page.navigate', { url }, sessionId);
-      await load;
-      const { result } = (await this.send(
-        'Runtime.evaluate',
-        { expression: 'document.documentElement.outerHTML', returnByValue: true },
-        sessionId,
-      )) as { result: { value: string } };
-      let png: Buffer | null = null;
-      if (o.screenshot) {
-        const shot = (await this.send('Page.captureScreenshot', { format: 'png' }, sessionId)) as { data: string };
-        png = Buffer.from(shot.data, 'base64');
+      const out: LoadedPage[] = [];
+      for (const o of pages) {
+        messages = [];
+        const load = new Promise<void>((resolve) => {
+          loaded = resolve;
+        });
+        await this.send(
+          'Emulation.setDeviceMetricsOverride',
+          { width: o.width ?? 1200, height: o.height ?? 900, deviceScaleFactor: 1, mobile: false },
+          sessionId,
+        );
+        await this.send('Page.navigate', { url: o.url }, sessionId);
+        await load;
+        const { result } = (await this.send(
+          'Runtime.evaluate',
+          { expression: 'document.documentElement.outerHTML', returnByValue: true },
+          sessionId,
+        )) as { result: { value: string } };
+        let png: Buffer | null = null;
+        if (o.screenshot) {
+          const shot = (await this.send('Page.captureScreenshot', { format: 'png' }, sessionId)) as { data: string };
+          png = Buffer.from(shot.data, 'base64');
+        }
+        out.push({ dom: result.value, messages, png });
       }
-      return { dom: result.value, messages, png };
+      return out;
     } finally {
       this.listeners.delete(sessionId);
       await this.send('Target.closeTarget', { targetId });

@@ -68,3 +68,14 @@ export function colourCounts(img: Png): Map<string, number> {
   }
   return out;
 }
+
+/** How many pixels have each colour, keyed by 0xrrggbb: colourCounts without a string per pixel (large screenshots). */
+export function rgbCounts(img: Png): Map<number, number> {
+  const out = new Map<number, number>();
+  const p = img.pixels;
+  for (let i = 0; i < p.length; i += img.channels) {
+    const rgb = ((p[i] as number) << 16) | ((p[i + 1] as number) << 8) | (p[i + 2] as number);
+    out.set(rgb, (out.get(rgb) ?? 0) + 1);
+  }
+  return out;
+}
