@@ -9,6 +9,7 @@ import { Sfc32 } from '../../src/emu/prng.js';
 export const SLOWEST = [
   'test/export/prometheus.test.ts',
   'test/e2e/matrix.test.ts',
+  'test/e2e/matrix-port.test.ts',
   'test/kit/package.test.ts',
   'test/report/report.test.ts',
   'test/e2e/serve-live.test.ts',
