@@ -81,7 +81,10 @@ export const snapshotCommand: CommandSpec = {
     }
     // A tree other than this host's is captured under the name it shows (its proc/sys/kernel/hostname), where it has one.
     const shown = sysroot === '/' || ctx.global.backend === 'emu' ? null : await readHostName(hwFsFor(sysroot), sysroot);
-    const meta = { host: shown ?? hostname(), toolVersion: version(), now: new Date() };
+    // The instants are dated by the clock their waits are paced on (the wall clock as a user runs it): a run whose
+    // sleeps move a virtual clock dates them on that clock, never on one its waits do not move.
+    const clock = { nowMs: ctx.io.nowMs ?? (() => Date.now()) };
+    const meta = { host: shown ?? hostname(), toolVersion: version(), now: new Date(clock.nowMs()) };
     // A capture goes to support as this host's: it never falls back to the emulator; only an
     // explicit --backend emu captures the emulator's host.
     const emulated = ctx.global.backend === 'emu';
@@ -93,7 +96,7 @@ export const snapshotCommand: CommandSpec = {
           { ...meta, emulated: isEmulatedSysroot(sysroot) },
           {
             ...pace,
-            clock: { nowMs: () => Date.now() },
+            clock,
             sleep: ctx.io.sleep,
           },
         );

@@ -14,6 +14,8 @@ import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('fleet-slurm-');
 const unavailable = slurmUnavailable();
+// Checks run all along (every 3 s, each an emulated health run): a light load (1 Gb/s) is enough for a strand and a
+// fabric stall to show, and each check costs less.
 const EMU = '--backend emu --engines 4 --stall-ms 200';
 
 describe.skipIf(unavailable !== null)(
@@ -49,7 +51,7 @@ describe.skipIf(unavailable !== null)(
     afterAll(() => cluster?.stop(), 40_000);
 
     it('a stranded QP drains the node with the code first; a healthy check puts it back; a fabric stall does not drain', async () => {
-      configure(`check_hfi1_sdma ${EMU} --workload mixed:gbps=10 --fault lost-wakeup@30:1`);
+      configure(`check_hfi1_sdma ${EMU} --workload mixed:gbps=1 --fault lost-wakeup@30:1`);
       await until(`the node drained by NHC (nhc.log: ${log()})`, 90_000, async () =>
         cluster.nodeState().state.startsWith('drain') ? true : undefined,
       );
@@ -64,7 +66,7 @@ describe.skipIf(unavailable !== null)(
       expect(cluster.nodeState().reason).toBe('none');
 
       const before = log().split('\n').length;
-      configure(`check_hfi1_sdma ${EMU} --workload mixed:gbps=10 --fault fabric-stall@30`);
+      configure(`check_hfi1_sdma ${EMU} --workload mixed:gbps=1 --fault fabric-stall@30`);
       await until('a check of the fabric stall', 90_000, async () =>
         log()
           .split('\n')

@@ -3,12 +3,15 @@
 // and what they must agree on. The tables of scenarios are the test files'.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { EmuCliOptions } from '../../src/emu/index.js';
+import type { Backend } from '../../src/backend.js';
+import { type EmuCliOptions, emuUnitFromOptions } from '../../src/emu/index.js';
+import { writeSysroot } from '../../src/emu/sysroot.js';
+import type { EmuUnit } from '../../src/emu/unit.js';
 import { Sampler } from '../../src/export/sampler.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { runCli } from '../support/cli.js';
 import { hasPromtool, promtoolAlertsEach } from '../support/promtool.js';
-import { renderedHost } from '../support/rendered-host.js';
+import { emuOptions } from '../support/rendered-host.js';
 
 /** Rounds of every path: 5 rounds 200 ms apart (health's five samples at --stall-ms 400). */
 const ROUNDS = 5;
@@ -69,21 +72,78 @@ function exportedVerdicts(text: string) {
 /** Small rings: the matrix is about verdicts, and every path renders and reads the whole ring each round. */
 const RING = { descqCnt: 256 };
 
+/** A reader of a shared host: a live backend of its own, whose advanceMs waits for the others. */
+type Reader = Backend & { advanceMs(ms: number): Promise<void>; leave(): Promise<void> };
+
 /**
- * watch's NDJSON, and what the exporter served at each of its rounds: one rendered tree, read by watch and by
- * the exporter's sampler (each through a live backend of its own) at the same instants.
+ * One emulated host rendered under `root` (run to `atMs` first) that `readers` readers walk through together, each
+ * through a live backend of its own: the emulator moves on only when every reader still reading waits for time to
+ * pass, to the earliest instant one of them asked for, and renders once for them all. Readers taking the same
+ * instants read the same tree: what two hosts of the same options and seed show, emulated and rendered once.
  */
-async function watchedAndExported(tmp: () => string, s: Scenario): Promise<{ ndjson: string; texts: string[] }> {
-  const root = tmp();
-  const host = await renderedHost(root, { ...RING, ...s.opts }, s.atMs);
-  const own = await openHwBackend({ sysroot: root, clock: { nowMs: () => host.emu.nowMs } });
+async function sharedHost(root: string, opts: Partial<EmuCliOptions>, atMs: number, readers: number) {
+  const u = emuUnitFromOptions(emuOptions(opts));
+  u.runUntilMs(atMs);
+  await writeSysroot(u, root);
+  let reading = readers;
+  let moving = false;
+  const waiting: { atMs: number; resume: () => void }[] = [];
+  const move = async () => {
+    if (moving || waiting.length === 0 || waiting.length < reading) return;
+    moving = true;
+    u.runUntilMs(Math.min(...waiting.map((w) => w.atMs)));
+    await writeSysroot(u, root);
+    moving = false;
+    for (const w of waiting.filter((x) => x.atMs <= u.nowMs)) {
+      waiting.splice(waiting.indexOf(w), 1);
+      w.resume();
+    }
+  };
+  const reader = async (): Promise<Reader> => {
+    const hw = await openHwBackend({ sysroot: root, clock: { nowMs: () => u.nowMs } });
+    let left = false;
+    return {
+      kind: hw.kind,
+      ...(hw.origin ? { origin: hw.origin } : {}),
+      units: () => hw.units(),
+      unit: (id) => hw.unit(id),
+      // Each command closes its backend; the reader's runs share one until it leaves.
+      close: async () => {},
+      advanceMs: (ms: number) =>
+        new Promise<void>((resume) => {
+          waiting.push({ atMs: u.nowMs + ms, resume });
+          void move();
+        }),
+      async leave() {
+        if (left) return;
+        left = true;
+        reading--;
+        await hw.close();
+        await move();
+      },
+    };
+  };
+  return { emu: u as EmuUnit, reader };
+}
+
+/**
+ * watch's NDJSON, and what the exporter served at each of its rounds: the shared tree, read by watch and by the
+ * exporter's sampler (each through a live backend of its own) at the same instants.
+ */
+async function watchedAndExported(
+  root: string,
+  shared: Awaited<ReturnType<typeof sharedHost>>,
+  s: Scenario,
+): Promise<{ ndjson: string; texts: string[] }> {
+  const host = await shared.reader();
+  const own = await openHwBackend({ sysroot: root, clock: { nowMs: () => shared.emu.nowMs } });
   const sampler = new Sampler({
     backend: own,
     buildInfo: { version: '0.0.0', backend: 'hw' },
     minIntervalMs: 0,
     stallMs: 400,
     strandMs: 200,
-    nowMs: () => host.emu.nowMs,
+    nowMs: () => shared.emu.nowMs,
     log: () => {},
   });
   const texts: string[] = [];
@@ -110,24 +170,25 @@ async function watchedAndExported(tmp: () => string, s: Scenario): Promise<{ ndj
     return { ndjson: r.stdout, texts };
   } finally {
     await own.close();
+    await host.leave();
   }
 }
 
-/** Three health runs carrying a state, 500 ms apart; the last run's result. */
-async function checked(tmp: () => string, s: Scenario) {
-  const host = await renderedHost(tmp(), { ...RING, ...s.opts }, s.atMs);
+/** Three health runs carrying a state, 500 ms apart, the first over the shared host's first rounds; the last run's result. */
+async function checked(tmp: () => string, shared: Awaited<ReturnType<typeof sharedHost>>) {
+  const host = await shared.reader();
   const state = join(tmp(), 'health.state');
-  const close = host.close;
-  host.close = async () => {};
-  let r = await runCli(['health', ...HEALTH, '--state', state, '--json'], {}, false, '', host);
-  const first = r;
-  for (let i = 0; i < 2; i++) {
-    await host.advanceMs(500);
+  let r: Awaited<ReturnType<typeof runCli>>;
+  try {
     r = await runCli(['health', ...HEALTH, '--state', state, '--json'], {}, false, '', host);
+    for (let i = 0; i < 2; i++) {
+      await host.advanceMs(500);
+      r = await runCli(['health', ...HEALTH, '--state', state, '--json'], {}, false, '', host);
+    }
+  } finally {
+    await host.leave();
   }
-  await close();
   return {
-    first,
     last: r,
     doc: JSON.parse(r.stdout) as {
       status: string;
@@ -148,7 +209,10 @@ export function describeMatrix(title: string, scenarios: readonly Scenario[], tm
   describe(title, { shuffle: false }, () => {
     for (const s of scenarios) {
       it(s.what, async () => {
-        const [{ texts, ndjson }, h] = await Promise.all([watchedAndExported(tmp, s), checked(tmp, s)]);
+        // One host for both: health's first run and watch (with the exporter) read the same instants.
+        const root = tmp();
+        const shared = await sharedHost(root, { ...RING, ...s.opts }, s.atMs, 2);
+        const [{ texts, ndjson }, h] = await Promise.all([watchedAndExported(root, shared, s), checked(tmp, shared)]);
         served.set(s, texts);
         const text = texts.at(-1) as string;
         // health, by the third run.

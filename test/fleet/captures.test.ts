@@ -8,17 +8,20 @@ import { cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/child.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runCliVirtual } from '../support/cli.js';
 import { writeNodes } from '../support/fleet-trees.js';
 import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('fleet-caps-');
 const OPACAPTURE = join(ROOT, 'test/support/opacapture.sh');
 
-/** Capture the tree of `node` under `root` into `file` (3 instants 150 ms apart: a strand is confirmed over 200 ms), named as the fan-out names it. */
+/**
+ * Capture the tree of `node` under `root` into `file` (3 instants 150 ms apart: a strand is confirmed over 200 ms),
+ * named as the fan-out names it. In virtual time: the capture dates its instants by the clock its waits move.
+ */
 async function snap(root: string, node: string, file: string): Promise<void> {
   const argv = ['--sysroot', join(root, node), 'snapshot', '-o', `${file}.tmp.tar.gz`, '--samples', '3', '--interval-ms', '150'];
-  const r = await runCli(argv, {}, false, '', undefined, true);
+  const r = await runCliVirtual(argv);
   expect(r.code, r.stderr).toBe(0);
   renameSync(`${file}.tmp.tar.gz`, file);
 }
