@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Backend, ChipKind, DriverBuild, EngineSample } from '../../src/backend.js';
 import { engineJson } from '../../src/cli/engine-json.js';
-import { createEmuBackend, type EmuCliOptions, emuUnitFromOptions } from '../../src/emu/index.js';
+import { type EmuCliOptions, emuBackendOf, emuUnitFromOptions } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
+import type { EmuUnit } from '../../src/emu/unit.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { isHealthyRunningCtrl } from '../../src/progress/chip.js';
 
@@ -51,13 +52,14 @@ function optionsOf(c: Combo, seed: number): EmuCliOptions {
   };
 }
 
-async function renderedSysroot(opts: EmuCliOptions): Promise<string> {
+/** The unit of `opts` run to AT_MS and its sysroot rendered: the emulator's view and the tree src/hw reads. */
+async function renderedUnit(opts: EmuCliOptions): Promise<{ unit: EmuUnit; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'flavour-'));
   dirs.push(dir);
-  const u = emuUnitFromOptions(opts);
-  u.runUntilMs(AT_MS);
-  await writeSysroot(u, dir);
-  return dir;
+  const unit = emuUnitFromOptions(opts);
+  unit.runUntilMs(AT_MS);
+  await writeSysroot(unit, dir);
+  return { unit, dir };
 }
 
 // Fields that differ by construction: when and from where; seq is the head-lock sequence in the emulator
@@ -77,8 +79,10 @@ describe.each(COMBOS)('the contract on $chip × $driver, $ports port(s), engines
   let emu: Backend;
   let hw: Backend;
   beforeAll(async () => {
-    emu = createEmuBackend(opts);
-    hw = await openHwBackend({ sysroot: await renderedSysroot(opts) });
+    // One run: the emulator's backend over the unit whose state the sysroot renders.
+    const { unit, dir } = await renderedUnit(opts);
+    emu = emuBackendOf(unit, AT_MS);
+    hw = await openHwBackend({ sysroot: dir });
   });
   afterAll(async () => {
     await emu?.close();

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync 
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ChipKind, DriverBuild } from '../../src/backend.js';
 import { emuUnitFromOptions } from '../../src/emu/index.js';
 import { invariantViolations } from '../../src/emu/invariants.js';
@@ -71,18 +71,29 @@ function label(c: Combo): string {
   return `${c.chip} × ${c.driver}, ${c.ports} port(s), engines ${c.firstEngine}-15`;
 }
 
-async function rendered(c: Combo, faults: string[] = []) {
+async function rendered(c: Combo, faults: string[] = [], dir = tempDir()) {
   const u = new EmuUnit({ seed: 11, workload: 'mixed', descqCnt: 256, engines: 16 - c.firstEngine, ...c, faults });
   u.runUntilMs(15);
-  const dir = tempDir();
   await writeSysroot(u, dir);
   closeSysroot(u, dir);
   return { u, dir };
 }
 
 describe.each(COMBOS)('the emulated host: %s', (c) => {
+  // One run and tree per build, read by both tests below (neither changes them); removed after the block.
+  let tree: ReturnType<typeof rendered> | undefined;
+  let treeDir: string | undefined;
+  const built = () => {
+    treeDir ??= mkdtempSync(join(tmpdir(), 'hfi1-emu-flavour-'));
+    tree ??= rendered(c, [], treeDir);
+    return tree;
+  };
+  afterAll(() => {
+    if (treeDir) rmSync(treeDir, { recursive: true, force: true });
+  });
+
   it(`${label(c)}: runs with every invariant holding and describes itself`, async () => {
-    const { u } = await rendered(c);
+    const { u } = await built();
     const module = c.driver === 'hfi2' ? 'hfi2' : 'hfi1';
     expect(invariantViolations(u)).toEqual([]);
     expect(u.info.name).toBe(`${module}_0`);
@@ -99,7 +110,7 @@ describe.each(COMBOS)('the emulated host: %s', (c) => {
   });
 
   it(`${label(c)}: renders the names, the window, vl, sdes lines, counters and interrupts of its build`, async () => {
-    const { u, dir } = await rendered(c);
+    const { u, dir } = await built();
     const module = c.driver === 'hfi2' ? 'hfi2' : 'hfi1';
     const cls = join(dir, 'sys/class/infiniband', `${module}_0`);
     const dbg = join(dir, 'sys/kernel/debug', module, `${module}_0`);

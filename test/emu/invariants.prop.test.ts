@@ -70,7 +70,7 @@ describe('emulator invariants (random seeds and fault schedules)', () => {
           expect(u.engines.map((e) => e.state)).toEqual(Array(4).fill('s99_Running'));
         }
       }),
-      fcParams(40, 10_000),
+      fcParams(20, 10_000),
     );
   });
 

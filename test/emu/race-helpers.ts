@@ -3,9 +3,10 @@
 import { Sfc32 } from '../../src/emu/prng.js';
 import { footprint, independent } from '../../src/emu/race/footprint.js';
 import { capture, restore, type StateVec, stateKey } from '../../src/emu/race/state.js';
-import { actorCount, actorName, isEnabled, runStep } from '../../src/emu/race/steps.js';
+import { actorCount, actorName, isEnabled, lostWaiter, runStep } from '../../src/emu/race/steps.js';
+import type { Replay } from '../../src/emu/race/trace.js';
 import type { Variant } from '../../src/emu/race/variants.js';
-import { buildWorld, type SenderKind, type World } from '../../src/emu/race/world.js';
+import { buildWorld, IrqPc, Pc, type SenderKind, type World } from '../../src/emu/race/world.js';
 
 /** Every state reachable from the start (depth-first, no bound: the step graph is acyclic). */
 export function reachable(variant: Variant, n: number | readonly SenderKind[]): { world: World; states: StateVec[] } {
@@ -98,4 +99,23 @@ export function commutingPairs(
     }
   });
   return { states: states.length, pairs, failures: failures.slice(0, 5) };
+}
+
+/** Step numbers (1-based) at which `actor` ran at one of `pcs`. */
+export function stepsAt(r: Replay, actor: string, pcs: readonly number[]): number[] {
+  return r.rows.filter((row, i) => row.actor === actor && pcs.includes(r.pcs[i] as number)).map((row) => row.step);
+}
+
+/** For the stuck submitter of a replayed lost wake-up: its last free-count check, sample, enqueue, and the last desc_avail before the enqueue. */
+export function anatomy(r: Replay) {
+  const s = lostWaiter(r.world);
+  if (!s) throw new Error('the replayed schedule does not end in a lost wake-up');
+  const enqueue = Math.max(...stepsAt(r, s.name, [Pc.enqueue]));
+  const before = (xs: number[]) => Math.max(0, ...xs.filter((x) => x < enqueue));
+  return {
+    check: before(stepsAt(r, s.name, [Pc.check])),
+    sample: before(stepsAt(r, s.name, [Pc.sample])),
+    enqueue,
+    avail: before(stepsAt(r, 'irq', [IrqPc.avail])),
+  };
 }

@@ -3,8 +3,9 @@
 // order with 1 submitter and the kernel order with 2 (each reduction alone on the kernel order; every one of them
 // on every order with 1 and 2 submitters under soak), and that schedule still replays to a sender left asleep.
 // Senders of two kinds: a QP with a PSM queue and two QPs on the kernel order, one QP and one IPoIB queue before
-// 2019; the mirrored orders, a QP with a PSM queue before 2019 and the rest under soak (race.prop.test.ts). Each
-// search runs once in this file (they are deterministic).
+// 2019; the mirrored orders, a QP with a PSM queue before 2019 and the rest under soak (race.prop.test.ts). The
+// plain search of the kernel order also has each of its lost wake-ups taken apart. Each search runs once in this
+// file (they are deterministic).
 import { describe, expect, it } from 'vitest';
 import { Canonizer } from '../../src/emu/race/canon.js';
 import { DEFAULT_BOUND, explore as exploreOnce, type RaceOptions, type RaceResult } from '../../src/emu/race/explorer.js';
@@ -14,12 +15,13 @@ import { isEnabled, lostWaiter, runStep } from '../../src/emu/race/steps.js';
 import { replaySchedule } from '../../src/emu/race/trace.js';
 import { VARIANTS, type Variant } from '../../src/emu/race/variants.js';
 import { buildWorld, Pc, type SenderKind } from '../../src/emu/race/world.js';
+import { anatomy } from './race-helpers.js';
 
 const searched = new Map<string, RaceResult>();
 /** The search for `opts`, run once per file: several tests compare the same ones. */
 function explore(opts: RaceOptions): RaceResult {
-  const { variant, submitters, senders, bound, seed, reduce = 'all' } = opts;
-  const key = [variant, submitters, senders?.join(',') ?? 'psm', bound, seed, reduce].join(' ');
+  const { variant, submitters, senders, bound, seed, reduce = 'all', keepAll = false } = opts;
+  const key = [variant, submitters, senders?.join(',') ?? 'psm', bound, seed, reduce, keepAll].join(' ');
   let r = searched.get(key);
   if (!r) {
     r = exploreOnce(opts);
@@ -28,8 +30,9 @@ function explore(opts: RaceOptions): RaceResult {
   return r;
 }
 
+/** The exhaustive search; the plain one keeps a schedule of every lost wake-up (the counts are the same). */
 const run = (variant: Variant, submitters: number, reduce: Reduction): RaceResult =>
-  explore({ variant, submitters, bound: DEFAULT_BOUND, seed: 1, reduce });
+  explore({ variant, submitters, bound: DEFAULT_BOUND, seed: 1, reduce, keepAll: reduce === 'none' });
 
 /** What a reduction must keep. */
 const kept = (r: RaceResult) => [
@@ -137,6 +140,24 @@ describe('reduced searches keep the counts of the plain one', () => {
       expect(all.cut).toBeGreaterThan(0);
       expect(all.maxDepth).toBe(bound);
       expect([bound, ...kept(all).slice(0, 3)]).toEqual([bound, ...kept(plain).slice(0, 3)]);
+    }
+  });
+});
+
+describe('the plain search', () => {
+  it('kernel: the only lost wake-ups are a whole retirement between the free-count check and the sample (sdma_check_progress order)', () => {
+    for (const [n, schedules, lost] of [
+      [1, 1741, 5],
+      [2, 66034, 136],
+    ] as const) {
+      const r = run('kernel', n, 'none');
+      expect({ schedules: r.schedules, cut: r.cut, lost: r.lostWakeups }).toEqual({ schedules, cut: 0, lost });
+      expect(r.lostSchedules).toHaveLength(lost);
+      for (const schedule of r.lostSchedules) {
+        const a = anatomy(replaySchedule('kernel', n, schedule));
+        expect(a.avail).toBeGreaterThan(a.check);
+        expect(a.avail).toBeLessThan(a.sample);
+      }
     }
   });
 });

@@ -1,34 +1,17 @@
 // The race explorer: exhaustive counts, where the lost wake-ups of each order come from, replaying a
-// lost wake-up on the emulator, determinism of the random sampler.
+// lost wake-up on the emulator, determinism of the random sampler. (The kernel order's lost wake-ups, taken apart,
+// are in race-reduce.test.ts, beside the reduced searches of the same plain search.)
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BOUND, explore } from '../../src/emu/race/explorer.js';
 import { isEnabled, lostWaiter, runStep } from '../../src/emu/race/steps.js';
-import { type Replay, replaySchedule } from '../../src/emu/race/trace.js';
+import { replaySchedule } from '../../src/emu/race/trace.js';
 import type { Variant } from '../../src/emu/race/variants.js';
 import { buildWorld, IrqPc, Pc } from '../../src/emu/race/world.js';
+import { anatomy } from './race-helpers.js';
 
 /** The plain search (no reduction): its schedule counts are those of every interleaving. */
 const exhaustive = (variant: Variant, submitters: number, keepAll = false) =>
   explore({ variant, submitters, bound: DEFAULT_BOUND, seed: 1, keepAll, reduce: 'none' });
-
-/** Step numbers (1-based) at which `actor` ran at one of `pcs`. */
-function stepsAt(r: Replay, actor: string, pcs: readonly number[]): number[] {
-  return r.rows.filter((row, i) => row.actor === actor && pcs.includes(r.pcs[i] as number)).map((row) => row.step);
-}
-
-/** For the stuck submitter of a replayed lost wake-up: its last free-count check, sample, enqueue, and the last desc_avail before the enqueue. */
-function anatomy(r: Replay) {
-  const s = lostWaiter(r.world);
-  if (!s) throw new Error('the replayed schedule does not end in a lost wake-up');
-  const enqueue = Math.max(...stepsAt(r, s.name, [Pc.enqueue]));
-  const before = (xs: number[]) => Math.max(0, ...xs.filter((x) => x < enqueue));
-  return {
-    check: before(stepsAt(r, s.name, [Pc.check])),
-    sample: before(stepsAt(r, s.name, [Pc.sample])),
-    enqueue,
-    avail: before(stepsAt(r, 'irq', [IrqPc.avail])),
-  };
-}
 
 describe('exhaustive exploration', () => {
   it('kernel-sample-first: every schedule of 1 and 2 submitters ends with every sender woken', () => {
@@ -48,22 +31,6 @@ describe('exhaustive exploration', () => {
     });
     expect(two.wastedWakeups).toBeGreaterThan(0); // two senders compete for the room one packet frees
     expect(two.maxDepth).toBeLessThanOrEqual(DEFAULT_BOUND);
-  });
-
-  it('kernel: the only lost wake-ups are a whole retirement between the free-count check and the sample (sdma_check_progress order)', () => {
-    for (const [n, schedules, lost] of [
-      [1, 1741, 5],
-      [2, 66034, 136],
-    ] as const) {
-      const r = exhaustive('kernel', n, true);
-      expect({ schedules: r.schedules, cut: r.cut, lost: r.lostWakeups }).toEqual({ schedules, cut: 0, lost });
-      expect(r.lostSchedules).toHaveLength(lost);
-      for (const schedule of r.lostSchedules) {
-        const a = anatomy(replaySchedule('kernel', n, schedule));
-        expect(a.avail).toBeGreaterThan(a.check);
-        expect(a.avail).toBeLessThan(a.sample);
-      }
-    }
   });
 
   it('psm-pre-2019: lost wake-ups with the retirement after the sample, inside the window only waitlock closes', () => {

@@ -2,7 +2,7 @@
 // at every sample instant on everything a reader can see: every engine's sample (heads, tail, free count, sequence,
 // state, counters, registers), the decoded rings, the waiters, the ports' links and counters, the totals, the event
 // log's digest, the kernel log, and the rendered sysroot, file by file and byte by byte.
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readlinkSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closeSysroot, writeSysroot } from '../../src/emu/sysroot.js';
@@ -44,23 +44,48 @@ async function view(u: EmuUnit): Promise<Map<string, string>> {
   return out;
 }
 
-/** Every file (and link) under `dir`, by relative path. */
-function files(dir: string, rel = '', out = new Map<string, Buffer | string>()): Map<string, Buffer | string> {
+/** Every file (its path) and link (its target) under `dir`, by relative path. */
+function files(
+  dir: string,
+  rel = '',
+  out = new Map<string, { file: string } | string>(),
+): Map<string, { file: string } | string> {
   for (const e of readdirSync(join(dir, rel), { withFileTypes: true })) {
     const p = rel === '' ? e.name : `${rel}/${e.name}`;
     if (e.name.startsWith('.hfi1-sdma')) continue; // the writer's own mark (names its directory and process)
     if (e.isDirectory()) files(dir, p, out);
     else if (e.isSymbolicLink()) out.set(p, `-> ${readlinkSync(join(dir, p))}`);
-    else if (e.isFile()) out.set(p, readFileSync(join(dir, p)));
+    else if (e.isFile()) out.set(p, { file: join(dir, p) });
   }
   return out;
 }
 
-function firstDifference(a: Map<string, Buffer | string>, b: Map<string, Buffer | string>): string | null {
+const CHUNK = 1 << 20;
+const chunks = [Buffer.alloc(CHUNK), Buffer.alloc(CHUNK)] as const;
+
+/** Whether two files hold the same bytes, read a chunk at a time (a BAR image is 64 or 128 MiB, mostly holes). */
+function sameBytes(a: string, b: string): boolean {
+  if (statSync(a).size !== statSync(b).size) return false;
+  const fa = openSync(a, 'r');
+  const fb = openSync(b, 'r');
+  try {
+    for (;;) {
+      const n = readSync(fa, chunks[0], 0, CHUNK, null);
+      const m = readSync(fb, chunks[1], 0, CHUNK, null);
+      if (n !== m || !chunks[0].subarray(0, n).equals(chunks[1].subarray(0, m))) return false;
+      if (n === 0) return true;
+    }
+  } finally {
+    closeSync(fa);
+    closeSync(fb);
+  }
+}
+
+function firstDifference(a: Map<string, { file: string } | string>, b: Map<string, { file: string } | string>): string | null {
   for (const [k, v] of a) {
     const w = b.get(k);
     if (w === undefined) return `${k} only in the fast model's`;
-    const same = typeof v === 'string' || typeof w === 'string' ? v === w : v.equals(w);
+    const same = typeof v === 'string' || typeof w === 'string' ? v === w : sameBytes(v.file, w.file);
     if (!same) return `${k} differs`;
   }
   for (const k of b.keys()) if (!a.has(k)) return `${k} only in the stepped model's`;
