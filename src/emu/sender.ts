@@ -76,6 +76,8 @@ export class Sender implements WaitClient, TxOwner {
   /** An IPoIB queue's list, subqueue, netdev queue index and counts; null for QPs and PSM writers. */
   readonly ipoib: IpoibState | null;
   runScheduled = false;
+  /** The scheduler handle of the pending run (valid while runScheduled). */
+  private runEvent = -1;
   nextSendNs = 0;
   readonly gapPerByteNs: number;
   private readonly free: EmuTx[] = [];
@@ -141,7 +143,7 @@ export class Sender implements WaitClient, TxOwner {
   private schedule(delayNs: number): void {
     if (this.runScheduled) return;
     this.runScheduled = true;
-    this.host.sched.after(delayNs, Ev.senderRun, this.id, 0, this.engine.pos);
+    this.runEvent = this.host.sched.after(delayNs, Ev.senderRun, this.id, 0, this.engine.pos);
   }
 
   /** A txreq built with src/progress/txreq.ts for a payload of `bytes` (cached per size). */
@@ -363,6 +365,10 @@ export class Sender implements WaitClient, TxOwner {
     if (this.ipoib === null || this.stopped || this.spec.load <= 0) return;
     if (this.asleep) return;
     this.ipoib.inHand = this.host.ports.some((p) => p.used && p.state !== 'INIT');
+    // Now, not at a run already scheduled later: a queue whose packets got ahead of its pacing (they sat in a full
+    // ring) may not be due to send for tens of ms, and the driver does not wait for the stack's pace to stop it.
+    const sched = this.host.sched;
+    if (this.runScheduled && sched.timeOf(this.runEvent) > sched.nowNs && sched.cancel(this.runEvent)) this.runScheduled = false;
     this.schedule(0);
   }
 
