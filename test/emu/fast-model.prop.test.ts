@@ -46,11 +46,17 @@ describe('the fast model against the stepped one, random scenarios', () => {
         const faults = s.faults.map((f) =>
           PORT_FAULTS.has(f.name) ? `${f.name}@${f.atMs}` : `${f.name}@${f.atMs}:${f.engine % s.engines}`,
         );
-        const v = await compareModels({
+        const scenario = {
           name: JSON.stringify(s),
           opts: { ...flavour.opts, seed: s.seed, workload: s.workload, descqCnt: s.descqCnt, engines: s.engines, faults },
           atMs: [...s.instants].sort((a, b) => a - b),
-          render: s.render ? 'last' : false,
+          render: s.render ? ('last' as const) : false,
+        };
+        const v = await compareModels(scenario).catch((e: unknown) => {
+          // A scenario the emulator refuses as its command line would (`lost-wakeup` on an engine the workload gives no
+          // sender, as `ipoib` on two engines): not one to compare. Too many refused and fast-check fails the property.
+          fc.pre((e as { code?: string }).code !== 'E_USAGE');
+          throw e;
         });
         expect(v.difference).toBeNull();
       }),
