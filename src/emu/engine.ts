@@ -137,10 +137,16 @@ export class Engine {
    * before the last descriptor (ring-layout.ts).
    */
   submitTx(tx: EmuTx, pad: number, need: number = tx.slots): void {
-    const log = this.skewLog;
+    let log = this.skewLog;
     if (log !== null) {
       // What the fast model needs to carry desc_avail over a skipped stretch (fast-forward.ts).
       const i = (this.skewCount & SKEW_MASK) * 3;
+      if (i === log.length) {
+        // Grown as it fills (a short run never zeroes the whole log); only before its first wrap.
+        const grown = new Int32Array(Math.min(SKEW_LOG * 3, 2 * log.length));
+        grown.set(log);
+        this.skewLog = log = grown;
+      }
       log[i] = need;
       log[i + 1] = tx.numDesc + pad;
       log[i + 2] = this.freecnt();

@@ -16,7 +16,7 @@
 // never skipped.
 import { lostWakeupPossible } from './dispatch.js';
 import { Domain, type DomainCapture, Ids } from './domain.js';
-import { type Engine, SKEW_LOG } from './engine.js';
+import type { Engine } from './engine.js';
 import { Ev } from './host.js';
 import type { Scheduler } from './scheduler.js';
 import type { EmuUnit } from './unit.js';
@@ -75,7 +75,8 @@ export class FastForward {
 
   constructor(private readonly u: EmuUnit) {
     const ids = new Ids();
-    for (const e of u.engines) e.skewLog = new Int32Array(SKEW_LOG * 3);
+    // Grown to SKEW_LOG entries as placements are recorded (Engine.submitTx).
+    for (const e of u.engines) e.skewLog = new Int32Array(64 * 3);
     this.watches = u.engines.map((e: Engine) => ({
       domain: new Domain(
         u,

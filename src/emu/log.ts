@@ -56,7 +56,10 @@ export const LogKind = {
 export type LogKindName = keyof typeof LogKind;
 
 const FIELDS = 6; // time, kind, engine, a, b, c
+/** Records per chunk of the retained log once it has grown; the first holds FIRST_CHUNK_RECORDS, each next twice the last. */
 const CHUNK_RECORDS = 16384;
+/** A short run (most of a command's) keeps its few records without zeroing a full chunk first. */
+const FIRST_CHUNK_RECORDS = 256;
 /** Kinds a stream remembers the last fields of (LogKind values are below this). */
 const KINDS = 20;
 /**
@@ -159,7 +162,9 @@ function repeatLane(h0: number, h1: number, words: number, k: number, base: numb
 
 /** Append-only log; `retain` bounds the number of records kept in memory (all are digested). */
 export class EventLog {
-  private chunk = new Float64Array(CHUNK_RECORDS * FIELDS);
+  private chunk = new Float64Array(FIRST_CHUNK_RECORDS * FIELDS);
+  /** Records the current chunk holds. */
+  private capacity = FIRST_CHUNK_RECORDS;
   private used = 0;
   private kept: Float64Array<ArrayBuffer>[] = [];
   private keptRecords = 0;
@@ -233,7 +238,7 @@ export class EventLog {
     ch[i++] = a;
     ch[i++] = b;
     ch[i] = c;
-    if (++this.used === CHUNK_RECORDS) this.flush();
+    if (++this.used === this.capacity) this.flush();
   }
 
   /**
@@ -261,13 +266,15 @@ export class EventLog {
   private flush(): void {
     this.kept.push(this.chunk);
     this.keptRecords += this.used;
+    const next = Math.min(CHUNK_RECORDS, 2 * this.capacity);
     let reuse: Float64Array<ArrayBuffer> | undefined;
     while (this.keptRecords > this.retain && this.kept.length > 0) {
       reuse = this.kept.shift();
-      this.keptRecords -= CHUNK_RECORDS;
+      this.keptRecords -= (reuse as Float64Array).length / FIELDS;
     }
-    // A chunk that fell out of the retained tail is reused rather than left to the collector.
-    this.chunk = reuse ?? new Float64Array(CHUNK_RECORDS * FIELDS);
+    // A full-sized chunk that fell out of the retained tail is reused rather than left to the collector.
+    this.chunk = reuse !== undefined && reuse.length === next * FIELDS ? reuse : new Float64Array(next * FIELDS);
+    this.capacity = next;
     this.used = 0;
   }
 
@@ -303,7 +310,7 @@ export class EventLog {
         });
       }
     };
-    for (const ch of this.kept) read(ch, CHUNK_RECORDS);
+    for (const ch of this.kept) read(ch, ch.length / FIELDS);
     read(this.chunk, this.used);
     return out;
   }
