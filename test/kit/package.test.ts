@@ -8,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PackageResult } from '../../scripts/package/build.js';
 import { ROOT } from '../support/child.js';
 import { runCli } from '../support/cli.js';
+import { onPath } from '../support/on-path.js';
 import { buildArtifact } from './artifact.js';
 import { writeRecipe } from './consumer.js';
 
 const repoVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const npmFound = spawnSync('npm', ['--version'], { encoding: 'utf8' }).status === 0;
-const manFound = spawnSync('man', ['--version'], { encoding: 'utf8' }).status === 0;
+const npmFound = onPath('npm');
+const manFound = onPath('man');
 
 let art: PackageResult & { dir: string };
 
