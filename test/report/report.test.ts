@@ -228,11 +228,14 @@ describe.skipIf(!hasChromium)('report in headless Chromium (skipped only when De
 describe('report of a live read', () => {
   it('the emulator in process: --samples rounds --interval-ms apart in virtual time, its log placed', async () => {
     const out = join(tmp(), 'emu.html');
+    // Idle: what is checked is the sampling and where the engine error's log line falls, not traffic.
     const r = await runCli([
       '--backend',
       'emu',
       '--engines',
       '4',
+      '--workload',
+      'idle',
       '--at-ms',
       '100',
       '--fault',
