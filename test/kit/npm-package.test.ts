@@ -8,11 +8,12 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, 
 import { dirname, join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/child.js';
+import { onPath } from '../support/on-path.js';
 import { tempDirs } from '../support/temp.js';
 import { writeRecipe } from './consumer.js';
 
 const temp = tempDirs('hfi1-sdma-npm-');
-const npmFound = spawnSync('npm', ['--version'], { encoding: 'utf8' }).status === 0;
+const npmFound = onPath('npm');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
   version: string;

@@ -3,17 +3,18 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { extract, list } from 'tar';
+import { extract } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PackageResult } from '../../scripts/package/build.js';
 import { ROOT } from '../support/child.js';
 import { runCli } from '../support/cli.js';
+import { onPath } from '../support/on-path.js';
 import { buildArtifact } from './artifact.js';
 import { writeRecipe } from './consumer.js';
 
 const repoVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const npmFound = spawnSync('npm', ['--version'], { encoding: 'utf8' }).status === 0;
-const manFound = spawnSync('man', ['--version'], { encoding: 'utf8' }).status === 0;
+const npmFound = onPath('npm');
+const manFound = onPath('man');
 
 let art: PackageResult & { dir: string };
 
@@ -47,6 +48,19 @@ function run(cmd: string, args: string[], cwd: string) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+let unpackedArtifact: Promise<{ dir: string; entries: string[] }> | undefined;
+/** The artifact unpacked once (what its tests read and run), with the paths of the entries it holds. */
+function unpacked(): Promise<{ dir: string; entries: string[] }> {
+  unpackedArtifact ??= (async () => {
+    const dir = join(art.dir, 'unpacked');
+    mkdirSync(dir);
+    const entries: string[] = [];
+    await extract({ file: art.tarball, cwd: dir, onReadEntry: (e) => entries.push(e.path) });
+    return { dir, entries };
+  })();
+  return unpackedArtifact;
+}
+
 let prefixDir: string | undefined;
 /** Install the artifact once, offline, into an empty prefix; returns the prefix. */
 function installed(): string {
@@ -73,8 +87,7 @@ describe('the public API', () => {
 // Generous bounds: each step spawns node or npm, which a loaded machine slows down.
 describe('the artifact', { timeout: 180_000 }, () => {
   it('carries a manifest without dependencies, the bundle, koffi for linux-x64 and the man page', async () => {
-    const entries: string[] = [];
-    await list({ file: art.tarball, onReadEntry: (e) => entries.push(e.path) });
+    const { dir, entries } = await unpacked();
     expect(entries).toContain('package/package.json');
     expect(entries).toContain('package/bin/hfi1-sdma.js');
     expect(entries).toContain('package/lib/main.mjs');
@@ -90,10 +103,7 @@ describe('the artifact', { timeout: 180_000 }, () => {
       expect(entries).toContain(`package/lib/api/${name}.mjs`);
       expect(entries).toContain(`package/types/${name}.d.ts`);
     }
-    const unpacked = join(art.dir, 'manifest');
-    mkdirSync(unpacked);
-    await extract({ file: art.tarball, cwd: unpacked, filter: (p) => p === 'package/package.json' });
-    const manifest = JSON.parse(readFileSync(join(unpacked, 'package', 'package.json'), 'utf8')) as Record<string, unknown>;
+    const manifest = JSON.parse(readFileSync(join(dir, 'package', 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest.version).toBe(repoVersion);
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.optionalDependencies).toBeUndefined();
@@ -112,9 +122,7 @@ describe('the artifact', { timeout: 180_000 }, () => {
   });
 
   it('runs unpacked with node alone, loading koffi from the artifact to map an emulated BAR', async () => {
-    const dir = join(art.dir, 'unpacked');
-    mkdirSync(dir);
-    await extract({ file: art.tarball, cwd: dir });
+    const { dir } = await unpacked();
     const bin = join(dir, 'package', 'bin', 'hfi1-sdma.js');
     const v = run(process.execPath, [bin, '--version'], dir);
     expect(v).toMatchObject({ code: 0, stdout: `${repoVersion}\n` });

@@ -3,12 +3,12 @@
 // waiters judged and the kernel log on the capture's time axis; headless Chromium builds the same DOM from
 // them with no console message and paints a page that is not blank. A live read of the emulator and of a
 // rendered tree places the log too. Usage errors exit 64.
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Chromium, type LoadedPage } from '../support/chromium.js';
 import { runCli } from '../support/cli.js';
+import { onPath } from '../support/on-path.js';
 import { decodePng, rgbCounts } from '../support/png.js';
 import { tempDirs } from '../support/temp.js';
 import { onTrack, readTrace, type TraceDoc, traceProblems } from '../support/trace.js';
@@ -145,7 +145,7 @@ describe('report --trace of each capture', () => {
   });
 });
 
-const hasChromium = spawnSync('chromium', ['--version'], { stdio: 'ignore' }).status === 0;
+const hasChromium = onPath('chromium');
 
 let browser: Chromium | null = null;
 /** The file's one headless Chromium, started on first use and closed after the file's tests. */
@@ -228,11 +228,14 @@ describe.skipIf(!hasChromium)('report in headless Chromium (skipped only when De
 describe('report of a live read', () => {
   it('the emulator in process: --samples rounds --interval-ms apart in virtual time, its log placed', async () => {
     const out = join(tmp(), 'emu.html');
+    // Idle: what is checked is the sampling and where the engine error's log line falls, not traffic.
     const r = await runCli([
       '--backend',
       'emu',
       '--engines',
       '4',
+      '--workload',
+      'idle',
       '--at-ms',
       '100',
       '--fault',

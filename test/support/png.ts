@@ -43,20 +43,45 @@ export function decodePng(buf: Buffer): Png {
   const raw = inflateSync(Buffer.concat(idat));
   const stride = width * channels;
   const pixels = new Uint8Array(stride * height);
+  // Row y's bytes follow its filter byte; the row above is all zeros for the first row.
+  const zeros = new Uint8Array(stride);
   for (let y = 0; y < height; y++) {
     const filter = raw[y * (stride + 1)];
-    const src = y * (stride + 1) + 1;
-    const row = y * stride;
-    for (let i = 0; i < stride; i++) {
-      const v = raw[src + i] as number;
-      const a = i >= channels ? (pixels[row + i - channels] as number) : 0;
-      const b = y > 0 ? (pixels[row - stride + i] as number) : 0;
-      const c = i >= channels && y > 0 ? (pixels[row - stride + i - channels] as number) : 0;
-      const pred = filter === 0 ? 0 : filter === 1 ? a : filter === 2 ? b : filter === 3 ? (a + b) >> 1 : paeth(a, b, c);
-      pixels[row + i] = (v + pred) & 0xff;
-    }
+    const src = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    const out = pixels.subarray(y * stride, (y + 1) * stride);
+    const up = y > 0 ? pixels.subarray((y - 1) * stride, y * stride) : zeros;
+    unfilter(filter, src, out, up, channels);
   }
   return { width, height, channels, pixels };
+}
+
+/** Undo one row's filter: `src` filtered, `up` the row above (decoded), into `out`; `n` bytes per pixel. */
+function unfilter(filter: number | undefined, src: Uint8Array, out: Uint8Array, up: Uint8Array, n: number): void {
+  const len = out.length;
+  switch (filter) {
+    case 0:
+      out.set(src);
+      return;
+    case 1:
+      for (let i = 0; i < len; i++) out[i] = ((src[i] as number) + (i >= n ? (out[i - n] as number) : 0)) & 0xff;
+      return;
+    case 2:
+      for (let i = 0; i < len; i++) out[i] = ((src[i] as number) + (up[i] as number)) & 0xff;
+      return;
+    case 3:
+      for (let i = 0; i < len; i++)
+        out[i] = ((src[i] as number) + (((i >= n ? (out[i - n] as number) : 0) + (up[i] as number)) >> 1)) & 0xff;
+      return;
+    case 4:
+      for (let i = 0; i < len; i++) {
+        const a = i >= n ? (out[i - n] as number) : 0;
+        const c = i >= n ? (up[i - n] as number) : 0;
+        out[i] = ((src[i] as number) + paeth(a, up[i] as number, c)) & 0xff;
+      }
+      return;
+    default:
+      throw new Error(`unknown PNG row filter ${filter}`);
+  }
 }
 
 /** How many pixels have each colour (`#rrggbb`). */
@@ -69,13 +94,25 @@ export function colourCounts(img: Png): Map<string, number> {
   return out;
 }
 
-/** How many pixels have each colour, keyed by 0xrrggbb: colourCounts without a string per pixel (large screenshots). */
+/**
+ * How many pixels have each colour, keyed by 0xrrggbb: colourCounts without a string per pixel (large screenshots).
+ * A run of pixels of one colour (a page is mostly runs) is counted at once.
+ */
 export function rgbCounts(img: Png): Map<number, number> {
   const out = new Map<number, number>();
   const p = img.pixels;
+  let run = -1;
+  let length = 0;
   for (let i = 0; i < p.length; i += img.channels) {
     const rgb = ((p[i] as number) << 16) | ((p[i + 1] as number) << 8) | (p[i + 2] as number);
-    out.set(rgb, (out.get(rgb) ?? 0) + 1);
+    if (rgb === run) {
+      length++;
+      continue;
+    }
+    if (length > 0) out.set(run, (out.get(run) ?? 0) + length);
+    run = rgb;
+    length = 1;
   }
+  if (length > 0) out.set(run, (out.get(run) ?? 0) + length);
   return out;
 }
