@@ -35,10 +35,11 @@ describe('fleet over snapshots, and baselines', () => {
     root = tmp();
     caps = join(root, 'caps');
     mkdirSync(join(caps, 'n03'), { recursive: true });
-    await writeNodes(root, ['healthy', 'stranded', 'healthy'], (i) => `n0${i + 1}`);
+    await writeNodes(root, ['healthy', 'stranded'], (i) => `n0${i + 1}`);
     await snap(root, 'n01', join(caps, 'snap.tar.gz.n01'));
     await snap(root, 'n02', join(caps, 'snap.tar.gz.n02'));
-    await snap(root, 'n03', join(caps, 'n03', 'snap.tar.gz'));
+    // n03, as healthy as n01: n01's capture, in n03's directory.
+    copyFileSync(join(caps, 'snap.tar.gz.n01'), join(caps, 'n03', 'snap.tar.gz'));
     base = join(root, 'analysis');
     baselined = await runCli(['fleet', '--baseline', base, '-b', caps]);
   }, 60_000);
