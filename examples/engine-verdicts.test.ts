@@ -15,7 +15,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('engine-verdicts.mjs', () => {
   it('prints each engine of a snapshot with its verdict, and the finding', async () => {
-    const emu = await createEmuBackend({ engines: 4, workload: 'mixed:gbps=10', faults: ['stop-fetch@50:3'] });
+    const emu = await createEmuBackend({ engines: 4, workload: 'mixed:gbps=1', faults: ['stop-fetch@50:3'] });
     const snap = join(dir, 'node.tar.gz');
     try {
       // Four instants half a second of virtual time apart: the stall is confirmed within the capture.

@@ -19,13 +19,20 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function renderedSysroot(): Promise<string> {
+async function render(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'contract-'));
   dirs.push(dir);
   const u = new EmuUnit({ seed: SEED, engines: ENGINES });
   u.runUntilMs(AT_MS);
   await writeSysroot(u, dir);
   return dir;
+}
+
+/** The emulator's sysroot at AT_MS, rendered once: every backend opened on it is a fresh one, and none writes to it. */
+let rendered: Promise<string> | undefined;
+function renderedSysroot(): Promise<string> {
+  rendered ??= render();
+  return rendered;
 }
 
 const emuOpts = { seed: SEED, engines: ENGINES, descqCnt: undefined, workload: undefined, atMs: AT_MS, fault: [] };

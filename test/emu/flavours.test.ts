@@ -71,29 +71,35 @@ function label(c: Combo): string {
   return `${c.chip} × ${c.driver}, ${c.ports} port(s), engines ${c.firstEngine}-15`;
 }
 
-async function rendered(c: Combo, faults: string[] = [], dir = tempDir()) {
+/** The emulated host of build `c` (mixed workload), run to `atMs` (with `faults`) and rendered under `dir`. */
+async function rendered(c: Combo, faults: string[] = [], atMs = 5, dir = tempDir()) {
   const u = new EmuUnit({ seed: 11, workload: 'mixed', descqCnt: 256, engines: 16 - c.firstEngine, ...c, faults });
-  u.runUntilMs(15);
+  u.runUntilMs(atMs);
   await writeSysroot(u, dir);
   closeSysroot(u, dir);
   return { u, dir };
 }
 
-describe.each(COMBOS)('the emulated host: %s', (c) => {
-  // One run and tree per build, read by both tests below (neither changes them); removed after the block.
-  let tree: ReturnType<typeof rendered> | undefined;
-  let treeDir: string | undefined;
-  const built = () => {
-    treeDir ??= mkdtempSync(join(tmpdir(), 'hfi1-emu-flavour-'));
-    tree ??= rendered(c, [], treeDir);
-    return tree;
-  };
-  afterAll(() => {
-    if (treeDir) rmSync(treeDir, { recursive: true, force: true });
-  });
+// One run and tree per build, without faults, read by every test that only reads it; removed when the file ends.
+const trees = new Map<string, ReturnType<typeof rendered>>();
+const treeDirs: string[] = [];
+function built(c: Combo): ReturnType<typeof rendered> {
+  let tree = trees.get(label(c));
+  if (!tree) {
+    const dir = mkdtempSync(join(tmpdir(), 'hfi1-emu-flavour-'));
+    treeDirs.push(dir);
+    tree = rendered(c, [], 5, dir);
+    trees.set(label(c), tree);
+  }
+  return tree;
+}
+afterAll(() => {
+  for (const d of treeDirs) rmSync(d, { recursive: true, force: true });
+});
 
+describe.each(COMBOS)('the emulated host: %s', (c) => {
   it(`${label(c)}: runs with every invariant holding and describes itself`, async () => {
-    const { u } = await built();
+    const { u } = await built(c);
     const module = c.driver === 'hfi2' ? 'hfi2' : 'hfi1';
     expect(invariantViolations(u)).toEqual([]);
     expect(u.info.name).toBe(`${module}_0`);
@@ -110,7 +116,7 @@ describe.each(COMBOS)('the emulated host: %s', (c) => {
   });
 
   it(`${label(c)}: renders the names, the window, vl, sdes lines, counters and interrupts of its build`, async () => {
-    const { u, dir } = await built();
+    const { u, dir } = await built(c);
     const module = c.driver === 'hfi2' ? 'hfi2' : 'hfi1';
     const cls = join(dir, 'sys/class/infiniband', `${module}_0`);
     const dbg = join(dir, 'sys/kernel/debug', module, `${module}_0`);
@@ -210,7 +216,7 @@ describe.each(COMBOS)('the emulated host: %s', (c) => {
 
 describe('new sdes lines carry the raw qwords in the chip layout', () => {
   it('JKR: FIRST, LAST and the length sit in qw1 (bits 31, 30, 29:16), the address in qw0', async () => {
-    const { dir } = await rendered({ chip: 'jkr', driver: 'hfi2', ports: 1, firstEngine: 0 });
+    const { dir } = await built({ chip: 'jkr', driver: 'hfi2', ports: 1, firstEngine: 0 });
     const lines = readFileSync(join(dir, 'sys/kernel/debug/hfi2/hfi2_0/sdes'), 'utf8').split('\n');
     let seen = 0;
     for (const line of lines) {
@@ -411,7 +417,7 @@ describe('an engine window 8-15', () => {
   });
 
   it("an engine error's dump in the hfi2 kernel log: hfi2_0 prefix, used = the real in-flight count, d0/d1 lines", async () => {
-    const { u, dir } = await rendered({ chip: 'jkr', driver: 'hfi2', ports: 2, firstEngine: 8 }, ['engine-error:1@10:10']);
+    const { u, dir } = await rendered({ chip: 'jkr', driver: 'hfi2', ports: 2, firstEngine: 8 }, ['engine-error:1@10:10'], 15);
     // /dev/kmsg records (continuation lines aside): dd_dev_err's priority 3, the tab escaped (msg_add_ext_text).
     const kmsg = readFileSync(join(dir, 'dev/kmsg'), 'utf8')
       .split('\n')

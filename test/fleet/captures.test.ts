@@ -4,7 +4,7 @@
 // changed. opacapture tarballs (made as opa-ff's opacapture.sh makes them, test/support/opacapture.sh) are read as
 // a sysroot of one instant, whole or unpacked as opacaptureall uploads them.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/child.js';
@@ -35,10 +35,11 @@ describe('fleet over snapshots, and baselines', () => {
     root = tmp();
     caps = join(root, 'caps');
     mkdirSync(join(caps, 'n03'), { recursive: true });
-    await writeNodes(root, ['healthy', 'stranded', 'healthy'], (i) => `n0${i + 1}`);
+    await writeNodes(root, ['healthy', 'stranded'], (i) => `n0${i + 1}`);
     await snap(root, 'n01', join(caps, 'snap.tar.gz.n01'));
     await snap(root, 'n02', join(caps, 'snap.tar.gz.n02'));
-    await snap(root, 'n03', join(caps, 'n03', 'snap.tar.gz'));
+    // n03, as healthy as n01: n01's capture, in n03's directory.
+    copyFileSync(join(caps, 'snap.tar.gz.n01'), join(caps, 'n03', 'snap.tar.gz'));
     base = join(root, 'analysis');
     baselined = await runCli(['fleet', '--baseline', base, '-b', caps]);
   }, 60_000);
@@ -67,7 +68,8 @@ describe('fleet over snapshots, and baselines', () => {
     writeFileSync(join(root, 'n01/sys/module/hfi1/parameters/num_sdma'), '2\n');
     await snap(root, 'n01', join(later, 'snap.tar.gz.n01'));
     await snap(root, 'n02', join(later, 'snap.tar.gz.n02'));
-    await snap(root, 'n02', join(later, 'snap.tar.gz.n04'));
+    // n04: a host the baseline has not seen (its capture shows n02's tree).
+    copyFileSync(join(later, 'snap.tar.gz.n02'), join(later, 'snap.tar.gz.n04'));
     const c = await runCli(['fleet', '--baseline', base, later]);
     expect(c.stdout.split('\n')).toEqual([
       'hfi1_0 driver version 10.14.0.0 → 10.15.0.0: n01 (1)',
@@ -101,7 +103,7 @@ describe('fleet over snapshots, and baselines', () => {
     expect((await runCli(['fleet', '--baseline', tmp()], {}, false, 'n1: OK\n')).stderr).toMatch(
       /keeps and compares raw captures/,
     );
-    const none = await runCli(['fleet', '--baseline', join(tmp(), 'nothing'), caps]);
+    const none = await runCli(['fleet', '--baseline', join(tmp(), 'nothing'), join(caps, 'snap.tar.gz.n01')]);
     expect(none.code).toBe(66);
     expect(none.stderr).toMatch(/no baseline in .*: take one first with 'hfi1-sdma fleet --baseline .* -b CAPTURES'/);
   });
@@ -136,7 +138,7 @@ describe('opacapture tarballs and uploads', () => {
     const uploads = join(tmp(), 'uploads');
     mkdirSync(join(uploads, 'n17/cap'), { recursive: true });
     mkdirSync(join(uploads, 'n18/cap'), { recursive: true });
-    spawnSync('cp', [tgz, join(uploads, 'n17/cap.tgz')]);
+    copyFileSync(tgz, join(uploads, 'n17/cap.tgz'));
     spawnSync('tar', ['xzf', tgz, '-C', join(uploads, 'n18/cap')]);
     const unpacked = await runCli(['--sysroot', join(uploads, 'n18/cap'), '--json', 'engines']);
     expect(unpacked.code, unpacked.stderr).toBe(0);

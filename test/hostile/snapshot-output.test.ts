@@ -50,7 +50,7 @@ function tmpfs(options: string): string {
   return d;
 }
 
-/** `snapshot -o OUT` of five instants by default: about 85 KiB, more than the 64 KiB tmpfs below holds. */
+/** `snapshot -o OUT` of `samples` instants (about 17 KiB each), five by default. */
 const capture = (out: string, samples = 5) =>
   runCli(['--sysroot', host, '--backend', 'hw', 'snapshot', '-o', out, '--samples', String(samples), '--interval-ms', '10']);
 
@@ -93,11 +93,12 @@ describe('snapshot -o where it cannot write', () => {
 });
 
 describe('a write that fails part-way keeps the old snapshot and leaves nothing', () => {
-  it.runIf(IS_ROOT)('a full disk (ENOSPC): 74 (runs as root: mounts a 64 KiB tmpfs)', async () => {
-    const d = tmpfs('size=64k');
+  it.runIf(IS_ROOT)('a full disk (ENOSPC): 74 (runs as root: mounts a 16 KiB tmpfs)', async () => {
+    const d = tmpfs('size=16k');
     const target = join(d, 'x.tar.gz');
     writeFileSync(target, OLD);
-    const r = await capture(target);
+    // Two instants: about 35 KiB, more than the tmpfs holds.
+    const r = await capture(target, 2);
     expect(r.stdout).toBe('');
     expect(r.code).toBe(74);
     expect(r.stderr).toContain(`${target}: writing failed (ENOSPC); nothing was replaced`);
@@ -110,10 +111,10 @@ describe('a write that fails part-way keeps the old snapshot and leaves nothing'
     const d = outDir();
     const target = join(d, 'x.tar.gz');
     writeFileSync(target, OLD);
-    // Two instants: about 35 KiB, past the 16 KiB limit.
-    const args = ['--sysroot', host, '--backend', 'hw', 'snapshot', '-o', target, '--samples', '2', '--interval-ms', '10'];
+    // One instant: about 17 KiB, past the 8 KiB limit.
+    const args = ['--sysroot', host, '--backend', 'hw', 'snapshot', '-o', target, '--samples', '1'];
     // A child: the limit is a process's (ulimit -f), and so is the SIGXFSZ it would raise.
-    const r = spawnSync('bash', ['-c', 'ulimit -f 16 && exec "$0" "$@"', process.execPath, BIN, ...args], {
+    const r = spawnSync('bash', ['-c', 'ulimit -f 8 && exec "$0" "$@"', process.execPath, BIN, ...args], {
       encoding: 'utf8',
       env: { ...process.env, TMPDIR: tmp, HFI1_SDMA_SYSROOT: '' },
       timeout: 60_000,

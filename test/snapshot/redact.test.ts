@@ -34,9 +34,15 @@ function files(dir: string): { rel: string; text: string }[] {
     });
 }
 
-async function unpacked(archive: string): Promise<string> {
-  const dir = tmp();
-  await untar({ file: archive, cwd: dir });
+/** Each archive unpacked once, into a directory of its own that no test changes. */
+const unpackedDirs = new Map<string, Promise<string>>();
+function unpacked(archive: string): Promise<string> {
+  let dir = unpackedDirs.get(archive);
+  if (!dir) {
+    const d = tmp();
+    dir = untar({ file: archive, cwd: d }).then(() => d);
+    unpackedDirs.set(archive, dir);
+  }
   return dir;
 }
 
