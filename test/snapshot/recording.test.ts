@@ -8,7 +8,6 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   rmSync,
   writeFileSync,
