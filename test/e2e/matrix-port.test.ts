@@ -9,8 +9,8 @@ import { describeMatrix, type Scenario } from './matrix-support.js';
 const tmp = tempDirs('matrix-port-');
 
 // Light loads (`gbps` scales the link, so each workload keeps its shape: the hot engines of `mixed` are still offered
-// more than their share, their rings full, and every ring of `line-rate` is full): the verdicts of the full rate, with
-// less to emulate.
+// more than their share and their rings as full, and every ring of `line-rate` is full): the verdicts of a faster
+// link, with less to emulate.
 const SCENARIOS: Scenario[] = [
   {
     what: 'port 2 of a CN5000 (hfi2, engines 8-15) goes down while port 1 stays up',

@@ -11,8 +11,8 @@ import { describeMatrix, type Scenario } from './matrix-support.js';
 const tmp = tempDirs('matrix-');
 
 // Light loads (`gbps` scales the link, so each workload keeps its shape: the hot engines of `mixed` are still offered
-// more than their share, their rings full, and every ring of `line-rate` is full): the verdicts of the full rate, with
-// less to emulate.
+// more than their share and their rings as full, and every ring of `line-rate` is full): the verdicts of a faster
+// link, with less to emulate.
 const SCENARIOS: Scenario[] = [
   { what: 'a healthy host (mixed)', opts: { workload: 'mixed:gbps=2' }, atMs: 100, health: 0, alerts: [] },
   {
