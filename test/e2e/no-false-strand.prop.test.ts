@@ -1,8 +1,8 @@
 // No false stranded verdict while every workload's senders sleep and wake all the time, read
 // through the rendered sysroot with the unlocked, torn reads a live host gives. npm test keeps a
-// share (1 virtual second of each workload: 10 rounds 100 ms apart, 5 times the 200 ms a strand must last);
-// npm run soak runs the full minute on every flavour (WFR on the driver's normal map of two engines per VL, the
-// CN5000 under the Cornelis hfi1 and under hfi2).
+// share (half a virtual second of each workload: rounds 100 ms apart over 500 ms, 2.5 times the 200 ms a strand
+// must last); npm run soak runs the full minute on every flavour (WFR on the driver's normal map of two engines per
+// VL, the CN5000 under the Cornelis hfi1 and under hfi2).
 import { describe, expect, it } from 'vitest';
 import { EmuUnit } from '../../src/emu/index.js';
 import { SOAK } from '../support/runs.js';
@@ -45,7 +45,7 @@ const CASES: [string, string, boolean, ConstructorParameters<typeof EmuUnit>[0]]
     ];
 
 describe('no false stranded verdict while senders sleep and wake all the time', () => {
-  const seconds = SOAK ? 60 : 1;
+  const seconds = SOAK ? 60 : 0.5;
   it.each(CASES)(`${seconds} virtual seconds of %s on %s, read through the sysroot`, async (workload, _host, fills, o) => {
     const u = new EmuUnit({ seed: 9, ...o, workload });
     const wrong: string[] = [];
