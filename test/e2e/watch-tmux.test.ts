@@ -16,7 +16,7 @@ function pane(cols: number, rows: number): string[] {
   const watch = [
     process.execPath,
     BIN,
-    '--backend emu --workload mixed:gbps=10 --descq-cnt 256 --at-ms 200',
+    '--backend emu --workload mixed:gbps=1 --descq-cnt 256 --at-ms 200',
     '--fault lost-wakeup@100:5 --fault stop-fetch@150:13',
     'watch --count 8 --interval-ms 100 --stall-ms 200',
   ].join(' ');
