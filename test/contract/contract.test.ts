@@ -1,6 +1,6 @@
 // One contract, every backend: the emulator itself, src/hw reading the emulator's rendered
 // sysroot, and (only with HFI1_SDMA_LIVE=1) this host; the suite is the one hfi1-sdma/contract offers.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,13 +10,14 @@ import { engineJson } from '../../src/cli/engine-json.js';
 import { createEmuBackend, EmuUnit } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import { openHwBackend } from '../../src/hw/index.js';
+import { removeTrees } from '../support/temp.js';
 
 const SEED = 7;
 const AT_MS = 50;
 const ENGINES = 16;
 const dirs: string[] = [];
 afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTrees(dirs);
 });
 
 async function render(): Promise<string> {

@@ -1,7 +1,7 @@
 // Every emulator fault, end to end as on a live host: emulator → rendered sysroot → src/hw →
 // classifier. The right verdict and reason must appear within stall-ms + 2 intervals of the
 // fault, on the faulty engine only.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { EmuUnit } from '../../src/emu/index.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { type Classification, classify, newTrack, type Reason, type Verdict } from '../../src/progress/classify.js';
+import { removeTrees } from '../support/temp.js';
 
 const ENGINES = 4;
 const FAULTY = 3;
@@ -17,7 +18,7 @@ const INTERVAL = 100;
 const STALL_MS = 500;
 const dirs: string[] = [];
 afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  removeTrees(dirs);
 });
 
 /** Run the unit with one fault, sampling through a rendered sysroot; the verdicts per engine over time. */

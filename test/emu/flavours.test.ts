@@ -2,7 +2,7 @@
 // with one or two ports and an engine window 8-15. The rendered files are checked against patterns written from the
 // drivers' format strings (sdma_seqfile_dump_sde, sdma_seqfile_dump_cpu_list, vl_show, hw_resources; msix.c
 // vector names), not from the emulator's renderer.
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { closeSysroot, writeSysroot } from '../../src/emu/sysroot.js';
 import { EmuUnit } from '../../src/emu/unit.js';
 import { Hfi1SdmaError } from '../../src/errors.js';
 import { buildTx, isTxFailure } from '../../src/progress/txreq.js';
+import { removeTrees } from '../support/temp.js';
 import { quietUnit, Recorder, txOf } from './support.js';
 
 interface Combo {
@@ -64,7 +65,7 @@ function tempDir(): string {
   return d;
 }
 afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  removeTrees(dirs.splice(0));
 });
 
 function label(c: Combo): string {
@@ -94,7 +95,7 @@ function built(c: Combo): ReturnType<typeof rendered> {
   return tree;
 }
 afterAll(() => {
-  for (const d of treeDirs) rmSync(d, { recursive: true, force: true });
+  removeTrees(treeDirs);
 });
 
 describe.each(COMBOS)('the emulated host: %s', (c) => {

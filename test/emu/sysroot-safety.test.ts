@@ -10,6 +10,7 @@ import { DEV_COUNTER_NAMES, DRIVER_COUNTER_NAMES } from '../../src/emu/dev-count
 import { runBounded } from '../../src/emu/serve.js';
 import { closeSysroot, writeSysroot } from '../../src/emu/sysroot.js';
 import { EmuUnit } from '../../src/emu/unit.js';
+import { removeTrees } from '../support/temp.js';
 
 const CLASS = 'sys/class/infiniband/hfi1_0';
 const DBG = 'sys/kernel/debug/hfi1/hfi1_0';
@@ -22,7 +23,7 @@ function tempDir(): string {
   return d;
 }
 afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  removeTrees(dirs.splice(0));
 });
 
 /** A worker listing `dir` in a loop until told to stop; reports the listings and any name not among `names`. */

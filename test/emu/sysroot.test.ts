@@ -1,6 +1,6 @@
 // The sysroot writer: sdes byte for byte for a known state (sdma_seqfile_dump_sde, sdma.c), and the rest of the layout
 // (counters the debugfs counters, debugfs.c; BAR image at the SEND_DMA_* offsets of chip_registers.h; sysfs sysfs.c; /proc/interrupts); serve with a fake clock.
-import { mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { serveSysroot } from '../../src/emu/serve.js';
 import { writeSysroot } from '../../src/emu/sysroot.js';
 import { EmuUnit } from '../../src/emu/unit.js';
 import { buildTx, isTxFailure, type TxSpec } from '../../src/progress/txreq.js';
+import { removeTrees } from '../support/temp.js';
 import { quietUnit, Recorder } from './support.js';
 
 function built(spec: TxSpec) {
@@ -57,7 +58,7 @@ function tempDir(): string {
   return d;
 }
 afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  removeTrees(dirs.splice(0));
 });
 
 describe('sdes (sdma_seqfile_dump_sde, sdma.c)', () => {

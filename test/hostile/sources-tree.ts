@@ -14,6 +14,7 @@ import { BDF, type TreeOptions, writeTree } from '../hw/sysroot.js';
 import { BIN, ROOT } from '../support/child.js';
 import { runCliVirtual } from '../support/cli.js';
 import { nobodyUnavailable, othersCanReach, spawnAsNobody, spawnNodeAsNobody } from '../support/nobody.js';
+import { removeTrees } from '../support/temp.js';
 
 /** A fresh directory per call under one temp base, removed after the file's tests. */
 export function tempRoots(): () => string {
@@ -21,7 +22,7 @@ export function tempRoots(): () => string {
   chmodSync(base, 0o755); // so an unprivileged child can reach the trees inside
   afterAll(() => {
     spawnSync('chmod', ['-R', 'u+rwx', base]);
-    rmSync(base, { recursive: true, force: true });
+    removeTrees([base]);
   });
   let n = 0;
   return () => join(base, String(n++));

@@ -1,17 +1,7 @@
 // Snapshots as recordings: N instants captured from an emulated host at successive virtual times
 // are played back instant by instant with their recorded times; version-1 snapshots still read
 // as one frozen instant; errors inside a snapshot name the archive and the entry.
-import {
-  closeSync,
-  copyFileSync,
-  cpSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, copyFileSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tar from 'tar';
