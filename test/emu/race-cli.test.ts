@@ -107,9 +107,8 @@ describe('emu race', () => {
   });
 
   it('--senders 2qp counts like qp,qp', async () => {
-    const a = JSON.parse((await runCli(['emu', 'race', '--senders', '2qp', '--json'])).stdout);
-    expect([a.senders, a.states, a.lostWakeupsByKind]).toEqual([['qp', 'qp'], 78255, { qp: 126, psm: 0, ipoib: 0 }]);
-    // The two spellings, the whole document alike: on a search cut at 18 steps (the full one is above).
+    // The two spellings, the whole document alike, on a search cut at 18 steps (the full search of two QPs is
+    // counted in race-reduce.test.ts).
     const cut = async (senders: string) =>
       withoutStamp(JSON.parse((await runCli(['emu', 'race', '--senders', senders, '--bound', '18', '--json'])).stdout));
     const [b, c] = [await cut('qp,qp'), await cut('2qp')];
