@@ -3,31 +3,35 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHwBackend } from '../../src/hw/index.js';
 import { startChild } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'serve-live-'));
-const serve = startChild([
-  '--backend',
-  'emu',
-  '--engines',
-  '4',
-  '--workload',
-  // A light load: the serving process keeps up with wall time even on a loaded machine.
-  'qp:gbps=5',
-  '--fault',
-  'stop-fetch@800:3',
-  'emu',
-  'serve',
-  '--sysroot',
-  dir,
-  '--interval-ms',
-  '50',
-]);
-afterAll(async () => {
-  serve.child.kill('SIGKILL');
+/** The serving process: started before the first test (a run that filters these tests out starts nothing). */
+let serve: ReturnType<typeof startChild>;
+beforeAll(() => {
+  serve = startChild([
+    '--backend',
+    'emu',
+    '--engines',
+    '4',
+    '--workload',
+    // A light load: the serving process keeps up with wall time even on a loaded machine.
+    'qp:gbps=5',
+    '--fault',
+    'stop-fetch@800:3',
+    'emu',
+    'serve',
+    '--sysroot',
+    dir,
+    '--interval-ms',
+    '50',
+  ]);
+});
+afterAll(() => {
+  serve?.child.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
 
