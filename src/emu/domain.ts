@@ -10,7 +10,16 @@
 // writes them), and the pending events later by k periods; the port counters and the event log get what the
 // skipped periods added (the log's digest in closed form).
 import { STATE_NAMES } from '../progress/state.js';
-import { type Engine, SKEW_LOG } from './engine.js';
+import {
+  type Engine,
+  SKEW_FIRST,
+  SKEW_LAST_BY_AVAIL,
+  SKEW_LOG,
+  SKEW_NEXT_SHIFT,
+  SKEW_PADDED,
+  SKEW_REFRESHED,
+  SKEW_WORDS,
+} from './engine.js';
 import { Ev } from './host.js';
 import { copyStream, type StreamState } from './log.js';
 import { lostWakeupArmed } from './lost-wakeup.js';
@@ -33,13 +42,13 @@ export interface DomainCapture {
   stream: StreamState;
   /**
    * desc_avail, kept out of the key: the cache is refreshed whenever it runs short, and while every refresh finds
-   * room (no sdma_check_progress call went further: `deepChecks` the same at both ends) and no padded txlist placed
-   * anything, its value decides nothing but when the next refresh comes. Two instants that differ only in it then
-   * repeat all the same, and translate() carries it over the skipped periods placement by placement.
+   * room (no sdma_check_progress call went further: `deepChecks` the same at both ends), its value decides when the
+   * next refresh comes and, in a padded sdma_send_txlist, which requests take the batch's pads. Two instants that
+   * differ only in it repeat all the same for as many periods as every such decision comes out as it did
+   * (availRun() replays them placement by placement from the engine's skew log), and translate() carries it over.
    */
   descAvail: number;
   deepChecks: number;
-  paddedListSubs: number;
   /** Placements recorded in the engine's skew log up to the instant. */
   skewCount: number;
   /** Times a later state with the same cheap hash did not match it (fast-forward.ts replaces it now and then). */
@@ -107,6 +116,11 @@ export class Domain {
   private readonly ctr = new Buf();
   private readonly events = new EventList();
   private scannedAt = 0;
+  /**
+   * Whether the cheap hash holds desc_avail: set once a repeat was refused because the engine's placements depend
+   * on it (availRun found no period to skip), so that states are then matched with their desc_avail alike.
+   */
+  availKeyed = false;
   // The run of equal requests being written (scan()).
   private run = 0;
   private r0 = 0;
@@ -143,6 +157,7 @@ export class Domain {
     h = Math.imul(h ^ (c.progressCount + (c.pending << 8) + (c.active ? 1 << 12 : 0) + (c.idleArmed ? 1 << 13 : 0)), 0x01000193);
     if (c.active) h = Math.imul(h ^ ((c.step.endNs - now) | 0), 0x01000193);
     h = Math.imul(h ^ e.dmawait.length, 0x01000193);
+    if (this.availKeyed) h = Math.imul(h ^ e.descAvail, 0x01000193);
     if (e.txHead !== e.txTail) {
       h = Math.imul(h ^ (e.txRing[e.txHead & mask] as EmuTx).template, 0x01000193);
       h = Math.imul(h ^ (e.txRing[(e.txTail - 1) & mask] as EmuTx).template, 0x01000193);
@@ -174,7 +189,6 @@ export class Domain {
       stream: copyStream(host.log.stream(e.idx)),
       descAvail: e.descAvail,
       deepChecks: e.deepChecks,
-      paddedListSubs: e.paddedListSubs,
       skewCount: e.skewCount,
       misses: 0,
     };
@@ -448,29 +462,66 @@ export class Domain {
   }
 
   /**
-   * Whether the stretch from `a` to `b` repeats with desc_avail as it is at `b`: the same value at both ends, or one
-   * that decides nothing in between (see DomainCapture.descAvail) with every placement of the stretch still logged.
+   * Whether the stretch from `a` to `b` may repeat with desc_avail as it is at `b`: the same value at both ends, or
+   * one that went no further than refreshes that found room, with every placement of the stretch still logged (then
+   * availRun() says for how many periods).
    */
   static availRepeats(a: DomainCapture, b: DomainCapture): boolean {
     if (a.descAvail === b.descAvail) return true;
-    return a.deepChecks === b.deepChecks && a.paddedListSubs === b.paddedListSubs && b.skewCount - a.skewCount <= SKEW_LOG;
+    return a.deepChecks === b.deepChecks && b.skewCount - a.skewCount <= SKEW_LOG;
   }
 
-  /** desc_avail after `k` more periods like the one from `a` to `b`, placement by placement (the engine's skew log). */
-  private availAfter(a: DomainCapture, b: DomainCapture, k: number): number {
+  /**
+   * How many of `k` more periods like the one from `a` to `b` repeat it with desc_avail carried from its value now,
+   * and desc_avail after them: each period is replayed placement by placement from the engine's skew log, as
+   * sdma_send_txreq and sdma_send_txlist (engine.ts) decide from desc_avail, and a period repeats only if each
+   * decision that can change what is placed (a padded walk's refresh and its test of the next request) comes out as
+   * logged. A refresh elsewhere changes nothing but desc_avail.
+   */
+  availRun(a: DomainCapture, b: DomainCapture, k: number): { periods: number; descAvail: number } {
+    if (a.descAvail === b.descAvail) return { periods: k, descAvail: b.descAvail };
     const log = this.e.skewLog as Int32Array;
+    const padTo = this.e.padSdmaDesc;
     const from = a.skewCount;
     const n = b.skewCount - from;
+    /** desc_avail after one period from `d0`, or −1 when a decision comes out otherwise than logged. */
     const period = (d0: number): number => {
       let d = d0;
+      let avail = 0;
+      let walking = false;
       for (let j = 0; j < n; j++) {
-        const i = ((from + j) & (SKEW_LOG - 1)) * 3;
-        if ((log[i] as number) > d) d = log[i + 2] as number;
-        d = (d - (log[i + 1] as number)) & 0xffff;
+        const i = ((from + j) & (SKEW_LOG - 1)) * SKEW_WORDS;
+        const need = log[i] as number;
+        const charge = log[i + 1] as number;
+        const flags = log[i + 3] as number;
+        if ((flags & SKEW_PADDED) === 0) {
+          // sdma_send_txreq, or a walk without pads: a refresh decides nothing placed.
+          walking = false;
+          if (need > d) d = log[i + 2] as number;
+          d = (d - charge) & 0xffff;
+          continue;
+        }
+        if ((flags & SKEW_FIRST) !== 0) {
+          avail = d - (d % padTo);
+          walking = true;
+        } else if (!walking) return -1;
+        const refresh = need > avail;
+        if (refresh !== ((flags & SKEW_REFRESHED) !== 0)) return -1;
+        if (refresh) {
+          d = log[i + 2] as number;
+          avail = d - (d % padTo);
+          if (need > avail) return -1;
+        }
+        avail -= need;
+        const next = flags >>> SKEW_NEXT_SHIFT;
+        if (next !== 0 && next - 1 > avail !== ((flags & SKEW_LAST_BY_AVAIL) !== 0)) return -1;
+        avail -= charge - need;
+        d = (d - charge) & 0xffff;
       }
       return d;
     };
-    // The value at the start of each period determines the rest: once one repeats, the values cycle.
+    // The value at the start of each period determines the rest: once one repeats, the values cycle, and every
+    // period of the cycle has been found to repeat.
     const seen = new Map<number, number>();
     let d = b.descAvail;
     for (let j = 0; j < k; j++) {
@@ -478,12 +529,14 @@ export class Domain {
       if (first !== undefined) {
         const cycle = j - first;
         for (let r = (k - j) % cycle; r > 0; r--) d = period(d);
-        return d;
+        return { periods: k, descAvail: d };
       }
       seen.set(d, j);
-      d = period(d);
+      const next = period(d);
+      if (next < 0) return { periods: j, descAvail: d };
+      d = next;
     }
-    return d;
+    return { periods: k, descAvail: d };
   }
 
   /** Whether the guards (errors, kernel log lines, violations) stayed where they were from `a` to `b`. */
@@ -497,7 +550,7 @@ export class Domain {
    * Move the domain on by `k` periods of what went from `a` to `b` (b now, the same key as a): `b` becomes the domain
    * k periods later. The caller has checked the keys and the guards.
    */
-  translate(a: DomainCapture, b: DomainCapture, k: number): void {
+  translate(a: DomainCapture, b: DomainCapture, k: number, descAvail: number): void {
     const { u, e } = this;
     const c = e.chip;
     const host = u.host;
@@ -640,7 +693,7 @@ export class Domain {
       else if (kind === Ev.senderTimeout) nb = arg + (dToken.get(a) ?? 0);
       sched.reschedule(handle, t + shiftNs, nb);
     }
-    if (a.descAvail !== b.descAvail) e.descAvail = this.availAfter(a, b, k);
+    e.descAvail = descAvail;
     // The log: the skipped periods' records digested, one `repeat` record kept.
     host.log.repeat(e.idx, a.stream, k, periodNs, sched.nowNs);
   }

@@ -17,6 +17,18 @@ import { EAGAIN, EBUSY, ECOMM, EINVAL, type EmuTx, TxPhase } from './tx.js';
 /** Entries of Engine.skewLog (a power of two). */
 export const SKEW_LOG = 1 << 14;
 const SKEW_MASK = SKEW_LOG - 1;
+/** Words per skew-log entry: the desc_avail threshold, the charge, the free count, the flags (SKEW_*). */
+export const SKEW_WORDS = 4;
+/** A placement of sdma_send_txlist with pads: its pads and the walk's next steps depend on desc_avail. */
+export const SKEW_PADDED = 1;
+/** The first placement of its sdma_send_txlist call (the walk's avail is desc_avail rounded down to the pad). */
+export const SKEW_FIRST = 2;
+/** sdma_check_progress refreshed desc_avail (and the walk started again) before this placement. */
+export const SKEW_REFRESHED = 4;
+/** The walk's test of the next request against avail found it short: this placement took the batch's pads. */
+export const SKEW_LAST_BY_AVAIL = 8;
+/** Bits 4 and up: 1 + the next request's num_desc, when that test decided whether this placement was the last. */
+export const SKEW_NEXT_SHIFT = 4;
 
 /** One engine's software state. Counters follow the kernel's C types (struct sdma_engine, sdma.h). */
 export class Engine {
@@ -64,15 +76,14 @@ export class Engine {
   /** Times a waiter slept on this engine's dmawait counting on its port's DmaWait (sleepOnDmawait, iowait.ts). */
   dmaWaitCount = 0;
   /**
-   * For the fast model (fast-forward.ts), while it watches: each placement's desc_avail threshold, charge and the
-   * free count before it (3 words each, the last SKEW_LOG entries), and how many were recorded.
+   * For the fast model (fast-forward.ts), while it watches: each placement's desc_avail threshold, charge, the free
+   * count before it and how sdma_send_txlist's walk decided it (SKEW_WORDS words each, the last SKEW_LOG entries),
+   * and how many were recorded.
    */
   skewLog: Int32Array | null = null;
   skewCount = 0;
   /** sdma_check_progress calls that found the ring short (the only ones in which desc_avail decides more than when it is refreshed). */
   deepChecks = 0;
-  /** Placements of sdma_send_txlist with pads (whose placement of the pads depends on desc_avail). */
-  paddedListSubs = 0;
   /** Submissions so far: the serial number of the last txreq this engine took (EmuTx.serial). */
   serial = 0;
   /** The engine's own generator (the halt-wait worker's poll times): engines draw nothing from each other's. */
@@ -136,23 +147,23 @@ export class Engine {
    * num_desc + `pad`. On JKR or with pads (the Cornelis hfi1 and hfi2) the ring gets the chip's layout and the pads
    * before the last descriptor (ring-layout.ts).
    */
-  submitTx(tx: EmuTx, pad: number, need: number = tx.slots): void {
+  submitTx(tx: EmuTx, pad: number, need: number = tx.slots, skew = 0): void {
     let log = this.skewLog;
     if (log !== null) {
-      // What the fast model needs to carry desc_avail over a skipped stretch (fast-forward.ts).
-      const i = (this.skewCount & SKEW_MASK) * 3;
+      // What the fast model needs to carry desc_avail over a skipped stretch (fast-forward.ts, Domain.availRun).
+      const i = (this.skewCount & SKEW_MASK) * SKEW_WORDS;
       if (i === log.length) {
         // Grown as it fills (a short run never zeroes the whole log); only before its first wrap.
-        const grown = new Int32Array(Math.min(SKEW_LOG * 3, 2 * log.length));
+        const grown = new Int32Array(Math.min(SKEW_LOG * SKEW_WORDS, 2 * log.length));
         grown.set(log);
         this.skewLog = log = grown;
       }
       log[i] = need;
       log[i + 1] = tx.numDesc + pad;
       log[i + 2] = this.freecnt();
+      log[i + 3] = skew;
       this.skewCount++;
     }
-    if (need !== tx.slots && this.padSdmaDesc !== 0) this.paddedListSubs++;
     tx.padWritten = pad;
     this.descqTail = writeTxAt(this, tx, pad, this.descqTail);
     this.recordTx(tx, pad);
@@ -273,6 +284,9 @@ export class Engine {
     let flushCount = 0;
     let ret = 0;
     let i = 0;
+    // How the walk decided each placement, for the fast model (Engine.skewLog): the first of the call, and whether
+    // desc_avail was refreshed before it.
+    let skew = SKEW_PADDED | SKEW_FIRST;
     walk: for (;;) {
       let curDescs = 0;
       let avail = padTo === 0 ? this.descAvail : this.descAvail - (this.descAvail % padTo);
@@ -290,7 +304,10 @@ export class Engine {
         }
         if (tx.numDesc > avail) {
           const r = this.checkProgress(wait, tx, submitCount > 0);
-          if (r === EAGAIN) continue walk;
+          if (r === EAGAIN) {
+            skew |= SKEW_REFRESHED;
+            continue walk;
+          }
           this.descqFullCount = (this.descqFullCount + 1) >>> 0;
           this.host.log.write(this.host.sched.nowNs, LogKind.descqFull, this.idx, r, tx.numDesc, 0);
           ret = r;
@@ -307,15 +324,19 @@ export class Engine {
         let pad = 0;
         if (padTo !== 0) {
           const next = list[i];
-          const last =
-            next === undefined || next.numDesc > avail || next.tlen !== 0 || ((submitCount + 1) & SDMA_TAIL_UPDATE_THRESH) === 0;
+          // Whether this is the batch's last request before a tail update; only the test against avail depends on
+          // desc_avail (and is logged with the next request's size).
+          const byAvail = next !== undefined && next.tlen === 0 && ((submitCount + 1) & SDMA_TAIL_UPDATE_THRESH) !== 0;
+          const last = byAvail ? next.numDesc > avail : true;
+          if (byAvail) skew |= ((next.numDesc + 1) << SKEW_NEXT_SHIFT) | (last ? SKEW_LAST_BY_AVAIL : 0);
           if (last) {
             pad = Math.ceil(curDescs / padTo) * padTo - curDescs;
             curDescs += pad;
             avail -= pad;
           }
         }
-        this.submitTx(tx, pad, tx.numDesc);
+        this.submitTx(tx, pad, tx.numDesc, padTo === 0 ? 0 : skew);
+        skew = SKEW_PADDED;
         submitCount++;
         if ((submitCount & SDMA_TAIL_UPDATE_THRESH) === 0) this.chip.writeTail(this.descqTail & this.mask);
       }

@@ -16,7 +16,7 @@
 // never skipped.
 import { lostWakeupPossible } from './dispatch.js';
 import { Domain, type DomainCapture, Ids } from './domain.js';
-import type { Engine } from './engine.js';
+import { type Engine, SKEW_WORDS } from './engine.js';
 import { Ev } from './host.js';
 import type { Scheduler } from './scheduler.js';
 import type { EmuUnit } from './unit.js';
@@ -76,7 +76,7 @@ export class FastForward {
   constructor(private readonly u: EmuUnit) {
     const ids = new Ids();
     // Grown to SKEW_LOG entries as placements are recorded (Engine.submitTx).
-    for (const e of u.engines) e.skewLog = new Int32Array(64 * 3);
+    for (const e of u.engines) e.skewLog = new Int32Array(64 * SKEW_WORDS);
     this.watches = u.engines.map((e: Engine) => ({
       domain: new Domain(
         u,
@@ -162,16 +162,29 @@ export class FastForward {
     const valid = earlier.atNs > w.quietSleeperNs && earlier.atNs >= this.changedNs;
     if (valid && dom.scan(t, earlier.key) && dom.scanMatches(earlier)) {
       const now = dom.captureScanned();
-      if (Domain.quiet(earlier, now) && Domain.availRepeats(earlier, now)) {
-        const periodNs = now.atNs - earlier.atNs;
-        const k = Math.floor((this.boundNs - now.atNs) / periodNs);
-        dom.translate(earlier, now, k);
+      const periodNs = now.atNs - earlier.atNs;
+      const run =
+        Domain.quiet(earlier, now) && Domain.availRepeats(earlier, now)
+          ? dom.availRun(earlier, now, Math.floor((this.boundNs - now.atNs) / periodNs))
+          : null;
+      if (run !== null && run.periods > 0) {
+        const k = run.periods;
+        dom.translate(earlier, now, k, run.descAvail);
         this.totals.periods += k;
         this.totals.skippedNs += k * periodNs;
         this.totals.jumps++;
         // The state now, k periods on, read again: its counters as the engine holds them, wrapped at their widths.
         w.seen.set(h, dom.capture(now.atNs + k * periodNs));
         w.misses = 0;
+        return;
+      }
+      if (run !== null && !dom.availKeyed) {
+        // The engine's placements hang on desc_avail: from now on a repeat is looked for with it alike.
+        dom.availKeyed = true;
+        w.seen.clear();
+        w.kept = 0;
+        w.misses = 0;
+        w.copied = 0;
         return;
       }
     }
