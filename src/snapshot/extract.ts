@@ -71,6 +71,8 @@ async function walk(
   let entries = 0;
   let bytes = 0;
   const openFds = new Set<number>();
+  /** Directories this walk made (or found made) under `dest`: a file's directory is made once, not once per file. */
+  const made = new Set<string>();
   // Entry names (and link targets) come from the archive: their control characters are escaped, never printed.
   const bad = (entry: string, what: string) =>
     new Hfi1SdmaError(
@@ -112,11 +114,13 @@ async function walk(
     }
     if (entry.type === 'Directory') {
       if (dest !== null) {
+        const dir = join(dest, name);
         try {
-          mkdirSync(join(dest, name), { recursive: true, mode: 0o700 });
+          if (!made.has(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
         } catch (e) {
           throw writeError(e, archive, name, dest);
         }
+        made.add(dir);
       }
       return void entry.resume();
     }
@@ -127,7 +131,13 @@ async function walk(
     if (dest === null) return void entry.resume();
     let fd: number;
     try {
-      mkdirSync(dirname(join(dest, name)), { recursive: true, mode: 0o700 });
+      // Only directories are ever made under `dest` (never a link), and a file is created exclusively, so a
+      // directory made once stays one: an entry that clashes with it fails at its open.
+      const dir = dirname(join(dest, name));
+      if (!made.has(dir)) {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        made.add(dir);
+      }
       fd = openSync(join(dest, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     } catch (e) {
       throw writeError(e, archive, name, dest);

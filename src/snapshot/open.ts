@@ -62,8 +62,13 @@ export interface OpenOptions {
   tmpDir?: string;
 }
 
+/** The span resource0 is written in: the pages of a CSR block that are all zero are left as holes. */
+const PAGE = 4096;
+
 class TreeBuilder {
   private readonly realTree: string;
+  /** Directories made and checked to resolve inside the tree (no link is made under it before the last step). */
+  private readonly placed = new Set<string>();
   /** Bytes copied so far where a file stored once could not be linked into a later instant. */
   private copiedBytes = 0;
 
@@ -99,8 +104,11 @@ class TreeBuilder {
   /** The path of a new file at `rel`, its directory made and checked to resolve inside the tree. */
   private place(rel: string): string {
     const path = join(this.tree, rel);
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    if (realpathSync(dirname(path)) !== join(this.realTree, dirname(rel))) throw this.bad(rel, 'lies outside the snapshot');
+    const dir = dirname(path);
+    if (this.placed.has(dir)) return path;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (realpathSync(dir) !== join(this.realTree, dirname(rel))) throw this.bad(rel, 'lies outside the snapshot');
+    this.placed.add(dir);
     return path;
   }
 
@@ -162,12 +170,27 @@ class TreeBuilder {
     }
   }
 
-  /** A sparse resource0 of the chip's BAR0 size (64 MiB WFR, 128 MiB JKR) holding the SDMA CSR block at its offset. */
+  /**
+   * A sparse resource0 of the chip's BAR0 size (64 MiB WFR, 128 MiB JKR) holding the SDMA CSR block at its offset;
+   * the block's all-zero pages are not written (a hole reads as zeros), so most of the block takes no room.
+   */
   resource0(rel: string, block: Buffer, offset: number, sizeBytes = BAR0_SIZE): void {
     const fd = this.create(rel);
     try {
       ftruncateSync(fd, sizeBytes);
-      writeSync(fd, block, 0, block.length, offset);
+      const zero = Buffer.alloc(PAGE);
+      // Runs of pages that hold something, each written at once.
+      let from = -1;
+      for (let at = 0; at < block.length; at += PAGE) {
+        const end = Math.min(at + PAGE, block.length);
+        const zeros = zero.compare(block, at, end, 0, end - at) === 0;
+        if (!zeros && from < 0) from = at;
+        else if (zeros && from >= 0) {
+          writeSync(fd, block, from, at - from, offset + from);
+          from = -1;
+        }
+      }
+      if (from >= 0) writeSync(fd, block, from, block.length - from, offset + from);
     } catch (e) {
       throw this.writeError(e, rel);
     } finally {

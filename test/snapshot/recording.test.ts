@@ -1,7 +1,19 @@
 // Snapshots as recordings: N instants captured from an emulated host at successive virtual times
 // are played back instant by instant with their recorded times; version-1 snapshots still read
 // as one frozen instant; errors inside a snapshot name the archive and the entry.
-import { closeSync, copyFileSync, cpSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  cpSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tar from 'tar';
@@ -14,6 +26,7 @@ import { openHwBackend } from '../../src/hw/index.js';
 import { SDMA_CSR_BLOCK_SIZE, SDMA_CSR_BLOCK_START, SEND_DMA_CTRL, SEND_DMA_LEN_GEN } from '../../src/progress/constants.js';
 import { openSnapshotBackend } from '../../src/snapshot/backend.js';
 import { captureSnapshot } from '../../src/snapshot/capture.js';
+import { openSnapshot } from '../../src/snapshot/open.js';
 import { writeBarImage } from '../hw/bar-image.js';
 import { BDF, writeTree } from '../hw/sysroot.js';
 import { runCli } from '../support/cli.js';
@@ -109,51 +122,60 @@ describe('a snapshot of several instants is a recording', () => {
   });
 });
 
+/**
+ * A version-1 snapshot as the earlier tool wrote it (files at the root, the device link, barBlocks at the top) of a
+ * two-engine host; `block` changes the SDMA CSR block it stores. Returns the archive and the host's tree.
+ */
+async function versionOneSnapshot(block?: (bar: Buffer) => void): Promise<{ out: string; host: string }> {
+  const host = tmp();
+  writeTree(host, {
+    engines: 2,
+    bar: (p) =>
+      writeBarImage(
+        p,
+        new Map([
+          [SEND_DMA_CTRL, 0x9n],
+          [SEND_DMA_LEN_GEN, 0x40800n],
+        ]),
+      ),
+  });
+  const stage = tmp();
+  const r0 = `sys/bus/pci/devices/${BDF}/resource0`;
+  // The tree without its BAR image (64 MiB, mostly holes), which the capture replaces by the SDMA CSR block alone.
+  cpSync(host, stage, { recursive: true, verbatimSymlinks: true, filter: (src) => src !== join(host, r0) });
+  const bar = Buffer.alloc(SDMA_CSR_BLOCK_SIZE);
+  const fd = openSync(join(host, r0), 'r');
+  try {
+    readSync(fd, bar, 0, bar.length, SDMA_CSR_BLOCK_START);
+  } finally {
+    closeSync(fd);
+  }
+  block?.(bar);
+  writeFileSync(join(stage, `${r0}.sdma-csr`), bar);
+  copyFileSync(join(host, 'proc/interrupts'), join(stage, 'proc/interrupts'));
+  const manifest = {
+    format: 'hfi1-sdma-snapshot/1',
+    time: '2025-06-01T00:00:00.000Z',
+    host: 'old',
+    toolVersion: '0.0.9',
+    sysroot: '/',
+    units: [{ name: 'hfi1_0', pci: BDF }],
+    sources: [
+      { path: 'sys/kernel/debug/hfi1/hfi1_0/sdes', captured: true },
+      { path: r0, captured: true },
+      { path: 'sys/kernel/debug/hfi1/hfi1_0/sdma_cpu_list', captured: false, reason: 'ENOENT' },
+    ],
+    barBlocks: [{ file: `${r0}.sdma-csr`, resource0: r0, offset: SDMA_CSR_BLOCK_START, length: SDMA_CSR_BLOCK_SIZE }],
+  };
+  writeFileSync(join(stage, 'snapshot.json'), JSON.stringify(manifest));
+  const out = join(tmp(), 'old.tar.gz');
+  await tar.c({ gzip: true, file: out, cwd: stage, portable: true }, readdirSync(stage).sort());
+  return { out, host };
+}
+
 describe('version-1 snapshots still read', () => {
   it('as written by the earlier tool (files at the root, the device link, barBlocks at the top)', async () => {
-    const host = tmp();
-    writeTree(host, {
-      engines: 2,
-      bar: (p) =>
-        writeBarImage(
-          p,
-          new Map([
-            [SEND_DMA_CTRL, 0x9n],
-            [SEND_DMA_LEN_GEN, 0x40800n],
-          ]),
-        ),
-    });
-    const stage = tmp();
-    const r0 = `sys/bus/pci/devices/${BDF}/resource0`;
-    // The tree without its BAR image (64 MiB, mostly holes), which the capture replaces by the SDMA CSR block alone.
-    cpSync(host, stage, { recursive: true, verbatimSymlinks: true, filter: (src) => src !== join(host, r0) });
-    const bar = Buffer.alloc(SDMA_CSR_BLOCK_SIZE);
-    const fd = openSync(join(host, r0), 'r');
-    try {
-      readSync(fd, bar, 0, bar.length, SDMA_CSR_BLOCK_START);
-    } finally {
-      closeSync(fd);
-    }
-    writeFileSync(join(stage, `${r0}.sdma-csr`), bar);
-    copyFileSync(join(host, 'proc/interrupts'), join(stage, 'proc/interrupts'));
-    const manifest = {
-      format: 'hfi1-sdma-snapshot/1',
-      time: '2025-06-01T00:00:00.000Z',
-      host: 'old',
-      toolVersion: '0.0.9',
-      sysroot: '/',
-      units: [{ name: 'hfi1_0', pci: BDF }],
-      sources: [
-        { path: 'sys/kernel/debug/hfi1/hfi1_0/sdes', captured: true },
-        { path: r0, captured: true },
-        { path: 'sys/kernel/debug/hfi1/hfi1_0/sdma_cpu_list', captured: false, reason: 'ENOENT' },
-      ],
-      barBlocks: [{ file: `${r0}.sdma-csr`, resource0: r0, offset: SDMA_CSR_BLOCK_START, length: SDMA_CSR_BLOCK_SIZE }],
-    };
-    writeFileSync(join(stage, 'snapshot.json'), JSON.stringify(manifest));
-    const out = join(tmp(), 'old.tar.gz');
-    await tar.c({ gzip: true, file: out, cwd: stage, portable: true }, readdirSync(stage).sort());
-
+    const { out, host } = await versionOneSnapshot();
     const b = await openSnapshotBackend(out, { tmpDir: tmp() });
     expect(b.recording?.timesMs).toEqual([0]);
     const liveB = await openHwBackend({ sysroot: host });
@@ -163,6 +185,54 @@ describe('version-1 snapshots still read', () => {
     expect(got[1]?.sources).toContain('bar');
     expect(untimed(got)).toEqual(untimed(want));
     await b.close();
+  });
+});
+
+describe('the BAR image rebuilt from a snapshot', () => {
+  it("holds a CN5000's SDMA window byte for byte at its offset, the window's all-zero pages left as holes", async () => {
+    const out = join(tmp(), 'jkr.tar.gz');
+    const r = await runCli([
+      '--backend',
+      'emu',
+      '--chip',
+      'jkr',
+      '--driver',
+      'cornelis',
+      '--engines',
+      '2',
+      'snapshot',
+      '-o',
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const s = await openSnapshot(out, { tmpDir: tmp() });
+    try {
+      const inst = s.plan.instants[0];
+      const blk = inst?.barBlocks[0];
+      if (!inst || !blk) throw new Error('no BAR block in the snapshot');
+      const stored = readFileSync(join(s.tree, inst.dir, blk.file));
+      expect(stored.length).toBe(blk.length);
+      const r0 = join(s.instants[0]?.sysroot ?? '', blk.resource0);
+      const back = Buffer.alloc(blk.length + 8192, 0xff);
+      const fd = openSync(r0, 'r');
+      try {
+        // The window with a page of the BAR on either side.
+        expect(readSync(fd, back, 0, back.length, blk.offset - 4096)).toBe(back.length);
+      } finally {
+        closeSync(fd);
+      }
+      expect(back.subarray(4096, 4096 + blk.length).equals(stored)).toBe(true);
+      expect(back.subarray(0, 4096).equals(Buffer.alloc(4096))).toBe(true);
+      expect(back.subarray(4096 + blk.length).equals(Buffer.alloc(4096))).toBe(true);
+      // Only the window's pages that hold something take room (the 1 MiB window is mostly zeros).
+      const pages = new Set<number>();
+      for (let at = 0; at < stored.length; at++) if (stored[at] !== 0) pages.add(at >> 12);
+      expect(pages.size).toBeGreaterThan(0);
+      expect(pages.size).toBeLessThan(blk.length / 4096 / 2);
+      expect(statSync(r0).blocks * 512).toBeLessThanOrEqual(pages.size * 4096);
+    } finally {
+      await s.close();
+    }
   });
 });
 
