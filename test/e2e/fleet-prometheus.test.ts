@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/child.js';
 import { hasPrometheus, prometheusHarness, RECORDING_RULES, until } from '../support/prometheus.js';
+import { hasPromtool } from '../support/promtool.js';
 import { exportRendered, renderedHost } from '../support/rendered-host.js';
 import { tempDirs } from '../support/temp.js';
 
 const TESTS = join(ROOT, 'deploy/prometheus/hfi1-sdma.recording.test.yml');
 const FEDERATE = join(ROOT, 'deploy/prometheus/federate.yml');
-const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
 const prometheus = prometheusHarness();
 const tmp = tempDirs('fleet-prom-');
 

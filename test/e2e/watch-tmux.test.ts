@@ -5,10 +5,11 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../support/child.js';
+import { onPath } from '../support/on-path.js';
 import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('watch-tmux-');
-const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
+const hasTmux = onPath('tmux');
 
 /** Run `watch` in a detached tmux pane of `cols` × `rows` until it ends, and return the pane's text. */
 function pane(cols: number, rows: number): string[] {

@@ -3,8 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { screenOf } from '../cli/vt.js';
 import { BIN } from '../support/child.js';
+import { onPath } from '../support/on-path.js';
 
-const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+const hasScript = onPath('script');
 
 describe('watch on a pseudo-terminal', () => {
   it.skipIf(!hasScript)('redraws in place and shows a stop-fetch stall in red (skipped only without util-linux script)', () => {

@@ -5,20 +5,20 @@
 // and its unit tests, which cover every rule. Prometheus scrapes and evaluates every 500 ms with the rules'
 // `for:` shortened to 1 s, and each step waits on the condition through Prometheus' HTTP API. The tests run
 // at once: each Prometheus takes its first scrape some seconds after it starts, and they wait together.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, it } from 'vitest';
 import { startExporter } from '../../src/export/server.js';
 import { freePort, hasPrometheus, prometheusHarness, RULES, until } from '../support/prometheus.js';
+import { hasPromtool } from '../support/promtool.js';
 import { engines, ScriptBackend } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin/hfi1-sdma.js');
 const CONFIG = join(ROOT, 'deploy/prometheus/prometheus.yml');
 const RULE_TESTS = join(ROOT, 'deploy/prometheus/hfi1-sdma.rules.test.yml');
-const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
 const prometheus = prometheusHarness();
 
 /** Run promtool without holding the event loop (the Prometheus tests of this file run meanwhile). */

@@ -14,6 +14,7 @@ import { openRegisterWindow } from '../../src/hw/regs.js';
 import { sysrootMetrics } from '../export/harness.js';
 import { BIN } from '../support/child.js';
 import { runCli } from '../support/cli.js';
+import { onPath } from '../support/on-path.js';
 import { tempDirs } from '../support/temp.js';
 import { emulatedHost } from './canary.js';
 
@@ -229,7 +230,7 @@ function traced(args: string[]): string[] {
   return readFileSync(log, 'utf8').split('\n');
 }
 
-const HAS_STRACE = spawnSync('strace', ['-V']).status === 0;
+const HAS_STRACE = onPath('strace');
 
 describe.runIf(HAS_STRACE)('with strace (skipped where strace is not installed)', () => {
   it('under a sysroot no resource0 is mapped and no device a link names is opened (watch, snapshot)', () => {

@@ -7,12 +7,13 @@ import { readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../support/child.js';
+import { onPath } from '../support/on-path.js';
 import { SOAK } from '../support/runs.js';
 import { tempDirs } from '../support/temp.js';
 import { emulatedHost } from './canary.js';
 
 const temp = tempDirs('hfi1-uptime-strace-');
-const HAS_STRACE = spawnSync('strace', ['-V']).status === 0;
+const HAS_STRACE = onPath('strace');
 
 describe.runIf(SOAK && HAS_STRACE)('report under strace (runs with SOAK=1 where strace is installed)', () => {
   it('a tree whose proc/uptime links to /dev/ptmx: report opens no pty', async () => {

@@ -6,11 +6,12 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAN_PAGE, MAN_SOURCE, renderManPage } from '../../scripts/man.js';
 import { ROOT } from '../support/child.js';
+import { onPath } from '../support/on-path.js';
 import { type CliSurface, cliSurface } from './cli-surface.js';
 import { manGaps } from './man-coverage.js';
 
-const groffFound = spawnSync('groff', ['--version'], { encoding: 'utf8' }).status === 0;
-const manFound = spawnSync('man', ['--version'], { encoding: 'utf8' }).status === 0;
+const groffFound = onPath('groff');
+const manFound = onPath('man');
 const source = readFileSync(join(ROOT, MAN_SOURCE), 'utf8');
 const page = readFileSync(join(ROOT, MAN_PAGE), 'utf8');
 

@@ -5,13 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/child.js';
+import { onPath } from '../support/on-path.js';
 import { cliSurface } from './cli-surface.js';
 
 const UNITS_DIR = join(ROOT, 'deploy', 'systemd');
 const UNITS = ['hfi1-sdma-exporter.service', 'hfi1-sdma-textfile.service', 'hfi1-sdma-textfile.timer'];
 const surface = await cliSurface();
 const textfileWired = surface.commands.get('export')?.includes('--textfile') ?? false;
-const analyzeFound = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' }).status === 0;
+const analyzeFound = onPath('systemd-analyze');
 const unitText = (name: string) => readFileSync(join(UNITS_DIR, name), 'utf8');
 
 const work = mkdtempSync(join(tmpdir(), 'hfi1-sdma-units-'));

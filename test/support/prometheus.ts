@@ -2,20 +2,21 @@
 // second at most, the shipped alert rules at a 1 s `for:`), queried through its HTTP API, and waited on by
 // condition, never by time. Call prometheusHarness() at the top of a test file: what it starts is stopped and
 // removed after that file's tests.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { onPath } from './on-path.js';
 
 export const RULES = fileURLToPath(new URL('../../deploy/prometheus/hfi1-sdma.rules.yml', import.meta.url));
 /** The fleet's recording rules (per-host and per-job aggregates), loaded beside the alert rules. */
 export const RECORDING_RULES = fileURLToPath(new URL('../../deploy/prometheus/hfi1-sdma.recording.yml', import.meta.url));
 
 /** Whether prometheus can be run here. */
-export const hasPrometheus = spawnSync('prometheus', ['--version'], { stdio: 'ignore' }).status === 0;
+export const hasPrometheus = onPath('prometheus');
 
 /** A port nothing listens on now. */
 export async function freePort(): Promise<number> {

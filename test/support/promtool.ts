@@ -4,11 +4,12 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onPath } from './on-path.js';
 
 const RULES = fileURLToPath(new URL('../../deploy/prometheus/hfi1-sdma.rules.yml', import.meta.url));
 
 /** Whether promtool can be run here. */
-export const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
+export const hasPromtool = onPath('promtool');
 
 /**
  * Run promtool on what the exporter served, expecting exactly `alerts` firing at 15 minutes; its verdict. One text
