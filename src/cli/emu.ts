@@ -216,8 +216,10 @@ const serve: Action = async (args, ctx) => {
       onWrite: (virtualMs) => faults.reached(virtualMs),
       onBehind: (lagMs) =>
         ctx.io.stderr(
-          `emu serve: the emulator cannot keep up with ${speed}× real time (${Math.round(lagMs)} ms behind); virtual time now runs slower than wall time. Lower --speed or use a lighter --workload (e.g. ${DEFAULT_WORKLOAD}:gbps=10)\n`,
+          `emu serve: the emulator cannot keep up with ${speed}× real time (${Math.round(lagMs)} ms behind); virtual time now runs slower than wall time. If this lasts (no "caught up" line follows), lower --speed or use a lighter --workload (e.g. ${DEFAULT_WORKLOAD}:gbps=10)\n`,
         ),
+      onCaughtUp: (behindMs) =>
+        ctx.io.stderr(`emu serve: caught up with ${speed}× real time again (it was up to ${Math.round(behindMs)} ms behind)\n`),
     });
     ctx.io.stderr(`stopped at ${u.nowMs.toFixed(0)} ms virtual time after ${writes} writes\n`);
   } finally {

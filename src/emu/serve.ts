@@ -15,8 +15,10 @@ export interface ServeOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Called after each refresh with the virtual time written. */
   onWrite?: (virtualMs: number) => void;
-  /** Called once when the emulator cannot keep up with wall time × speed. */
+  /** Called when the emulator falls behind wall time × speed (more than five refreshes' worth). */
   onBehind?: (lagMs: number) => void;
+  /** Called when, having fallen behind, it has caught up again (within one refresh's worth); `behindMs`: the most it lagged. */
+  onCaughtUp?: (behindMs: number) => void;
 }
 
 function realSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -69,21 +71,36 @@ export async function serveSysroot(u: EmuUnit, dir: string, opts: ServeOptions):
   const wall0 = now();
   const virt0 = u.nowMs;
   let writes = 0;
-  let warned = false;
+  /** The most virtual time lagged since falling behind; null while keeping up. */
+  let behindMs: number | null = null;
   await writeSysroot(u, dir);
   writes++;
   opts.onWrite?.(u.nowMs);
+  // Refreshes at a fixed rate: the wait to the next is what is left of the interval after the work of this one, so
+  // the work does not add to the period (a refresh that overran starts the next at once, without a burst after it,
+  // yet still through the event loop: a stop signal is heard between any two refreshes).
+  let due = wall0;
   while (!opts.signal.aborted) {
-    await sleep(opts.intervalMs, opts.signal);
+    due += opts.intervalMs;
+    const wait = due - now();
+    if (wait <= 0) due = now();
+    await sleep(Math.max(0, wait), opts.signal);
     if (opts.signal.aborted) break;
     // Never run more than two intervals' worth at once: when the emulator is slower than wall
     // time × speed, virtual time falls behind but the tree keeps refreshing every interval, so
     // readers see steady movement rather than rare jumps (which would look like stalls).
     const target = virt0 + (now() - wall0) * opts.speed;
     const cap = 2 * opts.intervalMs * opts.speed;
-    if (target - u.nowMs > 5 * cap && !warned) {
-      warned = true;
-      opts.onBehind?.(target - u.nowMs);
+    const lagMs = target - u.nowMs;
+    if (behindMs === null && lagMs > 5 * cap) {
+      behindMs = lagMs;
+      opts.onBehind?.(lagMs);
+    } else if (behindMs !== null) {
+      behindMs = Math.max(behindMs, lagMs);
+      if (lagMs <= cap / 2) {
+        opts.onCaughtUp?.(behindMs);
+        behindMs = null;
+      }
     }
     runBounded(u, Math.min(target, u.nowMs + cap), now, Math.min(opts.intervalMs, MAX_STEP_WALL_MS));
     await writeSysroot(u, dir);

@@ -191,4 +191,84 @@ describe('serveSysroot', () => {
     expect(sdes.match(/^SDE /gm)).toHaveLength(2);
     expect(sdes.endsWith('\n')).toBe(true);
   });
+
+  it('refreshes at a fixed rate: the wall time a refresh takes shortens the wait to the next', async () => {
+    const u = new EmuUnit({ seed: 2, engines: 2, workload: 'qp' });
+    let wall = 0;
+    const ac = new AbortController();
+    const times: number[] = [];
+    const waits: number[] = [];
+    await serveSysroot(u, tempDir(), {
+      speed: 1,
+      intervalMs: 10,
+      signal: ac.signal,
+      nowMs: () => wall,
+      sleep: async (ms) => {
+        waits.push(ms);
+        wall += ms;
+      },
+      onWrite: (v) => {
+        times.push(v);
+        wall += 6; // each refresh takes 6 ms of wall time
+        if (times.length === 4) ac.abort();
+      },
+    });
+    expect(waits).toEqual([4, 4, 4]);
+    expect(times).toEqual([0, 10, 20, 30]);
+  });
+
+  it('goes through the sleep (the event loop, where a stop signal is heard) between refreshes that overran', async () => {
+    const u = new EmuUnit({ seed: 2, engines: 2, workload: 'qp' });
+    let wall = 0;
+    const ac = new AbortController();
+    const sleeps: number[] = [];
+    let writes = 0;
+    await serveSysroot(u, tempDir(), {
+      speed: 1,
+      intervalMs: 10,
+      signal: ac.signal,
+      nowMs: () => wall,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        wall += ms;
+        if (sleeps.length === 3) ac.abort(); // as a SIGTERM handler would, from the event loop
+      },
+      onWrite: () => {
+        wall += 25; // every refresh takes longer than the interval
+        if (++writes === 50) ac.abort();
+      },
+    });
+    expect(sleeps).toEqual([0, 0, 0]);
+    expect(writes).toBe(3);
+  });
+
+  it('says once that it fell behind, and once that it caught up again', async () => {
+    const u = new EmuUnit({ seed: 2, engines: 2, workload: 'qp' });
+    let wall = 0;
+    const ac = new AbortController();
+    const said: string[] = [];
+    let writes = 0;
+    let writesSinceCaughtUp = 0;
+    let lastLag = Number.NaN;
+    await serveSysroot(u, tempDir(), {
+      speed: 1,
+      intervalMs: 10, // at most 20 virtual ms a refresh: behind past 100 ms, caught up within 10
+      signal: ac.signal,
+      nowMs: () => wall,
+      sleep: async (ms) => {
+        wall += ms;
+      },
+      onWrite: (v) => {
+        writes++;
+        lastLag = wall - v;
+        wall += writes <= 8 ? 40 : 1; // a slow start (as a cold process has), then quick refreshes
+        if (said.length === 2) writesSinceCaughtUp++;
+        if (writesSinceCaughtUp === 3 || writes === 500) ac.abort();
+      },
+      onBehind: (lag) => said.push(`behind ${lag}`),
+      onCaughtUp: (most) => said.push(`caught up ${most}`),
+    });
+    expect(said).toEqual(['behind 120', 'caught up 180']);
+    expect(lastLag).toBeLessThanOrEqual(10);
+  });
 });
