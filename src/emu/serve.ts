@@ -15,9 +15,9 @@ export interface ServeOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Called after each refresh with the virtual time written. */
   onWrite?: (virtualMs: number) => void;
-  /** Called when the emulator falls behind wall time × speed (more than five refreshes' worth). */
+  /** Called when the emulator falls behind wall time × speed (by more than ten intervals' worth of virtual time). */
   onBehind?: (lagMs: number) => void;
-  /** Called when, having fallen behind, it has caught up again (within one refresh's worth); `behindMs`: the most it lagged. */
+  /** Called when, having fallen behind, it has caught up again (to within one interval's worth); `behindMs`: the most it lagged. */
   onCaughtUp?: (behindMs: number) => void;
 }
 
