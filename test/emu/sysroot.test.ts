@@ -165,110 +165,95 @@ describe('writeSysroot', () => {
   });
 });
 
+/** What a run of serveSysroot on a fake wall clock did: its writes, the virtual times written, the sleeps asked for. */
+interface FakeServe {
+  writes: number;
+  times: number[];
+  sleeps: number[];
+}
+
+/**
+ * serveSysroot of a 2-engine unit on a fake wall clock that only the sleeps and each refresh's `cost` (wall ms, by
+ * refresh number from 1) move; `stopAt` is asked after each sleep and each write, as a signal handler would stop it.
+ */
+async function serveOnFakeClock(o: {
+  speed: number;
+  dir?: string;
+  cost?: (write: number) => number;
+  stopAt: (run: FakeServe & { lagMs: number }) => boolean;
+  onBehind?: (lagMs: number) => void;
+  onCaughtUp?: (behindMs: number) => void;
+}): Promise<FakeServe & { lagMs: number }> {
+  const u = new EmuUnit({ seed: 2, engines: 2, workload: 'qp' });
+  let wall = 0;
+  const ac = new AbortController();
+  const run = { writes: 0, times: [] as number[], sleeps: [] as number[], lagMs: Number.NaN };
+  const returned = await serveSysroot(u, o.dir ?? tempDir(), {
+    speed: o.speed,
+    intervalMs: 10,
+    signal: ac.signal,
+    nowMs: () => wall,
+    sleep: async (ms) => {
+      run.sleeps.push(ms);
+      wall += ms;
+      if (o.stopAt(run)) ac.abort();
+    },
+    onWrite: (v) => {
+      run.writes++;
+      run.times.push(v);
+      run.lagMs = wall * o.speed - v;
+      wall += o.cost?.(run.writes) ?? 0;
+      if (o.stopAt(run)) ac.abort();
+    },
+    ...(o.onBehind ? { onBehind: o.onBehind } : {}),
+    ...(o.onCaughtUp ? { onCaughtUp: o.onCaughtUp } : {}),
+  });
+  expect(returned).toBe(run.writes);
+  return run;
+}
+
 describe('serveSysroot', () => {
   it('follows the clock × speed, rewrites every interval and stops on abort with a consistent tree', async () => {
-    const u = new EmuUnit({ seed: 2, engines: 2, workload: 'qp' });
     const dir = tempDir();
-    let wall = 0;
-    const ac = new AbortController();
-    const times: number[] = [];
-    const writes = await serveSysroot(u, dir, {
-      speed: 0.5,
-      intervalMs: 10,
-      signal: ac.signal,
-      nowMs: () => wall,
-      sleep: async (ms) => {
-        wall += ms;
-      },
-      onWrite: (v) => {
-        times.push(v);
-        if (times.length === 4) ac.abort();
-      },
-    });
-    expect(writes).toBe(4);
-    expect(times).toEqual([0, 5, 10, 15]);
+    const run = await serveOnFakeClock({ speed: 0.5, dir, stopAt: (r) => r.writes === 4 });
+    expect(run.writes).toBe(4);
+    expect(run.times).toEqual([0, 5, 10, 15]);
     const sdes = readFileSync(join(dir, 'sys/kernel/debug/hfi1/hfi1_0/sdes'), 'utf8');
     expect(sdes.match(/^SDE /gm)).toHaveLength(2);
     expect(sdes.endsWith('\n')).toBe(true);
   });
 
   it('refreshes at a fixed rate: the wall time a refresh takes shortens the wait to the next', async () => {
-    const u = new EmuUnit({ seed: 2, engines: 2, workload: 'qp' });
-    let wall = 0;
-    const ac = new AbortController();
-    const times: number[] = [];
-    const waits: number[] = [];
-    await serveSysroot(u, tempDir(), {
-      speed: 1,
-      intervalMs: 10,
-      signal: ac.signal,
-      nowMs: () => wall,
-      sleep: async (ms) => {
-        waits.push(ms);
-        wall += ms;
-      },
-      onWrite: (v) => {
-        times.push(v);
-        wall += 6; // each refresh takes 6 ms of wall time
-        if (times.length === 4) ac.abort();
-      },
-    });
-    expect(waits).toEqual([4, 4, 4]);
-    expect(times).toEqual([0, 10, 20, 30]);
+    // Each refresh takes 6 ms of wall time.
+    const run = await serveOnFakeClock({ speed: 1, cost: () => 6, stopAt: (r) => r.writes === 4 });
+    expect(run.sleeps).toEqual([4, 4, 4]);
+    expect(run.times).toEqual([0, 10, 20, 30]);
   });
 
   it('goes through the sleep (the event loop, where a stop signal is heard) between refreshes that overran', async () => {
-    const u = new EmuUnit({ seed: 2, engines: 2, workload: 'qp' });
-    let wall = 0;
-    const ac = new AbortController();
-    const sleeps: number[] = [];
-    let writes = 0;
-    await serveSysroot(u, tempDir(), {
-      speed: 1,
-      intervalMs: 10,
-      signal: ac.signal,
-      nowMs: () => wall,
-      sleep: async (ms) => {
-        sleeps.push(ms);
-        wall += ms;
-        if (sleeps.length === 3) ac.abort(); // as a SIGTERM handler would, from the event loop
-      },
-      onWrite: () => {
-        wall += 25; // every refresh takes longer than the interval
-        if (++writes === 50) ac.abort();
-      },
-    });
-    expect(sleeps).toEqual([0, 0, 0]);
-    expect(writes).toBe(3);
+    // Every refresh takes longer than the interval; the stop comes from the third sleep (a SIGTERM handler's place).
+    const run = await serveOnFakeClock({ speed: 1, cost: () => 25, stopAt: (r) => r.sleeps.length === 3 || r.writes === 50 });
+    expect(run.sleeps).toEqual([0, 0, 0]);
+    expect(run.writes).toBe(3);
   });
 
   it('says once that it fell behind, and once that it caught up again', async () => {
-    const u = new EmuUnit({ seed: 2, engines: 2, workload: 'qp' });
-    let wall = 0;
-    const ac = new AbortController();
+    // At most 20 virtual ms a refresh: behind past 100 ms, caught up within 10. A slow start (as a cold process has),
+    // then quick refreshes; stopped three writes after it caught up.
     const said: string[] = [];
-    let writes = 0;
-    let writesSinceCaughtUp = 0;
-    let lastLag = Number.NaN;
-    await serveSysroot(u, tempDir(), {
+    /** The first write after it caught up (the one that refresh made). */
+    let firstCaughtUp: number | null = null;
+    const run = await serveOnFakeClock({
       speed: 1,
-      intervalMs: 10, // at most 20 virtual ms a refresh: behind past 100 ms, caught up within 10
-      signal: ac.signal,
-      nowMs: () => wall,
-      sleep: async (ms) => {
-        wall += ms;
-      },
-      onWrite: (v) => {
-        writes++;
-        lastLag = wall - v;
-        wall += writes <= 8 ? 40 : 1; // a slow start (as a cold process has), then quick refreshes
-        if (said.length === 2) writesSinceCaughtUp++;
-        if (writesSinceCaughtUp === 3 || writes === 500) ac.abort();
+      cost: (write) => (write <= 8 ? 40 : 1),
+      stopAt: (r) => {
+        if (said.length === 2) firstCaughtUp ??= r.writes;
+        return r.writes === (firstCaughtUp ?? Number.NaN) + 2 || r.writes === 500;
       },
       onBehind: (lag) => said.push(`behind ${lag}`),
       onCaughtUp: (most) => said.push(`caught up ${most}`),
     });
     expect(said).toEqual(['behind 120', 'caught up 180']);
-    expect(lastLag).toBeLessThanOrEqual(10);
+    expect(run.lagMs).toBeLessThanOrEqual(10);
   });
 });
