@@ -17,7 +17,10 @@ export default defineConfig({
     // runner rewrites every imported name into a property read, which made the emulator's inner loops 3–4 times
     // slower. (No test mocks a module.)
     experimental: { viteModuleRunner: false, nodeLoader: false },
-    execArgv: ['--import', TS_LOADER],
+    // V8's tier-up budget as the command sets it (src/cli/tier-up.ts): the workers run the emulator in many short
+    // stretches, which with V8's default were optimised, deoptimised and optimised again (a tenth of the emulating
+    // files' CPU).
+    execArgv: ['--interrupt-budget=1000000', '--import', TS_LOADER],
     // Three workers on two cores: the third overlaps the files that mostly wait (on a real Prometheus, a browser,
     // a child's real-time loop) with the others' CPU work; two or four were no faster. No test depends on how fast
     // the machine runs (they drive virtual time or wait on the condition).
