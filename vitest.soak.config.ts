@@ -9,7 +9,8 @@ export default defineConfig({
     include: ['test/**/*.prop.test.ts'],
     globalSetup: ['test/setup/build.ts', 'test/setup/tmpdir.ts'],
     experimental: { viteModuleRunner: false, nodeLoader: false },
-    execArgv: ['--import', fileURLToPath(new URL('./test/setup/ts-loader.mjs', import.meta.url))],
+    // V8's tier-up budget as npm test and the command set it (src/cli/tier-up.ts).
+    execArgv: ['--interrupt-budget=1000000', '--import', fileURLToPath(new URL('./test/setup/ts-loader.mjs', import.meta.url))],
     testTimeout: 3_600_000,
     hookTimeout: 60_000,
   },
