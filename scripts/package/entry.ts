@@ -1,5 +1,5 @@
 // The bundled command-line entry: what bin/hfi1-sdma.js does in the repository, from the sources.
-// First, before the modules below are evaluated: the command's V8 tier-up (tier-up.ts).
+// First, before the command does any work: its V8 tier-up budget (tier-up.ts).
 import '../../src/cli/tier-up.js';
 import { installExitHandlers } from '../../src/cleanup.js';
 import { main } from '../../src/cli/main.js';
