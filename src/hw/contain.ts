@@ -73,12 +73,16 @@ function outsideDetail(path: string, entry: string, target: string | null, sysro
   return `${who} outside the tree ${sysroot}: not followed (only links that stay inside the tree are); replace it, or point --sysroot at a real tree`;
 }
 
+/** errno to its name and text, built once: Node makes the whole map again at each call (about 20 us). */
+let errnoNames: Map<number, [string, string]> | undefined;
+
 /**
  * A failed system call as Node reports one (`code` the errno's name), so callers read it as any other. No stack
  * is taken: an absent file is an answer here (a process with no task directory), met at every sample.
  */
 function errnoError(errno: number, syscall: string, path: string): NodeJS.ErrnoException {
-  const [code, what] = getSystemErrorMap().get(-errno) ?? [`errno ${errno}`, 'unknown error'];
+  errnoNames ??= getSystemErrorMap();
+  const [code, what] = errnoNames.get(-errno) ?? [`errno ${errno}`, 'unknown error'];
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {

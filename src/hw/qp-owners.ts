@@ -62,13 +62,13 @@ export const OWNER_NOTE_CHARS = 300;
 /** An owner whose text is safe to print anywhere: controls escaped, lengths bounded. */
 export function boundedOwner(o: QpOwner): QpOwner {
   const name = (t: string | null) => (t === null ? null : boundedText(t, OWNER_NAME_CHARS));
-  return {
-    ...o,
+  // Object.assign, not `{ ...o, pid, … }`: see ownerOf.
+  return Object.assign({}, o, {
     pid: o.pid !== null && Number.isSafeInteger(o.pid) && o.pid >= 0 ? o.pid : null,
     command: name(o.command),
     user: name(o.user),
     note: o.note === null ? null : boundedText(o.note, OWNER_NOTE_CHARS),
-  };
+  });
 }
 
 /** One owner as a snapshot records it. */
@@ -212,20 +212,22 @@ export class QpOwnerReader {
     r: RdmaQp | undefined,
     rdmaReason: string | null,
   ): Promise<QpOwner> {
-    const base = { qpn: q.qpn };
+    // Each owner is written out field by field, not spread from a shared base: V8 (Node 20) adds every property
+    // that follows an object spread through its runtime, and this runs for every QP of every round.
+    const qpn = q.qpn;
     if (r) {
       if (r.pid === null) {
-        return { ...base, pid: null, command: r.command, user: null, source: 'rdma', note: 'a kernel QP' };
+        return { qpn, pid: null, command: r.command, user: null, source: 'rdma', note: 'a kernel QP' };
       }
       const p = await this.processOf(r.pid);
       if (!p) {
-        return { ...base, pid: r.pid, command: r.command, user: null, source: 'rdma', note: 'its process has just exited' };
+        return { qpn, pid: r.pid, command: r.command, user: null, source: 'rdma', note: 'its process has just exited' };
       }
-      return { ...base, pid: p.pid, command: p.command ?? r.command, user: p.user, source: 'rdma', note: null };
+      return { qpn, pid: p.pid, command: p.command ?? r.command, user: p.user, source: 'rdma', note: null };
     }
     const why = rdmaReason ?? (this.live ? 'rdma does not list it' : null);
     const fallback = (note: string): QpOwner => ({
-      ...base,
+      qpn,
       pid: null,
       command: null,
       user: null,
@@ -234,12 +236,12 @@ export class QpOwnerReader {
     });
     const pid = q.creatorPid;
     if (pid === null) return fallback('not known: qp_stats gives no PID');
-    if (pid === 0) return { ...base, pid: null, command: null, user: null, source: 'qp_stats', note: 'a kernel QP (PID 0)' };
+    if (pid === 0) return { qpn, pid: null, command: null, user: null, source: 'qp_stats', note: 'a kernel QP (PID 0)' };
     const p = await this.processOf(pid);
     if (!p) return fallback(`its creating thread ${pid} has exited; the QP lives on in a process /proc no longer ties to it`);
-    return {
-      ...fallback(`qp_stats' PID ${pid} (the creating thread) as /proc shows it now: the pid may have been reused since`),
-      ...p,
-    };
+    return Object.assign(
+      fallback(`qp_stats' PID ${pid} (the creating thread) as /proc shows it now: the pid may have been reused since`),
+      p,
+    );
   }
 }
