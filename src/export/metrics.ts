@@ -418,10 +418,13 @@ export class SdmaMetrics {
   /** One engine of a readable unit, and its classification. */
   private recordEngine(unit: string, descqCnt: number, e: EngineRound): void {
     const { sample: s, verdict: c } = e;
-    const lab = { unit, engine: String(s.engine) };
+    const engine = String(s.engine);
+    // Every label set written out in full: V8 (Node 20) adds each property that follows an object spread
+    // (`{ ...lab, kind }`) through its runtime, and this runs for every engine of every scrape.
+    const lab = { unit, engine };
     // A state not read (no sdes: a reduced view) is not a state other than running: no series.
     if (s.state !== null) {
-      this.state.set({ ...lab, state: s.state }, 1);
+      this.state.set({ unit, engine, state: s.state }, 1);
       this.running.set(lab, s.state === 's99_Running' ? 1 : 0);
     }
     if (s.sw) {
@@ -431,13 +434,13 @@ export class SdmaMetrics {
       this.retired.inc(lab, s.sw.descqHead >>> 0);
     }
     if (s.counters) {
-      this.interrupts.inc({ ...lab, kind: 'sdma' }, Number(s.counters.sdmaInt));
-      this.interrupts.inc({ ...lab, kind: 'progress' }, Number(s.counters.progressInt));
-      this.interrupts.inc({ ...lab, kind: 'idle' }, Number(s.counters.idleInt));
+      this.interrupts.inc({ unit, engine, kind: 'sdma' }, Number(s.counters.sdmaInt));
+      this.interrupts.inc({ unit, engine, kind: 'progress' }, Number(s.counters.progressInt));
+      this.interrupts.inc({ unit, engine, kind: 'idle' }, Number(s.counters.idleInt));
       this.engineErrors.inc(lab, Number(s.counters.errCount));
     }
-    for (const b of c.errors) this.errorBit.set({ ...lab, bit: String(b.bit), name: b.name, halts: String(b.halts) }, 1);
-    this.verdict.set({ ...lab, verdict: c.verdict, reason: c.reason }, 1);
+    for (const b of c.errors) this.errorBit.set({ unit, engine, bit: String(b.bit), name: b.name, halts: String(b.halts) }, 1);
+    this.verdict.set({ unit, engine, verdict: c.verdict, reason: c.reason }, 1);
     // Unknown is neither stalled nor healthy: no series, so no alert and no false all-clear.
     if ((c.verdict as string) !== WARMING_UP) this.stalled.set(lab, c.verdict === 'stalled' ? 1 : 0);
     this.stalls.inc(lab, c.stallCount);
