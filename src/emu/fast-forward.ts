@@ -46,8 +46,8 @@ export interface SkipTotals {
 
 interface Watch {
   readonly domain: Domain;
-  /** Captures by cheap hash (null: the hash was seen once, not yet captured). */
-  readonly seen: Map<number, DomainCapture | null>;
+  /** Captures by cheap hash (a number: the instant the hash was last seen, not captured). */
+  readonly seen: Map<number, DomainCapture | number>;
   /** Captures held in `seen`. */
   kept: number;
   /** Only interrupts whose hash has these bits clear are watched. */
@@ -142,12 +142,18 @@ export class FastForward {
         w.seen.clear();
         w.kept = 0;
       }
-      w.seen.set(h, null);
+      w.seen.set(h, this.u.host.sched.nowNs);
       return;
     }
     const t = this.u.host.sched.nowNs;
-    if (earlier === null) {
-      // The second time this hash is seen: keep the whole state, to compare with the next.
+    if (typeof earlier === 'number') {
+      // Seen again a period on, if the state repeats: a repeat of this period found at its next return could not be
+      // skipped before the bound (an engine whose period is longer than the stretch to the next sample instant, an
+      // over-subscribed one, say), so remember only when; else keep the whole state, to compare with the next.
+      if (t - earlier > this.boundNs - t) {
+        w.seen.set(h, t);
+        return;
+      }
       dom.scan(t);
       w.kept++;
       const c = dom.captureScanned();
@@ -208,6 +214,6 @@ function thin(w: Watch): void {
   w.copied = 0;
   for (const [h, c] of w.seen) {
     if ((h & w.mask) !== 0) w.seen.delete(h);
-    else if (c !== null) w.kept++;
+    else if (typeof c !== 'number') w.kept++;
   }
 }
