@@ -2,8 +2,15 @@
 // with a constant).
 import { readFileSync } from 'node:fs';
 
-/** hfi1-sdma's version (from package.json). */
+let known: string | undefined;
+
+/** hfi1-sdma's version (from package.json, read once: every JSON document a watch prints is stamped with it). */
 export function version(): string {
+  known ??= read();
+  return known;
+}
+
+function read(): string {
   for (const rel of ['../package.json', '../../package.json', '../../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };

@@ -12,6 +12,7 @@ import {
 } from '../progress/constants.js';
 import { errnoCode, type HwFs, oddFileReason, readdirOrNull, readError, readSource } from './fsio.js';
 import {
+  type CounterName,
   countersByName,
   engineCounters,
   hwCounterName,
@@ -26,9 +27,27 @@ import type { WarningLog } from './warnings.js';
 /** Counters of the requested engines, by engine; null where an engine's counters are incomplete. */
 export type CountersByEngine = Map<number, EngineCounters | null>;
 
+/**
+ * The names of the last counter_names text read at each path: the driver writes the same list for as long as it is
+ * loaded, and a watch reads it at every sample (parsed again only when the text differs).
+ */
+const namesRead = new Map<string, { text: string; names: readonly CounterName[] }>();
+/** Paths remembered at most (one per unit a process watches; a long-lived library user may open many trees). */
+const NAMES_KEPT = 64;
+
+/** counter_names at `path`, parsed (or as parsed last time, when its text is the same). */
+function counterNames(text: string, path: string): readonly CounterName[] {
+  const last = namesRead.get(path);
+  if (last !== undefined && last.text === text) return last.names;
+  const names = parseCounterNames(text, path);
+  if (namesRead.size >= NAMES_KEPT) namesRead.clear();
+  namesRead.set(path, { text, names });
+  return names;
+}
+
 /** debugfs counter_names + counters (the debugfs counters, debugfs.c) for the engines. */
 export async function readDebugfsCounters(fs: HwFs, p: UnitPaths, engines: readonly number[]): Promise<CountersByEngine> {
-  const names = parseCounterNames(Buffer.from(await readSource(fs, p.counterNames)).toString('utf8'), p.counterNames);
+  const names = counterNames(Buffer.from(await readSource(fs, p.counterNames)).toString('utf8'), p.counterNames);
   const values = parseCounterValues(await readSource(fs, p.counters), names.length, p.counters);
   const byName = countersByName(names, values);
   return new Map(engines.map((e) => [e, engineCounters(byName, e)]));
