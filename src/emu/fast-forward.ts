@@ -33,6 +33,12 @@ const MAX_KEPT = 64;
 const MAX_MISSES = 32;
 /** Numbers of kept states copied since the last skip before the engine is watched at fewer interrupts (a big ring of mixed packets costs more to keep). */
 const MAX_COPIED = 1 << 16;
+/**
+ * Hashes seen for the first time in a row before the engine is watched at fewer interrupts: one that never comes
+ * back to a state (an over-subscribed engine) costs a map entry per interrupt otherwise. An engine that repeats sees
+ * its hashes again within a period, far sooner.
+ */
+const MAX_FRESH = 256;
 
 /** What the fast model has skipped (the `emu run` report and the benchmarks). */
 export interface SkipTotals {
@@ -56,6 +62,8 @@ interface Watch {
   misses: number;
   /** Numbers copied into kept states since the last skip or thinning. */
   copied: number;
+  /** Hashes seen for the first time since one was last seen again. */
+  fresh: number;
   /** The last instant the unit's check could have found a lost wake-up on the engine (a skipped stretch holds none). */
   quietSleeperNs: number;
 }
@@ -89,6 +97,7 @@ export class FastForward {
       mask: 0,
       misses: 0,
       copied: 0,
+      fresh: 0,
       quietSleeperNs: Number.NEGATIVE_INFINITY,
     }));
   }
@@ -143,8 +152,10 @@ export class FastForward {
         w.kept = 0;
       }
       w.seen.set(h, this.u.host.sched.nowNs);
+      if (++w.fresh > MAX_FRESH) thin(w);
       return;
     }
+    w.fresh = 0;
     const t = this.u.host.sched.nowNs;
     if (typeof earlier === 'number') {
       // Seen again a period on, if the state repeats: a repeat of this period found at its next return could not be
@@ -212,6 +223,7 @@ function thin(w: Watch): void {
   w.kept = 0;
   w.misses = 0;
   w.copied = 0;
+  w.fresh = 0;
   for (const [h, c] of w.seen) {
     if ((h & w.mask) !== 0) w.seen.delete(h);
     else if (typeof c !== 'number') w.kept++;
