@@ -37,7 +37,7 @@ export interface DomainCapture {
   /** The state seen from the engine's frame: equal at two instants between which the domain repeats. */
   key: Float64Array;
   /** The free-running counters, in the order translate() applies them. */
-  counters: number[];
+  counters: Float64Array;
   /** The engine's event-log stream at the instant. */
   stream: StreamState;
   /**
@@ -185,7 +185,7 @@ export class Domain {
     return {
       atNs: this.scannedAt,
       key: this.key.copy(),
-      counters: Array.from(this.ctr.a.subarray(0, this.ctr.n)),
+      counters: this.ctr.copy(),
       stream: copyStream(host.log.stream(e.idx)),
       descAvail: e.descAvail,
       deepChecks: e.deepChecks,

