@@ -21,7 +21,7 @@ import {
   SKEW_WORDS,
 } from './engine.js';
 import { Ev } from './host.js';
-import { copyStream, type StreamState } from './log.js';
+import { copyStream, copyStreamInto, type StreamState } from './log.js';
 import { lostWakeupArmed } from './lost-wakeup.js';
 import { STREAMING_NS, type TrafficMeter } from './port-counters.js';
 import { writeTxAt } from './ring-layout.js';
@@ -53,6 +53,8 @@ export interface DomainCapture {
   skewCount: number;
   /** Times a later state with the same cheap hash did not match it (fast-forward.ts replaces it now and then). */
   misses: number;
+  /** Virtual ns the fast model had skipped of the engine when the state was taken (fast-forward.ts sets it). */
+  skippedBefore: number;
 }
 
 /** Counters that must not move over a period for it to be skipped (they touch what the unit shares). */
@@ -99,6 +101,12 @@ class Buf {
   }
   copy(): Float64Array {
     return this.a.slice(0, this.n);
+  }
+  /** The values in `x` when it has their number (its storage reused: a typed array's costs more than its copy), else a copy. */
+  copyInto(x: Float64Array): Float64Array {
+    if (x.length !== this.n) return this.copy();
+    x.set(this.a.subarray(0, this.n));
+    return x;
   }
   equals(x: Float64Array): boolean {
     const n = this.n;
@@ -191,7 +199,23 @@ export class Domain {
       deepChecks: e.deepChecks,
       skewCount: e.skewCount,
       misses: 0,
+      skippedBefore: 0,
     };
+  }
+
+  /** The last scan() written over `c`, a capture no longer needed (its arrays reused where they fit). */
+  recapture(c: DomainCapture): DomainCapture {
+    const e = this.e;
+    c.atNs = this.scannedAt;
+    c.key = this.key.copyInto(c.key);
+    c.counters = this.ctr.copyInto(c.counters);
+    copyStreamInto(this.u.host.log.stream(e.idx), c.stream);
+    c.descAvail = e.descAvail;
+    c.deepChecks = e.deepChecks;
+    c.skewCount = e.skewCount;
+    c.misses = 0;
+    c.skippedBefore = 0;
+    return c;
   }
 
   /** The domain at `now` (the clock's time, or the instant a skip just moved the domain to). */

@@ -64,6 +64,8 @@ interface Watch {
   copied: number;
   /** Hashes seen for the first time since one was last seen again. */
   fresh: number;
+  /** Virtual ns skipped of the engine so far (a state kept before a skip is older than its period by what was skipped since). */
+  skippedNs: number;
   /** The last instant the unit's check could have found a lost wake-up on the engine (a skipped stretch holds none). */
   quietSleeperNs: number;
 }
@@ -79,6 +81,8 @@ export class FastForward {
    */
   private changedNs = Number.NEGATIVE_INFINITY;
   private targetNs = 0;
+  /** The length of the current run (from where it began to its target): the stretch between two sample instants. */
+  private runNs = 0;
   readonly totals: SkipTotals = { periods: 0, skippedNs: 0, jumps: 0 };
 
   constructor(private readonly u: EmuUnit) {
@@ -98,6 +102,7 @@ export class FastForward {
       misses: 0,
       copied: 0,
       fresh: 0,
+      skippedNs: 0,
       quietSleeperNs: Number.NEGATIVE_INFINITY,
     }));
   }
@@ -117,6 +122,7 @@ export class FastForward {
   /** A run to `targetNs` begins. */
   begin(targetNs: number): void {
     this.targetNs = targetNs;
+    this.runNs = targetNs - this.u.host.sched.nowNs;
     this.refreshBound();
   }
 
@@ -158,24 +164,35 @@ export class FastForward {
     w.fresh = 0;
     const t = this.u.host.sched.nowNs;
     if (typeof earlier === 'number') {
-      // Seen again a period on, if the state repeats: a repeat of this period found at its next return could not be
-      // skipped before the bound (an engine whose period is longer than the stretch to the next sample instant, an
-      // over-subscribed one, say), so remember only when; else keep the whole state, to compare with the next.
-      if (t - earlier > this.boundNs - t) {
+      // Seen again a period on, if the state repeats. A period longer than the whole run between two sample instants
+      // could never be skipped in runs like this one (an over-subscribed engine's hashes, say, which come back while
+      // its whole state does not): remember only when. Else keep the whole state, to compare with its next return.
+      if (t - earlier > this.runNs) {
         w.seen.set(h, t);
         return;
       }
       dom.scan(t);
       w.kept++;
-      const c = dom.captureScanned();
+      const c = kept(w, dom.captureScanned());
       w.copied += c.key.length;
       w.seen.set(h, c);
       if (w.kept > MAX_KEPT || w.copied > MAX_COPIED) thin(w);
       return;
     }
-    // A repeat found now could not be skipped before the bound: keep the earlier state to compare with later (a
-    // whole number of periods on is a period too), and spare the scan.
-    if (t - earlier.atNs <= 0 || this.boundNs - t < t - earlier.atNs) return;
+    if (t - earlier.atNs <= 0) return;
+    if (this.boundNs - t < t - earlier.atNs) {
+      // A repeat found now could not be skipped before the bound: the earlier state is kept to compare with later (a
+      // whole number of periods on is a period too), unless its age (the time stepped since it was kept) is more
+      // than half the run between two samples and no more than the run. Then the state now takes its place, its next
+      // return compared a period on: else an engine whose period is more than half that run would never be skipped.
+      // (One whose period is longer than the run cannot be skipped in such runs: no state is copied for it.)
+      const age = t - earlier.atNs - (w.skippedNs - earlier.skippedBefore);
+      if (2 * age <= this.runNs || age > this.runNs) return;
+      dom.scan(t);
+      w.copied += kept(w, dom.recapture(earlier)).key.length;
+      if (w.copied > MAX_COPIED) thin(w);
+      return;
+    }
     const valid = earlier.atNs > w.quietSleeperNs && earlier.atNs >= this.changedNs;
     if (valid && dom.scan(t, earlier.key) && dom.scanMatches(earlier)) {
       const now = dom.captureScanned();
@@ -191,7 +208,8 @@ export class FastForward {
         this.totals.skippedNs += k * periodNs;
         this.totals.jumps++;
         // The state now, k periods on, read again: its counters as the engine holds them, wrapped at their widths.
-        w.seen.set(h, dom.capture(now.atNs + k * periodNs));
+        w.skippedNs += k * periodNs;
+        w.seen.set(h, kept(w, dom.capture(now.atNs + k * periodNs)));
         w.misses = 0;
         return;
       }
@@ -209,12 +227,16 @@ export class FastForward {
     // not hide one that does), always when it can no longer be used.
     if (!valid || (++earlier.misses & 7) === 0) {
       dom.scan(t);
-      const c = dom.captureScanned();
-      w.copied += c.key.length;
-      w.seen.set(h, c);
+      w.copied += kept(w, dom.recapture(earlier)).key.length;
     }
     if (++w.misses > MAX_MISSES || w.copied > MAX_COPIED) thin(w);
   }
+}
+
+/** `c`, marked with what had been skipped of the engine when it was taken. */
+function kept(w: Watch, c: DomainCapture): DomainCapture {
+  c.skippedBefore = w.skippedNs;
+  return c;
 }
 
 /** Watch the engine at half as many interrupts: one more hash bit must be clear; forget the states that fail it. */

@@ -105,6 +105,15 @@ export function copyStream(s: StreamState): StreamState {
   return { h1: s.h1, h2: s.h2, n: s.n, lastNs: s.lastNs, last: s.last.slice() };
 }
 
+/** Write `s` over `into` (a copy kept earlier, its storage reused). */
+export function copyStreamInto(s: StreamState, into: StreamState): void {
+  into.h1 = s.h1;
+  into.h2 = s.h2;
+  into.n = s.n;
+  into.lastNs = s.lastNs;
+  into.last.set(s.last);
+}
+
 const U32 = 4_294_967_296;
 
 /** A field as an integer (a fraction, which only a fault's parameter can be, in 1/65536ths). */
