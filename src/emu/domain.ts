@@ -188,22 +188,22 @@ export class Domain {
 
   /** The last scan() as a capture to keep. */
   captureScanned(): DomainCapture {
-    const e = this.e;
-    const host = this.u.host;
-    return {
-      atNs: this.scannedAt,
-      key: this.key.copy(),
-      counters: this.ctr.copy(),
-      stream: copyStream(host.log.stream(e.idx)),
-      descAvail: e.descAvail,
-      deepChecks: e.deepChecks,
-      skewCount: e.skewCount,
+    const stream = copyStream(this.u.host.log.stream(this.e.idx));
+    const none = new Float64Array(0);
+    return this.recapture({
+      atNs: 0,
+      key: none,
+      counters: none,
+      stream,
+      descAvail: 0,
+      deepChecks: 0,
+      skewCount: 0,
       misses: 0,
       skippedBefore: 0,
-    };
+    });
   }
 
-  /** The last scan() written over `c`, a capture no longer needed (its arrays reused where they fit). */
+  /** The last scan() written over `c` (a capture no longer needed, or a new one), its arrays reused where they fit. */
   recapture(c: DomainCapture): DomainCapture {
     const e = this.e;
     c.atNs = this.scannedAt;
