@@ -53,7 +53,7 @@ export interface DomainCapture {
   skewCount: number;
   /** Times a later state with the same cheap hash did not match it (fast-forward.ts replaces it now and then). */
   misses: number;
-  /** Virtual ns the fast model had skipped of the engine when the state was taken (fast-forward.ts sets it). */
+  /** Virtual ns the fast model had skipped of the engine when the state was taken (what its caller says). */
   skippedBefore: number;
 }
 
@@ -186,25 +186,31 @@ export class Domain {
     return !this.key.differs && this.key.equals(c.key);
   }
 
-  /** The last scan() as a capture to keep. */
-  captureScanned(): DomainCapture {
+  /** The last scan() as a capture to keep, `skippedBefore` ns of the engine skipped by then. */
+  captureScanned(skippedBefore = 0): DomainCapture {
     const stream = copyStream(this.u.host.log.stream(this.e.idx));
     const none = new Float64Array(0);
-    return this.recapture({
-      atNs: 0,
-      key: none,
-      counters: none,
-      stream,
-      descAvail: 0,
-      deepChecks: 0,
-      skewCount: 0,
-      misses: 0,
-      skippedBefore: 0,
-    });
+    return this.recapture(
+      {
+        atNs: 0,
+        key: none,
+        counters: none,
+        stream,
+        descAvail: 0,
+        deepChecks: 0,
+        skewCount: 0,
+        misses: 0,
+        skippedBefore: 0,
+      },
+      skippedBefore,
+    );
   }
 
-  /** The last scan() written over `c` (a capture no longer needed, or a new one), its arrays reused where they fit. */
-  recapture(c: DomainCapture): DomainCapture {
+  /**
+   * The last scan() written over `c` (a capture no longer needed, or a new one), its arrays reused where they fit;
+   * `skippedBefore` ns of the engine skipped by then.
+   */
+  recapture(c: DomainCapture, skippedBefore = 0): DomainCapture {
     const e = this.e;
     c.atNs = this.scannedAt;
     c.key = this.key.copyInto(c.key);
@@ -214,14 +220,14 @@ export class Domain {
     c.deepChecks = e.deepChecks;
     c.skewCount = e.skewCount;
     c.misses = 0;
-    c.skippedBefore = 0;
+    c.skippedBefore = skippedBefore;
     return c;
   }
 
-  /** The domain at `now` (the clock's time, or the instant a skip just moved the domain to). */
-  capture(now = this.u.host.sched.nowNs): DomainCapture {
+  /** The domain at `now` (the clock's time, or the instant a skip just moved the domain to); see captureScanned(). */
+  capture(now = this.u.host.sched.nowNs, skippedBefore = 0): DomainCapture {
     this.scan(now);
-    return this.captureScanned();
+    return this.captureScanned(skippedBefore);
   }
 
   /** A request as the key writes it: its template (or its words' identity), pads, phase, status, waiter and owner; runs of equal ones once with their count. */

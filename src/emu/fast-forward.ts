@@ -173,7 +173,7 @@ export class FastForward {
       }
       dom.scan(t);
       w.kept++;
-      const c = kept(w, dom.captureScanned());
+      const c = dom.captureScanned(w.skippedNs);
       w.copied += c.key.length;
       w.seen.set(h, c);
       if (w.kept > MAX_KEPT || w.copied > MAX_COPIED) thin(w);
@@ -189,7 +189,7 @@ export class FastForward {
       const age = t - earlier.atNs - (w.skippedNs - earlier.skippedBefore);
       if (2 * age <= this.runNs || age > this.runNs) return;
       dom.scan(t);
-      w.copied += kept(w, dom.recapture(earlier)).key.length;
+      w.copied += dom.recapture(earlier, w.skippedNs).key.length;
       if (w.copied > MAX_COPIED) thin(w);
       return;
     }
@@ -209,7 +209,7 @@ export class FastForward {
         this.totals.jumps++;
         // The state now, k periods on, read again: its counters as the engine holds them, wrapped at their widths.
         w.skippedNs += k * periodNs;
-        w.seen.set(h, kept(w, dom.capture(now.atNs + k * periodNs)));
+        w.seen.set(h, dom.capture(now.atNs + k * periodNs, w.skippedNs));
         w.misses = 0;
         return;
       }
@@ -227,16 +227,10 @@ export class FastForward {
     // not hide one that does), always when it can no longer be used.
     if (!valid || (++earlier.misses & 7) === 0) {
       dom.scan(t);
-      w.copied += kept(w, dom.recapture(earlier)).key.length;
+      w.copied += dom.recapture(earlier, w.skippedNs).key.length;
     }
     if (++w.misses > MAX_MISSES || w.copied > MAX_COPIED) thin(w);
   }
-}
-
-/** `c`, marked with what had been skipped of the engine when it was taken. */
-function kept(w: Watch, c: DomainCapture): DomainCapture {
-  c.skippedBefore = w.skippedNs;
-  return c;
 }
 
 /** Watch the engine at half as many interrupts: one more hash bit must be clear; forget the states that fail it. */
