@@ -21,7 +21,7 @@ export default defineConfig({
     // stretches, which with V8's default were optimised, deoptimised and optimised again (a tenth of the emulating
     // files' CPU). No background threads of V8's (`--single-threaded`: the optimising compiler and the garbage
     // collector work on the worker's own thread): three workers already keep both cores busy, and the threads'
-    // hand-offs only added CPU (the suite's CPU about 6% less, wall alike, in eleven alternated clean runs).
+    // hand-offs only added CPU (the suite's CPU about 8% less in eleven alternated runs).
     execArgv: ['--single-threaded', '--interrupt-budget=1000000', '--import', TS_LOADER],
     // Three workers on two cores: the third overlaps the files that mostly wait (on a real Prometheus, a browser,
     // a child's real-time loop) with the others' CPU work; two or four were no faster. No test depends on how fast
