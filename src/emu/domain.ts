@@ -21,7 +21,7 @@ import {
   SKEW_WORDS,
 } from './engine.js';
 import { Ev } from './host.js';
-import { copyStream, copyStreamInto, type StreamState } from './log.js';
+import { copyStream, copyStreamInto, type StreamCopy } from './log.js';
 import { lostWakeupArmed } from './lost-wakeup.js';
 import { STREAMING_NS, type TrafficMeter } from './port-counters.js';
 import { writeTxAt } from './ring-layout.js';
@@ -35,11 +35,11 @@ import type { EmuUnit } from './unit.js';
 export interface DomainCapture {
   atNs: number;
   /** The state seen from the engine's frame: equal at two instants between which the domain repeats. */
-  key: Float64Array;
+  key: number[];
   /** The free-running counters, in the order translate() applies them. */
-  counters: Float64Array;
+  counters: number[];
   /** The engine's event-log stream at the instant. */
-  stream: StreamState;
+  stream: StreamCopy;
   /**
    * desc_avail, kept out of the key: the cache is refreshed whenever it runs short, and while every refresh finds
    * room (no sdma_check_progress call went further: `deepChecks` the same at both ends), its value decides when the
@@ -84,7 +84,7 @@ class Buf {
   a = new Float64Array(512);
   n = 0;
   /** A key the values pushed are compared with as they come (scan() stops at the first that differs), or null. */
-  against: Float64Array | null = null;
+  against: readonly number[] | null = null;
   differs = false;
   push(v: number): void {
     if (this.n === this.a.length) {
@@ -99,16 +99,23 @@ class Buf {
   bool(v: boolean): void {
     this.push(v ? 1 : 0);
   }
-  copy(): Float64Array {
-    return this.a.slice(0, this.n);
-  }
-  /** The values in `x` when it has their number (its storage reused: a typed array's costs more than its copy), else a copy. */
-  copyInto(x: Float64Array): Float64Array {
-    if (x.length !== this.n) return this.copy();
-    x.set(this.a.subarray(0, this.n));
+  /** The values as a plain array (kept by the fast model: V8 makes one on its heap far sooner than a typed array). */
+  copy(): number[] {
+    const n = this.n;
+    const a = this.a;
+    const x = new Array<number>(n);
+    for (let i = 0; i < n; i++) x[i] = a[i] as number;
     return x;
   }
-  equals(x: Float64Array): boolean {
+  /** The values in `x` when it has their number (its storage reused), else a copy. */
+  copyInto(x: number[]): number[] {
+    const n = this.n;
+    if (x.length !== n) return this.copy();
+    const a = this.a;
+    for (let i = 0; i < n; i++) x[i] = a[i] as number;
+    return x;
+  }
+  equals(x: readonly number[]): boolean {
     const n = this.n;
     if (x.length !== n) return false;
     const a = this.a;
@@ -170,7 +177,9 @@ export class Domain {
       h = Math.imul(h ^ (e.txRing[e.txHead & mask] as EmuTx).template, 0x01000193);
       h = Math.imul(h ^ (e.txRing[(e.txTail - 1) & mask] as EmuTx).template, 0x01000193);
     }
-    for (const s of this.senders) {
+    const senders = this.senders;
+    for (let i = 0; i < senders.length; i++) {
+      const s = senders[i] as Sender;
       h = Math.imul(h ^ s.outstanding, 0x01000193);
       h = Math.imul(
         h ^ (s.patternPhase() + (s.asleep ? 256 : 0) + (s.wokenPending ? 512 : 0) + (s.runScheduled ? 1024 : 0)),
@@ -178,7 +187,8 @@ export class Domain {
       );
       h = Math.imul(h ^ (Domain.nextRel(s, now) | 0), 0x01000193);
     }
-    return h >>> 0;
+    // 30 bits: a small integer to V8, which a Map hashes and stores without allocating (a uint32 above 2^30 is boxed).
+    return h & 0x3fff_ffff;
   }
 
   /** Whether the last scan() found the domain as `c` was (the same key). */
@@ -189,12 +199,11 @@ export class Domain {
   /** The last scan() as a capture to keep, `skippedBefore` ns of the engine skipped by then. */
   captureScanned(skippedBefore = 0): DomainCapture {
     const stream = copyStream(this.u.host.log.stream(this.e.idx));
-    const none = new Float64Array(0);
     return this.recapture(
       {
         atNs: 0,
-        key: none,
-        counters: none,
+        key: [],
+        counters: [],
         stream,
         descAvail: 0,
         deepChecks: 0,
@@ -276,7 +285,7 @@ export class Domain {
 
   private list(l: readonly EmuTx[]): void {
     this.key.push(l.length);
-    for (const t of l) this.tx(t);
+    for (let i = 0; i < l.length; i++) this.tx(l[i] as EmuTx);
     this.endRun();
   }
 
@@ -291,7 +300,7 @@ export class Domain {
    * Write the domain at `now` into the scan buffers: `key` (relative) and `ctr` (free-running counters). With
    * `against`, stop as soon as the key departs from it: false then (the buffers hold a part only).
    */
-  scan(now = this.u.host.sched.nowNs, against: Float64Array | null = null): boolean {
+  scan(now = this.u.host.sched.nowNs, against: readonly number[] | null = null): boolean {
     const { u, e, ids } = this;
     const c = e.chip;
     const host = u.host;
@@ -323,10 +332,12 @@ export class Domain {
     for (let i = 0; i < nEvents; i++) if (events.kind[i] === Ev.haltWait) haltWaiting = true;
     key.push(haltWaiting ? clampRel(e.haltWaitStartNs, now, HALT_WAIT_LIMIT_NS) : 0);
     key.push(e.harvest.length);
-    for (const v of e.rng.state()) key.push(v);
+    const rs = e.rng.state();
+    for (let i = 0; i < rs.length; i++) key.push(rs[i] as number);
     key.bool(lostWakeupArmed(host, e.idx));
     key.push(e.dmawait.length);
-    for (const w of e.dmawait) key.push(ids.of(w));
+    const dmawait = e.dmawait;
+    for (let i = 0; i < dmawait.length; i++) key.push(ids.of(dmawait[i]));
     this.list(e.flushlist);
     if (key.differs) return false;
     // The requests in flight (their slots follow from their sizes and pads, back from descq_tail: translate() checks).
@@ -409,7 +420,9 @@ export class Domain {
     n.push(c.idleEpoch);
     n.push(c.interruptsLost);
     // The senders.
-    for (const s of this.senders) {
+    const senders = this.senders;
+    for (let si = 0; si < senders.length; si++) {
+      const s = senders[si] as Sender;
       const w = s.wait;
       key.push(s.outstanding);
       key.bool(s.asleep);
@@ -421,7 +434,8 @@ export class Domain {
       key.push(Domain.nextRel(s, now));
       key.push(s.patternPhase());
       key.bool(s.patternDrawn());
-      for (const v of s.rngState()) key.push(v);
+      const ss = s.rngState();
+      for (let i = 0; i < ss.length; i++) key.push(ss[i] as number);
       this.list(s.batch);
       key.push(Math.max(s.bulkFreeNs - now, 0));
       key.push(s.bulkHeld === null ? -1 : ids.of(s.bulkHeld.words));
