@@ -39,6 +39,8 @@ export class Scheduler {
   a = 0;
   b = 0;
   domain = -1;
+  /** The root is the event being dispatched, already released: settle() removes it, or at() puts the next in its place. */
+  private hole = false;
 
   constructor() {
     this.freeSlotRange(0, this.time.length);
@@ -51,6 +53,7 @@ export class Scheduler {
 
   /** Events waiting. */
   get pending(): number {
+    this.settle();
     return this.size;
   }
 
@@ -66,7 +69,13 @@ export class Scheduler {
     this.argB[s] = b;
     this.dom[s] = domain;
     const o = (domain < 0 ? 0 : ENGINE_CLASS) + this.counter++;
-    this.up(this.size++, Math.max(atNs, this.nowNs), o, s);
+    const t = Math.max(atNs, this.nowNs);
+    if (this.hole) {
+      // The first event scheduled by the one being dispatched takes its place at the root, sifted down: one pass
+      // through the heap instead of two (its removal, then this insertion). No earlier event is pending.
+      this.hole = false;
+      this.down(0, this.size, t, o, s);
+    } else this.up(this.size++, t, o, s);
     return s + (this.gen[s] as number) * SLOT_SPAN;
   }
 
@@ -77,6 +86,7 @@ export class Scheduler {
 
   /** Remove the event of `handle` if it has not run yet; true when it was removed. */
   cancel(handle: number): boolean {
+    this.settle();
     const s = handle % SLOT_SPAN;
     if ((this.gen[s] as number) !== (handle - s) / SLOT_SPAN) return false;
     const i = this.heapPos[s] as number;
@@ -88,6 +98,7 @@ export class Scheduler {
 
   /** The time of the event of `handle`, or −1 once it has run or was cancelled. */
   timeOf(handle: number): number {
+    this.settle();
     const s = handle % SLOT_SPAN;
     if ((this.gen[s] as number) !== (handle - s) / SLOT_SPAN) return -1;
     const i = this.heapPos[s] as number;
@@ -100,14 +111,17 @@ export class Scheduler {
    * asked after each event and ends the run early (the clock stays at that event's time).
    */
   runUntil(untilNs: number, dispatch: () => void, stop?: () => boolean): void {
-    while (this.size > 0 && (this.time[0] as number) <= untilNs) {
+    for (;;) {
+      this.settle();
+      if (this.size === 0 || (this.time[0] as number) > untilNs) break;
       this.nowNs = this.time[0] as number;
       const s = this.slot[0] as number;
       this.kind = this.kinds[s] as number;
       this.a = this.argA[s] as number;
       this.b = this.argB[s] as number;
       this.domain = this.dom[s] as number;
-      this.removeAt(0);
+      // The root stays in the heap as a hole until the event schedules one (at()) or anything else reads the heap.
+      this.hole = true;
       this.release(s);
       dispatch();
       if (stop?.()) return;
@@ -121,6 +135,7 @@ export class Scheduler {
    * allocated once it is large enough); returns how many.
    */
   eventsInto(domain: number, out: EventList): number {
+    this.settle();
     let n = 0;
     for (let i = 0; i < this.size; i++) {
       const s = this.slot[i] as number;
@@ -149,6 +164,7 @@ export class Scheduler {
 
   /** The events of `domain` now pending, in the order they will run: [handle, time, kind, a, b] each. */
   eventsOf(domain: number): [number, number, number, number, number][] {
+    this.settle();
     const out: [number, number, number, number, number][] = [];
     const order: number[] = [];
     for (let i = 0; i < this.size; i++) {
@@ -171,6 +187,7 @@ export class Scheduler {
 
   /** Move the pending event of `handle` to `atNs` with argument `b`, keeping its place among events of one instant. */
   reschedule(handle: number, atNs: number, b: number): void {
+    this.settle();
     const s = handle % SLOT_SPAN;
     const i = this.heapPos[s] as number;
     if (i < 0 || (this.gen[s] as number) !== (handle - s) / SLOT_SPAN)
@@ -183,12 +200,21 @@ export class Scheduler {
 
   /** The earliest pending time among events of `domain` whose kind is not `except`, or +Infinity. */
   nextInDomain(domain: number, except = -1): number {
+    this.settle();
     let t = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.size; i++) {
       const s = this.slot[i] as number;
       if (this.dom[s] === domain && this.kinds[s] !== except && (this.time[i] as number) < t) t = this.time[i] as number;
     }
     return t;
+  }
+
+  /** Take the hole the last dispatched event left at the root out of the heap (the last entry fills it). */
+  private settle(): void {
+    if (this.hole) {
+      this.hole = false;
+      this.removeAt(0);
+    }
   }
 
   private release(s: number): void {
@@ -227,7 +253,6 @@ export class Scheduler {
     const time = this.time;
     const order = this.order;
     const slot = this.slot;
-    const pos = this.heapPos;
     const t = time[last] as number;
     const o = order[last] as number;
     const s = slot[last] as number;
@@ -239,13 +264,22 @@ export class Scheduler {
         return;
       }
     }
+    this.down(i, last, t, o, s);
+  }
+
+  /** Sift the entry (t, o, s) down from the hole at `i` of a heap of `n` entries. */
+  private down(i: number, n: number, t: number, o: number, s: number): void {
+    const time = this.time;
+    const order = this.order;
+    const slot = this.slot;
+    const pos = this.heapPos;
     for (;;) {
       const l = 2 * i + 1;
-      if (l >= last) break;
+      if (l >= n) break;
       const r = l + 1;
       let c = l;
       let ct = time[l] as number;
-      if (r < last) {
+      if (r < n) {
         const rt = time[r] as number;
         if (rt < ct || (rt === ct && (order[r] as number) < (order[l] as number))) {
           c = r;

@@ -1,8 +1,9 @@
 // The scheduler dispatches in (time, insertion) order, an event scheduled in the past runs now, and events
-// scheduled while dispatching (more than its first thousand slots) keep that order.
+// scheduled while dispatching (more than its first thousand slots) keep that order; whatever a dispatched event does
+// to the others (schedule, cancel, move, read them) it sees what a plain sorted list would hold.
 import { describe, expect, it } from 'vitest';
 import { Sfc32 } from '../../src/emu/prng.js';
-import { Scheduler } from '../../src/emu/scheduler.js';
+import { EventList, Scheduler } from '../../src/emu/scheduler.js';
 
 describe('scheduler', () => {
   it.each([1, 2, 3])('dispatches 20,000 events of random times in (time, insertion) order (seed %i)', (seed) => {
@@ -44,5 +45,72 @@ describe('scheduler', () => {
     s.after(5, 3, 0); // at 25, before the one at 30
     s.runUntil(40, () => seen.push(s.kind));
     expect(seen).toEqual([1, 3, 2]);
+  });
+  /** A pending event as a plain list holds it: unit events (domain −1) before an engine's at one instant. */
+  interface Ref {
+    handle: number;
+    t: number;
+    cls: number;
+    n: number;
+    kind: number;
+    a: number;
+    b: number;
+    dom: number;
+  }
+  const before = (x: Ref, y: Ref) => x.t - y.t || x.cls - y.cls || x.n - y.n;
+
+  it.each([4, 5, 6])('what a dispatched event schedules, cancels, moves and reads matches a sorted list (seed %i)', (seed) => {
+    const rng = new Sfc32(seed);
+    const s = new Scheduler();
+    let ref: Ref[] = [];
+    let n = 0;
+    const add = (t: number) => {
+      const dom = rng.int(-1, 3);
+      const kind = rng.int(0, 9);
+      const a = rng.int(0, 99);
+      const b = rng.int(0, 99);
+      const handle = s.at(t, kind, a, b, dom);
+      ref.push({ handle, t: Math.max(t, s.nowNs), cls: dom < 0 ? 0 : 1, n: n++, kind, a, b, dom });
+    };
+    for (let i = 0; i < 600; i++) add(rng.int(0, 20) * 100);
+    const list = new EventList();
+    let dispatched = 0;
+    s.runUntil(Number.POSITIVE_INFINITY, () => {
+      ref.sort(before);
+      const next = ref.shift() as Ref;
+      expect([s.nowNs, s.kind, s.a, s.b, s.domain]).toEqual([next.t, next.kind, next.a, next.b, next.dom]);
+      // Reads first, sometimes (the dispatched event is no longer pending), then changes in a random order.
+      const ops = rng.int(0, 6);
+      for (let k = 0; k < ops; k++) {
+        const op = rng.int(0, 7);
+        const pick = ref.length > 0 ? (ref[rng.int(0, ref.length - 1)] as Ref) : undefined;
+        if (op <= 2 && dispatched < 3_000) add(s.nowNs + rng.int(-1, 5) * 100);
+        else if (op === 3) {
+          expect(s.cancel(pick?.handle ?? next.handle)).toBe(pick !== undefined);
+          if (pick) ref = ref.filter((r) => r !== pick);
+        } else if (op === 4 && pick) {
+          const t = s.nowNs + rng.int(0, 5) * 100;
+          s.reschedule(pick.handle, t, 7);
+          pick.t = t;
+          pick.b = 7;
+        } else if (op === 5) {
+          expect(s.pending).toBe(ref.length);
+          expect(s.timeOf(next.handle)).toBe(-1);
+          if (pick) expect(s.timeOf(pick.handle)).toBe(pick.t);
+        } else {
+          const dom = rng.int(-1, 3);
+          const want = ref.filter((r) => r.dom === dom).sort(before);
+          const got = s.eventsInto(dom, list);
+          expect(Array.from({ length: got }, (_, i) => [list.time[i], list.kind[i], list.a[i]])).toEqual(
+            want.map((r) => [r.t, r.kind, r.a]),
+          );
+          expect(s.nextInDomain(dom)).toBe(want[0]?.t ?? Number.POSITIVE_INFINITY);
+        }
+      }
+      dispatched++;
+    });
+    expect(ref).toEqual([]);
+    expect(s.pending).toBe(0);
+    expect(dispatched).toBeGreaterThan(1_000);
   });
 });
