@@ -29,7 +29,11 @@ describe('scheduler', () => {
     });
     want.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
     expect(wrongB).toBe(0);
-    expect(got).toEqual(want.map(([t, , k, a]) => [t, k, a]));
+    // The first event out of order, if any (20,000 of them: one comparison, not one matcher each).
+    const wanted = want.map(([t, , k, a]) => [t, k, a]);
+    const first = wanted.findIndex((w, i) => JSON.stringify(w) !== JSON.stringify(got[i]));
+    expect(first === -1 ? null : { at: first, got: got[first], want: wanted[first] }).toBeNull();
+    expect(got).toHaveLength(wanted.length);
     expect(s.pending).toBe(0);
   });
 
@@ -75,10 +79,18 @@ describe('scheduler', () => {
     for (let i = 0; i < 600; i++) add(rng.int(0, 20) * 100);
     const list = new EventList();
     let dispatched = 0;
+    // Every disagreement with the list, said at the end (thousands of checks: a matcher each would cost more than
+    // the scheduler).
+    const wrong: string[] = [];
+    const same = (what: string, got: unknown, want: unknown) => {
+      const g = JSON.stringify(got);
+      const w = JSON.stringify(want);
+      if (g !== w) wrong.push(`event ${dispatched}: ${what} ${g}, expected ${w}`);
+    };
     s.runUntil(Number.POSITIVE_INFINITY, () => {
       ref.sort(before);
       const next = ref.shift() as Ref;
-      expect([s.nowNs, s.kind, s.a, s.b, s.domain]).toEqual([next.t, next.kind, next.a, next.b, next.dom]);
+      same('dispatched', [s.nowNs, s.kind, s.a, s.b, s.domain], [next.t, next.kind, next.a, next.b, next.dom]);
       // Reads first, sometimes (the dispatched event is no longer pending), then changes in a random order.
       const ops = rng.int(0, 6);
       for (let k = 0; k < ops; k++) {
@@ -86,7 +98,7 @@ describe('scheduler', () => {
         const pick = ref.length > 0 ? (ref[rng.int(0, ref.length - 1)] as Ref) : undefined;
         if (op <= 2 && dispatched < 3_000) add(s.nowNs + rng.int(-1, 5) * 100);
         else if (op === 3) {
-          expect(s.cancel(pick?.handle ?? next.handle)).toBe(pick !== undefined);
+          same('cancel', s.cancel(pick?.handle ?? next.handle), pick !== undefined);
           if (pick) ref = ref.filter((r) => r !== pick);
         } else if (op === 4 && pick) {
           const t = s.nowNs + rng.int(0, 5) * 100;
@@ -94,21 +106,25 @@ describe('scheduler', () => {
           pick.t = t;
           pick.b = 7;
         } else if (op === 5) {
-          expect(s.pending).toBe(ref.length);
-          expect(s.timeOf(next.handle)).toBe(-1);
-          if (pick) expect(s.timeOf(pick.handle)).toBe(pick.t);
+          same('pending', s.pending, ref.length);
+          same('timeOf the dispatched', s.timeOf(next.handle), -1);
+          if (pick) same('timeOf', s.timeOf(pick.handle), pick.t);
         } else {
           const dom = rng.int(-1, 3);
           const want = ref.filter((r) => r.dom === dom).sort(before);
           const got = s.eventsInto(dom, list);
-          expect(Array.from({ length: got }, (_, i) => [list.time[i], list.kind[i], list.a[i]])).toEqual(
+          same(
+            `eventsInto(${dom})`,
+            Array.from({ length: got }, (_, i) => [list.time[i], list.kind[i], list.a[i]]),
             want.map((r) => [r.t, r.kind, r.a]),
           );
-          expect(s.nextInDomain(dom)).toBe(want[0]?.t ?? Number.POSITIVE_INFINITY);
+          // (JSON says null for Infinity: compared as a string.)
+          same(`nextInDomain(${dom})`, String(s.nextInDomain(dom)), String(want[0]?.t ?? Number.POSITIVE_INFINITY));
         }
       }
       dispatched++;
     });
+    expect(wrong.slice(0, 5)).toEqual([]);
     expect(ref).toEqual([]);
     expect(s.pending).toBe(0);
     expect(dispatched).toBeGreaterThan(1_000);
