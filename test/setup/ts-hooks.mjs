@@ -38,7 +38,14 @@ export async function load(url, context, nextLoad) {
 
 // The source map carries the mappings only, not the TypeScript text again (stack traces need no more): Node decodes
 // and parses every module's inline map as it loads it (source maps are on), so half the bytes are half that work.
-const OPTIONS = { loader: 'ts', format: 'esm', target: 'node20', sourcemap: 'inline', sourcesContent: false, tsconfigRaw: TSCONFIG };
+const OPTIONS = {
+  loader: 'ts',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: 'inline',
+  sourcesContent: false,
+  tsconfigRaw: TSCONFIG,
+};
 
 /** Where the stripped module of `text`, read from `path`, is cached. */
 function cachePath(path, text) {
