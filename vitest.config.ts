@@ -20,7 +20,7 @@ export default defineConfig({
     // V8's tier-up budget as the command sets it (src/cli/tier-up.ts): the workers run the emulator in many short
     // stretches, which with V8's default were optimised, deoptimised and optimised again (a tenth of the emulating
     // files' CPU). No background threads of V8's (`--single-threaded`: the optimising compiler and the garbage
-    // collector work on the worker's own thread): three workers already keep both cores busy, and the threads'
+    // collector work on the worker's own thread): the workers already keep both cores busy, and the threads'
     // hand-offs only added CPU (the suite's CPU about 8% less in eleven alternated runs).
     execArgv: ['--single-threaded', '--interrupt-budget=1000000', '--import', TS_LOADER],
     // Four workers on two cores: the files that mostly wait (on a real Prometheus, Slurm's daemons, a browser, a
