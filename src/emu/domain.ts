@@ -21,7 +21,7 @@ import {
   SKEW_WORDS,
 } from './engine.js';
 import { Ev } from './host.js';
-import { copyStream, copyStreamInto, type StreamCopy } from './log.js';
+import { carryStream, copyStream, copyStreamInto, type StreamCopy } from './log.js';
 import { lostWakeupArmed } from './lost-wakeup.js';
 import { STREAMING_NS, type TrafficMeter } from './port-counters.js';
 import { writeTxAt } from './ring-layout.js';
@@ -581,6 +581,24 @@ export class Domain {
       d = next;
     }
     return { periods: k, descAvail: d };
+  }
+
+  /**
+   * A state `c` kept at an instant φ of the period from `a` to `b` (b now), moved on as translate(a, b, k) moved the
+   * domain to `landing`: the state the domain will be in at φ + k periods, one period before it comes back to it (the
+   * domain repeats from `a` on, and desc_avail with it: the caller checks that). Its key is the same; its counters are
+   * the landing's less what the domain adds from φ to `b`; its event-log stream goes on k periods (log.ts
+   * carryStream); its placements and deep checks stay where they were, as the skipped periods log none. A repeat found
+   * against it a period later is then skipped at once, wherever the engine is in its period when a sample ends.
+   */
+  static carry(c: DomainCapture, a: DomainCapture, b: DomainCapture, landing: DomainCapture, k: number, skippedNs: number): void {
+    const periodNs = b.atNs - a.atNs;
+    const n = c.counters;
+    for (let i = 0; i < n.length; i++) n[i] = (landing.counters[i] as number) + ((n[i] as number) - (b.counters[i] as number));
+    carryStream(a.stream, b.stream, c.stream, k, periodNs);
+    c.atNs += k * periodNs;
+    c.skippedBefore = skippedNs;
+    c.misses = 0;
   }
 
   /** Whether the guards (errors, kernel log lines, violations) stayed where they were from `a` to `b`. */

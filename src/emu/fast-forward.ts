@@ -209,7 +209,9 @@ export class FastForward {
         this.totals.jumps++;
         // The state now, k periods on, read again: its counters as the engine holds them, wrapped at their widths.
         w.skippedNs += k * periodNs;
-        w.seen.set(h, dom.capture(now.atNs + k * periodNs, w.skippedNs));
+        const landing = dom.capture(now.atNs + k * periodNs, w.skippedNs);
+        if (earlier.descAvail === now.descAvail) carryPhases(w, h, earlier, now, landing, k);
+        w.seen.set(h, landing);
         w.misses = 0;
         return;
       }
@@ -230,6 +232,22 @@ export class FastForward {
       w.copied += dom.recapture(earlier, w.skippedNs).key.length;
     }
     if (++w.misses > MAX_MISSES || w.copied > MAX_COPIED) thin(w);
+  }
+}
+
+/**
+ * After a skip of k periods from `a` to `b` (the domain exactly periodic from `a`, desc_avail included): every other
+ * state kept from within that period is moved on k periods too (Domain.carry), and every hash first seen in it, so
+ * that after the next sample the engine is skipped again at the first watched interrupt whose state it kept, rather
+ * than after stepping up to a whole period back to the state it landed in.
+ */
+function carryPhases(w: Watch, h: number, a: DomainCapture, b: DomainCapture, landing: DomainCapture, k: number): void {
+  const shiftNs = k * (b.atNs - a.atNs);
+  for (const [h2, c] of w.seen) {
+    if (h2 === h) continue;
+    if (typeof c === 'number') {
+      if (c >= a.atNs && c < b.atNs) w.seen.set(h2, c + shiftNs);
+    } else if (c.atNs >= a.atNs && c.atNs < b.atNs) Domain.carry(c, a, b, landing, k, w.skippedNs);
   }
 }
 

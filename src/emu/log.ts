@@ -186,6 +186,32 @@ function repeatLane(h0: number, h1: number, words: number, k: number, base: numb
   return add(mul(h1, Rk), mul(c, sum));
 }
 
+/**
+ * A stream's state `at` (a copy taken at an instant φ of a period that runs from `from` to `to`) moved on `k` periods,
+ * in place: the state the stream would have at φ + k periods had the periods after `to` been stepped. Up to φ + k
+ * periods the stream takes the records to `to`, k − 1 more periods of them, then those from `from` to φ again: each a
+ * block of Horner steps, so a lane is the block repeated (repeatLane) and then the partial block, an affine map h ↦ h·R
+ * + c with R = base^words and c = h(φ) − h(from)·R. Each field's last value moves on by k times what one period adds to
+ * it, as repeat() moves the stream's own.
+ */
+export function carryStream(from: StreamCopy, to: StreamCopy, at: StreamCopy, k: number, periodNs: number): void {
+  const records = to.n - from.n;
+  if (k <= 0 || records <= 0) return;
+  const words = records * WORDS;
+  const partial = (at.n - from.n) * WORDS;
+  const lane = (h0: number, h1: number, hAt: number, base: number): number => {
+    const before = repeatLane(h0, h1, words, k - 1, base);
+    const R = pow32(base, partial);
+    return add(mul(before, R), (hAt - mul(h0, R)) >>> 0);
+  };
+  at.h1 = lane(from.h1, to.h1, at.h1, BASE1);
+  at.h2 = lane(from.h2, to.h2, at.h2, BASE2);
+  at.n += records * k;
+  at.lastNs += k * periodNs;
+  const last = at.last;
+  for (let i = 0; i < last.length; i++) last[i] = (last[i] as number) + k * ((to.last[i] as number) - (from.last[i] as number));
+}
+
 /** Append-only log; `retain` bounds the number of records kept in memory (all are digested). */
 export class EventLog {
   private chunk = new Float64Array(FIRST_CHUNK_RECORDS * FIELDS);
