@@ -8,7 +8,9 @@
 // coming up or going down, the netdev watchdog, or the end of the run (a sample instant). The domain is then moved on
 // by as many whole periods as fit before that (domain.ts translate()): its counters by that many times what a period
 // adds, its ring slots, times and pending events along, its descriptor words written again from the txreq records,
-// the skipped records digested in closed form. What is left to the bound is stepped as usual.
+// the skipped records digested in closed form. What is left to the bound is stepped as usual. The states kept from
+// within the period skipped from are moved on with it (carryPhases), so that after the bound the engine is skipped
+// again at the first of them it meets.
 //
 // The unit's periodic check for lost wake-ups reads every engine, skipped or not: a stretch is skipped only if no
 // moment of it had a sleeper on an engine with an empty ring (the check's precondition), so the check finds nothing
