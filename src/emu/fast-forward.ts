@@ -195,7 +195,12 @@ export class FastForward {
       if (w.copied > MAX_COPIED) thin(w);
       return;
     }
-    const valid = earlier.atNs > w.quietSleeperNs && earlier.atNs >= this.changedNs;
+    // A state kept before the engine's last skip, whose desc_avail is not the one now, cannot be repeated from:
+    // availRun() replays the period placement by placement from the skew log, and the skipped periods logged none.
+    const valid =
+      earlier.atNs > w.quietSleeperNs &&
+      earlier.atNs >= this.changedNs &&
+      (earlier.skippedBefore === w.skippedNs || earlier.descAvail === dom.e.descAvail);
     if (valid && dom.scan(t, earlier.key) && dom.scanMatches(earlier)) {
       const now = dom.captureScanned();
       const periodNs = now.atNs - earlier.atNs;
