@@ -27,6 +27,7 @@ import { STREAMING_NS, type TrafficMeter } from './port-counters.js';
 import { writeTxAt } from './ring-layout.js';
 import { EventList } from './scheduler.js';
 import type { Sender } from './sender.js';
+import { type DomainSnapshot, type SnapshotEvent, takeSnapshot } from './snapshot.js';
 import { HALT_WAIT_LIMIT_NS } from './statemachine.js';
 import type { EmuTx } from './tx.js';
 import type { EmuUnit } from './unit.js';
@@ -55,6 +56,14 @@ export interface DomainCapture {
   misses: number;
   /** Virtual ns the fast model had skipped of the engine when the state was taken (what its caller says). */
   skippedBefore: number;
+  /** The domain's objects as they were when the state was taken, to put back (snapshot.ts), or null. */
+  snap: DomainSnapshot | null;
+  /**
+   * The engine has been put to a point within a period since the state was taken (fast-forward.ts landInPart): the
+   * placements logged since are not those of whole periods, so a repeat from it is taken only with desc_avail alike
+   * (availRun() replays a period from the log).
+   */
+  jumpedOver: boolean;
 }
 
 /** Counters that must not move over a period for it to be skipped (they touch what the unit shares). */
@@ -210,6 +219,8 @@ export class Domain {
         skewCount: 0,
         misses: 0,
         skippedBefore: 0,
+        snap: null,
+        jumpedOver: false,
       },
       skippedBefore,
     );
@@ -230,7 +241,14 @@ export class Domain {
     c.skewCount = e.skewCount;
     c.misses = 0;
     c.skippedBefore = skippedBefore;
+    c.snap = null;
+    c.jumpedOver = false;
     return c;
+  }
+
+  /** The domain's objects at the last scan, to put back later (snapshot.ts). */
+  snapshot(): DomainSnapshot {
+    return takeSnapshot(this, this.scannedAt, this.ctr.copy());
   }
 
   /** The domain at `now` (the clock's time, or the instant a skip just moved the domain to); see captureScanned(). */
@@ -601,6 +619,26 @@ export class Domain {
     c.misses = 0;
   }
 
+  /**
+   * A state `c` kept within the period from `a` to `b` moved on `k` whole periods of it (a skip to a point within a
+   * period, fast-forward.ts landInPart): its counters by k times what a period adds, its stream on k periods.
+   */
+  static carryBy(
+    c: DomainCapture,
+    a: Pick<DomainCapture, 'atNs' | 'counters' | 'stream'>,
+    b: DomainCapture,
+    k: number,
+    skippedNs: number,
+  ): void {
+    const n = c.counters;
+    for (let i = 0; i < n.length; i++) n[i] = (n[i] as number) + k * ((b.counters[i] as number) - (a.counters[i] as number));
+    carryStream(a.stream, b.stream, c.stream, k, b.atNs - a.atNs);
+    c.atNs += k * (b.atNs - a.atNs);
+    c.skippedBefore = skippedNs;
+    c.misses = 0;
+    c.jumpedOver = true;
+  }
+
   /** Whether the guards (errors, kernel log lines, violations) stayed where they were from `a` to `b`. */
   static quiet(a: DomainCapture, b: DomainCapture): boolean {
     const g = GUARDED.length;
@@ -613,24 +651,42 @@ export class Domain {
    * k periods later. The caller has checked the keys and the guards.
    */
   translate(a: DomainCapture, b: DomainCapture, k: number, descAvail: number): void {
+    const periodNs = b.atNs - a.atNs;
+    const dn = b.counters.map((v, i) => k * (v - (a.counters[i] as number)));
+    this.moveBy(dn, k * periodNs, dn, null, descAvail);
+    // The log: the skipped periods' records digested, one `repeat` record kept.
+    this.u.host.log.repeat(this.e.idx, a.stream, k, periodNs, this.u.host.sched.nowNs);
+  }
+
+  /**
+   * Move the domain on by `shiftNs` and its counters by `dn` (in capture()'s order); the ports get `portDn` of what
+   * its meters and DmaWait count (the same but for a restored snapshot, snapshot.ts, whose counters are not the ones
+   * the ports have counted). `events` null: the pending events are moved along; else they are the snapshot's, put
+   * back moved along, and the handles the domain holds of them are given the new ones.
+   */
+  moveBy(
+    dn: readonly number[],
+    shiftNs: number,
+    portDn: readonly number[],
+    events: SnapshotEvent[] | null,
+    descAvail: number,
+  ): void {
     const { u, e } = this;
     const c = e.chip;
     const host = u.host;
     const sched = host.sched;
     const mask = e.mask;
-    const periodNs = b.atNs - a.atNs;
-    const shiftNs = k * periodNs;
-    const dn = b.counters.map((v, i) => k * (v - (a.counters[i] as number)));
     let i = 0;
     const next = (): number => dn[i++] as number;
     const u32 = (v: number, d: number): number => (v + (d % 4_294_967_296)) >>> 0;
     const meter = (m: TrafficMeter): [number, number, number] => {
       m.streamingSinceNs += shiftNs;
+      const at = i;
       const add: [number, number, number] = [next(), next(), next()];
       m.bytes += add[0];
       m.packets += add[1];
       m.waits += add[2];
-      return add;
+      return [portDn[at] as number, portDn[at + 1] as number, portDn[at + 2] as number];
     };
     // The engine: its counters, then the requests in flight moved to their slots k periods on.
     const dHead = next();
@@ -655,6 +711,7 @@ export class Domain {
     e.idleIntCnt += next();
     const dSerial = next();
     e.serial += dSerial;
+    const portDmaWait = portDn[i] as number;
     const dDmaWait = next();
     e.dmaWaitCount += dDmaWait;
     u.vectorCounts[e.pos] = (u.vectorCounts[e.pos] ?? 0) + next();
@@ -746,17 +803,24 @@ export class Domain {
       p.xmitWait += waits + bulkWaits;
     }
     const dmaPort = c.txPort ?? host.ports[0];
-    if (dmaPort) dmaPort.counters.dmaWait += dDmaWait;
-    // The pending events, k periods later.
-    for (const [handle, t, kind, a, arg] of sched.eventsOf(e.pos)) {
-      let nb = arg;
-      if (kind === Ev.chipDone) nb = arg + dEpoch;
-      else if (kind === Ev.idleTimer) nb = arg + dIdleEpoch;
-      else if (kind === Ev.senderTimeout) nb = arg + (dToken.get(a) ?? 0);
-      sched.reschedule(handle, t + shiftNs, nb);
+    if (dmaPort) dmaPort.counters.dmaWait += portDmaWait;
+    // The pending events, moved along.
+    const moved = (kind: number, a: number, arg: number): number => {
+      if (kind === Ev.chipDone) return arg + dEpoch;
+      if (kind === Ev.idleTimer) return arg + dIdleEpoch;
+      if (kind === Ev.senderTimeout) return arg + (dToken.get(a) ?? 0);
+      return arg;
+    };
+    if (events === null) {
+      for (const [handle, t, kind, a, arg] of sched.eventsOf(e.pos)) sched.reschedule(handle, t + shiftNs, moved(kind, a, arg));
+    } else {
+      const handles = new Map<number, number>();
+      for (const v of events) handles.set(v.handle, sched.at(v.timeNs + shiftNs, v.kind, v.a, moved(v.kind, v.a, v.b), e.pos));
+      const h = (x: number): number => handles.get(x) ?? x;
+      c.doneEvent = h(c.doneEvent);
+      c.idleEvent = h(c.idleEvent);
+      for (const s of this.senders) s.renameEvents(h);
     }
     e.descAvail = descAvail;
-    // The log: the skipped periods' records digested, one `repeat` record kept.
-    host.log.repeat(e.idx, a.stream, k, periodNs, sched.nowNs);
   }
 }

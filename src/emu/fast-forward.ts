@@ -20,9 +20,20 @@ import { lostWakeupPossible } from './dispatch.js';
 import { Domain, type DomainCapture, Ids } from './domain.js';
 import { type Engine, SKEW_WORDS } from './engine.js';
 import { Ev } from './host.js';
+import { copyStream } from './log.js';
 import type { Scheduler } from './scheduler.js';
+import { type DomainSnapshot, restoreSnapshot } from './snapshot.js';
 import type { EmuUnit } from './unit.js';
 
+/**
+ * States are kept for hashes that come back within this many runs between two sample instants: a longer period is
+ * skipped too (at any point of it: landInPart), but it must be stepped twice first.
+ */
+const MAX_PERIOD_RUNS = 3;
+/** Failed tries of a kept state after which landInPart no longer tries it (repeatsInPart). */
+const MAX_PART_MISSES = 2;
+/** States kept for a period longer than this part of a run between two samples are kept restorable (worthPart). */
+const PART_RUNS = 16;
 /** Interrupt states remembered per engine before the memory is cleared (an engine that never repeats). */
 const MAX_SEEN = 1 << 15;
 /**
@@ -70,6 +81,10 @@ interface Watch {
   skippedNs: number;
   /** The last instant the unit's check could have found a lost wake-up on the engine (a skipped stretch holds none). */
   quietSleeperNs: number;
+  /** A repeat has been found since the engine's states were last forgotten (worthPart). */
+  repeated: boolean;
+  /** The time after which the last hash kept came back. */
+  lastGapNs: number;
 }
 
 /** The fast model of one unit. */
@@ -106,6 +121,8 @@ export class FastForward {
       fresh: 0,
       skippedNs: 0,
       quietSleeperNs: Number.NEGATIVE_INFINITY,
+      repeated: false,
+      lastGapNs: 0,
     }));
   }
 
@@ -118,6 +135,7 @@ export class FastForward {
     for (const w of this.watches) {
       w.seen.clear();
       w.kept = 0;
+      w.repeated = false;
     }
   }
 
@@ -166,16 +184,21 @@ export class FastForward {
     w.fresh = 0;
     const t = this.u.host.sched.nowNs;
     if (typeof earlier === 'number') {
-      // Seen again a period on, if the state repeats. A period longer than the whole run between two sample instants
-      // could never be skipped in runs like this one (an over-subscribed engine's hashes, say, which come back while
-      // its whole state does not): remember only when. Else keep the whole state, to compare with its next return.
-      if (t - earlier > this.runNs) {
+      // Seen again a period on, if the state repeats. A period longer than a few runs between two sample instants is
+      // not worth keeping states for (an over-subscribed engine's hashes, say, which come back while its whole state
+      // does not): remember only when. Else keep the whole state, to compare with its next return.
+      if (t - earlier > MAX_PERIOD_RUNS * this.runNs) {
         w.seen.set(h, t);
         return;
       }
       dom.scan(t);
       w.kept++;
       const c = dom.captureScanned(w.skippedNs);
+      // Two hashes in a row back after the same time: most likely a period (a restorable state worth taking before
+      // the first repeat is found, so that the engine can land within a period at the first).
+      const gap = t - earlier;
+      if (this.worthPart(w, gap, gap === w.lastGapNs)) c.snap = dom.snapshot();
+      w.lastGapNs = gap;
       w.copied += c.key.length;
       w.seen.set(h, c);
       if (w.kept > MAX_KEPT || w.copied > MAX_COPIED) thin(w);
@@ -183,6 +206,8 @@ export class FastForward {
     }
     if (t - earlier.atNs <= 0) return;
     if (this.boundNs - t < t - earlier.atNs) {
+      // No whole period fits before the bound: perhaps a part of one does (a state kept within the period put back).
+      if (this.repeatsInPart(w, earlier, t)) return;
       // A repeat found now could not be skipped before the bound: the earlier state is kept to compare with later (a
       // whole number of periods on is a period too), unless its age (the time stepped since it was kept) is more
       // than half the run between two samples and no more than the run. Then the state now takes its place, its next
@@ -191,7 +216,9 @@ export class FastForward {
       const age = t - earlier.atNs - (w.skippedNs - earlier.skippedBefore);
       if (2 * age <= this.runNs || age > this.runNs) return;
       dom.scan(t);
+      const periodNs = t - earlier.atNs;
       w.copied += dom.recapture(earlier, w.skippedNs).key.length;
+      if (this.worthPart(w, periodNs)) earlier.snap = dom.snapshot();
       if (w.copied > MAX_COPIED) thin(w);
       return;
     }
@@ -200,14 +227,22 @@ export class FastForward {
     const valid =
       earlier.atNs > w.quietSleeperNs &&
       earlier.atNs >= this.changedNs &&
-      (earlier.skippedBefore === w.skippedNs || earlier.descAvail === dom.e.descAvail);
+      ((earlier.skippedBefore === w.skippedNs && !earlier.jumpedOver) || earlier.descAvail === dom.e.descAvail);
     if (valid && dom.scan(t, earlier.key) && dom.scanMatches(earlier)) {
       const now = dom.captureScanned();
+      w.repeated = true;
       const periodNs = now.atNs - earlier.atNs;
       const run =
         Domain.quiet(earlier, now) && Domain.availRepeats(earlier, now)
           ? dom.availRun(earlier, now, Math.floor((this.boundNs - now.atNs) / periodNs))
           : null;
+      if (
+        run !== null &&
+        earlier.descAvail === now.descAvail &&
+        this.worthPart(w, periodNs, true) &&
+        this.landInPart(w, earlier, now, run.periods)
+      )
+        return;
       if (run !== null && run.periods > 0) {
         const k = run.periods;
         dom.translate(earlier, now, k, run.descAvail);
@@ -217,6 +252,7 @@ export class FastForward {
         // The state now, k periods on, read again: its counters as the engine holds them, wrapped at their widths.
         w.skippedNs += k * periodNs;
         const landing = dom.capture(now.atNs + k * periodNs, w.skippedNs);
+        if (this.worthPart(w, periodNs)) landing.snap = dom.snapshot();
         if (earlier.descAvail === now.descAvail) carryPhases(w, h, earlier, now, landing, k);
         w.seen.set(h, landing);
         w.misses = 0;
@@ -235,10 +271,91 @@ export class FastForward {
     // No repeat. The earlier state is replaced by this one now and then (an earlier one that does not come back must
     // not hide one that does), always when it can no longer be used.
     if (!valid || (++earlier.misses & 7) === 0) {
+      const periodNs = t - earlier.atNs;
       dom.scan(t);
       w.copied += dom.recapture(earlier, w.skippedNs).key.length;
+      if (this.worthPart(w, periodNs)) earlier.snap = dom.snapshot();
     }
     if (++w.misses > MAX_MISSES || w.copied > MAX_COPIED) thin(w);
+  }
+
+  /**
+   * Whether a state kept for a period of `periodNs` (what it seems to be: its hash came back that long after) is worth
+   * a snapshot, to skip to a point within a period (landInPart): what that saves a run between samples is at most a
+   * period, and a short period is mostly skipped whole. Only once the engine has repeated: one that does not (an
+   * over-subscribed engine) would pay for snapshots of its large ring that are never put back.
+   */
+  private worthPart(w: Watch, periodNs: number, likely = false): boolean {
+    return (w.repeated || likely) && periodNs * PART_RUNS > this.runNs;
+  }
+
+  /**
+   * A repeat of `earlier` found now, when no whole period of it fits before the bound: skipped to a point within a
+   * period if one fits (landInPart). The domain must be exactly periodic, desc_avail included.
+   */
+  private repeatsInPart(w: Watch, earlier: DomainCapture, t: number): boolean {
+    const dom = w.domain;
+    if (earlier.atNs <= w.quietSleeperNs || earlier.atNs < this.changedNs || earlier.descAvail !== dom.e.descAvail) return false;
+    // Not tried for a short period (skipped whole, what is left of it stepped), nor again on a state that failed
+    // twice: an engine that does not repeat (over-subscribed) brings its hashes back without its state, and each try
+    // is a scan.
+    if (!this.worthPart(w, t - earlier.atNs, true) || earlier.misses >= MAX_PART_MISSES) return false;
+    if (!dom.scan(t, earlier.key) || !dom.scanMatches(earlier)) {
+      earlier.misses++;
+      return false;
+    }
+    const now = dom.captureScanned();
+    if (!Domain.quiet(earlier, now)) return false;
+    w.repeated = true;
+    if (this.landInPart(w, earlier, now, 0)) return true;
+    // Nowhere to land yet: the state kept is taken again now, restorable, and so are the others as the engine meets
+    // them, for the next period.
+    if (earlier.snap === null && this.worthPart(w, now.atNs - earlier.atNs)) {
+      w.copied += dom.recapture(earlier, w.skippedNs).key.length;
+      earlier.snap = dom.snapshot();
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The domain repeats from `a` to `b` (b now; `k` whole periods fit before the bound): when a state kept within that
+   * period, put back and moved on by whole periods, lands later than k periods on and no later than the bound, the
+   * domain is put there (snapshot.ts), and every other state kept within the period moved on with it.
+   */
+  private landInPart(w: Watch, a: DomainCapture, b: DomainCapture, k: number): boolean {
+    const periodNs = b.atNs - a.atNs;
+    let best: DomainCapture | null = null;
+    let bestNs = b.atNs + k * periodNs;
+    for (const c of w.seen.values()) {
+      if (typeof c === 'number' || c.snap === null || c.atNs <= a.atNs || c.atNs >= b.atNs) continue;
+      const landingNs = c.atNs + Math.floor((this.boundNs - c.atNs) / periodNs) * periodNs;
+      if (landingNs > bestNs) {
+        best = c;
+        bestNs = landingNs;
+      }
+    }
+    if (best === null) return false;
+    const snap = best.snap as DomainSnapshot;
+    const phaseNs = best.atNs;
+    const j = Math.round((bestNs - phaseNs) / periodNs);
+    this.totals.periods += j;
+    this.totals.skippedNs += bestNs - b.atNs;
+    this.totals.jumps++;
+    w.skippedNs += bestNs - b.atNs;
+    w.misses = 0;
+    // Every state kept within the period moved on to one period before the domain next passes it: those at or before
+    // the landing's point j periods, those after it j − 1. The landing's own is then the domain as it lands.
+    const from = { stream: copyStream(a.stream), counters: a.counters.slice(), atNs: a.atNs };
+    const shift = (t: number): number => (t <= phaseNs ? j : j - 1);
+    for (const [h2, c] of w.seen) {
+      if (typeof c === 'number') {
+        if (c >= from.atNs && c < b.atNs) w.seen.set(h2, c + shift(c) * periodNs);
+      } else if (c.atNs >= from.atNs && c.atNs < b.atNs) Domain.carryBy(c, from, b, shift(c.atNs), w.skippedNs);
+    }
+    restoreSnapshot(w.domain, snap, bestNs, best.counters, b.counters);
+    this.u.host.log.jump(w.domain.e.idx, best.stream, j, periodNs, this.u.host.sched.nowNs);
+    return true;
   }
 }
 

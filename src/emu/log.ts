@@ -315,6 +315,22 @@ export class EventLog {
     this.keep(nowNs, LogKind.repeat, engine, k, periodNs, records * k);
   }
 
+  /**
+   * `engine`'s stream set to `to` (a state kept within a period, carried on: carryStream), the fast model having put
+   * the engine there (snapshot.ts); the records between count as written, and one `repeat` record is kept.
+   */
+  jump(engine: number, to: StreamCopy, periods: number, periodNs: number, nowNs: number): void {
+    const s = this.stream(engine);
+    const records = to.n - s.n;
+    s.h1 = to.h1;
+    s.h2 = to.h2;
+    s.n = to.n;
+    s.lastNs = to.lastNs;
+    for (let i = 0; i < s.last.length; i++) s.last[i] = to.last[i] as number;
+    this.count += records;
+    this.keep(nowNs, LogKind.repeat, engine, periods, periodNs, records);
+  }
+
   private flush(): void {
     this.kept.push(this.chunk);
     this.keptRecords += this.used;

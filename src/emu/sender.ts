@@ -395,6 +395,56 @@ export class Sender implements WaitClient, TxOwner {
     return true;
   }
 
+  /**
+   * A copy of the sender's own state (its fields, its lists, its generator, its waiter and IPoIB queue), to put back
+   * with restore(): the fast model's snapshots (snapshot.ts). Its requests' own fields are copied by the caller.
+   */
+  save(): SenderCopy {
+    const w = this.wait;
+    const q = this.ipoib;
+    return {
+      self: { ...this },
+      free: this.free.slice(),
+      batch: this.batch.slice(),
+      count: this.count.value,
+      rng: { ...this.rng },
+      bulk: { ...this.bulkTraffic },
+      wait: { ...w },
+      waitTx: w.txHead.slice(),
+      ipoib: q === null ? null : { ...q },
+      ipoibList: q === null ? [] : q.list.slice(),
+    };
+  }
+
+  /** Put back what save() copied. */
+  restore(c: SenderCopy): void {
+    Object.assign(this, c.self);
+    refill(this.free, c.free);
+    refill(this.batch, c.batch);
+    this.count.value = c.count;
+    Object.assign(this.rng, c.rng);
+    Object.assign(this.bulkTraffic, c.bulk);
+    Object.assign(this.wait, c.wait);
+    refill(this.wait.txHead, c.waitTx);
+    if (this.ipoib !== null && c.ipoib !== null) {
+      Object.assign(this.ipoib, c.ipoib);
+      refill(this.ipoib.list, c.ipoibList);
+    }
+  }
+
+  /** The requests the sender holds outside the ring and its pool: its batch, its waiter's list, its bulk packet, its IPoIB list. */
+  heldTxs(out: EmuTx[]): void {
+    out.push(...this.batch, ...this.wait.txHead);
+    if (this.bulkHeld !== null) out.push(this.bulkHeld);
+    if (this.ipoib !== null) out.push(...this.ipoib.list);
+  }
+
+  /** Its scheduler handles given new numbers (a restored snapshot's events were scheduled again). */
+  renameEvents(rename: (handle: number) => number): void {
+    this.runEvent = rename(this.runEvent);
+    this.timeoutEvent = rename(this.timeoutEvent);
+  }
+
   /** The PSM writer's timed wait ran out (user_sdma.c): leave dmawait and carry on. */
   timeout(token: number): void {
     if (token !== this.token || !this.asleep) return;
@@ -452,4 +502,24 @@ function patternPeriod(p: { steps: Int32Array; gapNs: Float64Array; slipNs: Floa
     if (same) return d;
   }
   return PATTERN_PACKETS;
+}
+
+/** What Sender.save() copies. */
+export interface SenderCopy {
+  readonly self: object;
+  readonly free: EmuTx[];
+  readonly batch: EmuTx[];
+  readonly count: number;
+  readonly rng: object;
+  readonly bulk: object;
+  readonly wait: object;
+  readonly waitTx: EmuTx[];
+  readonly ipoib: object | null;
+  readonly ipoibList: EmuTx[];
+}
+
+/** `to` made to hold what `from` holds. */
+export function refill<T>(to: T[], from: readonly T[]): void {
+  to.length = 0;
+  for (const x of from) to.push(x);
 }

@@ -116,10 +116,21 @@ describe('the fast model against the stepped one', () => {
       carry(c, a, b, landing, k, skippedNs);
       moved.set(c, c.atNs);
     });
+    const carryBy = Domain.carryBy;
+    const carryBySpy = vi.spyOn(Domain, 'carryBy').mockImplementation((c, a, b, k, skippedNs) => {
+      carryBy(c, a, b, k, skippedNs);
+      moved.set(c, c.atNs);
+    });
+    // A skip from a carried state: whole periods (translate) or to a point within one (moveBy after a restore).
     const translate = Domain.prototype.translate;
     const translateSpy = vi.spyOn(Domain.prototype, 'translate').mockImplementation(function (this: Domain, a, b, k, d) {
       if (moved.get(a) === a.atNs) against++;
       translate.call(this, a, b, k, d);
+    });
+    const repeat = Domain.quiet;
+    const quietSpy = vi.spyOn(Domain, 'quiet').mockImplementation((a, b) => {
+      if (moved.get(a) === a.atNs) against++;
+      return repeat(a, b);
     });
     try {
       const wfr = FLAVOURS.find((f) => f.name === 'wfr-upstream') as (typeof FLAVOURS)[number];
@@ -131,10 +142,37 @@ describe('the fast model against the stepped one', () => {
       expect(v.difference).toBeNull();
     } finally {
       carrySpy.mockRestore();
+      carryBySpy.mockRestore();
       translateSpy.mockRestore();
+      quietSpy.mockRestore();
     }
     expect(moved.size).toBeGreaterThan(0);
     expect(against).toBeGreaterThan(0);
+  });
+
+  // An engine whose period (here engine 2's, 9.7 ms) is longer than the stretch between two samples: no whole period
+  // ever fits, so the domain is put back as it was at a point of its last period and moved on by whole periods, to
+  // land close to the next sample (snapshot.ts).
+  it('JKR Cornelis, mixed sampled every 5 ms: a period longer than that is skipped to a point within it, the same at every instant', async () => {
+    let restored = 0;
+    const moveBy = Domain.prototype.moveBy;
+    const spy = vi.spyOn(Domain.prototype, 'moveBy').mockImplementation(function (this: Domain, dn, shiftNs, portDn, events, d) {
+      if (events !== null) restored++;
+      moveBy.call(this, dn, shiftNs, portDn, events, d);
+    });
+    try {
+      const jkr = FLAVOURS.find((f) => f.name === 'jkr-cornelis') as (typeof FLAVOURS)[number];
+      const v = await compareModels({
+        name: 'points within a period',
+        opts: options(jkr, 'mixed', []),
+        atMs: Array.from({ length: 16 }, (_, i) => 5 * (i + 1)),
+        render: 'last',
+      });
+      expect(v.difference).toBeNull();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(restored).toBeGreaterThan(5);
   });
 
   // Found by the soak: an engine matched against a state kept before its last skip, over a "period" that held the
