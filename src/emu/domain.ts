@@ -27,7 +27,7 @@ import { STREAMING_NS, type TrafficMeter } from './port-counters.js';
 import { writeTxAt } from './ring-layout.js';
 import { EventList } from './scheduler.js';
 import type { Sender } from './sender.js';
-import { type DomainSnapshot, type SnapshotEvent, takeSnapshot } from './snapshot.js';
+import { type DomainSnapshot, takeSnapshot } from './snapshot.js';
 import { HALT_WAIT_LIMIT_NS } from './statemachine.js';
 import type { EmuTx } from './tx.js';
 import type { EmuUnit } from './unit.js';
@@ -64,6 +64,12 @@ export interface DomainCapture {
    * (availRun() replays a period from the log).
    */
   jumpedOver: boolean;
+}
+
+/** An instant of the domain and its counters (capture()'s order): what shift() moves it by the difference of. */
+export interface Moment {
+  readonly atNs: number;
+  readonly counters: readonly number[];
 }
 
 /** Counters that must not move over a period for it to be skipped (they touch what the unit shares). */
@@ -651,42 +657,35 @@ export class Domain {
    * k periods later. The caller has checked the keys and the guards.
    */
   translate(a: DomainCapture, b: DomainCapture, k: number, descAvail: number): void {
-    const periodNs = b.atNs - a.atNs;
-    const dn = b.counters.map((v, i) => k * (v - (a.counters[i] as number)));
-    this.moveBy(dn, k * periodNs, dn, null, descAvail);
+    this.shift(a, b, k, descAvail);
     // The log: the skipped periods' records digested, one `repeat` record kept.
-    this.u.host.log.repeat(this.e.idx, a.stream, k, periodNs, this.u.host.sched.nowNs);
+    this.u.host.log.repeat(this.e.idx, a.stream, k, b.atNs - a.atNs, this.u.host.sched.nowNs);
   }
 
   /**
-   * Move the domain on by `shiftNs` and its counters by `dn` (in capture()'s order); the ports get `portDn` of what
-   * its meters and DmaWait count (the same but for a restored snapshot, snapshot.ts, whose counters are not the ones
-   * the ports have counted). `events` null: the pending events are moved along; else they are the snapshot's, put
-   * back moved along, and the handles the domain holds of them are given the new ones.
+   * translate() but for the event log: the domain moved on by `k` times what went from `a` to `b` (its counters by k
+   * times their change, its times and pending events by k times b − a), desc_avail set to `descAvail`. A restored
+   * snapshot (snapshot.ts) is moved on so, from the instant it was taken to where it lands, as one "period".
    */
-  moveBy(
-    dn: readonly number[],
-    shiftNs: number,
-    portDn: readonly number[],
-    events: SnapshotEvent[] | null,
-    descAvail: number,
-  ): void {
+  shift(a: Moment, b: Moment, k: number, descAvail: number): void {
     const { u, e } = this;
     const c = e.chip;
     const host = u.host;
     const sched = host.sched;
     const mask = e.mask;
+    const periodNs = b.atNs - a.atNs;
+    const shiftNs = k * periodNs;
+    const dn = b.counters.map((v, i) => k * (v - (a.counters[i] as number)));
     let i = 0;
     const next = (): number => dn[i++] as number;
     const u32 = (v: number, d: number): number => (v + (d % 4_294_967_296)) >>> 0;
     const meter = (m: TrafficMeter): [number, number, number] => {
       m.streamingSinceNs += shiftNs;
-      const at = i;
       const add: [number, number, number] = [next(), next(), next()];
       m.bytes += add[0];
       m.packets += add[1];
       m.waits += add[2];
-      return [portDn[at] as number, portDn[at + 1] as number, portDn[at + 2] as number];
+      return add;
     };
     // The engine: its counters, then the requests in flight moved to their slots k periods on.
     const dHead = next();
@@ -711,7 +710,6 @@ export class Domain {
     e.idleIntCnt += next();
     const dSerial = next();
     e.serial += dSerial;
-    const portDmaWait = portDn[i] as number;
     const dDmaWait = next();
     e.dmaWaitCount += dDmaWait;
     u.vectorCounts[e.pos] = (u.vectorCounts[e.pos] ?? 0) + next();
@@ -803,23 +801,14 @@ export class Domain {
       p.xmitWait += waits + bulkWaits;
     }
     const dmaPort = c.txPort ?? host.ports[0];
-    if (dmaPort) dmaPort.counters.dmaWait += portDmaWait;
-    // The pending events, moved along.
-    const moved = (kind: number, a: number, arg: number): number => {
-      if (kind === Ev.chipDone) return arg + dEpoch;
-      if (kind === Ev.idleTimer) return arg + dIdleEpoch;
-      if (kind === Ev.senderTimeout) return arg + (dToken.get(a) ?? 0);
-      return arg;
-    };
-    if (events === null) {
-      for (const [handle, t, kind, a, arg] of sched.eventsOf(e.pos)) sched.reschedule(handle, t + shiftNs, moved(kind, a, arg));
-    } else {
-      const handles = new Map<number, number>();
-      for (const v of events) handles.set(v.handle, sched.at(v.timeNs + shiftNs, v.kind, v.a, moved(v.kind, v.a, v.b), e.pos));
-      const h = (x: number): number => handles.get(x) ?? x;
-      c.doneEvent = h(c.doneEvent);
-      c.idleEvent = h(c.idleEvent);
-      for (const s of this.senders) s.renameEvents(h);
+    if (dmaPort) dmaPort.counters.dmaWait += dDmaWait;
+    // The pending events, k periods later.
+    for (const [handle, t, kind, a, arg] of sched.eventsOf(e.pos)) {
+      let nb = arg;
+      if (kind === Ev.chipDone) nb = arg + dEpoch;
+      else if (kind === Ev.idleTimer) nb = arg + dIdleEpoch;
+      else if (kind === Ev.senderTimeout) nb = arg + (dToken.get(a) ?? 0);
+      sched.reschedule(handle, t + shiftNs, nb);
     }
     e.descAvail = descAvail;
   }

@@ -30,6 +30,8 @@ import type { EmuUnit } from './unit.js';
  * skipped too (at any point of it: landInPart), but it must be stepped twice first.
  */
 const MAX_PERIOD_RUNS = 3;
+/** An engine stepped for longer than this per interrupt is not busy enough for long periods (busy()). */
+const BUSY_NS = 1_000_000;
 /** Failed tries of a kept state after which landInPart no longer tries it (repeatsInPart). */
 const MAX_PART_MISSES = 2;
 /** States kept for a period longer than this part of a run between two samples are kept restorable (worthPart). */
@@ -85,6 +87,10 @@ interface Watch {
   repeated: boolean;
   /** The time after which the last hash kept came back. */
   lastGapNs: number;
+  /** Interrupts of the engine stepped (busy()). */
+  interrupts: number;
+  /** Snapshots taken since the engine's states were last forgotten (none: nothing to land on, landing()). */
+  snapshots: number;
 }
 
 /** The fast model of one unit. */
@@ -123,6 +129,8 @@ export class FastForward {
       quietSleeperNs: Number.NEGATIVE_INFINITY,
       repeated: false,
       lastGapNs: 0,
+      interrupts: 0,
+      snapshots: 0,
     }));
   }
 
@@ -136,6 +144,7 @@ export class FastForward {
       w.seen.clear();
       w.kept = 0;
       w.repeated = false;
+      w.snapshots = 0;
     }
   }
 
@@ -169,6 +178,7 @@ export class FastForward {
     const dom = w.domain;
     // A test's hook between the sequence sample and the sleep (Host.afterSeqSample) may do anything: no skip then.
     if (this.u.host.afterSeqSample !== null) return;
+    w.interrupts++;
     const h = dom.cheapHash();
     if ((h & w.mask) !== 0) return;
     const earlier = w.seen.get(h);
@@ -176,6 +186,7 @@ export class FastForward {
       if (w.seen.size >= MAX_SEEN) {
         w.seen.clear();
         w.kept = 0;
+        w.snapshots = 0;
       }
       w.seen.set(h, this.u.host.sched.nowNs);
       if (++w.fresh > MAX_FRESH) thin(w);
@@ -187,7 +198,7 @@ export class FastForward {
       // Seen again a period on, if the state repeats. A period longer than a few runs between two sample instants is
       // not worth keeping states for (an over-subscribed engine's hashes, say, which come back while its whole state
       // does not): remember only when. Else keep the whole state, to compare with its next return.
-      if (t - earlier > MAX_PERIOD_RUNS * this.runNs) {
+      if (t - earlier > (this.busy(w) ? MAX_PERIOD_RUNS : 1) * this.runNs) {
         w.seen.set(h, t);
         return;
       }
@@ -197,7 +208,7 @@ export class FastForward {
       // Two hashes in a row back after the same time: most likely a period (a restorable state worth taking before
       // the first repeat is found, so that the engine can land within a period at the first).
       const gap = t - earlier;
-      if (this.worthPart(w, gap, gap === w.lastGapNs)) c.snap = dom.snapshot();
+      if (this.worthPart(w, gap, gap === w.lastGapNs)) c.snap = snapshotOf(w);
       w.lastGapNs = gap;
       w.copied += c.key.length;
       w.seen.set(h, c);
@@ -218,7 +229,7 @@ export class FastForward {
       dom.scan(t);
       const periodNs = t - earlier.atNs;
       w.copied += dom.recapture(earlier, w.skippedNs).key.length;
-      if (this.worthPart(w, periodNs)) earlier.snap = dom.snapshot();
+      if (this.worthPart(w, periodNs)) earlier.snap = snapshotOf(w);
       if (w.copied > MAX_COPIED) thin(w);
       return;
     }
@@ -252,7 +263,7 @@ export class FastForward {
         // The state now, k periods on, read again: its counters as the engine holds them, wrapped at their widths.
         w.skippedNs += k * periodNs;
         const landing = dom.capture(now.atNs + k * periodNs, w.skippedNs);
-        if (this.worthPart(w, periodNs)) landing.snap = dom.snapshot();
+        if (this.worthPart(w, periodNs)) landing.snap = snapshotOf(w);
         if (earlier.descAvail === now.descAvail) carryPhases(w, h, earlier, now, landing, k);
         w.seen.set(h, landing);
         w.misses = 0;
@@ -274,7 +285,7 @@ export class FastForward {
       const periodNs = t - earlier.atNs;
       dom.scan(t);
       w.copied += dom.recapture(earlier, w.skippedNs).key.length;
-      if (this.worthPart(w, periodNs)) earlier.snap = dom.snapshot();
+      if (this.worthPart(w, periodNs)) earlier.snap = snapshotOf(w);
     }
     if (++w.misses > MAX_MISSES || w.copied > MAX_COPIED) thin(w);
   }
@@ -286,7 +297,17 @@ export class FastForward {
    * over-subscribed engine) would pay for snapshots of its large ring that are never put back.
    */
   private worthPart(w: Watch, periodNs: number, likely = false): boolean {
-    return (w.repeated || likely) && periodNs * PART_RUNS > this.runNs;
+    return (w.repeated || likely) && periodNs * PART_RUNS > this.runNs && this.busy(w);
+  }
+
+  /**
+   * Whether the engine is busy enough for a long period to be worth pursuing (states kept for it, restorable): at
+   * least one interrupt a virtual ms of the time stepped. What a skip saves is the events of a period, what watching
+   * costs is per state kept; on a lightly loaded engine (a sender at 1 Gb/s) the whole run costs less than the states.
+   */
+  private busy(w: Watch): boolean {
+    const steppedNs = this.u.host.sched.nowNs - w.skippedNs;
+    return w.interrupts * BUSY_NS >= steppedNs;
   }
 
   /**
@@ -296,10 +317,11 @@ export class FastForward {
   private repeatsInPart(w: Watch, earlier: DomainCapture, t: number): boolean {
     const dom = w.domain;
     if (earlier.atNs <= w.quietSleeperNs || earlier.atNs < this.changedNs || earlier.descAvail !== dom.e.descAvail) return false;
-    // Not tried for a short period (skipped whole, what is left of it stepped), nor again on a state that failed
-    // twice: an engine that does not repeat (over-subscribed) brings its hashes back without its state, and each try
-    // is a scan.
+    // Not tried for a short period (skipped whole, what is left of it stepped), nor where nothing kept could be
+    // landed on, nor again on a state that failed twice: an engine that does not repeat (over-subscribed) brings
+    // its hashes back without its state, and each try is a scan.
     if (!this.worthPart(w, t - earlier.atNs, true) || earlier.misses >= MAX_PART_MISSES) return false;
+    if (this.landing(w, earlier.atNs, t, 0) === null) return false;
     if (!dom.scan(t, earlier.key) || !dom.scanMatches(earlier)) {
       earlier.misses++;
       return false;
@@ -307,15 +329,27 @@ export class FastForward {
     const now = dom.captureScanned();
     if (!Domain.quiet(earlier, now)) return false;
     w.repeated = true;
-    if (this.landInPart(w, earlier, now, 0)) return true;
-    // Nowhere to land yet: the state kept is taken again now, restorable, and so are the others as the engine meets
-    // them, for the next period.
-    if (earlier.snap === null && this.worthPart(w, now.atNs - earlier.atNs)) {
-      w.copied += dom.recapture(earlier, w.skippedNs).key.length;
-      earlier.snap = dom.snapshot();
-      return true;
+    return this.landInPart(w, earlier, now, 0);
+  }
+
+  /**
+   * The state kept within the period from `aNs` to `bNs` (b now) that, moved on by whole periods, lands latest before
+   * the bound and later than `k` whole periods from now (a state with a snapshot to put back), or null.
+   */
+  private landing(w: Watch, aNs: number, bNs: number, k: number): { c: DomainCapture; atNs: number } | null {
+    if (w.snapshots === 0) return null;
+    const periodNs = bNs - aNs;
+    let best: DomainCapture | null = null;
+    let bestNs = bNs + k * periodNs;
+    for (const c of w.seen.values()) {
+      if (typeof c === 'number' || c.snap === null || c.atNs <= aNs || c.atNs >= bNs) continue;
+      const landingNs = c.atNs + Math.floor((this.boundNs - c.atNs) / periodNs) * periodNs;
+      if (landingNs > bestNs) {
+        best = c;
+        bestNs = landingNs;
+      }
     }
-    return false;
+    return best === null ? null : { c: best, atNs: bestNs };
   }
 
   /**
@@ -325,17 +359,10 @@ export class FastForward {
    */
   private landInPart(w: Watch, a: DomainCapture, b: DomainCapture, k: number): boolean {
     const periodNs = b.atNs - a.atNs;
-    let best: DomainCapture | null = null;
-    let bestNs = b.atNs + k * periodNs;
-    for (const c of w.seen.values()) {
-      if (typeof c === 'number' || c.snap === null || c.atNs <= a.atNs || c.atNs >= b.atNs) continue;
-      const landingNs = c.atNs + Math.floor((this.boundNs - c.atNs) / periodNs) * periodNs;
-      if (landingNs > bestNs) {
-        best = c;
-        bestNs = landingNs;
-      }
-    }
-    if (best === null) return false;
+    const l = this.landing(w, a.atNs, b.atNs, k);
+    if (l === null) return false;
+    const best = l.c;
+    const bestNs = l.atNs;
     const snap = best.snap as DomainSnapshot;
     const phaseNs = best.atNs;
     const j = Math.round((bestNs - phaseNs) / periodNs);
@@ -353,7 +380,7 @@ export class FastForward {
         if (c >= from.atNs && c < b.atNs) w.seen.set(h2, c + shift(c) * periodNs);
       } else if (c.atNs >= from.atNs && c.atNs < b.atNs) Domain.carryBy(c, from, b, shift(c.atNs), w.skippedNs);
     }
-    restoreSnapshot(w.domain, snap, bestNs, best.counters, b.counters);
+    restoreSnapshot(w.domain, snap, bestNs, best.counters);
     this.u.host.log.jump(w.domain.e.idx, best.stream, j, periodNs, this.u.host.sched.nowNs);
     return true;
   }
@@ -373,6 +400,12 @@ function carryPhases(w: Watch, h: number, a: DomainCapture, b: DomainCapture, la
       if (c >= a.atNs && c < b.atNs) w.seen.set(h2, c + shiftNs);
     } else if (c.atNs >= a.atNs && c.atNs < b.atNs) Domain.carry(c, a, b, landing, k, w.skippedNs);
   }
+}
+
+/** The engine's domain as the last scan found it, restorable (snapshot.ts). */
+function snapshotOf(w: Watch): DomainSnapshot {
+  w.snapshots++;
+  return w.domain.snapshot();
 }
 
 /** Watch the engine at half as many interrupts: one more hash bit must be clear; forget the states that fail it. */

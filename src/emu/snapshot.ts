@@ -12,8 +12,9 @@
 // (read only by Domain.availRun, over placements logged since a kept state), and the ring's descriptor words outside
 // the requests in flight (never read again; moveBy writes those in flight from their records).
 import type { Domain } from './domain.js';
+import { Ev } from './host.js';
 import type { IoWait } from './iowait.js';
-import { refill, type SenderCopy } from './sender.js';
+import { refill, type Sender, type SenderCopy } from './sender.js';
 import type { EmuTx } from './tx.js';
 
 /** One pending event of the domain as the snapshot holds it. */
@@ -150,21 +151,31 @@ export function takeSnapshot(dom: Domain, atNs: number, counters: readonly numbe
   };
 }
 
+/** What the domain has counted on its port (the ports' counters hold it, with the other engines'). */
+function portCounts(dom: Domain): [number, number, number, number] {
+  const c = dom.e.chip;
+  let bytes = c.traffic.bytes;
+  let packets = c.traffic.packets;
+  let waits = c.traffic.waits;
+  for (const s of dom.senders) {
+    bytes += s.bulkTraffic.bytes;
+    packets += s.bulkTraffic.packets;
+    waits += s.bulkTraffic.waits;
+  }
+  return [bytes, packets, waits, dom.e.dmaWaitCount];
+}
+
 /**
  * Put `snap` back and move it on to `landingNs`, its counters to `target` (the kept state's counters carried to that
- * instant); `current` are the counters now, what the ports have counted of the domain so far. The caller sets the
+ * instant, in capture()'s order): Domain.shift() from the instant it was taken, as one period. The caller sets the
  * event log's stream.
  */
-export function restoreSnapshot(
-  dom: Domain,
-  snap: DomainSnapshot,
-  landingNs: number,
-  target: readonly number[],
-  current: readonly number[],
-): void {
+export function restoreSnapshot(dom: Domain, snap: DomainSnapshot, landingNs: number, target: readonly number[]): void {
   const { u, e } = dom;
   const c = e.chip;
-  const sched = u.host.sched;
+  const host = u.host;
+  const sched = host.sched;
+  const counted = portCounts(dom);
   for (const [handle] of sched.eventsOf(e.pos)) sched.cancel(handle);
   for (let i = e.txHead; i !== e.txTail; i = (i + 1) & 0xffff) e.txRing[i & e.mask] = null;
   // History, not state: kept as it is now.
@@ -189,7 +200,38 @@ export function restoreSnapshot(
   });
   for (let i = 0; i < snap.txs.length; i++) loadTx(snap.txs[i] as EmuTx, snap.txNumbers, snap.txRefs, i);
   u.vectorCounts[e.pos] = snap.vectorCount;
-  const dn = target.map((v, i) => v - (snap.counters[i] as number));
-  const portDn = target.map((v, i) => v - (current[i] as number));
-  dom.moveBy(dn, landingNs - snap.atNs, portDn, snap.events as SnapshotEvent[], e.descAvail);
+  // The ports have counted the domain up to now: taken back to the snapshot's, as shift() adds from there.
+  const back = portCounts(dom).map((v, i) => (counted[i] as number) - v);
+  const port = c.txPort;
+  if (port !== null) {
+    const p = port.counters;
+    p.xmitBytes -= back[0] as number;
+    p.rcvBytes -= back[0] as number;
+    p.xmitPackets -= back[1] as number;
+    p.rcvPackets -= back[1] as number;
+    p.xmitWait -= back[2] as number;
+  }
+  const dmaPort = port ?? host.ports[0];
+  if (dmaPort) dmaPort.counters.dmaWait -= back[3] as number;
+  const epoch = c.epoch;
+  const idleEpoch = c.idleEpoch;
+  const tokens = dom.senders.map((s) => s.token);
+  dom.shift({ atNs: snap.atNs, counters: snap.counters }, { atNs: landingNs, counters: target }, 1, e.descAvail);
+  // The snapshot's pending events, moved on as shift() moves pending events, under new handles.
+  const shiftNs = landingNs - snap.atNs;
+  const handles = new Map<number, number>();
+  for (const v of snap.events) {
+    let b = v.b;
+    if (v.kind === Ev.chipDone) b += c.epoch - epoch;
+    else if (v.kind === Ev.idleTimer) b += c.idleEpoch - idleEpoch;
+    else if (v.kind === Ev.senderTimeout) {
+      const i = dom.senders.findIndex((s) => s.id === v.a);
+      if (i >= 0) b += (dom.senders[i] as Sender).token - (tokens[i] as number);
+    }
+    handles.set(v.handle, sched.at(v.timeNs + shiftNs, v.kind, v.a, b, e.pos));
+  }
+  const rename = (h: number): number => handles.get(h) ?? h;
+  c.doneEvent = rename(c.doneEvent);
+  c.idleEvent = rename(c.idleEvent);
+  for (const s of dom.senders) s.renameEvents(rename);
 }
