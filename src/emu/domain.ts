@@ -626,18 +626,28 @@ export class Domain {
   }
 
   /**
-   * A state `c` kept within the period from `a` to `b` moved on `k` whole periods of it (a skip to a point within a
-   * period, fast-forward.ts landInPart): its counters by k times what a period adds, its stream on k periods.
+   * A state `c` kept within the period from `a` to `b` (b now) moved on `k` whole periods of it, after a skip that
+   * landed within a period (fast-forward.ts landInPart) at `landing`, the state `best` (kept within the same period) j
+   * periods on, with j − k = `behind` (0 or −1) more: its counters from the landing's (the landing's as the engine
+   * holds them, wrapped at their widths, plus what lies between `best` and `c`, less a period's `delta` when `c` comes
+   * after the landing's point), its stream on k periods. A repeat from it is then taken only with desc_avail alike
+   * (`jumpedOver`).
    */
-  static carryBy(
+  static carryFrom(
     c: DomainCapture,
-    a: Pick<DomainCapture, 'atNs' | 'counters' | 'stream'>,
+    best: DomainCapture,
+    landing: DomainCapture,
+    behind: number,
+    delta: readonly number[],
+    a: { stream: StreamCopy; atNs: number },
     b: DomainCapture,
     k: number,
     skippedNs: number,
   ): void {
     const n = c.counters;
-    for (let i = 0; i < n.length; i++) n[i] = (n[i] as number) + k * ((b.counters[i] as number) - (a.counters[i] as number));
+    for (let i = 0; i < n.length; i++) {
+      n[i] = (landing.counters[i] as number) + ((n[i] as number) - (best.counters[i] as number)) + behind * (delta[i] as number);
+    }
     carryStream(a.stream, b.stream, c.stream, k, b.atNs - a.atNs);
     c.atNs += k * (b.atNs - a.atNs);
     c.skippedBefore = skippedNs;

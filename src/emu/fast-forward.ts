@@ -12,6 +12,13 @@
 // within the period skipped from are moved on with it (carryPhases), so that after the bound the engine is skipped
 // again at the first of them it meets.
 //
+// A skip may also end within a period (landInPart): a state kept within the last period, with a snapshot of the
+// domain's objects (snapshot.ts), is put back in place of the domain and moved on by whole periods, to land as close
+// before the bound as the states kept allow. That is what skips an engine whose period is longer than the stretch
+// between two samples (no whole period ever fits), and the part of a period left before each sample. Snapshots are
+// kept only on a busy engine whose period seems long (busy(), worthPart()): elsewhere they would cost more than the
+// stepping they save.
+//
 // The unit's periodic check for lost wake-ups reads every engine, skipped or not: a stretch is skipped only if no
 // moment of it had a sleeper on an engine with an empty ring (the check's precondition), so the check finds nothing
 // in it either way. Stretches in which an engine raised an error, wrote a kernel log line or broke an invariant are
@@ -20,7 +27,7 @@ import { lostWakeupPossible } from './dispatch.js';
 import { Domain, type DomainCapture, Ids } from './domain.js';
 import { type Engine, SKEW_WORDS } from './engine.js';
 import { Ev } from './host.js';
-import { copyStream } from './log.js';
+import { carryStream, copyStream } from './log.js';
 import type { Scheduler } from './scheduler.js';
 import { type DomainSnapshot, restoreSnapshot } from './snapshot.js';
 import type { EmuUnit } from './unit.js';
@@ -366,22 +373,44 @@ export class FastForward {
     const snap = best.snap as DomainSnapshot;
     const phaseNs = best.atNs;
     const j = Math.round((bestNs - phaseNs) / periodNs);
+    const dom = w.domain;
     this.totals.periods += j;
     this.totals.skippedNs += bestNs - b.atNs;
     this.totals.jumps++;
     w.skippedNs += bestNs - b.atNs;
     w.misses = 0;
-    // Every state kept within the period moved on to one period before the domain next passes it: those at or before
-    // the landing's point j periods, those after it j − 1. The landing's own is then the domain as it lands.
-    const from = { stream: copyStream(a.stream), counters: a.counters.slice(), atNs: a.atNs };
-    const shift = (t: number): number => (t <= phaseNs ? j : j - 1);
-    for (const [h2, c] of w.seen) {
-      if (typeof c === 'number') {
-        if (c >= from.atNs && c < b.atNs) w.seen.set(h2, c + shift(c) * periodNs);
-      } else if (c.atNs >= from.atNs && c.atNs < b.atNs) Domain.carryBy(c, from, b, shift(c.atNs), w.skippedNs);
+    // Where the domain lands: the state kept, j periods on (its counters by j times what a period adds, its stream
+    // on j periods), put back.
+    const delta = b.counters.map((v, i) => v - (a.counters[i] as number));
+    const from = { stream: copyStream(a.stream), atNs: a.atNs };
+    const stream = copyStream(best.stream);
+    carryStream(from.stream, b.stream, stream, j, periodNs);
+    restoreSnapshot(
+      dom,
+      snap,
+      bestNs,
+      best.counters.map((v, i) => v + j * (delta[i] as number)),
+    );
+    this.u.host.log.jump(dom.e.idx, stream, j, periodNs, this.u.host.sched.nowNs);
+    // The state there read again (its counters as the engine holds them, wrapped at their widths), restorable with the
+    // same snapshot; every other state kept within the period moved on to one period before the domain next passes it
+    // (those before the landing's point j periods, those after it j − 1), its counters from the landing's.
+    const landing = dom.capture(bestNs, w.skippedNs);
+    if (!sameKey(landing.key, best.key)) {
+      throw new Error(`fast model: engine ${dom.e.idx}'s state put back is not the one kept (at ${bestNs} ns)`);
     }
-    restoreSnapshot(w.domain, snap, bestNs, best.counters);
-    this.u.host.log.jump(w.domain.e.idx, best.stream, j, periodNs, this.u.host.sched.nowNs);
+    landing.snap = snap;
+    for (const [h2, c] of w.seen) {
+      if (c === best) {
+        w.seen.set(h2, landing);
+        continue;
+      }
+      const at = typeof c === 'number' ? c : c.atNs;
+      if (at < from.atNs || at >= b.atNs) continue;
+      const k = at <= phaseNs ? j : j - 1;
+      if (typeof c === 'number') w.seen.set(h2, c + k * periodNs);
+      else Domain.carryFrom(c, best, landing, k - j, delta, from, b, k, w.skippedNs);
+    }
     return true;
   }
 }
@@ -400,6 +429,12 @@ function carryPhases(w: Watch, h: number, a: DomainCapture, b: DomainCapture, la
       if (c >= a.atNs && c < b.atNs) w.seen.set(h2, c + shiftNs);
     } else if (c.atNs >= a.atNs && c.atNs < b.atNs) Domain.carry(c, a, b, landing, k, w.skippedNs);
   }
+}
+
+function sameKey(x: readonly number[], y: readonly number[]): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
 }
 
 /** The engine's domain as the last scan found it, restorable (snapshot.ts). */

@@ -1,6 +1,7 @@
 // The fast model against the stepped one over random scenarios: seed, flavour, workload, ring size, engines and up to
-// three faults at random times, compared at random instants (a fixed-seed share in npm test, hundreds in the soak,
-// a fifth of them with their rendered sysroots compared byte for byte).
+// three faults at random times, compared at random instants or (a third of the soak's) at a monitor's pace (a
+// fixed-seed share in npm test, hundreds in the soak, a fifth of them with their rendered sysroots compared byte for
+// byte).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareModels, FLAVOURS } from '../support/emu-equivalence.js';
@@ -34,6 +35,9 @@ const scenarioArb = fc.record({
     maxLength: 3,
   }),
   instants: fc.uniqueArray(fc.integer({ min: 1, max: SOAK ? 400 : 80 }), { minLength: 1, maxLength: 4 }),
+  // Or, in the soak, a monitor's pace: every 5–60 ms for 400 ms (a sample before each of an engine's periods ends,
+  // so that skips land within periods over and over).
+  everyMs: SOAK ? fc.option(fc.integer({ min: 5, max: 60 }), { freq: 3 }) : fc.constant(null),
   // The rendered sysroots too, at the last instant (a fifth of the soak's runs; npm test renders in fast-model.test.ts).
   render: SOAK ? fc.integer({ min: 0, max: 4 }).map((x) => x === 0) : fc.constant(false),
 });
@@ -49,7 +53,10 @@ describe('the fast model against the stepped one, random scenarios', () => {
         const scenario = {
           name: JSON.stringify(s),
           opts: { ...flavour.opts, seed: s.seed, workload: s.workload, descqCnt: s.descqCnt, engines: s.engines, faults },
-          atMs: [...s.instants].sort((a, b) => a - b),
+          atMs:
+            s.everyMs === null
+              ? [...s.instants].sort((a, b) => a - b)
+              : Array.from({ length: Math.floor(400 / s.everyMs) }, (_, i) => (i + 1) * (s.everyMs as number)),
           render: s.render ? ('last' as const) : false,
         };
         const v = await compareModels(scenario).catch((e: unknown) => {

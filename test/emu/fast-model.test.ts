@@ -116,11 +116,13 @@ describe('the fast model against the stepped one', () => {
       carry(c, a, b, landing, k, skippedNs);
       moved.set(c, c.atNs);
     });
-    const carryBy = Domain.carryBy;
-    const carryBySpy = vi.spyOn(Domain, 'carryBy').mockImplementation((c, a, b, k, skippedNs) => {
-      carryBy(c, a, b, k, skippedNs);
-      moved.set(c, c.atNs);
-    });
+    const carryFrom = Domain.carryFrom;
+    const carryFromSpy = vi
+      .spyOn(Domain, 'carryFrom')
+      .mockImplementation((c, best, landing, behind, delta, a, b, k, skippedNs) => {
+        carryFrom(c, best, landing, behind, delta, a, b, k, skippedNs);
+        moved.set(c, c.atNs);
+      });
     // A skip from a carried state: whole periods (translate) or to a point within one (moveBy after a restore).
     const translate = Domain.prototype.translate;
     const translateSpy = vi.spyOn(Domain.prototype, 'translate').mockImplementation(function (this: Domain, a, b, k, d) {
@@ -142,7 +144,7 @@ describe('the fast model against the stepped one', () => {
       expect(v.difference).toBeNull();
     } finally {
       carrySpy.mockRestore();
-      carryBySpy.mockRestore();
+      carryFromSpy.mockRestore();
       translateSpy.mockRestore();
       quietSpy.mockRestore();
     }
