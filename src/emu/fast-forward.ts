@@ -41,6 +41,11 @@ const MAX_PERIOD_RUNS = 3;
 const BUSY_NS = 1_000_000;
 /** Failed tries of a kept state after which landInPart no longer tries it (repeatsInPart). */
 const MAX_PART_MISSES = 2;
+/**
+ * Interrupts an engine must take in a period for a snapshot to be worth it (worthPart): a snapshot of a large ring costs
+ * more than stepping a few of them (a light engine's, or in a command's first second, before V8 has optimised it).
+ */
+const PART_INTERRUPTS = 128;
 /** States kept for a period longer than this part of a run between two samples are kept restorable (worthPart). */
 const PART_RUNS = 16;
 /** Interrupt states remembered per engine before the memory is cleared (an engine that never repeats). */
@@ -234,9 +239,7 @@ export class FastForward {
       const age = t - earlier.atNs - (w.skippedNs - earlier.skippedBefore);
       if (2 * age <= this.runNs || age > this.runNs) return;
       dom.scan(t);
-      const periodNs = t - earlier.atNs;
       w.copied += dom.recapture(earlier, w.skippedNs).key.length;
-      if (this.worthPart(w, periodNs)) earlier.snap = snapshotOf(w);
       if (w.copied > MAX_COPIED) thin(w);
       return;
     }
@@ -270,7 +273,8 @@ export class FastForward {
         // The state now, k periods on, read again: its counters as the engine holds them, wrapped at their widths.
         w.skippedNs += k * periodNs;
         const landing = dom.capture(now.atNs + k * periodNs, w.skippedNs);
-        if (this.worthPart(w, periodNs)) landing.snap = snapshotOf(w);
+        // The state landed on is the earlier one's, moved on: its snapshot serves (desc_avail alike, restored with it).
+        if (earlier.descAvail === now.descAvail) landing.snap = earlier.snap;
         if (earlier.descAvail === now.descAvail) carryPhases(w, h, earlier, now, landing, k);
         w.seen.set(h, landing);
         w.misses = 0;
@@ -289,10 +293,8 @@ export class FastForward {
     // No repeat. The earlier state is replaced by this one now and then (an earlier one that does not come back must
     // not hide one that does), always when it can no longer be used.
     if (!valid || (++earlier.misses & 7) === 0) {
-      const periodNs = t - earlier.atNs;
       dom.scan(t);
       w.copied += dom.recapture(earlier, w.skippedNs).key.length;
-      if (this.worthPart(w, periodNs)) earlier.snap = snapshotOf(w);
     }
     if (++w.misses > MAX_MISSES || w.copied > MAX_COPIED) thin(w);
   }
@@ -300,11 +302,15 @@ export class FastForward {
   /**
    * Whether a state kept for a period of `periodNs` (what it seems to be: its hash came back that long after) is worth
    * a snapshot, to skip to a point within a period (landInPart): what that saves a run between samples is at most a
-   * period, and a short period is mostly skipped whole. Only once the engine has repeated: one that does not (an
-   * over-subscribed engine) would pay for snapshots of its large ring that are never put back.
+   * period, and a short period is mostly skipped whole; so is a period of few interrupts. Only once the engine has
+   * repeated, or when its last two hashes kept came back after the same time (`likely`: most likely a period, and
+   * the first one is not to be missed): an engine that does not repeat (over-subscribed) would pay for snapshots of
+   * its large ring that are never put back.
    */
   private worthPart(w: Watch, periodNs: number, likely = false): boolean {
-    return (w.repeated || likely) && periodNs * PART_RUNS > this.runNs && this.busy(w);
+    if (!((w.repeated || likely) && periodNs * PART_RUNS > this.runNs && this.busy(w))) return false;
+    const steppedNs = this.u.host.sched.nowNs - w.skippedNs;
+    return w.interrupts * periodNs >= PART_INTERRUPTS * steppedNs;
   }
 
   /**
