@@ -616,13 +616,11 @@ export class Domain {
    * against it a period later is then skipped at once, wherever the engine is in its period when a sample ends.
    */
   static carry(c: DomainCapture, a: DomainCapture, b: DomainCapture, landing: DomainCapture, k: number, skippedNs: number): void {
-    const periodNs = b.atNs - a.atNs;
-    const n = c.counters;
-    for (let i = 0; i < n.length; i++) n[i] = (landing.counters[i] as number) + ((n[i] as number) - (b.counters[i] as number));
-    carryStream(a.stream, b.stream, c.stream, k, periodNs);
-    c.atNs += k * periodNs;
-    c.skippedBefore = skippedNs;
-    c.misses = 0;
+    // carryFrom() with the landing at b's own point; a skip of whole periods lands where it left, so the placements
+    // logged from `c` on stay whole periods' (or not, as they were).
+    const jumped = c.jumpedOver;
+    Domain.carryFrom(c, b, landing, 0, [], a, b, k, skippedNs);
+    c.jumpedOver = jumped;
   }
 
   /**
@@ -646,7 +644,8 @@ export class Domain {
   ): void {
     const n = c.counters;
     for (let i = 0; i < n.length; i++) {
-      n[i] = (landing.counters[i] as number) + ((n[i] as number) - (best.counters[i] as number)) + behind * (delta[i] as number);
+      const back = behind === 0 ? 0 : behind * (delta[i] as number);
+      n[i] = (landing.counters[i] as number) + ((n[i] as number) - (best.counters[i] as number)) + back;
     }
     carryStream(a.stream, b.stream, c.stream, k, b.atNs - a.atNs);
     c.atNs += k * (b.atNs - a.atNs);

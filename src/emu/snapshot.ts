@@ -4,13 +4,14 @@
 // A capture (Domain.capture) is a key for comparison: positions relative to the head, requests as template numbers,
 // objects as small identities. It says whether two instants repeat, not what the objects held. A snapshot holds the
 // objects' own fields: the engine's, its chip's and fetch step's, every sender's with its waiter, generator, pool and
-// lists, the fields of every request the domain holds (in the ring, on a list, in a pool), and the domain's pending
-// events. Put back and moved on by whole periods (Domain.moveBy), it is the domain at that point of a later period:
-// the domain is exactly periodic from where the repeat was found, and the snapshot was taken within the period.
+// lists, the fields of every request the domain holds (in the ring or on a list; a pool's only as its members), and
+// the domain's pending events. Put back and moved on by whole periods (Domain.shift), it is the domain at that point
+// of a later period: the domain is exactly periodic from where the repeat was found, and the snapshot was taken
+// within the period.
 //
 // What is history rather than state stays as it is when a snapshot is put back: the engine's skew log and its counts
 // (read only by Domain.availRun, over placements logged since a kept state), and the ring's descriptor words outside
-// the requests in flight (never read again; moveBy writes those in flight from their records).
+// the requests in flight (never read again; Domain.shift writes those in flight from their records).
 import type { Domain } from './domain.js';
 import { Ev } from './host.js';
 import type { IoWait } from './iowait.js';

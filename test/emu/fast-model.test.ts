@@ -123,7 +123,8 @@ describe('the fast model against the stepped one', () => {
         carryFrom(c, best, landing, behind, delta, a, b, k, skippedNs);
         moved.set(c, c.atNs);
       });
-    // A skip from a carried state: whole periods (translate) or to a point within one (moveBy after a restore).
+    // A repeat found against a carried state: skipped by whole periods (translate) or to a point within one (a
+    // snapshot put back); Domain.quiet is asked of every repeat found, before either.
     const translate = Domain.prototype.translate;
     const translateSpy = vi.spyOn(Domain.prototype, 'translate').mockImplementation(function (this: Domain, a, b, k, d) {
       if (moved.get(a) === a.atNs) against++;
