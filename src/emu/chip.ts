@@ -9,6 +9,7 @@ import {
   SEND_DMA_LEN_GEN_GENERATION_SHIFT,
   SEND_DMA_LEN_GEN_LENGTH_SHIFT,
 } from '../progress/constants.js';
+import { doubleFields } from './double-fields.js';
 import { computeStep, FetchStep, INT_IDLE, INT_PROGRESS, INT_SDMA } from './fetch.js';
 import { type EmuStats, Ev, type Host } from './host.js';
 import { LogKind } from './log.js';
@@ -97,6 +98,7 @@ export class Chip {
     this.traffic = new TrafficMeter();
     const src = interruptSources(host.cfg.flavour.chip, idx);
     this.masks = [Number(src.intMask), Number(src.progressMask), Number(src.idleMask)];
+    doubleFields(this, 'doneEvent', 'idleEvent');
   }
 
   /**

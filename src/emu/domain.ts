@@ -10,6 +10,7 @@
 // writes them), and the pending events later by k periods; the port counters and the event log get what the
 // skipped periods added (the log's digest in closed form).
 import { STATE_NAMES } from '../progress/state.js';
+import { doubleFields } from './double-fields.js';
 import {
   type Engine,
   SKEW_FIRST,
@@ -74,6 +75,17 @@ export interface Moment {
 
 /** Counters that must not move over a period for it to be skipped (they touch what the unit shares). */
 const GUARDED = ['errCnt', 'genMismatches', 'violations', 'kernelLog', 'printTag', 'unitViolations', 'unitLost'] as const;
+
+/**
+ * `v` as V8's small integer when it is one. The counters a capture holds come back from double arrays as heap numbers,
+ * even when whole and small: added to a field that holds small integers, they would make the engine's, chip's or
+ * sender's field a double field, a new map for every such object, and every function optimised for the old one would
+ * be thrown away mid-run (a command's first skips recompiled the model's hot paths: a fifth of its CPU).
+ */
+function smallInt(v: number): number {
+  const i = v | 0;
+  return i === v ? i : v;
+}
 
 /** A time relative to `now`, no earlier than `floor` before it (older values all behave alike). */
 function clampRel(t: number, now: number, floor: number): number {
@@ -165,7 +177,9 @@ export class Domain {
     readonly e: Engine,
     readonly senders: readonly Sender[],
     private readonly ids: Ids,
-  ) {}
+  ) {
+    doubleFields(this, 'scannedAt');
+  }
 
   /** A sender's next send time seen from `now`: every time earlier than its largest slip behaves alike. */
   static nextRel(s: Sender, now: number): number {
@@ -684,7 +698,7 @@ export class Domain {
     const mask = e.mask;
     const periodNs = b.atNs - a.atNs;
     const shiftNs = k * periodNs;
-    const dn = b.counters.map((v, i) => k * (v - (a.counters[i] as number)));
+    const dn = b.counters.map((v, i) => smallInt(k * (v - (a.counters[i] as number))));
     let i = 0;
     const next = (): number => dn[i++] as number;
     const u32 = (v: number, d: number): number => (v + (d % 4_294_967_296)) >>> 0;

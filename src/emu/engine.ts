@@ -6,6 +6,7 @@ import { freeCount, sdmaShift } from '../progress/ring.js';
 import { sampleSeq } from '../progress/seq.js';
 import type { StateName } from '../progress/state.js';
 import { type Chip, INT_PROGRESS } from './chip.js';
+import { doubleFields } from './double-fields.js';
 import { EmuStats, Ev, type Host } from './host.js';
 import { deferPacketQueue, type IoWait, iowaitSleep, SleepKind } from './iowait.js';
 import { ipoibSdmaSleep } from './ipoib.js';
@@ -110,6 +111,7 @@ export class Engine {
     this.descAvail = this.descqCnt - 1;
     this.descq = new Uint32Array(this.descqCnt * 4);
     this.txRing = new Array<EmuTx | null>(this.descqCnt).fill(null);
+    doubleFields(this, 'lastStatus', 'haltWaitStartNs');
   }
 
   /** The head-lock sequence, as sdma_progress reads it (ProgressState.seq). */

@@ -25,6 +25,7 @@
 // never skipped.
 import { lostWakeupPossible } from './dispatch.js';
 import { Domain, type DomainCapture, Ids } from './domain.js';
+import { doubleFields } from './double-fields.js';
 import { type Engine, SKEW_WORDS } from './engine.js';
 import { Ev } from './host.js';
 import { carryStream, copyStream } from './log.js';
@@ -144,6 +145,8 @@ export class FastForward {
       interrupts: 0,
       snapshots: 0,
     }));
+    for (const w of this.watches) doubleFields(w, 'skippedNs', 'lastGapNs');
+    doubleFields(this, 'boundNs', 'targetNs', 'runNs');
   }
 
   /**

@@ -10,6 +10,7 @@ import {
 } from '../progress/constants.js';
 import { descAhgMode, descByteCount, descFirst, descGeneration, generationFromTail } from '../progress/descriptor.js';
 import { jkrDescByteCount, jkrDescFirst } from '../progress/descriptor-chip.js';
+import { doubleFields } from './double-fields.js';
 import type { EmuConfig } from './host.js';
 import { padQw1Lo } from './ring-layout.js';
 
@@ -37,6 +38,10 @@ export class FetchStep {
   /** Bytes the step's descriptors move, and the packets (FIRST descriptors) among them: what leaves the port. */
   bytes = 0;
   packets = 0;
+
+  constructor() {
+    doubleFields(this, 'endNs');
+  }
 }
 
 /** The chip registers a step starts from. */

@@ -2,6 +2,7 @@
 // discipline of iowait_queue and the harvest key of sdma_desc_avail (sdma_desc_avail, sdma.c).
 import { SDMA_TXREQ_F_VIP } from '../progress/constants.js';
 import { sdmaProgress, seqChanged } from '../progress/seq.js';
+import { doubleFields } from './double-fields.js';
 import type { Engine } from './engine.js';
 import { LogKind } from './log.js';
 import { EAGAIN, EBUSY, type EmuTx } from './tx.js';
@@ -61,7 +62,9 @@ export class IoWait {
     readonly id: number,
     readonly sleepKind: number,
     readonly client: WaitClient | null,
-  ) {}
+  ) {
+    doubleFields(this, 'sleptAtNs');
+  }
 
   /** The iowait has a wakeup callback (sdma_desc_avail skips those without, sdma_desc_avail, sdma.c). */
   get hasWakeup(): boolean {

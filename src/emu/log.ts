@@ -9,6 +9,7 @@
 // repetitions of a block digest in closed form (a geometric sum, by doubling), whatever their number. The published
 // digest is the sha256 of every stream's two lanes and record count.
 import { createHash } from 'node:crypto';
+import { doubleFields } from './double-fields.js';
 
 /** Record kinds. Fields a, b, c are described per kind. */
 export const LogKind = {
@@ -97,7 +98,9 @@ export interface StreamState {
 }
 
 function newStream(): StreamState {
-  return { h1: 0, h2: 0, n: 0, lastNs: 0, last: new Float64Array(3 * KINDS) };
+  const s = { h1: 0, h2: 0, n: 0, lastNs: 0, last: new Float64Array(3 * KINDS) };
+  doubleFields(s, 'h1', 'h2', 'lastNs');
+  return s;
 }
 
 /**

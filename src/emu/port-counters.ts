@@ -9,6 +9,7 @@
 // flits it sends wait a tick (a choice standing for the far end's buffers filling under a stream; each sender is
 // judged by its own sends, so that one engine's traffic never depends on when another's was sent); under
 // `fabric-stall` the far end returns no credits and every tick waits.
+import { doubleFields } from './double-fields.js';
 
 /** How long a sender streams without a pause before the far end's buffers make it wait: 100 µs. */
 export const STREAMING_NS = 100_000;
@@ -36,7 +37,9 @@ export class PortCounterState {
   noCreditSinceNs = 0;
 
   /** `rateBytesPerNs`: the port's link rate (bytes per ns), whose flit times a port without credits waits. */
-  constructor(private readonly rateBytesPerNs: number) {}
+  constructor(private readonly rateBytesPerNs: number) {
+    doubleFields(this, 'xmitBytes', 'rcvBytes', 'noCreditSinceNs');
+  }
 
   /** The credits stop (`fabric-stall`) at `nowNs`. */
   stopCredits(nowNs: number): void {

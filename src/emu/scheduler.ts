@@ -9,6 +9,7 @@
 //
 // An event can be cancelled by the handle `at` returned (a slot and the slot's generation): a stopped chip, a
 // disarmed idle timer or a woken sender's timeout leaves nothing behind in the heap.
+import { doubleFields } from './double-fields.js';
 
 /** The class offset of engine events in the tie-break: at one instant, unit events (class 0) come first. */
 const ENGINE_CLASS = 2 ** 52;
@@ -43,6 +44,7 @@ export class Scheduler {
   private hole = false;
 
   constructor() {
+    doubleFields(this, 'nowNs', 'b');
     this.freeSlotRange(0, this.time.length);
   }
 

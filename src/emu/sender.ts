@@ -3,6 +3,7 @@
 // sdma_send_txlist and defer_packet_queue, whose writer waits at most 1000 ms (sdma_send_txreq, sdma.c; iowait_sleep, qp.c; defer_packet_queue, user_sdma.c; user_sdma.c),
 // or an accelerated-IPoIB transmit queue submitting one txreq at a time with hfi1_ipoib_sdma_sleep (ipoib_tx.c; ipoib-queue.ts).
 import { buildTx, isTxFailure, type TxOptions, type TxReq } from '../progress/txreq.js';
+import { doubleFields } from './double-fields.js';
 import type { Engine } from './engine.js';
 import { Ev, type Host } from './host.js';
 import { IoWait, iowaitUnlink, SleepKind, type WaitClient } from './iowait.js';
@@ -131,6 +132,7 @@ export class Sender implements WaitClient, TxOwner {
     this.templates = shared.reqs;
     this.family = shared.family;
     this.chipWords = shared.chipWords;
+    doubleFields(this, 'runEvent', 'timeoutEvent', 'nextSendNs', 'bulkFreeNs');
   }
 
   /** Begin sending at `atNs`. */

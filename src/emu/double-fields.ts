@@ -1,0 +1,15 @@
+// V8 keeps a number field as a small integer until a value outside 31 bits (or a fraction) is stored in it; it then
+// makes the field a double, gives every object of that shape a new map and throws away the code optimised for the
+// old one. The emulator's times in ns, hashes and scheduler handles pass 2^30 about a virtual second into any run:
+// their fields are made doubles when their objects are made, so that this happens once, before anything is
+// optimised, rather than in the middle of a command's run (where it recompiled the model's hot paths).
+
+/** Make the number fields `keys` of `o` double fields (their values unchanged). */
+export function doubleFields(o: object, ...keys: string[]): void {
+  const r = o as Record<string, number>;
+  for (const k of keys) {
+    const v = r[k] as number;
+    r[k] = 0.5;
+    r[k] = v;
+  }
+}
