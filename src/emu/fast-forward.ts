@@ -145,7 +145,7 @@ export class FastForward {
       interrupts: 0,
       snapshots: 0,
     }));
-    for (const w of this.watches) doubleFields(w, 'skippedNs', 'lastGapNs');
+    for (const w of this.watches) doubleFields(w, 'skippedNs', 'lastGapNs', 'interrupts');
     doubleFields(this, 'boundNs', 'targetNs', 'runNs');
   }
 

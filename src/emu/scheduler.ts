@@ -29,7 +29,11 @@ export class Scheduler {
   private argB = new Float64Array(1024);
   private dom = new Int32Array(1024);
   private heapPos = new Int32Array(1024).fill(-1);
-  private gen = new Int32Array(1024);
+  /**
+   * Slot generations, held as doubles: a handle (slot + generation × SLOT_SPAN) passes 2^31 once a slot is reused a
+   * thousand times, and code optimised for 32-bit products would be thrown away there, mid-run.
+   */
+  private gen = new Float64Array(1024);
   /** Free slots, a stack: `freeSlots[0 .. freeTop)`. */
   private freeSlots = new Int32Array(1024);
   private freeTop = 0;
@@ -323,7 +327,7 @@ export class Scheduler {
     this.argA = g(this.argA);
     this.dom = g(this.dom);
     this.heapPos = g(this.heapPos, -1);
-    this.gen = g(this.gen);
+    this.gen = f(this.gen);
     // Every slot is taken (the stack is empty): the new ones, old … n − 1, go on it.
     this.freeSlots = new Int32Array(n);
     this.freeSlotRange(old, n);
