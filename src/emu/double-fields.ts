@@ -4,11 +4,15 @@
 // their fields are made doubles when their objects are made, so that this happens once, before anything is
 // optimised, rather than in the middle of a command's run (where it recompiled the model's hot paths).
 
-/** Make the number fields `keys` of `o` double fields (their values unchanged). */
+/**
+ * Make the number fields `keys` of `o` double fields, their values unchanged. Each must already be a field of `o` (a
+ * misspelt name would add one, a new shape of its own: it throws instead).
+ */
 export function doubleFields(o: object, ...keys: string[]): void {
-  const r = o as Record<string, number>;
+  const r = o as Record<string, unknown>;
   for (const k of keys) {
-    const v = r[k] as number;
+    const v = r[k];
+    if (typeof v !== 'number') throw new Error(`doubleFields: ${o.constructor.name}.${k} is not a number field`);
     r[k] = 0.5;
     r[k] = v;
   }
