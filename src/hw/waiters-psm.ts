@@ -2,8 +2,9 @@
 // through /proc under the sysroot: the processes holding /dev/hfi1_<u> (readlink of /proc/<pid>/fd/<n> only; the
 // device is never opened), on hfi2 an SDMA handle tied to hfi2_<u> by the process's uverbs fds (the ibdev of
 // sys/class/infiniband_verbs/uverbs<N>; a handle whose unit cannot be told counts for every unit), then each thread's stack, syscall, wchan and comm, decided by psmVerdict. Bounded: a full
-// scan of /proc at most every RESCAN_MS (between them only the known holders are looked at again), at most MAX_PIDS
-// processes and SCAN_BUDGET_MS of real time per scan.
+// scan of /proc at most every RESCAN_MS (between them only the known holders are looked at again: their fd links at
+// most every RECHECK_MS, their threads at every sample), at most MAX_PIDS processes and SCAN_BUDGET_MS of real time
+// per scan.
 import { dirname, join } from 'node:path';
 import type { WaiterVisibility } from '../backend.js';
 import { ParseError } from '../errors.js';
@@ -16,6 +17,13 @@ import type { WarningLog } from './warnings.js';
 
 /** A full scan of /proc (every pid's fd links) at most this often; between scans only known holders are read. */
 export const RESCAN_MS = 5000;
+/**
+ * The known holders' fd links are read again at most this often between full scans; their threads' state is read at
+ * every sample. A holder that closed the device meanwhile cannot be blocked in its SDMA request (the request holds the
+ * file open), so reading its links every sample would find nothing more; at 10 Hz that reading was a sixth of a
+ * sample's work.
+ */
+export const RECHECK_MS = 1000;
 /** At most this many processes per scan, this many fds per process, this many threads per holder. */
 export const MAX_PIDS = 65_536;
 export const MAX_FDS = 65_536;
@@ -42,6 +50,8 @@ export interface PsmScanOptions {
 export class PsmScanner {
   private holders = new Map<number, { fd: number; target: string }[]>();
   private lastFullMs: number | null = null;
+  /** When the holders' fd links were last read (a full scan reads them too). */
+  private lastCheckMs: number | null = null;
   /** What the last full scan could not read: a process whose fds were denied, or the bound it stopped at. */
   private fdDenied: number | null = null;
   private stopped: string | null = null;
@@ -158,9 +168,11 @@ export class PsmScanner {
       }
       this.holders = found;
       this.lastFullMs = nowMs;
+      this.lastCheckMs = nowMs;
       this.fdDenied = fdDenied;
       this.stopped = stopped;
-    } else {
+    } else if (this.lastCheckMs === null || nowMs - this.lastCheckMs >= RECHECK_MS || nowMs < this.lastCheckMs) {
+      this.lastCheckMs = nowMs;
       for (const pid of [...this.holders.keys()]) {
         const fds = await this.deviceFds(pid);
         if (fds === 'denied' || fds === null || fds.length === 0) this.holders.delete(pid);

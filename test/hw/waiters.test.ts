@@ -293,6 +293,51 @@ describe('HwUnit.waiters: PSM writers seen through /proc (hfi1_user_sdma_process
     expect(fs.paths.some((p) => p.op === 'readlink' && p.path === join(root, 'proc/4711/fd/11'))).toBe(true);
   });
 
+  it('between full scans a holder’s fd links are read again once a second, its thread at every sample', async () => {
+    const root = fresh();
+    writeTree(root);
+    psmWriter(root, 4711);
+    const fs = recordingFs();
+    const links = () => fs.paths.filter((p) => p.op === 'readlink' && p.path === join(root, 'proc/4711/fd/11')).length;
+    const syscalls = () => fs.paths.filter((p) => p.path === join(root, 'proc/4711/syscall')).length;
+    const seen = await withUnit(
+      root,
+      async (u, clock) => {
+        const out: { links: number; syscalls: number; psm: string[] }[] = [];
+        // 1000: the full scan; 1100 and 1900 within the second; 2000 a second on; 6000 the next full scan.
+        for (const t of [1000, 1100, 1900, 2000, 2100, 6000]) {
+          clock.t = t;
+          const s = (await u.waiters?.()) as WaitersSample;
+          out.push({ links: links(), syscalls: syscalls(), psm: who(s).filter((w) => w.startsWith('psm')) });
+        }
+        return out;
+      },
+      { fs },
+    );
+    expect(seen.map((s) => s.links)).toEqual([1, 1, 1, 2, 2, 3]);
+    expect(seen.map((s) => s.syscalls)).toEqual([1, 2, 3, 4, 5, 6]);
+    for (const s of seen) expect(s.psm).toEqual(['psm 4711@null']);
+  });
+
+  it('a holder that closed the device is dropped at the next reading of its links, never shown as blocked after', async () => {
+    const root = fresh();
+    writeTree(root);
+    psmWriter(root, 4711, { syscall: fixture('proc/psm/syscall-writev') });
+    const psm = (s: WaitersSample) => who(s).filter((w) => w.startsWith('psm'));
+    const seen = await withUnit(root, async (u, clock) => {
+      const first = psm((await u.waiters?.()) as WaitersSample);
+      // It closes the device and goes on running elsewhere: its thread is no longer in the driver.
+      rmSync(join(root, 'proc/4711/fd/11'));
+      put(join(root, 'proc/4711/syscall'), 'running\n');
+      clock.t = 1500;
+      const within = psm((await u.waiters?.()) as WaitersSample);
+      clock.t = 2000;
+      const after = psm((await u.waiters?.()) as WaitersSample);
+      return { first, within, after };
+    });
+    expect(seen).toEqual({ first: ['psm 4711@null'], within: [], after: [] });
+  });
+
   it('the scan is bounded: too many processes, or too long, and psm is not visible with why', async () => {
     const root = fresh();
     writeTree(root);
