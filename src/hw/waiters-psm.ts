@@ -18,9 +18,9 @@ import type { WarningLog } from './warnings.js';
 /** A full scan of /proc (every pid's fd links) at most this often; between scans only known holders are read. */
 export const RESCAN_MS = 5000;
 /**
- * The known holders' fd links are read again at most this often between full scans; their threads' state is read at
- * every sample. A holder that closed the device meanwhile cannot be blocked in its SDMA request (the request holds the
- * file open), so reading its links every sample would find nothing more; at 10 Hz that reading was a sixth of a
+ * The known holders' fd links are read again at most this often between full scans; their threads' stack and system
+ * call are read at every sample, and only a thread they show blocked in the user SDMA request on the device's fd is a
+ * waiter, so links a second old add no false one. At 10 Hz, reading the links at every sample was a sixth of a
  * sample's work.
  */
 export const RECHECK_MS = 1000;
