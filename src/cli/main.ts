@@ -14,6 +14,7 @@ import { exitStatusHelp } from './exit-status.js';
 import { fastArgs, fastCommand } from './fast-path.js';
 import { flavourGlobals, flavourOptions } from './flavour-options.js';
 import { colorEnabled, type Io, painter, processIo } from './io.js';
+import { loadYargs } from './load-yargs.js';
 import { type KnownOptions, NO_COMMAND, usageMessage } from './usage-errors.js';
 import { version } from './version.js';
 
@@ -294,7 +295,7 @@ export async function main(argv: readonly string[], io: Io = processIo(), deps: 
     // Load only the command that runs (every one to answer a completion request).
     const commands = deps.commands ?? (await commandsFor(key >= 0 ? '*' : commandWord(argv)));
     const y = parser(
-      (await import('yargs')).default,
+      await loadYargs(),
       io,
       commands,
       (spec, args, aliases) => {
