@@ -1,4 +1,5 @@
-// The quick start of `engines`: the same arguments as yargs gives, and the same output, or the full parser.
+// The quick start of `engines` and `health`: the same arguments as yargs gives, and the same output, or the full
+// parser.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,9 +42,41 @@ describe('fastArgs', () => {
     expect(fastArgs(['--sysroot=/flag', 'engines'], io({ HFI1_SDMA_SYSROOT: '/env' }))?.args.sysroot).toBe('/flag');
   });
 
+  it('reads health as a fleet runs it, its own options after its word, with the defaults its builder gives', () => {
+    const defaults = { backend: 'auto', json: false, stallMs: '1000', strandMs: '200', timeout: '10', maxBytes: '1024' };
+    expect(fastArgs(['health'], io())).toEqual({ command: 'health', args: defaults });
+    expect(fastArgs(['health', '--brief'], io())).toEqual({ command: 'health', args: { ...defaults, brief: true } });
+    expect(
+      fastArgs(['--sysroot=/x', 'health', '--brief', '--off-host', 'warning', '--stall-ms=50', '--state', 'none'], io()),
+    ).toEqual({
+      command: 'health',
+      args: { ...defaults, sysroot: '/x', brief: true, offHost: 'warning', stallMs: '50', state: 'none' },
+    });
+    expect(fastArgs(['--no-color', 'health', '--json', '--unit', '1'], io())?.args).toEqual({
+      ...defaults,
+      color: false,
+      json: true,
+      unit: '1',
+    });
+  });
+
   it.each([
     [[]],
     [['show', '3']],
+    [['health', '-w', 'full=4']],
+    [['health', '--critical', 'errors=1']],
+    [['health', '--timeout', '5']],
+    [['health', '--strand-ms', '100']],
+    [['health', '--max-bytes', '0']],
+    [['health', '--brief=false']],
+    [['health', '--brief', '--brief']],
+    [['health', '--state']],
+    [['health', '--stall-ms', '5', '--stall-ms', '6']],
+    [['--brief', 'health']],
+    [['--state', 'none', 'health']],
+    [['health', '--help']],
+    [['health', 'extra']],
+    [['engines', '--brief']],
     [['engines', 'extra']],
     [['engines', '--help']],
     [['engines', '-h']],
@@ -81,6 +114,25 @@ describe('engines through the quick start prints what the full parser path print
     const fullCode = await main(argv, full, { commands: await commandsFor('engines') });
     expect(fastCode).toBe(fullCode);
     expect(fast.out()).toBe(full.out());
+    expect(fast.err()).toBe(full.err());
+  });
+
+  it.each([
+    [['--sysroot', dir, 'health', '--state', 'none']],
+    [['--sysroot', dir, 'health', '--brief', '--state=none', '--stall-ms', '40']],
+    [['health', `--sysroot=${dir}`, '--brief', '--off-host', 'warning', '--state', 'none', '--no-color']],
+    [['--sysroot', dir, 'health', '--brief', '--json', '--state', 'none']],
+    [['--sysroot', dir, 'health', '--stall-ms', '0', '--state', 'none']],
+    [['--sysroot', dir, 'health', '--off-host', 'sometimes', '--state', 'none']],
+    [['--sysroot', dir, 'health', '--state', 'none', '--unit', '7']],
+  ])('%j', async (argv) => {
+    const fast = io();
+    const full = io();
+    const fastCode = await main(argv, fast);
+    const fullCode = await main(argv, full, { commands: await commandsFor('health') });
+    expect(fastCode).toBe(fullCode);
+    const untimed = (s: string) => s.replace(/"time":"[^"]*"/g, '"time":""');
+    expect(untimed(fast.out())).toBe(untimed(full.out()));
     expect(fast.err()).toBe(full.err());
   });
 
