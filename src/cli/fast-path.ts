@@ -26,7 +26,7 @@ const FAST_COMMANDS: ReadonlyMap<string, FastCommand> = new Map([
         ['--off-host', 'offHost'],
       ]),
       flags: new Map([['--brief', ['brief', true]]]),
-      defaults: { stallMs: '1000', strandMs: '200', timeout: '10', maxBytes: '1024' },
+      defaults: { stallMs: '1000', timeout: '10', maxBytes: '1024' },
     },
   ],
 ]);

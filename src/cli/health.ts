@@ -14,7 +14,7 @@ import { observationMs, observe } from '../monitor/observation.js';
 import type { Round } from '../monitor/round.js';
 import type { StateKey } from '../monitor/state.js';
 import { checkStateOption, defaultStatePath, loadState, saveState, stateKey } from '../monitor/state-file.js';
-import { STRAND_SAMPLES } from '../progress/strand.js';
+import { DEFAULT_STRAND_MS, STRAND_SAMPLES } from '../progress/strand.js';
 import { parseIntArg } from './args.js';
 import { sysrootOf } from './backend-select.js';
 import type { CliContext, CommandSpec } from './context.js';
@@ -257,9 +257,7 @@ export const healthCommand: CommandSpec = {
       .option('stall-ms', { type: 'string', default: '1000', describe: 'no head movement this long while in flight is a stall' })
       .option('strand-ms', {
         type: 'string',
-        default: '200',
-        describe:
-          'a waiter asleep on a running, empty, quiet engine this long (and 3 samples) is stranded; at most 2 × --stall-ms',
+        describe: `a waiter asleep on a running, empty, quiet engine this long (and 3 samples) is stranded; at most 2 × --stall-ms (default ${DEFAULT_STRAND_MS}, or 2 × --stall-ms when that is shorter)`,
       })
       .option('timeout', {
         alias: 't',
@@ -314,7 +312,8 @@ export const healthCommand: CommandSpec = {
       return unknown(ctx, '--brief and --json are two forms of the answer: give one', undefined, 'json');
     try {
       stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
-      strandMs = strandMsArg(args.strandMs);
+      // Unset, the strand window fits the observation: a short --stall-ms alone is not refused over a default.
+      strandMs = args.strandMs === undefined ? Math.min(DEFAULT_STRAND_MS, observationMs(stallMs)) : strandMsArg(args.strandMs);
       timeoutMs = parseIntArg('--timeout', args.timeout, 1, 86_400) * 1000;
       maxBytes = parseIntArg('--max-bytes', args.maxBytes, 0, 1 << 30);
       warning = parseThresholds('--warning', args.warning, DEFAULT_WARNING);

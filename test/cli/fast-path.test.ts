@@ -43,7 +43,7 @@ describe('fastArgs', () => {
   });
 
   it('reads health as a fleet runs it, its own options after its word, with the defaults its builder gives', () => {
-    const defaults = { backend: 'auto', json: false, stallMs: '1000', strandMs: '200', timeout: '10', maxBytes: '1024' };
+    const defaults = { backend: 'auto', json: false, stallMs: '1000', timeout: '10', maxBytes: '1024' };
     expect(fastArgs(['health'], io())).toEqual({ command: 'health', args: defaults });
     expect(fastArgs(['health', '--brief'], io())).toEqual({ command: 'health', args: { ...defaults, brief: true } });
     expect(

@@ -127,3 +127,19 @@ describe('health --timeout', () => {
     expect(r.stdout).toBe('HFI1-SDMA UNKNOWN - no answer within --timeout 1 s (a source did not answer in time)\n');
   });
 });
+
+describe('health --strand-ms', () => {
+  it('unset, fits a short --stall-ms: the observation is judged, not refused over a default', async () => {
+    const r = await run(['health', '--stall-ms', '50']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^HFI1-SDMA OK - /);
+  });
+
+  it('given longer than the observation, is refused (UNKNOWN, nothing sampled)', async () => {
+    const b = new FakeBackend(healthy);
+    const r = await run(['health', '--stall-ms', '50', '--strand-ms', '200'], b);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/--strand-ms 200 is longer than the 100 ms observation that --stall-ms 50 gives/);
+    expect(b.closed).toBe(0);
+  });
+});
