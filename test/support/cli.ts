@@ -2,6 +2,7 @@
 
 import type { Backend, Clock } from '../../src/backend.js';
 import { openBackend } from '../../src/cli/backend-select.js';
+import type { CommandSpec } from '../../src/cli/context.js';
 import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 
@@ -63,13 +64,21 @@ export async function runCli(
  * opens (on a sysroot) stamps its samples with that clock, so an observation of a tree takes no wall time. The
  * backend is chosen as the command chooses it; `env` replaces the environment the CLI sees.
  */
-export async function runCliVirtual(argv: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+export async function runCliVirtual(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+  /** Hand main the command specs, which takes the yargs path (no quick start, fast-path.ts). */
+  commands?: readonly CommandSpec[],
+): Promise<CliRun> {
   let now = Date.now();
   const clock: Clock = { nowMs: () => now };
   const sleep = async (ms: number) => {
     now += ms;
   };
   const { io, printed } = capturedIo(env, false, '', { sleep, nowMs: clock.nowMs });
-  const code = await main(argv, io, { openBackend: (global, o, opts) => openBackend(global, o, { ...opts, clock }) });
+  const code = await main(argv, io, {
+    openBackend: (global, o, opts) => openBackend(global, o, { ...opts, clock }),
+    ...(commands ? { commands } : {}),
+  });
   return { code, ...printed };
 }
