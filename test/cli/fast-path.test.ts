@@ -105,19 +105,21 @@ describe('engines and health through the quick start print what the full parser 
   // health judge over their observation does not hang on how fast this machine runs. Handing main the command specs
   // takes the yargs path.
   const untimed = (s: string) => s.replace(/"time":"[^"]*"/g, '"time":""').replace(/"(\w*[tT]imeMs)":\d+/g, '"$1":0');
+  /** `argv` through the quick start and through yargs (handed the specs of `word`): the same status and output. */
+  const bothWays = async (argv: string[], word: string) => {
+    const fast = await runCliVirtual(argv);
+    const full = await runCliVirtual(argv, {}, await commandsFor(word));
+    expect(fast.code).toBe(full.code);
+    expect(untimed(fast.stdout)).toBe(untimed(full.stdout));
+    expect(fast.stderr).toBe(full.stderr);
+  };
   it.each([
     [['--sysroot', dir, 'engines']],
     [['engines', `--sysroot=${dir}`, '--no-color', '--unit', '0']],
     [['--sysroot', dir, 'engines', '--unit', '7']],
     [['--sysroot', dir, '--backend', 'hw', 'engines', '--unit', 'x']],
     [['--sysroot', dir, 'engines', '--json']],
-  ])('engines %j', async (argv) => {
-    const fast = await runCliVirtual(argv);
-    const full = await runCliVirtual(argv, {}, await commandsFor('engines'));
-    expect(fast.code).toBe(full.code);
-    expect(untimed(fast.stdout)).toBe(untimed(full.stdout));
-    expect(fast.stderr).toBe(full.stderr);
-  });
+  ])('engines %j', (argv) => bothWays(argv, 'engines'));
 
   it.each([
     [['--sysroot', dir, 'health', '--state', 'none']],
@@ -128,11 +130,5 @@ describe('engines and health through the quick start print what the full parser 
     [['--sysroot', dir, 'health', '--stall-ms', '0', '--state', 'none']],
     [['--sysroot', dir, 'health', '--off-host', 'sometimes', '--state', 'none']],
     [['--sysroot', dir, 'health', '--state', 'none', '--unit', '7']],
-  ])('health %j', async (argv) => {
-    const fast = await runCliVirtual(argv);
-    const full = await runCliVirtual(argv, {}, await commandsFor('health'));
-    expect(fast.code).toBe(full.code);
-    expect(untimed(fast.stdout)).toBe(untimed(full.stdout));
-    expect(fast.stderr).toBe(full.stderr);
-  });
+  ])('health %j', (argv) => bothWays(argv, 'health'));
 });
