@@ -45,16 +45,13 @@ const FLAGS: ReadonlyMap<string, readonly [string, boolean]> = new Map([
 
 /** The command word and the arguments yargs would give for `argv`, or null when the full parser must read it. */
 export function fastArgs(argv: readonly string[], io: Io): { command: string; args: Record<string, unknown> } | null {
-  // The command first: which options it has decides how the words around it read.
+  // The command first (the first word that is not a global option's value): which options it has decides how the
+  // words after it read.
   let command: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
+  for (let i = 0; i < argv.length && command === undefined; i++) {
     const a = argv[i] as string;
-    if (a.startsWith('-')) {
-      if (VALUED.has(a) || FAST_COMMANDS.get(command ?? '')?.valued.has(a)) i++;
-      continue;
-    }
-    command = a;
-    break;
+    if (!a.startsWith('-')) command = a;
+    else if (VALUED.has(a)) i++;
   }
   const spec = command === undefined ? undefined : FAST_COMMANDS.get(command);
   if (spec === undefined) return null;

@@ -10,7 +10,7 @@ import { isHfi1SdmaError } from '../errors.js';
 import { BRIEF_WORDS, briefLines, OFF_HOST_KINDS } from '../monitor/brief.js';
 import type { Finding } from '../monitor/findings.js';
 import type { MonitorTracks } from '../monitor/monitor.js';
-import { observationMs, observe } from '../monitor/observation.js';
+import { fittedStrandMs, observationMs, observe } from '../monitor/observation.js';
 import type { Round } from '../monitor/round.js';
 import type { StateKey } from '../monitor/state.js';
 import { checkStateOption, defaultStatePath, loadState, saveState, stateKey } from '../monitor/state-file.js';
@@ -313,7 +313,7 @@ export const healthCommand: CommandSpec = {
     try {
       stallMs = parseIntArg('--stall-ms', args.stallMs, 1, 3_600_000);
       // Unset, the strand window fits the observation: a short --stall-ms alone is not refused over a default.
-      strandMs = args.strandMs === undefined ? Math.min(DEFAULT_STRAND_MS, observationMs(stallMs)) : strandMsArg(args.strandMs);
+      strandMs = args.strandMs === undefined ? fittedStrandMs(stallMs) : strandMsArg(args.strandMs);
       timeoutMs = parseIntArg('--timeout', args.timeout, 1, 86_400) * 1000;
       maxBytes = parseIntArg('--max-bytes', args.maxBytes, 0, 1 << 30);
       warning = parseThresholds('--warning', args.warning, DEFAULT_WARNING);
@@ -446,7 +446,7 @@ export async function briefAnswer(
 ): Promise<{ status: Level; lines: string[] }> {
   const stallMs = o.stallMs ?? 1000;
   const unknownLine = (what: string) => ({ status: 'UNKNOWN' as const, lines: [`UNKNOWN ${what}${briefTag(backend)}`] });
-  const strandMs = Math.min(200, observationMs(stallMs));
+  const strandMs = fittedStrandMs(stallMs);
   const monitor = commandMonitor(backend, ctx, { stallMs, strandMs });
   if (monitor.frozen) return unknownLine(FROZEN);
   const stop = watchForStop();

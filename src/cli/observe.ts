@@ -6,9 +6,8 @@ import type { Backend, EngineSample, Unit } from '../backend.js';
 import { EXIT_CODES, type Hfi1SdmaError } from '../errors.js';
 import { goneAction } from '../monitor/findings.js';
 import { Monitor, type MonitorOptions, type MonitorTracks } from '../monitor/monitor.js';
-import { judged, observationMs, observe } from '../monitor/observation.js';
+import { fittedStrandMs, judged, observe } from '../monitor/observation.js';
 import type { Provenance, Round, UnitRound } from '../monitor/round.js';
-import { DEFAULT_STRAND_MS } from '../progress/strand.js';
 import { parseIntArg } from './args.js';
 import { sysrootOf } from './backend-select.js';
 import type { CliContext } from './context.js';
@@ -93,7 +92,7 @@ export function withStallMs<T>(y: Argv<T>) {
  */
 export function stallOptions(raw: unknown): Pick<MonitorOptions, 'stallMs' | 'strandMs'> {
   const stallMs = parseIntArg('--stall-ms', raw ?? '1000', 1, 3_600_000);
-  return { stallMs, strandMs: Math.min(DEFAULT_STRAND_MS, observationMs(stallMs)) };
+  return { stallMs, strandMs: fittedStrandMs(stallMs) };
 }
 
 /**

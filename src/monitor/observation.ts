@@ -7,7 +7,7 @@
 // after 1 s (SDMA_IOWAIT_TIMEOUT, user_sdma.h), so three samples --stall-ms/2 apart never fit in it.
 import type { Backend, WaiterKind } from '../backend.js';
 import type { Reason } from '../progress/classify.js';
-import { STRAND_SAMPLES } from '../progress/strand.js';
+import { DEFAULT_STRAND_MS, STRAND_SAMPLES } from '../progress/strand.js';
 import type { Monitor } from './monitor.js';
 import { nextInstant, type Sleep } from './pace.js';
 import type { EngineRound, Round } from './round.js';
@@ -23,6 +23,11 @@ export function judgeStepMs(stallMs: number): number {
 /** How long health observes for --stall-ms (ms of wall or virtual time). */
 export function observationMs(stallMs: number): number {
   return (JUDGE_SAMPLES - 1) * judgeStepMs(stallMs);
+}
+
+/** The strand window when none is given: DEFAULT_STRAND_MS, or the whole observation of --stall-ms when shorter. */
+export function fittedStrandMs(stallMs: number): number {
+  return Math.min(DEFAULT_STRAND_MS, observationMs(stallMs));
 }
 
 /** Engine verdicts that more samples settle: no movement seen yet, a stall awaiting its confirming sample, a halt inside its window. */
