@@ -201,7 +201,6 @@ export class Domain {
     h = Math.imul(h ^ (c.progressCount + (c.pending << 8) + (c.active ? 1 << 12 : 0) + (c.idleArmed ? 1 << 13 : 0)), 0x01000193);
     if (c.active) h = Math.imul(h ^ ((c.step.endNs - now) | 0), 0x01000193);
     h = Math.imul(h ^ e.dmawait.length, 0x01000193);
-    if (this.availKeyed) h = Math.imul(h ^ e.descAvail, 0x01000193);
     if (e.txHead !== e.txTail) {
       h = Math.imul(h ^ (e.txRing[e.txHead & mask] as EmuTx).template, 0x01000193);
       h = Math.imul(h ^ (e.txRing[(e.txTail - 1) & mask] as EmuTx).template, 0x01000193);
@@ -217,7 +216,18 @@ export class Domain {
       h = Math.imul(h ^ (Domain.nextRel(s, now) | 0), 0x01000193);
     }
     // 30 bits: a small integer to V8, which a Map hashes and stores without allocating (a uint32 above 2^30 is boxed).
-    return h & 0x3fff_ffff;
+    return this.availKeyed ? Domain.withAvail(h & 0x3fff_ffff, e.descAvail) : h & 0x3fff_ffff;
+  }
+
+  /**
+   * The cheap hash of a state with desc_avail in it (availKeyed), from the hash without it: a function of the two
+   * alone, so that the states kept before desc_avail was keyed can be filed under their new hash (their captures
+   * hold their desc_avail).
+   */
+  static withAvail(h: number, descAvail: number): number {
+    // The high bits of a product mix every bit of its factors (the low ones only the low ones: desc_avail moves in
+    // steps of the pad, and the watch picks states by their low bits).
+    return Math.imul(h ^ Math.imul(descAvail, 0x9e37_79b1), 0x85eb_ca6b) >>> 2;
   }
 
   /** Whether the last scan() found the domain as `c` was (the same key). */

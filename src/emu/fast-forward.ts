@@ -284,12 +284,11 @@ export class FastForward {
         return;
       }
       if (run !== null && !dom.availKeyed) {
-        // The engine's placements hang on desc_avail: from now on a repeat is looked for with it alike.
+        // The engine's placements hang on desc_avail: from now on a repeat is looked for with it alike. The states
+        // kept so far are filed under their hash with desc_avail (a longer period's repeat of one is then found a
+        // period after it was kept, not two periods after the change); the instants of hashes seen once are dropped.
         dom.availKeyed = true;
-        w.seen.clear();
-        w.kept = 0;
-        w.misses = 0;
-        w.copied = 0;
+        rekeyWithAvail(w);
         return;
       }
     }
@@ -450,6 +449,26 @@ function sameKey(x: readonly number[], y: readonly number[]): boolean {
 function snapshotOf(w: Watch): DomainSnapshot {
   w.snapshots++;
   return w.domain.snapshot();
+}
+
+/**
+ * The states kept by `w` filed under their cheap hash with desc_avail (Domain.withAvail), those whose new hash the
+ * watch's mask skips dropped, as are the instants of hashes seen once (their desc_avail is not known).
+ */
+function rekeyWithAvail(w: Watch): void {
+  const kept = [...w.seen.entries()];
+  w.seen.clear();
+  w.kept = 0;
+  w.misses = 0;
+  w.copied = 0;
+  for (const [h, c] of kept) {
+    if (typeof c === 'number') continue;
+    const h2 = Domain.withAvail(h, c.descAvail);
+    if ((h2 & w.mask) !== 0) continue;
+    if (!w.seen.has(h2)) w.kept++;
+    w.seen.set(h2, c);
+    w.copied += c.key.length;
+  }
 }
 
 /** Watch the engine at half as many interrupts: one more hash bit must be clear; forget the states that fail it. */

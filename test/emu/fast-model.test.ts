@@ -77,9 +77,12 @@ describe('the fast model against the stepped one', () => {
   // On the Cornelis build every PSM batch is padded to pad_sdma_desc (32) and desc_avail decides where its walk
   // starts again and which request takes the pads: periods whose ends differ in desc_avail are replayed from the
   // placements logged, skipped while each decision comes out alike (some here), refused where one would not (some
-  // here too: the engine is then matched with desc_avail alike).
+  // here too: the engine is then matched with desc_avail alike, a longer period, and the states it kept before are
+  // kept under their hash with desc_avail: some skips here are found against one of them, a period after it was
+  // kept rather than two after the refusal).
   it('JKR Cornelis, mixed on a 2048-slot ring: desc_avail carried over padded batches, the same at every instant', async () => {
-    const outcomes = { carried: 0, refused: 0 };
+    const outcomes = { carried: 0, refused: 0, againstEarlier: 0 };
+    const keyedAt = new Map<Domain, number>();
     const availRun = Domain.prototype.availRun;
     const spy = vi.spyOn(Domain.prototype, 'availRun').mockImplementation(function (this: Domain, a, b, k) {
       const run = availRun.call(this, a, b, k);
@@ -88,7 +91,14 @@ describe('the fast model against the stepped one', () => {
       for (let j = a.skewCount; j < b.skewCount; j++)
         padded ||= ((log[(j & (SKEW_LOG - 1)) * SKEW_WORDS + 3] as number) & SKEW_PADDED) !== 0;
       if (a.descAvail !== b.descAvail && padded) outcomes[run.periods > 0 ? 'carried' : 'refused']++;
+      if (run.periods === 0 && !this.availKeyed) keyedAt.set(this, this.u.host.sched.nowNs);
       return run;
+    });
+    const translate = Domain.prototype.translate;
+    const tspy = vi.spyOn(Domain.prototype, 'translate').mockImplementation(function (this: Domain, a, b, k, d) {
+      const at = keyedAt.get(this);
+      if (this.availKeyed && at !== undefined && a.atNs < at) outcomes.againstEarlier++;
+      translate.call(this, a, b, k, d);
     });
     try {
       const cornelis = FLAVOURS.find((f) => f.name === 'jkr-cornelis') as (typeof FLAVOURS)[number];
@@ -100,9 +110,11 @@ describe('the fast model against the stepped one', () => {
       expect(v.difference).toBeNull();
     } finally {
       spy.mockRestore();
+      tspy.mockRestore();
     }
     expect(outcomes.carried).toBeGreaterThan(0);
     expect(outcomes.refused).toBeGreaterThan(0);
+    expect(outcomes.againstEarlier).toBeGreaterThan(0);
   });
 
   // After a skip, the states kept from within the period skipped from are moved on with it (Domain.carry): after the
