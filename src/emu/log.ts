@@ -56,6 +56,28 @@ export const LogKind = {
 
 export type LogKindName = keyof typeof LogKind;
 
+/**
+ * Which records the log keeps in memory (every one is digested and counted either way): `all`, or `rare`: only the
+ * kinds that mark a change in an engine's life (faults, state events, engine errors, halts, clean-ups, timeouts,
+ * lost interrupts, violations), which a run writes a few of. The per-packet kinds (interrupts, sleeps, wake-ups,
+ * failed placements, aborts, forced progress, subqueue stops, IPoIB drops, skips) are most of a busy unit's records;
+ * a command reads none of them back (the invariant check reads the state events), and keeping them costs memory.
+ */
+export type LogRetention = 'all' | 'rare';
+
+/** The kinds `rare` keeps. */
+export const RARE_KINDS: readonly LogKindName[] = [
+  'fault',
+  'event',
+  'engineError',
+  'chipHalt',
+  'swCleanUp',
+  'waitTimeout',
+  'haltWaitTimeout',
+  'interruptLost',
+  'violation',
+];
+
 const FIELDS = 6; // time, kind, engine, a, b, c
 /** Records per chunk of the retained log once it has grown; the first holds FIRST_CHUNK_RECORDS, each next twice the last. */
 const CHUNK_RECORDS = 16384;
@@ -233,7 +255,22 @@ export class EventLog {
    */
   tap: ((timeNs: number, kind: number, engine: number, a: number, b: number, c: number) => void) | null = null;
 
-  constructor(private readonly retain = 1_000_000) {}
+  /** Whether records of each kind are kept (LogRetention). */
+  private readonly keepKind = new Uint8Array(KINDS);
+
+  constructor(
+    readonly retention: LogRetention = 'all',
+    private readonly retain = 1_000_000,
+  ) {
+    for (const [name, kind] of Object.entries(LogKind)) {
+      this.keepKind[kind] = retention === 'all' || RARE_KINDS.includes(name as LogKindName) ? 1 : 0;
+    }
+  }
+
+  /** Whether records of `kind` are kept in memory (all are digested). */
+  keeps(kind: LogKindName): boolean {
+    return this.keepKind[LogKind[kind]] === 1;
+  }
 
   /** The digest stream of records of `engine` (−1: the unit's). */
   stream(engine: number): StreamState {
@@ -249,7 +286,7 @@ export class EventLog {
   /** Write one record. */
   write(timeNs: number, kind: number, engine: number, a: number, b: number, c: number): void {
     this.digestRecord(this.stream(engine), timeNs, kind, a, b, c);
-    this.keep(timeNs, kind, engine, a, b, c);
+    if (this.keepKind[kind] === 1) this.keep(timeNs, kind, engine, a, b, c);
     this.count++;
     if (this.tap !== null) this.tap(timeNs, kind, engine, a, b, c);
   }
@@ -315,7 +352,7 @@ export class EventLog {
       }
       this.count += records * k;
     }
-    this.keep(nowNs, LogKind.repeat, engine, k, periodNs, records * k);
+    if (this.keepKind[LogKind.repeat] === 1) this.keep(nowNs, LogKind.repeat, engine, k, periodNs, records * k);
   }
 
   /**
@@ -331,7 +368,7 @@ export class EventLog {
     s.lastNs = to.lastNs;
     for (let i = 0; i < s.last.length; i++) s.last[i] = to.last[i] as number;
     this.count += records;
-    this.keep(nowNs, LogKind.repeat, engine, periods, periodNs, records);
+    if (this.keepKind[LogKind.repeat] === 1) this.keep(nowNs, LogKind.repeat, engine, periods, periodNs, records);
   }
 
   private flush(): void {

@@ -29,7 +29,7 @@ import { type EmuFlavour, extraCtrlBits, resolveFlavour, unitFlavour, windowText
 import { type ChipConfig, EmuStats, Ev, type Host, kernelLogLine, kernelLogRaw } from './host.js';
 import type { IoWait } from './iowait.js';
 import { assignTransmitPorts } from './link.js';
-import { EventLog, type LogKindName, type LogRecord } from './log.js';
+import { EventLog, type LogKindName, type LogRecord, type LogRetention } from './log.js';
 import { checkLostWakeup } from './lost-wakeup.js';
 import { checkIpoibTimeout, startNetdevWatchdog } from './netdev.js';
 import { bulkService, CAP_SDMA, checkParamsForBuild, emuSettings, parseParams } from './params.js';
@@ -79,8 +79,8 @@ export interface EmuUnitOptions {
   portActiveMs?: number;
   /** Timing of the chip model. */
   chipTiming?: Partial<ChipConfig>;
-  /** Event-log records kept in memory (all are hashed). */
-  retainLog?: number;
+  /** Which event-log records are kept in memory, read back by events() (all are hashed): `all` (the default) or `rare` (log.ts). */
+  retainLog?: LogRetention;
   /**
    * `fast` (the default): periodic stretches of each engine are skipped in closed form (fast-forward.ts); `stepped`:
    * every event is stepped, the oracle the fast model is checked against. Both give the same state at every instant.
@@ -403,9 +403,14 @@ export class EmuUnit implements Unit {
     return { ret, count: count.value };
   }
 
-  /** The event log's records (optionally of some kinds). */
+  /** The event log's records kept (optionally of some kinds; asking for a kind the unit does not keep is an error). */
   events(kinds?: readonly LogKindName[]): LogRecord[] {
-    return this.host.log.records(kinds);
+    const log = this.host.log;
+    const dropped = (kinds ?? []).filter((k) => !log.keeps(k));
+    if (dropped.length > 0) {
+      throw new Error(`emulator: the event log keeps only its rare records (retainLog 'rare'), not ${dropped.join(', ')}`);
+    }
+    return log.records(kinds);
   }
 
   /** sha256 of the event log so far. */

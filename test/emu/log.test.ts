@@ -1,9 +1,9 @@
 // The event log: its digest covers every record written, in order, per engine; a block of records that repeats k
 // times, `period` apart with its counters moving by the same amount each time, digests in closed form exactly as the
 // records written one by one (what the fast model relies on when it skips a periodic stretch), across a 32-bit
-// counter's wrap too; and the retained tail stays bounded.
+// counter's wrap too; and the retained tail stays bounded (and holds only the rare kinds when asked).
 import { describe, expect, it } from 'vitest';
-import { copyStream, EventLog } from '../../src/emu/log.js';
+import { copyStream, EventLog, LogKind } from '../../src/emu/log.js';
 
 /** Write `n` records of a pattern on engine `engine` starting at time `t0`, with a free-running u32 counter. */
 function block(log: EventLog, engine: number, t0: number, counter: number, n: number): void {
@@ -33,8 +33,8 @@ describe('event log', () => {
   ])('digests %s of a block in closed form as written one by one', (_what, k, start) => {
     const period = 10_000;
     const perBlock = 30; // each block moves the counter by 7 × 30
-    const stepped = new EventLog(10);
-    const skipped = new EventLog(10);
+    const stepped = new EventLog('all', 10);
+    const skipped = new EventLog('all', 10);
     for (const log of [stepped, skipped]) {
       block(log, -1, 0, 0, 5); // the unit's own stream is left alone
       block(log, 2, 0, start, perBlock); // a first block: the repeat is taken from the second
@@ -56,7 +56,7 @@ describe('event log', () => {
       expect(skipped.count).toBe(stepped.count);
     } else {
       // Too many to write one by one here: the closed form is checked against itself split in two.
-      const half = new EventLog(10);
+      const half = new EventLog('all', 10);
       block(half, -1, 0, 0, 5);
       block(half, 2, 0, start, perBlock);
       block(half, 2, period, (start + 7 * perBlock) >>> 0, perBlock);
@@ -77,8 +77,25 @@ describe('event log', () => {
     ]);
   });
 
+  it("keeps only the rare kinds when asked ('rare'), digesting and counting every record alike", () => {
+    const all = new EventLog('all');
+    const rare = new EventLog('rare');
+    for (const log of [all, rare]) {
+      log.write(1000, LogKind.interrupt, 0, 1, 5, 2);
+      log.write(2000, LogKind.event, 0, 3, 4, 5);
+      log.write(3000, LogKind.sleep, 0, 7, 4, -16);
+      log.write(4000, LogKind.fault, 0, 1, 0, 0);
+      log.repeat(0, copyStream(log.stream(0)), 3, 10, 5000);
+    }
+    expect(rare.digest()).toBe(all.digest());
+    expect(rare.count).toBe(all.count);
+    expect(all.records().map((r) => r.kind)).toEqual(['interrupt', 'event', 'sleep', 'fault', 'repeat']);
+    expect(rare.records().map((r) => r.kind)).toEqual(['event', 'fault']);
+    expect([rare.keeps('event'), rare.keeps('interrupt'), all.keeps('interrupt')]).toEqual([true, false, true]);
+  });
+
   it('keeps a bounded tail of the records, the newest last', () => {
-    const log = new EventLog(20_000);
+    const log = new EventLog('all', 20_000);
     for (let i = 0; i < 90_000; i++) log.write(i * 7, 1 + (i % 17), i % 16, i, -i, i * 3);
     expect(log.count).toBe(90_000);
     const kept = log.records();
