@@ -259,7 +259,7 @@ export class EventLog {
   private readonly keepKind = new Uint8Array(KINDS);
 
   constructor(
-    readonly retention: LogRetention = 'all',
+    retention: LogRetention = 'all',
     private readonly retain = 1_000_000,
   ) {
     for (const [name, kind] of Object.entries(LogKind)) {

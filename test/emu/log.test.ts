@@ -3,7 +3,9 @@
 // records written one by one (what the fast model relies on when it skips a periodic stretch), across a 32-bit
 // counter's wrap too; and the retained tail stays bounded (and holds only the rare kinds when asked).
 import { describe, expect, it } from 'vitest';
+import { emuUnitFromOptions } from '../../src/emu/index.js';
 import { copyStream, EventLog, LogKind } from '../../src/emu/log.js';
+import { EmuUnit } from '../../src/emu/unit.js';
 
 /** Write `n` records of a pattern on engine `engine` starting at time `t0`, with a free-running u32 counter. */
 function block(log: EventLog, engine: number, t0: number, counter: number, n: number): void {
@@ -92,6 +94,22 @@ describe('event log', () => {
     expect(all.records().map((r) => r.kind)).toEqual(['interrupt', 'event', 'sleep', 'fault', 'repeat']);
     expect(rare.records().map((r) => r.kind)).toEqual(['event', 'fault']);
     expect([rare.keeps('event'), rare.keeps('interrupt'), all.keeps('interrupt')]).toEqual([true, false, true]);
+  });
+
+  it("a command's unit keeps the rare kinds only, and is asked for no other", () => {
+    const u = emuUnitFromOptions({
+      seed: 1,
+      engines: 2,
+      descqCnt: undefined,
+      atMs: undefined,
+      workload: 'qp',
+      fault: ['stop-fetch@3:1'],
+    });
+    u.runUntilMs(5);
+    expect(u.host.log.count).toBeGreaterThan(100);
+    expect(u.events(['fault']).map((r) => r.engine)).toEqual([1]);
+    expect(() => u.events(['interrupt'])).toThrow(/keeps only its rare records .* not interrupt/);
+    expect(new EmuUnit({ seed: 1, engines: 2, workload: 'qp' }).events(['interrupt'])).toEqual([]);
   });
 
   it('keeps a bounded tail of the records, the newest last', () => {
