@@ -1,7 +1,10 @@
 // The order the test files start in: the slowest first (each measured at 5 s or more on the 2-core machine, most
 // of them waiting on a real Prometheus, a browser or a child's real-time loop), so that the last files to start are
 // short ones and the workers end together. Vitest orders by the durations of the last run when it has them; a clean
-// clone has none, and would start files by size. With --sequence.shuffle every file is shuffled (by --sequence.seed).
+// clone has none, and would start files by size. Before them all, the files of the isolated project (each in a
+// worker of its own, vitest.config.ts): started later, one would take the place of a shared worker that had loaded
+// and warmed the code, and a new shared worker would start cold after it. With --sequence.shuffle every file is
+// shuffled (by --sequence.seed).
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { Sfc32 } from '../../src/emu/prng.js';
 
@@ -28,6 +31,7 @@ export class SlowestFirst extends BaseSequencer {
     if (shuffle) return shuffled(files, seed);
     const base = await super.sort(files);
     const rank = (f: TestSpecification): number => {
+      if (f.project.name === 'isolated') return -1;
       const i = SLOWEST.findIndex((p) => f.moduleId.endsWith(`/${p}`));
       return i < 0 ? SLOWEST.length : i;
     };
