@@ -9,6 +9,8 @@
 // CPU second; on hfi2 the descriptors the chip fetched, pads included (pad_sdma_desc 32). Goal ≥ 50 M on WFR.
 // emu.equivalence: the stepped model's CPU over the fast model's on the same seeds and runs (line-rate and mixed of
 // each flavour, 300 virtual ms): what the skipping saves. Both give the same state at every sample instant.
+// Every unit is built as the commands, the library and the twins build theirs (its event log keeps the rare records
+// only, log.ts).
 // emu.writeSysroot: the CPU time of one refresh of a served tree (default workload, 16 engines, 100 virtual ms
 // later) against writing the bytes that changed, one writeFileSync per changed file (the block that changed of
 // resource0 with one positional write), the two interleaved. Goal ≤ 2.

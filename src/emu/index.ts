@@ -140,8 +140,6 @@ export function emuUnitFromOptions(opts: EmuCliOptions): EmuUnit {
     // The trace switch sees every sleep and wake-up only when each is stepped (trace-events.ts).
     model: opts.stepped === true || opts.traceEvents === true ? 'stepped' : 'fast',
     ...(opts.variant ? { variant: opts.variant } : {}),
-    // A command reads back only the state events (the invariant check): the per-packet records are hashed, not kept.
-    retainLog: 'rare',
   });
   if (opts.traceEvents) enableTraceEvents(unit);
   return unit;

@@ -79,7 +79,11 @@ export interface EmuUnitOptions {
   portActiveMs?: number;
   /** Timing of the chip model. */
   chipTiming?: Partial<ChipConfig>;
-  /** Which event-log records are kept in memory, read back by events() (all are hashed): `all` (the default) or `rare` (log.ts). */
+  /**
+   * Which event-log records are kept in memory, read back by events() (all are hashed, log.ts): `rare` (the default:
+   * the commands, the library and the twins read back no per-packet record, and keeping them made a busy unit's
+   * garbage collector a tenth of its CPU) or `all` (what a test of the per-packet records reads).
+   */
   retainLog?: LogRetention;
   /**
    * `fast` (the default): periodic stretches of each engine are skipped in closed form (fast-forward.ts); `stepped`:
@@ -205,7 +209,7 @@ export class EmuUnit implements Unit {
     };
     this.host = {
       sched: new Scheduler(),
-      log: new EventLog(opts.retainLog),
+      log: new EventLog(opts.retainLog ?? 'rare'),
       rng,
       cfg: {
         engines,

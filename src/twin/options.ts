@@ -114,7 +114,5 @@ export function twinUnitOptions(f: TwinFixture, o: TwinRunOptions): EmuUnitOptio
     variant: o.variant ?? 'kernel',
     model: o.model ?? 'fast',
     from: workload === TWIN_WORKLOAD ? withTraffic(base, f) : base,
-    // A twin's run reads back only the state events (the invariant check): the per-packet records are hashed, not kept.
-    retainLog: 'rare',
   };
 }

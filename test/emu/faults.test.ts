@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFault } from '../../src/emu/faults.js';
 import { invariantViolations } from '../../src/emu/invariants.js';
-import type { LogRecord } from '../../src/emu/log.js';
+import type { LogRecord, LogRetention } from '../../src/emu/log.js';
 import { readCsr } from '../../src/emu/sample.js';
 import { EmuUnit } from '../../src/emu/unit.js';
 import { Hfi1SdmaError } from '../../src/errors.js';
@@ -21,8 +21,8 @@ function story(u: EmuUnit, engine: number, fromMs = 0): string[] {
     });
 }
 
-function unit(faults: string[], workload = 'qp', ms = 30): EmuUnit {
-  const u = new EmuUnit({ seed: 3, engines: 4, workload, faults });
+function unit(faults: string[], workload = 'qp', ms = 30, retainLog: LogRetention = 'rare'): EmuUnit {
+  const u = new EmuUnit({ seed: 3, engines: 4, workload, faults, retainLog });
   u.runUntilMs(ms);
   return u;
 }
@@ -40,7 +40,7 @@ describe('faults (__sdma_process_event, sdma.c life cycles)', () => {
   });
 
   it('engine-error:1 (halt class): e60 → s50, e15 → s30, sw clean-up, e40 → s40, e25 → s99; ABORTED completions', () => {
-    const u = unit(['engine-error:1@10:2'], 'line-rate:gbps=10');
+    const u = unit(['engine-error:1@10:2'], 'line-rate:gbps=10', 30, 'all'); // its aborted completions are read back
     expect(story(u, 2, 5)).toEqual([
       'fault',
       'engine error 0x2 halts',

@@ -28,7 +28,7 @@ function fillRing(u: EmuUnit, idx: number): void {
 
 /** A unit of one engine whose one IPoIB queue is not sending (load 0): the tests drive it. */
 function idleQueue(): EmuUnit {
-  const u = new EmuUnit({ seed: 1, engines: 1, workload: 'idle:ipoib=1' });
+  const u = new EmuUnit({ seed: 1, engines: 1, workload: 'idle:ipoib=1', retainLog: 'all' });
   u.runUntilMs(2);
   u.pause();
   return u;
@@ -59,7 +59,7 @@ describe('the IPoIB sleep callback', () => {
   });
 
   it('a wake-up restarts the subqueue and the queue submits again, its parked txreq first', () => {
-    const u = new EmuUnit({ seed: 3, engines: 1, workload: 'ipoib:ipoib=1,load=max' });
+    const u = new EmuUnit({ seed: 3, engines: 1, workload: 'ipoib:ipoib=1,load=max', retainLog: 'all' });
     u.runUntilMs(0.5);
     u.pause();
     u.runUntilMs(3);
@@ -125,7 +125,7 @@ describe('fault netdev-unregister', () => {
   });
 
   it('an awake queue makes one last attempt: on a full ring the txreq is dropped and counted, and the queue stops', () => {
-    const u = new EmuUnit({ seed: 1, engines: 1, workload: 'ipoib:ipoib=1,load=max,window=10' });
+    const u = new EmuUnit({ seed: 1, engines: 1, workload: 'ipoib:ipoib=1,load=max,window=10', retainLog: 'all' });
     u.runUntilMs(0.5);
     u.pause();
     u.runUntilMs(3);
@@ -150,7 +150,7 @@ describe('fault netdev-unregister', () => {
   });
 
   it('a queue asleep on dmawait drops its parked txreq when next woken, without submitting it, and stays stopped', () => {
-    const u = new EmuUnit({ seed: 3, engines: 1, workload: 'ipoib:ipoib=1,load=max' });
+    const u = new EmuUnit({ seed: 3, engines: 1, workload: 'ipoib:ipoib=1,load=max', retainLog: 'all' });
     u.runUntilMs(0.5);
     u.pause();
     u.runUntilMs(3);

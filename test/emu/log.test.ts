@@ -96,7 +96,7 @@ describe('event log', () => {
     expect([rare.keeps('event'), rare.keeps('interrupt'), all.keeps('interrupt')]).toEqual([true, false, true]);
   });
 
-  it("a command's unit keeps the rare kinds only, and is asked for no other", () => {
+  it("a unit keeps the rare kinds only, as a command's does, and is asked for no other unless it keeps all", () => {
     const u = emuUnitFromOptions({
       seed: 1,
       engines: 2,
@@ -109,7 +109,8 @@ describe('event log', () => {
     expect(u.host.log.count).toBeGreaterThan(100);
     expect(u.events(['fault']).map((r) => r.engine)).toEqual([1]);
     expect(() => u.events(['interrupt'])).toThrow(/keeps only its rare records .* not interrupt/);
-    expect(new EmuUnit({ seed: 1, engines: 2, workload: 'qp' }).events(['interrupt'])).toEqual([]);
+    expect(() => new EmuUnit({ seed: 1, engines: 2, workload: 'qp' }).events(['interrupt'])).toThrow(/not interrupt/);
+    expect(new EmuUnit({ seed: 1, engines: 2, workload: 'qp', retainLog: 'all' }).events(['interrupt'])).toEqual([]);
   });
 
   it('keeps a bounded tail of the records, the newest last', () => {

@@ -28,6 +28,7 @@ async function traced(): Promise<{ unit: EmuUnit; dir: string }> {
     workload: 'mixed:gbps=40',
     faults: ['lost-wakeup@100:2'],
     model: 'stepped',
+    retainLog: 'all', // the sleeps the trace is checked against
   });
   enableTraceEvents(unit);
   unit.runUntilMs(300);
