@@ -79,11 +79,7 @@ export interface EmuUnitOptions {
   portActiveMs?: number;
   /** Timing of the chip model. */
   chipTiming?: Partial<ChipConfig>;
-  /**
-   * Which event-log records are kept in memory, read back by events() (all are hashed, log.ts): `rare` (the default:
-   * the commands, the library and the twins read back no per-packet record, and keeping them made a busy unit's
-   * garbage collector a tenth of its CPU) or `all` (what a test of the per-packet records reads).
-   */
+  /** Which event-log records are kept in memory, read back by events() (all are hashed): `rare` (the default) or `all` (LogRetention, log.ts). */
   retainLog?: LogRetention;
   /**
    * `fast` (the default): periodic stretches of each engine are skipped in closed form (fast-forward.ts); `stepped`:
@@ -209,7 +205,7 @@ export class EmuUnit implements Unit {
     };
     this.host = {
       sched: new Scheduler(),
-      log: new EventLog(opts.retainLog ?? 'rare'),
+      log: new EventLog(opts.retainLog),
       rng,
       cfg: {
         engines,
