@@ -58,8 +58,8 @@ export type LogKindName = keyof typeof LogKind;
 
 /**
  * Which records the log keeps in memory (every one is digested and counted either way): `all`, or `rare` (the
- * default): only the kinds that mark a change in an engine's life (faults, state events, engine errors, halts, clean-ups, timeouts,
- * lost interrupts, violations), which a run writes a few of. The per-packet kinds (interrupts, sleeps, wake-ups,
+ * default): only the kinds that mark a change in an engine's life (faults, state events, engine errors, halts,
+ * clean-ups, timeouts, lost interrupts, violations), which a run writes a few of. The per-packet kinds (interrupts, sleeps, wake-ups,
  * failed placements, aborts, forced progress, subqueue stops, IPoIB drops, skips) are most of a busy unit's records;
  * no command, library call or twin reads them back (the invariant check reads the state events), and keeping them
  * costs memory (the last million records, about 50 MB) and the page faults of touching it; a test of them asks for
