@@ -1,9 +1,9 @@
 // Loading yargs without building a segmenter: none is built while it loads; help text beyond ASCII (the only
 // text string-width segments) builds one when it is laid out; and Intl.Segmenter is the process's own again once
 // the import settles. In a fresh process: a test worker may have loaded yargs already, its segmenter built.
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { spawnSync } from '../support/spawn.js';
 
 const LOAD_YARGS = fileURLToPath(new URL('../../dist/src/cli/load-yargs.js', import.meta.url));
 

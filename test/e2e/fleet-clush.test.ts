@@ -5,13 +5,13 @@
 // another, `clush --diff` shows only the sick against the healthy majority, and `fleet` rolls up `clush -b`'s
 // output with the node that said nothing. Six nodes here; the forty-node run is in the soak
 // (fleet-forty.prop.test.ts).
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 import { type NodeKind, writeNodes } from '../support/fleet-trees.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('fleet-clush-');

@@ -2,12 +2,12 @@
 // runs `hfi1-sdma --sysroot TREE health --brief` on 40 emulated nodes and folds them with -b: the 34 healthy ones
 // are one group, the 4 stranded on the same engine another, the 2 halted a third; `fleet` says the same from the
 // folded output. (npm test runs the six-node version: fleet-clush.test.ts.)
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 import { type NodeKind, writeNodes } from '../support/fleet-trees.js';
 import { SOAK } from '../support/runs.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('fleet-forty-');

@@ -3,7 +3,6 @@
 // exporters (one healthy, one stranding a QP on engine 1) and records the aggregates, and a global Prometheus
 // federates only those: it sees two hosts, one with a stranded sender, per host and per job, and none of the
 // exporters' own series.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { ROOT } from '../support/child.js';
 import { hasPrometheus, prometheusHarness, RECORDING_RULES, until } from '../support/prometheus.js';
 import { hasPromtool } from '../support/promtool.js';
 import { exportRendered, renderedHost } from '../support/rendered-host.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 
 const TESTS = join(ROOT, 'deploy/prometheus/hfi1-sdma.recording.test.yml');

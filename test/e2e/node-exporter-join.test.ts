@@ -3,12 +3,13 @@
 // prometheus-node-exporter (--path.sysfs at the same tree, the infiniband collector only), both scraped by a real
 // Prometheus; the README's joins, evaluated through its HTTP API, give the stalled port with node_exporter's view of
 // it and the adapter's firmware. Waits on each condition, never on time; every process is stopped after the file.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, startChild, startExporterChild } from '../support/child.js';
 import { freePort, hasPrometheus, prometheusHarness, until } from '../support/prometheus.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 
 const NODE_EXPORTER = 'prometheus-node-exporter';

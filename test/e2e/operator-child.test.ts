@@ -2,13 +2,14 @@
 // repeated options and stopping on SIGTERM. A child process where the process is the point (its status,
 // a closed pipe, a signal, a completion script that runs the program by its path); the other answers
 // in-process (main() with captured streams).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, runChild, startChild } from '../support/child.js';
 import { runCli } from '../support/cli.js';
+import { spawnSync } from '../support/spawn.js';
 
 const EMU = ['--backend', 'emu', '--engines', '4'];
 /** The children's host: a light load (what a pipe or a signal does to the process does not depend on it). */

@@ -1,11 +1,11 @@
 // `watch` in a real terminal of every height: tmux panes of 80×8, 80×12, 80×20 and 200×50 over 16 engines, one
 // stalled and one with a stranded QP. The sick engines are always on screen (the others give way, counted on a
 // last line), the title and the column header never scroll away, no line is stale or shown twice.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../support/child.js';
 import { onPath } from '../support/on-path.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('watch-tmux-');

@@ -1,9 +1,9 @@
 // `watch` on a terminal: run under a pseudo-terminal (util-linux `script`) and read the screen.
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { screenOf } from '../cli/vt.js';
 import { BIN } from '../support/child.js';
 import { onPath } from '../support/on-path.js';
+import { spawnSync } from '../support/spawn.js';
 
 const hasScript = onPath('script');
 

@@ -3,13 +3,13 @@
 // drift of the driver and the parameters, hosts new and gone, and recommends a new baseline when only the rendering
 // changed. opacapture tarballs (made as opa-ff's opacapture.sh makes them, test/support/opacapture.sh) are read as
 // a sysroot of one instant, whole or unpacked as opacaptureall uploads them.
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/child.js';
 import { runCli, runCliVirtual } from '../support/cli.js';
 import { writeNodes } from '../support/fleet-trees.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 
 const tmp = tempDirs('fleet-caps-');

@@ -1,13 +1,13 @@
 // fleet's reading and folding: node sets folded as ClusterShell's `nodeset -f` folds them (held to ClusterShell's
 // own library over fixed-seed random sets when it is installed), what clush, pdsh, clubak and dshbak print read
 // into each host's answer, `health --json` documents included, and the rollup's groups and exit status.
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { Answers, readFanout } from '../../src/fleet/answer.js';
 import { safeHost } from '../../src/fleet/captures.js';
 import { expandNodes, foldNodes } from '../../src/fleet/nodeset.js';
 import { rollup, rollupText } from '../../src/fleet/rollup.js';
 import { runCli } from '../support/cli.js';
+import { spawnSync } from '../support/spawn.js';
 
 /** The Python that runs ClusterShell's nodeset (its shebang), when ClusterShell is installed. */
 const nodesetPython = (() => {

@@ -2,7 +2,6 @@
 // directory, by an absolute or a relative link), and every command run over that tree in this
 // process: no byte of the secret may reach stdout, stderr, the metrics or a snapshot. Shared by the
 // fixed sample in npm test and the full sweep in soak (canary-sweep.prop.test.ts).
-import { spawnSync } from 'node:child_process';
 import {
   lstatSync,
   mkdirSync,
@@ -22,6 +21,7 @@ import { closeSysroot, writeSysroot } from '../../src/emu/sysroot.js';
 import { TREE_MARKER, TREE_STAGING } from '../../src/emu/tree.js';
 import { EmuUnit } from '../../src/emu/unit.js';
 import { runCli } from '../support/cli.js';
+import { spawnSync } from '../support/spawn.js';
 
 /** The secret: two lines, as /etc/shadow or a token file would be; none of its words is in any name. */
 export const SECRET_LINES = ['zq9-canary-first root:$6$hunter2:20228:0', 'zq9-canary-second MY_API_TOKEN=hunter2'];

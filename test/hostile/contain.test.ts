@@ -3,7 +3,6 @@
 // device a link names is ever opened. The reproductions of the disclosure: a host file quoted in a
 // parse error (on stdout for health), shown as the firmware, served as a metric label, and a
 // directory link packing /etc-like files into a snapshot.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -15,6 +14,7 @@ import { sysrootMetrics } from '../export/harness.js';
 import { BIN } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 import { onPath } from '../support/on-path.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 import { emulatedHost } from './canary.js';
 

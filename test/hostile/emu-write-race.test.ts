@@ -2,12 +2,12 @@
 // for a link after the writer opened it redirects nothing (every write goes through the directory's
 // descriptor), the next pass refuses the link, and a target directory another user owns is refused
 // before anything is written. A read-only file system is named as such.
-import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTree } from '../../src/emu/tree-root.js';
 import { runCli } from '../support/cli.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 
 const temp = tempDirs('hfi1-race-');

@@ -1,7 +1,6 @@
 // Kernel-log and trace lines a reader must survive: engine numbers too large to be an engine (the list they index
 // would grow without bound), endless `[desc K]` tags (kept in bounded memory), control characters and escape
 // sequences (never sent to a terminal as is), NUL bytes and CRLF.
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { painter } from '../../src/cli/io.js';
 import { renderLog } from '../../src/cli/log.js';
@@ -11,6 +10,7 @@ import { lineTimestamp, MAX_KEPT_LINE_CHARS, parseKernelLog } from '../../src/km
 import { readKernelLog } from '../../src/kmsg/stream.js';
 import { TXE_NUM_SDMA_ENGINES } from '../../src/progress/constants.js';
 import { ROOT } from '../support/child.js';
+import { spawnSync } from '../support/spawn.js';
 import { CHILD_LIMIT_MS } from './sources-tree.js';
 
 const P = 'hfi2 0000:41:00.0: hfi2_0: ';

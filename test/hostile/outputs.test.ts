@@ -2,12 +2,12 @@
 // (or a new one) in a directory. A device node, a FIFO, a symbolic link (to a device or to a file)
 // or a directory in its place is refused with 73 and left exactly as it was; so is a path inside
 // the sysroot being read; `snapshot -o DIR` is 73 whatever DIR is called.
-import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkOutputTarget } from '../../src/output-file.js';
 import { runCli } from '../support/cli.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 import { emulatedHost } from './canary.js';
 

@@ -3,7 +3,6 @@
 // text is escaped and bounded where it is read, once, so no output (the waiters table, health's Nagios lines,
 // the JSON, NHC's drain reason) carries a terminal escape, a forged status line or an unbounded line, and a
 // recorded owner whose pid is not a pid is not used.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { boundedOwner, OWNER_NAME_CHARS } from '../../src/hw/qp-owners.js';
 import { BIN, ROOT } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 import { strandedQpTree } from '../support/rendered-host.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 import { copyTree } from './canary.js';
 

@@ -2,7 +2,7 @@
 // be captured) carry a marker naming their process. They go when closed and when the process ends (the library's
 // too), and a run killed outright (SIGKILL, the OOM killer) has its tree removed by the next run that makes one:
 // only trees of this user whose process is gone, never a live one's, another user's or one without a marker.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { makePrivateTree, OWNER_MARKER, removeStaleTrees } from '../../src/priva
 import { captureSnapshot } from '../../src/snapshot/capture.js';
 import { openSnapshot } from '../../src/snapshot/open.js';
 import { BIN, ROOT } from '../support/child.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 import { emulatedHost } from './canary.js';
 

@@ -2,13 +2,13 @@
 // /dev/ptmx, strace shows no pty opened (a plain open would allocate one; one to /dev/watchdog would arm it).
 // It runs a traced child for a few seconds, so it runs under `npm run soak`; npm test checks the same read
 // without strace (edges-four.test.ts).
-import { spawnSync } from 'node:child_process';
 import { readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN } from '../support/child.js';
 import { onPath } from '../support/on-path.js';
 import { SOAK } from '../support/runs.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 import { emulatedHost } from './canary.js';
 

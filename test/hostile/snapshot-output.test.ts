@@ -1,13 +1,14 @@
 // `snapshot -o` where writing fails or is interrupted: a directory as the target, a missing or
 // read-only directory, a full disk, a file-size limit, SIGINT/SIGTERM part-way. The old target
 // stays as it was, no temporary is left beside it and no staging or unpacked tree in TMPDIR.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../support/child.js';
 import { runCli } from '../support/cli.js';
+import { spawnSync } from '../support/spawn.js';
 import { emulatedHost } from './canary.js';
 
 const IS_ROOT = process.getuid?.() === 0;

@@ -1,13 +1,13 @@
 // Capturing a host whose sources are odd files: a FIFO, a link to /dev/zero, a directory. Capture
 // neither blocks nor reads without bound; each is recorded as not captured, with the reason.
 
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BDF, writeTree } from '../hw/sysroot.js';
 import { runCli } from '../support/cli.js';
+import { spawnSync } from '../support/spawn.js';
 
 const dirs: string[] = [];
 afterAll(() => {

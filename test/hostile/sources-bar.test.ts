@@ -1,11 +1,11 @@
 // A file-backed BAR (a sysroot's or snapshot's resource0) truncated while open: reading a mapping of it would
 // raise SIGBUS. Each sample checks the file's size first and reports the device gone instead.
 // The backend runs in a child so that a fault shows as the child's signal, not a dead test worker.
-import { spawnSync } from 'node:child_process';
 import { truncateSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSdmaWindow } from '../../src/hw/regs.js';
 import { ROOT } from '../support/child.js';
+import { spawnSync } from '../support/spawn.js';
 import { CHILD_LIMIT_MS, goodBar, goodTree, tempRoots } from './sources-tree.js';
 
 const fresh = tempRoots();

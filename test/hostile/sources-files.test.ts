@@ -2,9 +2,9 @@
 // larger than any real one. Each is refused at once (never a hang, never an unbounded read) and
 // named on stderr. A tree where a read could block runs in a child, so that a hang shows as the
 // child's own timeout: one child for all of them (cliGuarded), each tree run alone in it.
-import { spawnSync } from 'node:child_process';
 import { closeSync, ftruncateSync, openSync, rmSync, writeSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from '../support/spawn.js';
 import {
   type Case,
   CHILD_LIMIT_MS,

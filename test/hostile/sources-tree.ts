@@ -1,7 +1,6 @@
 // Building hostile sysroots for the sources-* tests: a good tree (test/hw/sysroot.ts), then one
 // file replaced by something the kernel never puts there; and running the CLI on it: in this process
 // (what the readers make of the file), or as a child where the process itself is the subject.
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -14,6 +13,7 @@ import { BDF, type TreeOptions, writeTree } from '../hw/sysroot.js';
 import { BIN, ROOT } from '../support/child.js';
 import { runCliVirtual } from '../support/cli.js';
 import { nobodyUnavailable, othersCanReach, spawnAsNobody, spawnNodeAsNobody } from '../support/nobody.js';
+import { spawnSync } from '../support/spawn.js';
 import { removeTrees } from '../support/temp.js';
 
 /** A fresh directory per call under one temp base, removed after the file's tests. */

@@ -1,7 +1,6 @@
 // The port files and the unit's context: the parsers, and src/hw reading them from a hand-built
 // tree, from odd or malformed files, and from the emulator's rendered sysroot as the link drops.
 
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { ParseError } from '../../src/errors.js';
 import { realFs } from '../../src/hw/fsio.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { identityValue, parsePortRate, parsePortState } from '../../src/hw/parse/link.js';
+import { spawnSync } from '../support/spawn.js';
 import { CONTEXT_FILES, writeTree } from './sysroot.js';
 
 const dirs: string[] = [];

@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readError } from '../../src/hw/fsio.js';
 import { probeRegularFile, readRegularFile, SourceFileError } from '../../src/hw/read-file.js';
+import { spawnSync } from '../support/spawn.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hfi1-read-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

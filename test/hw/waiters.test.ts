@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -7,6 +6,7 @@ import type { Clock, Unit, WaitersSample } from '../../src/backend.js';
 import { type HwFs, hwFsFor, realFs } from '../../src/hw/fsio.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import type { PsmScanOptions } from '../../src/hw/waiters-psm.js';
+import { spawnSync } from '../support/spawn.js';
 import { fixture } from './fixtures.js';
 import { BDF, writeTree } from './sysroot.js';
 

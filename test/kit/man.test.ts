@@ -1,12 +1,12 @@
 // The man page hfi1-sdma(8): rendered from its source, readable by man, and covering every command
 // and option that the CLI's own --help lists.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAN_PAGE, MAN_SOURCE, renderManPage } from '../../scripts/man.js';
 import { ROOT } from '../support/child.js';
 import { onPath } from '../support/on-path.js';
+import { spawnSync } from '../support/spawn.js';
 import { type CliSurface, cliSurface } from './cli-surface.js';
 import { manGaps } from './man-coverage.js';
 

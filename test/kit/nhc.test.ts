@@ -5,12 +5,12 @@
 // missing prerequisite. The command's answers are hfi1-sdma's own, run in this process and handed to the check by a
 // stand-in command; the installed command run by the check under a real NHC setup is test/e2e/fleet-slurm.test.ts.
 
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/child.js';
 import { runCli } from '../support/cli.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 
 const NHC = join(ROOT, 'deploy/nhc/hfi1_sdma.nhc');

@@ -3,12 +3,12 @@
 // consumer's `npm audit` and `npm update tar` reach the code that unpacks snapshots), and it installs into a fresh
 // strict TypeScript project where the README's CI recipe, copied as written, compiles and passes, and the typos a
 // consumer makes do not compile. Offline: the consumer's node_modules is seeded from this checkout's.
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/child.js';
 import { onPath } from '../support/on-path.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 import { writeRecipe } from './consumer.js';
 

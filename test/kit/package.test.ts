@@ -1,6 +1,5 @@
 // The release artifact installs with no registry and runs with only Node present. The public API's reports are
 // checked here too, on the analysis of the declarations that the artifact's are rolled up from (one analysis, not two).
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract } from 'tar';
@@ -9,6 +8,7 @@ import type { PackageResult } from '../../scripts/package/build.js';
 import { ROOT } from '../support/child.js';
 import { runCli } from '../support/cli.js';
 import { onPath } from '../support/on-path.js';
+import { spawnSync } from '../support/spawn.js';
 import { buildArtifact } from './artifact.js';
 import { writeRecipe } from './consumer.js';
 

@@ -1,11 +1,11 @@
 // deploy/systemd: the units pass systemd-analyze verify, stay hardened, and run what the CLI offers.
-import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/child.js';
 import { onPath } from '../support/on-path.js';
+import { spawnSync } from '../support/spawn.js';
 import { cliSurface } from './cli-surface.js';
 
 const UNITS_DIR = join(ROOT, 'deploy', 'systemd');

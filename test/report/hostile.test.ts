@@ -3,7 +3,6 @@
 // other reader refuses is refused with the same message and nothing is written; -o over a link, a directory, a
 // FIFO or a device, or into a missing directory, exits 73 and leaves the place as it was; a regular file is
 // replaced whole, with no temporary left beside it.
-import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   lstatSync,
@@ -19,6 +18,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { entriesOf, type RawEntry, writeArchive } from '../snapshot/craft.js';
 import { runCli } from '../support/cli.js';
+import { spawnSync } from '../support/spawn.js';
 import { tempDirs } from '../support/temp.js';
 import { emulatedCapture, SCENARIOS } from './capture.js';
 

@@ -1,6 +1,7 @@
 // Running the built CLI as a user does: `node bin/hfi1-sdma.js …` in a child process.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { spawnSync } from './spawn.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = `${ROOT}bin/hfi1-sdma.js`;

@@ -1,11 +1,12 @@
 // Running the built CLI as `nobody` (root only, through setpriv): from the checkout when nobody can reach it,
 // else from a copy of the command (bin, its bundle, koffi, package.json) made once in the temporary directory.
 // A checkout in a directory only its owner may enter (a `mktemp -d`, mode 0700) is out of nobody's reach.
-import { type SpawnSyncOptions, type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import type { SpawnSyncOptions, SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { BIN, ROOT } from './child.js';
+import { spawnSync } from './spawn.js';
 
 /** nobody's uid and gid on Debian (nogroup). */
 export const NOBODY_ID = 65534;

@@ -1,10 +1,10 @@
 // The shipped alert rules run by promtool over what the exporter served: which alerts fire when those series are
 // held for 20 minutes.
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onPath } from './on-path.js';
+import { spawnSync } from './spawn.js';
 
 const RULES = fileURLToPath(new URL('../../deploy/prometheus/hfi1-sdma.rules.yml', import.meta.url));
 

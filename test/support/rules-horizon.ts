@@ -3,7 +3,6 @@
 // of virtual time; every scrape's series become promtool's input (one value per scrape, `_` where a series was not
 // served), the rules are evaluated every SCRAPE_MS, and promtool is asked which alerts were pending or firing at any
 // time. Time is the emulator's: nothing here waits on the wall clock.
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type EmuCliOptions, emuUnitFromOptions } from '../../src/emu/index.js';
@@ -12,6 +11,7 @@ import { Sampler } from '../../src/export/sampler.js';
 import { openHwBackend } from '../../src/hw/index.js';
 import { RULES } from './prometheus.js';
 import { emuOptions } from './rendered-host.js';
+import { spawnSync } from './spawn.js';
 
 /** Prometheus's scrape and rule evaluation interval in the shipped prometheus.yml (ms). */
 export const SCRAPE_MS = 15_000;

@@ -3,11 +3,12 @@
 // HealthCheckProgram given by the test. slurmd runs in a mount namespace of its own where `npm install -g --prefix
 // /usr` of this checkout has been laid over /usr (read-only overlays of a staging prefix): the health check finds
 // `hfi1-sdma` on NHC's PATH as an installed node would, and the host's /usr is never written. Needs root.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { freePort, until } from './prometheus.js';
+import { spawnSync } from './spawn.js';
 
 /** Why a Slurm cluster cannot be run here, or null when it can. */
 export function slurmUnavailable(): string | null {

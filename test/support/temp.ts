@@ -1,11 +1,11 @@
 // Temporary directories of one test file, removed after its tests. Call tempDirs at the top of the test file:
 // the removal is registered there, for that file (a hook registered by a shared module would run for the first
 // file that loads it only, since the files of a worker share their modules).
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import { spawnSync } from './spawn.js';
 
 /**
  * Remove `dirs` and everything under them: by one `rm -rf` (a rendered sysroot is a thousand files, which Node's
