@@ -2,9 +2,12 @@
 // exit codes, signals, output, input, working directory, environment, a timeout, a program that is not there.
 // biome-ignore lint/style/noRestrictedImports: Node's own, to compare with
 import { spawnSync as nodeSpawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { onPath } from '../support/on-path.js';
 import { spawnSync } from '../support/spawn.js';
+import { tempDirs } from '../support/temp.js';
 
 /** What a test reads of a result. */
 function seen(r: { status: number | null; signal: NodeJS.Signals | null; stdout: unknown; stderr: unknown; error?: Error }) {
@@ -16,6 +19,12 @@ function seen(r: { status: number | null; signal: NodeJS.Signals | null; stdout:
     error: (r.error as NodeJS.ErrnoException | undefined)?.code,
   };
 }
+
+const dir = tempDirs('hfi1-sdma-spawn-test-')();
+const NOT_EXECUTABLE = join(dir, 'data');
+writeFileSync(NOT_EXECUTABLE, 'echo never\n', { mode: 0o644 });
+const SHELL_TEXT = join(dir, 'script');
+writeFileSync(SHELL_TEXT, 'echo "from a script without #!"\n', { mode: 0o755 });
 
 const CASES: [string, string, string[], SpawnSyncOptions][] = [
   ['output and status', 'sh', ['-c', 'echo out; echo err >&2; exit 3'], { encoding: 'utf8' }],
@@ -33,6 +42,9 @@ const CASES: [string, string, string[], SpawnSyncOptions][] = [
   ['output as bytes', 'printf', ['\\001\\377'], {}],
   ['streams ignored', 'sh', ['-c', 'echo out; echo err >&2'], { stdio: 'ignore' }],
   ['a program that is not there', 'hfi1-sdma-no-such-program', [], { encoding: 'utf8' }],
+  ['a file that may not be run', NOT_EXECUTABLE, [], { encoding: 'utf8' }],
+  ['a file that is not a program: /bin/sh runs it', SHELL_TEXT, [], { encoding: 'utf8' }],
+  ['a working directory that is not there', 'pwd', [], { cwd: '/hfi1-sdma-no-such-directory', encoding: 'utf8' }],
 ];
 
 describe.runIf(onPath('sh'))('spawnSync by posix_spawn (skipped: no sh)', () => {

@@ -20,7 +20,7 @@ import {
   type SpawnSyncReturns,
   type StdioOptions,
 } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -53,6 +53,7 @@ const SIGSET_BYTES = 256;
 const POSIX_SPAWN_SETSIGDEF = 0x04;
 const POSIX_SPAWN_SETSIGMASK = 0x08;
 const O_RDONLY = 0;
+const O_WRONLY = 1;
 const O_WRONLY_CREAT_TRUNC = 0o1 | 0o100 | 0o1000;
 const WNOHANG = 1;
 
@@ -96,7 +97,11 @@ let serial = 0;
 
 /** A fresh path for a child's stdin, stdout or stderr, in a directory of this process's. */
 function scratchFile(what: string): string {
-  if (scratch === null) scratch = mkdtempSync(join(tmpdir(), 'hfi1-sdma-spawn-'));
+  if (scratch === null) {
+    const dir = mkdtempSync(join(tmpdir(), 'hfi1-sdma-spawn-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    scratch = dir;
+  }
   serial += 1;
   return join(scratch, `${process.pid}-${serial}.${what}`);
 }
@@ -108,7 +113,7 @@ function resolve(cmd: string, path: string | undefined): string | null {
     const p = join(dir || '.', cmd);
     try {
       accessSync(p, constants.X_OK);
-      return p;
+      if (statSync(p).isFile()) return p;
     } catch {
       // next
     }
@@ -174,7 +179,7 @@ function reap(p: Posix, pid: number, deadline: number, signal: number): { status
   }
 }
 
-function spawnError(code: 'ENOENT' | 'ETIMEDOUT' | 'EACCES', cmd: string, args: readonly string[]): Error {
+function spawnError(code: keyof typeof osConstants.errno, cmd: string, args: readonly string[]): Error {
   const errno = -osConstants.errno[code];
   return Object.assign(new Error(`spawnSync ${cmd} ${code}`), {
     errno,
@@ -230,32 +235,36 @@ export function spawnSync(
   p.faInit(fa);
   p.attrInit(attr);
   try {
+    // Each call answers 0 or an error number; any failure and Node's spawnSync starts the child instead.
+    let failed = 0;
     if (opts.input !== undefined && stdio[0] === 'pipe') {
       files[0] = scratchFile('in');
       writeFileSync(files[0], opts.input as string | NodeJS.ArrayBufferView);
-      p.faOpen(fa, 0, files[0], O_RDONLY, 0);
-    } else if (stdio[0] !== 'inherit') p.faOpen(fa, 0, '/dev/null', O_RDONLY, 0);
+      failed |= p.faOpen(fa, 0, files[0], O_RDONLY, 0) as number;
+    } else if (stdio[0] !== 'inherit') failed |= p.faOpen(fa, 0, '/dev/null', O_RDONLY, 0) as number;
     for (const fd of [1, 2]) {
       if (stdio[fd] === 'pipe') {
         files[fd] = scratchFile(fd === 1 ? 'out' : 'err');
-        p.faOpen(fa, fd, files[fd], O_WRONLY_CREAT_TRUNC, 0o600);
-      } else if (stdio[fd] === 'ignore') p.faOpen(fa, fd, '/dev/null', 1, 0);
+        failed |= p.faOpen(fa, fd, files[fd], O_WRONLY_CREAT_TRUNC, 0o600) as number;
+      } else if (stdio[fd] === 'ignore') failed |= p.faOpen(fa, fd, '/dev/null', O_WRONLY, 0) as number;
     }
-    if (opts.cwd !== undefined) p.faChdir(fa, String(opts.cwd));
+    if (opts.cwd !== undefined) failed |= p.faChdir(fa, String(opts.cwd)) as number;
     // The child starts with every signal at its default and none blocked, as libuv's child resets them (Node
     // ignores SIGPIPE, which an exec would otherwise pass on).
-    p.sigfill(sigdef);
-    p.sigempty(sigmask);
-    p.attrSigdef(attr, sigdef);
-    p.attrSigmask(attr, sigmask);
-    p.attrFlags(attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    failed |= (p.sigfill(sigdef) as number) | (p.sigempty(sigmask) as number);
+    failed |= (p.attrSigdef(attr, sigdef) as number) | (p.attrSigmask(attr, sigmask) as number);
+    failed |= p.attrFlags(attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK) as number;
+    if (failed !== 0) return nodeSpawnSync(cmd, args, opts);
 
     const argv = [cmd, ...args, null];
     const envp = [...Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`])), null];
     const pidOut = [0];
     const rc = p.spawn(pidOut, program, fa, attr, argv, envp) as number;
+    // Not an executable format: execvp (Node's child) runs it with /bin/sh, posix_spawn does not.
+    if (rc === osConstants.errno.ENOEXEC) return nodeSpawnSync(cmd, args, opts);
     if (rc !== 0) {
-      const code = rc === osConstants.errno.EACCES ? 'EACCES' : 'ENOENT';
+      const code = (Object.entries(osConstants.errno).find(([, n]) => n === rc)?.[0] ??
+        'ENOENT') as keyof typeof osConstants.errno;
       const error = spawnError(code, cmd, args);
       return {
         pid: 0,
