@@ -190,6 +190,19 @@ function spawnError(code: keyof typeof osConstants.errno, cmd: string, args: rea
   });
 }
 
+/** The result of a child that never started, as Node gives it: no output, no status, the error. */
+function notStarted(error: Error): SpawnSyncReturns<string | Buffer> {
+  return {
+    pid: 0,
+    output: [null, null, null] as never,
+    stdout: null as never,
+    stderr: null as never,
+    status: null,
+    signal: null,
+    error,
+  };
+}
+
 export function spawnSync(
   cmd: string,
   args: readonly string[],
@@ -213,19 +226,7 @@ export function spawnSync(
   const env = opts.env ?? process.env;
   const encoding = opts.encoding === 'buffer' ? undefined : opts.encoding;
   const program = resolve(cmd, env.PATH);
-  const empty = encoding ? '' : Buffer.alloc(0);
-  if (program === null) {
-    const error = spawnError('ENOENT', cmd, args);
-    return {
-      pid: 0,
-      output: [null, null, null] as never,
-      stdout: null as never,
-      stderr: null as never,
-      status: null,
-      signal: null,
-      error,
-    };
-  }
+  if (program === null) return notStarted(spawnError('ENOENT', cmd, args));
 
   const files: (string | null)[] = [null, null, null];
   const fa = Buffer.alloc(FILE_ACTIONS_BYTES);
@@ -265,28 +266,20 @@ export function spawnSync(
     if (rc !== 0) {
       const code = (Object.entries(osConstants.errno).find(([, n]) => n === rc)?.[0] ??
         'ENOENT') as keyof typeof osConstants.errno;
-      const error = spawnError(code, cmd, args);
-      return {
-        pid: 0,
-        output: [null, null, null] as never,
-        stdout: null as never,
-        stderr: null as never,
-        status: null,
-        signal: null,
-        error,
-      };
+      return notStarted(spawnError(code, cmd, args));
     }
     const pid = pidOut[0] as number;
     const deadline = opts.timeout && opts.timeout > 0 ? performance.now() + opts.timeout : Number.POSITIVE_INFINITY;
     const { status: raw, timedOut } = reap(p, pid, deadline, signalNumber(opts.killSignal));
+    // A stream the child had as a pipe is its file's bytes; one it did not have, null (as Node gives them).
     const read = (i: 1 | 2) => {
       const f = files[i];
       if (f === null || f === undefined) return null;
       const b = readFileSync(f);
       return encoding ? b.toString(encoding) : b;
     };
-    const stdout = read(1) ?? (stdio[1] === 'pipe' ? empty : null);
-    const stderr = read(2) ?? (stdio[2] === 'pipe' ? empty : null);
+    const stdout = read(1);
+    const stderr = read(2);
     const termsig = raw & 0x7f;
     const status = termsig === 0 ? (raw >> 8) & 0xff : null;
     const signal = termsig === 0 ? null : signalName(termsig);
